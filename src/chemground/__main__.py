@@ -1,0 +1,5 @@
+import sys
+
+from chemground.cli import main
+
+sys.exit(main())
