@@ -1,0 +1,194 @@
+"""Names <-> structures.
+
+Name -> structure looks in the compound dictionary first (exact match, insensitive to case,
+spaces and punctuation, over IUPAC names, common names and synonyms), then asks OPSIN for
+systematic names the dictionary lacks. Structure -> names is the dictionary. Any identifier a
+user may type (name, SMILES, InChI, InChIKey, CAS number) goes through :func:`NameResolver.resolve`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Protocol, Sequence
+
+from chemground.chem.opsin import Opsin
+from chemground.chem.structure import (
+    Structure,
+    is_inchi,
+    is_inchikey,
+    looks_like_smiles,
+    structure_from_inchi,
+    structure_from_smiles,
+)
+from chemground.errors import ChemgroundError, NameResolutionError, StructureError
+
+_GREEK = {
+    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ζ": "zeta",
+    "η": "eta", "θ": "theta", "κ": "kappa", "λ": "lambda", "μ": "mu", "ν": "nu", "ξ": "xi",
+    "π": "pi", "ρ": "rho", "σ": "sigma", "τ": "tau", "φ": "phi", "χ": "chi", "ψ": "psi", "ω": "omega",
+}
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+_CAS = re.compile(r"^\d{2,7}-\d{2}-\d$")
+
+
+def normalize_name(name: str) -> str:
+    """Key for exact name matching: case, spacing and punctuation do not count.
+
+    ``"2,5-Dichloropyrimidine"``, ``"2,5 dichloro-pyrimidine"`` and ``"2,5-DICHLOROPYRIMIDINE"``
+    share one key. Greek letters are spelled out so "α-pinene" meets "alpha-pinene".
+    """
+    if name.isascii():
+        return _NON_ALNUM.sub("", name.lower())
+    text = unicodedata.normalize("NFKC", name).lower()
+    text = "".join(_GREEK.get(ch, ch) for ch in text)
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    return _NON_ALNUM.sub("", text)
+
+
+def is_cas_number(text: str) -> bool:
+    return bool(_CAS.match(text.strip()))
+
+
+@dataclass(frozen=True)
+class DictionaryHit:
+    """A compound the dictionary holds under a name, with how it was matched."""
+
+    compound_id: int
+    structure: Structure | None
+    matched_name: str
+    name_rank: int  # 0 IUPAC name, 1 common name, 2 synonym
+
+
+class NameDictionary(Protocol):
+    """What the resolver needs from a compound dictionary (the KB implements it)."""
+
+    def lookup_name(self, normalized: str) -> list[DictionaryHit]: ...
+
+    def lookup_inchikey(self, inchikey: str) -> list[DictionaryHit]: ...
+
+    def lookup_structure(self, structure: Structure) -> list[DictionaryHit]: ...
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The structure an identifier stands for, and how we know."""
+
+    query: str
+    structure: Structure | None
+    source: str  # dictionary | opsin | smiles | inchi | inchikey | cas
+    input_format: str  # smiles | inchi | inchikey | cas | iupac | common_name
+    compound_id: int | None = None
+    matched_name: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+_SYSTEMATIC_HINT = re.compile(
+    r"\d[,\d]*-|\(|\)|\[|yl\b|ylidene|oxy|amino|oxo|hydroxy|chloro|bromo|fluoro|iodo|methyl|ethyl|"
+    r"propyl|butyl|phenyl|benz|pyri|azol|azin|oic\b|amide\b|ane\b|ene\b|yne\b|ol\b|one\b|al\b|ate\b|ide\b",
+    re.IGNORECASE,
+)
+
+
+def guess_name_format(name: str) -> str:
+    """'iupac' for systematic-looking names (locants, substituent stems), else 'common_name'."""
+    return "iupac" if _SYSTEMATIC_HINT.search(name) and (any(c.isdigit() for c in name) or "(" in name or len(name) > 18) else "common_name"
+
+
+class NameResolver:
+    """Turns any identifier (name, SMILES, InChI, InChIKey, CAS) into a structure."""
+
+    def __init__(self, dictionary: NameDictionary | None, opsin: Opsin | None = None) -> None:
+        self.dictionary = dictionary
+        self.opsin = opsin
+
+    def resolve(self, text: str) -> Resolution:
+        """Resolve ``text`` or raise a ChemgroundError that says what was tried and why it failed."""
+        query = text.strip().strip("\"'`")
+        if not query:
+            raise NameResolutionError("empty name")
+        if is_inchi(query):
+            return Resolution(query, structure_from_inchi(query), "inchi", "inchi")
+        if is_inchikey(query):
+            return self._resolve_inchikey(query)
+        if is_cas_number(query):
+            return self._resolve_cas(query)
+        smiles_error: StructureError | None = None
+        if looks_like_smiles(query):
+            try:
+                structure = structure_from_smiles(query)
+            except StructureError as error:
+                smiles_error = error
+            else:
+                resolution = Resolution(query, structure, "smiles", "smiles")
+                return self._attach_compound(resolution)
+        return self.resolve_name(query, smiles_error=smiles_error)
+
+    def resolve_name(self, name: str, smiles_error: StructureError | None = None) -> Resolution:
+        fmt = guess_name_format(name)
+        hits = self.dictionary.lookup_name(normalize_name(name)) if self.dictionary else []
+        if hits:
+            hit = min(hits, key=lambda h: (h.structure is None, h.name_rank, h.compound_id))
+            notes = []
+            if len({h.compound_id for h in hits}) > 1:
+                notes.append(f"{len(hits)} dictionary entries share this name; using the best-ranked one")
+            return Resolution(name, hit.structure, "dictionary", fmt, hit.compound_id, hit.matched_name, notes)
+        if self.opsin is None:
+            raise NameResolutionError(self._failure(name, "not in the compound dictionary", smiles_error))
+        result = self.opsin.translate(name)
+        if not result.ok:
+            raise NameResolutionError(
+                self._failure(name, f"not in the compound dictionary; OPSIN: {result.message}", smiles_error)
+            )
+        try:
+            structure = structure_from_smiles(result.smiles or "")
+        except StructureError as error:
+            raise NameResolutionError(f"OPSIN parsed {name!r} but RDKit rejected the structure: {error}") from error
+        return self._attach_compound(Resolution(name, structure, "opsin", "iupac"))
+
+    def resolve_many(self, texts: Sequence[str]) -> dict[str, Resolution | ChemgroundError]:
+        """Resolve each distinct text; failures are returned, not raised."""
+        out: dict[str, Resolution | ChemgroundError] = {}
+        for text in dict.fromkeys(texts):
+            try:
+                out[text] = self.resolve(text)
+            except ChemgroundError as error:
+                out[text] = error
+        return out
+
+    def _attach_compound(self, resolution: Resolution) -> Resolution:
+        if self.dictionary is None or resolution.structure is None:
+            return resolution
+        hits = self.dictionary.lookup_structure(resolution.structure)
+        if not hits:
+            return resolution
+        return Resolution(
+            resolution.query, resolution.structure, resolution.source, resolution.input_format,
+            hits[0].compound_id, hits[0].matched_name, resolution.notes,
+        )
+
+    def _resolve_inchikey(self, key: str) -> Resolution:
+        hits = self.dictionary.lookup_inchikey(key) if self.dictionary else []
+        if not hits:
+            raise NameResolutionError(
+                f"InChIKey {key} is not in the knowledge base (an InChIKey cannot be turned back "
+                "into a structure without a database that holds it)"
+            )
+        hit = hits[0]
+        return Resolution(key, hit.structure, "inchikey", "inchikey", hit.compound_id, hit.matched_name)
+
+    def _resolve_cas(self, cas: str) -> Resolution:
+        hits = self.dictionary.lookup_name(normalize_name(cas)) if self.dictionary else []
+        if not hits:
+            raise NameResolutionError(f"CAS number {cas} is not in the compound dictionary")
+        hit = hits[0]
+        return Resolution(cas, hit.structure, "dictionary", "cas", hit.compound_id, hit.matched_name)
+
+    @staticmethod
+    def _failure(name: str, reason: str, smiles_error: StructureError | None) -> str:
+        message = f"could not resolve {name!r}: {reason}"
+        if smiles_error is not None:
+            message += f"; as SMILES: {smiles_error}"
+        return message

@@ -1,0 +1,243 @@
+"""OPSIN (systematic IUPAC name -> structure), run as one long-lived Java process.
+
+py2opsin ships the OPSIN jar but starts a new JVM per call (~1 s). We use its jar and keep
+one OPSIN process open, feeding it names on stdin and reading one SMILES line back per
+name (OPSIN writes its failure reason to stderr before the empty result line), so a warm
+translation costs a few milliseconds. Results, failures included, are cached on disk.
+"""
+
+from __future__ import annotations
+
+import atexit
+import queue
+import re
+import shutil
+import sqlite3
+import subprocess
+import threading
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from chemground.errors import ExternalToolError
+
+OPSIN_TIMEOUT_S = 20.0
+
+
+@dataclass(frozen=True)
+class OpsinResult:
+    name: str
+    smiles: str | None
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.smiles)
+
+
+def opsin_jar() -> Path:
+    folder = resources.files("py2opsin")
+    for entry in folder.iterdir():
+        if entry.name.startswith("opsin") and entry.name.endswith(".jar"):
+            return Path(str(entry))
+    raise ExternalToolError("the OPSIN jar was not found in the py2opsin package; reinstall py2opsin")
+
+
+class _OpsinProcess:
+    """One OPSIN JVM answering names line by line."""
+
+    def __init__(self) -> None:
+        java = shutil.which("java")
+        if java is None:
+            raise ExternalToolError(
+                "OPSIN needs a Java runtime (java was not found on PATH); install Java 8+ "
+                "to resolve systematic names that are not in the compound dictionary"
+            )
+        self._proc = subprocess.Popen(
+            [java, "-Xss4m", "-jar", str(opsin_jar()), "-osmi", "-s"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            bufsize=1,
+        )
+        self._stdout: queue.Queue[str | None] = queue.Queue()
+        self._stderr: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._pump, args=(self._proc.stdout, self._stdout, True), daemon=True).start()
+        threading.Thread(target=self._pump, args=(self._proc.stderr, self._stderr, False), daemon=True).start()
+
+    @staticmethod
+    def _pump(stream, sink: queue.Queue, signal_end: bool) -> None:
+        for line in stream:
+            sink.put(line.rstrip("\n"))
+        if signal_end:
+            sink.put(None)
+
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
+    def translate(self, name: str) -> OpsinResult:
+        clean = " ".join(name.split())
+        while not self._stderr.empty():
+            self._stderr.get_nowait()
+        assert self._proc.stdin is not None
+        self._proc.stdin.write(clean + "\n")
+        self._proc.stdin.flush()
+        try:
+            line = self._stdout.get(timeout=OPSIN_TIMEOUT_S)
+        except queue.Empty:
+            self.close()
+            raise ExternalToolError(f"OPSIN did not answer within {OPSIN_TIMEOUT_S:.0f} s for {name!r}")
+        if line is None:
+            raise ExternalToolError("the OPSIN process exited unexpectedly")
+        if line.strip():
+            return OpsinResult(name, line.strip())
+        messages = []
+        try:
+            messages.append(self._stderr.get(timeout=0.5))
+            while not self._stderr.empty():
+                messages.append(self._stderr.get_nowait())
+        except queue.Empty:
+            pass
+        # OPSIN's greeting has no newline, so it arrives glued to the first error message
+        text = " ".join(m.strip() for m in messages if m.strip())
+        text = re.sub(r"^.*?chemical name to begin:\s*", "", text)
+        message = text or "OPSIN could not interpret the name"
+        return OpsinResult(name, None, message)
+
+    def translate_batch(self, names: list[str]) -> list[OpsinResult]:
+        """Pipelined translation: write all names, then read one line per name.
+
+        Much faster than one round trip per name; failures get a generic message (callers
+        that need OPSIN's own reason re-ask for those names one by one).
+        """
+        clean = [" ".join(n.split()) for n in names]
+        assert self._proc.stdin is not None
+        stdin = self._proc.stdin
+
+        def write() -> None:
+            for name in clean:
+                stdin.write(name + "\n")
+            stdin.flush()
+
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        results = []
+        for name in names:
+            try:
+                line = self._stdout.get(timeout=OPSIN_TIMEOUT_S)
+            except queue.Empty:
+                self.close()
+                raise ExternalToolError(f"OPSIN did not answer within {OPSIN_TIMEOUT_S:.0f} s")
+            if line is None:
+                raise ExternalToolError("the OPSIN process exited unexpectedly")
+            results.append(OpsinResult(name, line.strip() or None, "" if line.strip() else "OPSIN could not interpret the name"))
+        writer.join()
+        while not self._stderr.empty():
+            self._stderr.get_nowait()
+        return results
+
+    def close(self) -> None:
+        if self.alive():
+            try:
+                assert self._proc.stdin is not None
+                self._proc.stdin.close()
+                self._proc.wait(timeout=2)
+            except Exception:  # noqa: BLE001 - best effort on shutdown; kill below
+                self._proc.kill()
+
+
+class Opsin:
+    """Thread-safe OPSIN translator with an on-disk cache of results (failures included)."""
+
+    def __init__(self, cache_path: Path | None = None) -> None:
+        self._lock = threading.Lock()
+        self._process: _OpsinProcess | None = None
+        self._memory: dict[str, OpsinResult] = {}
+        self._cache_path = cache_path
+        self._db: sqlite3.Connection | None = None
+        atexit.register(self.close)
+
+    def _cache(self) -> sqlite3.Connection | None:
+        if self._cache_path is None:
+            return None
+        if self._db is None:
+            self._cache_path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self._cache_path, check_same_thread=False, timeout=10)
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS opsin (name TEXT PRIMARY KEY, smiles TEXT, message TEXT)"
+            )
+        return self._db
+
+    def translate(self, name: str) -> OpsinResult:
+        """SMILES for a systematic name, or an OpsinResult with OPSIN's failure message."""
+        key = " ".join(name.split())
+        with self._lock:
+            if key in self._memory:
+                return self._memory[key]
+            db = self._cache()
+            if db is not None:
+                row = db.execute("SELECT smiles, message FROM opsin WHERE name = ?", (key,)).fetchone()
+                if row is not None:
+                    result = OpsinResult(name, row[0] or None, row[1] or "")
+                    self._memory[key] = result
+                    return result
+            if not key or "\n" in key:
+                result = OpsinResult(name, None, "empty name")
+            else:
+                if self._process is None or not self._process.alive():
+                    self._process = _OpsinProcess()
+                result = self._process.translate(key)
+            self._memory[key] = result
+            if db is not None:
+                db.execute(
+                    "INSERT OR REPLACE INTO opsin VALUES (?, ?, ?)", (key, result.smiles, result.message)
+                )
+                db.commit()
+            return result
+
+    def translate_many(self, names: list[str]) -> dict[str, OpsinResult]:
+        """Translate many names at once (pipelined); failures carry OPSIN's own message."""
+        out: dict[str, OpsinResult] = {}
+        todo = []
+        with self._lock:
+            db = self._cache()
+            for name in dict.fromkeys(names):
+                key = " ".join(name.split())
+                if not key:
+                    out[name] = OpsinResult(name, None, "empty name")
+                elif key in self._memory:
+                    out[name] = self._memory[key]
+                else:
+                    row = db.execute("SELECT smiles, message FROM opsin WHERE name = ?", (key,)).fetchone() if db else None
+                    if row is not None:
+                        out[name] = self._memory[key] = OpsinResult(name, row[0] or None, row[1] or "")
+                    else:
+                        todo.append(name)
+            if todo:
+                if self._process is None or not self._process.alive():
+                    self._process = _OpsinProcess()
+                for start in range(0, len(todo), 500):
+                    for result in self._process.translate_batch(todo[start:start + 500]):
+                        if result.ok:
+                            key = " ".join(result.name.split())
+                            out[result.name] = self._memory[key] = result
+                            if db is not None:
+                                db.execute("INSERT OR REPLACE INTO opsin VALUES (?, ?, ?)", (key, result.smiles, ""))
+                if db is not None:
+                    db.commit()
+        for name in todo:
+            # batch failures keep a generic reason and are not cached, so that a later
+            # single look-up still gets OPSIN's own explanation
+            out.setdefault(name, OpsinResult(name, None, "OPSIN could not interpret the name"))
+        return out
+
+    def close(self) -> None:
+        with self._lock:
+            if self._process is not None:
+                self._process.close()
+                self._process = None
+            if self._db is not None:
+                self._db.close()
+                self._db = None
