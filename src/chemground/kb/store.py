@@ -1,0 +1,132 @@
+"""The knowledge-base interface every caller uses.
+
+Callers (resolver, retrievers, importers, CLI) depend on :class:`KnowledgeBase` only, so a
+server backend (e.g. PostgreSQL with the RDKit cartridge) can be added behind it later
+without touching them. The embedded default is :class:`chemground.kb.sqlite_store.SQLiteKB`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator, Sequence
+
+from chemground.chem.names import DictionaryHit
+from chemground.chem.structure import Structure
+from chemground.kb.records import Compound, Reaction, Role
+
+
+@dataclass
+class KBStats:
+    path: str
+    compounds: int
+    compounds_with_structure: int
+    compound_names: int
+    reactions: int
+    participants: int
+    flagged_reactions: int
+    reactions_by_source: dict[str, int] = field(default_factory=dict)
+    compounds_by_source: dict[str, int] = field(default_factory=dict)
+    documents: int = 0
+    chunks: int = 0
+    size_bytes: int = 0
+    meta: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ReactionLink:
+    """A compound's part in one reaction (a row of the link table)."""
+
+    reaction_id: str
+    compound_id: int
+    role: Role
+
+
+class KnowledgeBase(ABC):
+    """Compounds, reactions and the links between them."""
+
+    # -- compounds -----------------------------------------------------------------------
+    @abstractmethod
+    def get_compound(self, compound_id: int, with_reactions: int = 50) -> Compound: ...
+
+    @abstractmethod
+    def get_compounds(self, compound_ids: Sequence[int]) -> dict[int, Compound]: ...
+
+    @abstractmethod
+    def lookup_name(self, normalized: str) -> list[DictionaryHit]: ...
+
+    @abstractmethod
+    def lookup_inchikey(self, inchikey: str) -> list[DictionaryHit]: ...
+
+    @abstractmethod
+    def lookup_structure(self, structure: Structure) -> list[DictionaryHit]:
+        """Compounds with exactly this structure."""
+
+    @abstractmethod
+    def lookup_connectivity(self, connectivity_key: str) -> list[DictionaryHit]: ...
+
+    @abstractmethod
+    def lookup_parent(self, parent_inchikey: str) -> list[DictionaryHit]: ...
+
+    @abstractmethod
+    def iter_compounds(self, batch_size: int = 5000) -> Iterator[Compound]: ...
+
+    @abstractmethod
+    def fingerprints(self) -> tuple[list[int], list[Any]]:
+        """(compound ids, RDKit bit vectors) for every compound with a structure."""
+
+    @abstractmethod
+    def name_table(self) -> list[tuple[str, int, int]]:
+        """(name as written, compound id, rank) for fuzzy matching over names."""
+
+    # -- reactions -----------------------------------------------------------------------
+    @abstractmethod
+    def get_reaction(self, reaction_id: str) -> Reaction: ...
+
+    @abstractmethod
+    def get_reactions(self, reaction_ids: Sequence[str]) -> dict[str, Reaction]: ...
+
+    @abstractmethod
+    def reaction_links(self, compound_ids: Iterable[int], roles: Iterable[Role] | None = None) -> list[ReactionLink]: ...
+
+    @abstractmethod
+    def iter_reactions(self, batch_size: int = 2000) -> Iterator[Reaction]: ...
+
+    @abstractmethod
+    def search_reaction_text(self, query: str, limit: int = 10) -> list[tuple[str, float]]: ...
+
+    # -- writing -------------------------------------------------------------------------
+    @abstractmethod
+    def transaction(self) -> AbstractContextManager[None]:
+        """All writes inside commit together or not at all."""
+
+    @abstractmethod
+    def upsert_compound(self, compound: Compound) -> tuple[int, bool]:
+        """Insert or merge (by InChIKey); returns (id, created)."""
+
+    @abstractmethod
+    def add_reaction(self, reaction: Reaction) -> bool:
+        """Insert a reaction whose participants are already linked; False if the id exists."""
+
+    @abstractmethod
+    def set_description(self, compound_id: int, description: str) -> None: ...
+
+    # -- bookkeeping ---------------------------------------------------------------------
+    @abstractmethod
+    def stats(self) -> KBStats: ...
+
+    @abstractmethod
+    def get_meta(self, key: str, default: str | None = None) -> str | None: ...
+
+    @abstractmethod
+    def set_meta(self, key: str, value: str) -> None: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def __enter__(self) -> "KnowledgeBase":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

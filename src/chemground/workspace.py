@@ -1,0 +1,69 @@
+"""What every command works in: the settings, the knowledge base and the name resolver.
+
+Opening things lazily keeps start-up fast (a question that needs no OPSIN never starts Java)
+and gives the CLI, the HTTP API and the benchmarks one way to get at the same objects.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Callable
+
+from chemground.chem.names import NameResolver
+from chemground.chem.opsin import Opsin
+from chemground.kb.sqlite_store import SQLiteKB
+from chemground.settings import Settings, get_settings
+
+BuildProgress = Callable[[str, int, int | None], None]
+
+_OPSIN_SINGLETON: Opsin | None = None
+
+
+def shared_opsin(cache_dir: Path) -> Opsin:
+    """One OPSIN process per Python process (it is thread-safe and costs a JVM)."""
+    global _OPSIN_SINGLETON
+    if _OPSIN_SINGLETON is None:
+        _OPSIN_SINGLETON = Opsin(cache_dir / "opsin-cache.sqlite")
+    return _OPSIN_SINGLETON
+
+
+def ensure_kb(path: Path, progress: BuildProgress | None = None) -> None:
+    """Build the default KB (dictionary + starter reactions) if ``path`` does not exist yet."""
+    if not path.exists():
+        from chemground.kb.build import build_kb
+
+        build_kb(path, progress=progress).close()
+
+
+class Workspace:
+    """Settings plus lazily opened KB and resolver."""
+
+    def __init__(self, settings: Settings | None = None, readonly: bool = False,
+                 build_progress: BuildProgress | None = None) -> None:
+        self.settings = settings or get_settings()
+        self.readonly = readonly
+        self._build_progress = build_progress
+
+    @cached_property
+    def kb(self) -> SQLiteKB:
+        ensure_kb(self.settings.kb_path, self._build_progress)
+        return SQLiteKB(self.settings.kb_path, readonly=self.readonly)
+
+    @cached_property
+    def opsin(self) -> Opsin:
+        return shared_opsin(self.settings.cache_dir)
+
+    @cached_property
+    def resolver(self) -> NameResolver:
+        return NameResolver(self.kb, self.opsin)
+
+    def close(self) -> None:
+        if "kb" in self.__dict__:
+            self.kb.close()
+
+    def __enter__(self) -> "Workspace":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
