@@ -1,0 +1,211 @@
+"""Open Reaction Database datasets, read with ``ord-schema``.
+
+Accepts what ORD distributes (.pb, .pb.gz, .pbtxt, .json of a Dataset) and JSON Lines of
+single reactions (``{"reaction": {...}}`` per line, optionally gzipped). Keeps what the
+records carry: component names, SMILES/InChI and roles, amounts, the procedure paragraph,
+temperature, pressure, atmosphere, time, yields and the workup steps.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+from google.protobuf import json_format
+from google.protobuf.message import DecodeError
+from ord_schema import message_helpers
+from ord_schema.proto import dataset_pb2, reaction_pb2
+
+from chemground.errors import ImportFileError
+from chemground.kb.importers.base import RawParticipant, RawReaction, RowError
+from chemground.kb.importers.reaction_smiles import strip_atom_maps
+from chemground.kb.records import Conditions, Role
+from chemground.kb.units import bar, celsius, hours
+
+_ROLE = {
+    "REACTANT": Role.REACTANT, "REAGENT": Role.REAGENT, "SOLVENT": Role.SOLVENT, "CATALYST": Role.CATALYST,
+    "PRODUCT": Role.PRODUCT, "BYPRODUCT": Role.PRODUCT, "SIDE_PRODUCT": Role.PRODUCT, "UNSPECIFIED": Role.REACTANT,
+}
+_SKIP_ROLES = {"WORKUP", "INTERNAL_STANDARD", "AUTHENTIC_STANDARD"}
+_AMOUNT_UNITS = {
+    "LITER": "L", "MILLILITER": "mL", "MICROLITER": "µL", "NANOLITER": "nL", "KILOGRAM": "kg", "GRAM": "g",
+    "MILLIGRAM": "mg", "MICROGRAM": "µg", "MOLE": "mol", "MILLIMOLE": "mmol", "MICROMOLE": "µmol", "NANOMOLE": "nmol",
+}
+
+
+def _enum_name(message: Any, field: str, value: int) -> str:
+    return message.DESCRIPTOR.fields_by_name[field].enum_type.values_by_number[value].name
+
+
+def _identifier(compound: Any, kind: int) -> str | None:
+    for identifier in compound.identifiers:
+        if identifier.type == kind and identifier.value.strip():
+            return identifier.value.strip()
+    return None
+
+
+def _amount(compound: Any) -> str | None:
+    if "amount" in compound.DESCRIPTOR.fields_by_name:
+        return _format_amount(compound.amount) if compound.HasField("amount") else None
+    for measurement in compound.measurements:  # products carry amounts as AMOUNT measurements
+        if measurement.type == reaction_pb2.ProductMeasurement.AMOUNT and measurement.HasField("amount"):
+            return _format_amount(measurement.amount)
+    return None
+
+
+def _format_amount(amount: Any) -> str | None:
+    kind = amount.WhichOneof("kind")
+    if kind in ("mass", "moles", "volume"):
+        quantity = getattr(amount, kind)
+        if quantity.value:
+            unit = _AMOUNT_UNITS.get(_enum_name(quantity, "units", quantity.units), "")
+            return f"{quantity.value:g} {unit}".strip()
+    return None
+
+
+def _participant(compound: Any, role: Role) -> RawParticipant:
+    smiles = _identifier(compound, reaction_pb2.CompoundIdentifier.SMILES)
+    return RawParticipant(
+        role=role,
+        name=_identifier(compound, reaction_pb2.CompoundIdentifier.NAME),
+        smiles=strip_atom_maps(smiles) if smiles else None,
+        inchi=_identifier(compound, reaction_pb2.CompoundIdentifier.INCHI),
+        amount=_amount(compound),
+    )
+
+
+def _conditions(reaction: reaction_pb2.Reaction) -> Conditions:
+    conditions = Conditions()
+    c = reaction.conditions
+    if c.HasField("temperature"):
+        t = c.temperature
+        if t.HasField("setpoint") and t.setpoint.units:
+            conditions.temperature_c = round(celsius(t.setpoint.value, _enum_name(t.setpoint, "units", t.setpoint.units)), 2)
+        if t.HasField("control") and t.control.type:
+            control = _enum_name(t.control, "type", t.control.type).lower().replace("_", " ")
+            if control != "custom" or t.control.details:
+                conditions.temperature_text = t.control.details or control
+    if c.HasField("reflux") and c.reflux and not conditions.temperature_text:
+        conditions.temperature_text = "reflux"
+    if c.HasField("pressure"):
+        p = c.pressure
+        if p.HasField("setpoint") and p.setpoint.units:
+            unit = _enum_name(p.setpoint, "units", p.setpoint.units)
+            factor_unit = {"ATMOSPHERE": "atm", "KILOPASCAL": "kpa", "PASCAL": "pa", "MM_HG": "mmhg"}.get(unit, unit.lower())
+            if factor_unit == "kpsi":
+                conditions.pressure_bar = round(bar(p.setpoint.value * 1000, "psi"), 4)
+            else:
+                conditions.pressure_bar = round(bar(p.setpoint.value, factor_unit), 4)
+        if p.HasField("atmosphere") and p.atmosphere.type:
+            conditions.atmosphere = _enum_name(p.atmosphere, "type", p.atmosphere.type).lower().replace("_", " ")
+    if c.HasField("ph"):
+        conditions.ph = c.ph
+    for outcome in reaction.outcomes:
+        if outcome.HasField("reaction_time") and outcome.reaction_time.units:
+            unit = _enum_name(outcome.reaction_time, "units", outcome.reaction_time.units)
+            conditions.time_h = round(hours(outcome.reaction_time.value, unit), 4)
+            break
+    return conditions
+
+
+def _yield(reaction: reaction_pb2.Reaction) -> tuple[float | None, str | None]:
+    """The desired product's yield: text-mined PERCENTYIELD preferred over the calculated one."""
+    best: tuple[float | None, str | None] = (None, None)
+    for outcome in reaction.outcomes:
+        for product in outcome.products:
+            for measurement in product.measurements:
+                if measurement.type != reaction_pb2.ProductMeasurement.YIELD or not measurement.HasField("percentage"):
+                    continue
+                kind = measurement.details or "yield"
+                value = measurement.percentage.value
+                if best[0] is None or (kind.upper() == "PERCENTYIELD" and (best[1] or "").upper() != "PERCENTYIELD"):
+                    best = (value, kind)
+            if best[0] is not None:
+                return best
+    return best
+
+
+def _operations(reaction: reaction_pb2.Reaction) -> list[dict[str, Any]]:
+    steps = []
+    for workup in reaction.workups:
+        step: dict[str, Any] = {"type": _enum_name(workup, "type", workup.type).lower()}
+        if workup.details:
+            step["details"] = workup.details
+        if workup.HasField("temperature") and workup.temperature.HasField("setpoint") and workup.temperature.setpoint.units:
+            sp = workup.temperature.setpoint
+            step["temperature_c"] = round(celsius(sp.value, _enum_name(sp, "units", sp.units)), 2)
+        if workup.HasField("duration") and workup.duration.units:
+            step["duration_h"] = round(hours(workup.duration.value, _enum_name(workup.duration, "units", workup.duration.units)), 4)
+        steps.append(step)
+    return steps
+
+
+def raw_reaction_from_ord(reaction: reaction_pb2.Reaction, dataset_name: str, line: int | None = None) -> RawReaction:
+    participants: list[RawParticipant] = []
+    for key in sorted(reaction.inputs):
+        for component in reaction.inputs[key].components:
+            role_name = _enum_name(component, "reaction_role", component.reaction_role)
+            if role_name in _SKIP_ROLES:
+                continue
+            participants.append(_participant(component, _ROLE.get(role_name, Role.REACTANT)))
+    for outcome in reaction.outcomes:
+        for product in outcome.products:
+            participants.append(_participant(product, Role.PRODUCT))
+    yield_value, yield_kind = _yield(reaction)
+    reaction_smiles = message_helpers.get_reaction_smiles(reaction) or None
+    provenance: dict[str, Any] = {"ord_dataset": dataset_name}
+    if reaction.provenance.doi:
+        provenance["doi"] = reaction.provenance.doi
+    if yield_kind:
+        provenance["yield_kind"] = yield_kind
+    return RawReaction(
+        participants=participants,
+        id=reaction.reaction_id or None,
+        source=reaction.provenance.patent or dataset_name,
+        dataset=f"ord:{dataset_name}" if dataset_name else "ord",
+        description=reaction.notes.procedure_details,
+        reaction_smiles=strip_atom_maps(reaction_smiles) if reaction_smiles else None,
+        conditions=_conditions(reaction),
+        yield_percent=yield_value,
+        operations=_operations(reaction),
+        notes=reaction.conditions.details if reaction.conditions.details and not reaction.conditions.details.startswith("See reaction.notes") else "",
+        provenance=provenance,
+        line=line,
+    )
+
+
+def read_ord_file(path: Path) -> Iterator[RawReaction | RowError]:
+    """Reactions of an ORD Dataset file or of a JSON Lines file of ORD reactions."""
+    name = path.name.lower()
+    if name.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
+        yield from _read_jsonl(path)
+        return
+    try:
+        dataset = message_helpers.load_message(path, dataset_pb2.Dataset)
+    except (ValueError, DecodeError, EOFError, OSError, gzip.BadGzipFile, json_format.ParseError) as error:
+        raise ImportFileError(f"{path}: not a readable ORD dataset ({type(error).__name__}: {error})") from error
+    dataset_name = dataset.name or dataset.dataset_id or path.stem
+    for index, reaction in enumerate(dataset.reactions, start=1):
+        yield raw_reaction_from_ord(reaction, dataset_name, line=index)
+
+
+def _read_jsonl(path: Path) -> Iterator[RawReaction | RowError]:
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as handle:
+            for line_number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                    payload = record.get("reaction", record)
+                    reaction = json_format.ParseDict(payload, reaction_pb2.Reaction(), ignore_unknown_fields=True)
+                except (json.JSONDecodeError, json_format.ParseError, AttributeError) as error:
+                    yield RowError(line_number, f"not an ORD reaction: {error}")
+                    continue
+                dataset_name = record.get("dataset_name") or record.get("dataset_id") or path.stem
+                yield raw_reaction_from_ord(reaction, dataset_name, line=line_number)
+    except (EOFError, gzip.BadGzipFile, UnicodeDecodeError) as error:
+        yield RowError(None, f"file is truncated or corrupt: {type(error).__name__}: {error}")
