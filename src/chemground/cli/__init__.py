@@ -1,0 +1,90 @@
+"""The ``chemground`` command line: a thin layer over the Python API.
+
+Every sub-command lives in its own module and is registered here. Errors a user can act on
+(``ChemgroundError``) print one clear line and exit with status 2; nothing prints a traceback
+unless ``--debug`` is given.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from chemground import __version__
+from chemground.cli import compound, kb
+from chemground.cli.common import CLIState, err_console
+from chemground.errors import ChemgroundError
+from chemground.settings import get_settings
+
+app = typer.Typer(
+    name="chemground",
+    help="Grounded chemistry question answering: every answer comes with evidence you can check.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+app.add_typer(kb.app, name="kb")
+app.command("compound")(compound.compound)
+
+_debug = False
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"chemground {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    ctx: typer.Context,
+    kb_path: Optional[Path] = typer.Option(
+        None, "--kb", help="Knowledge-base file (default: per-user data dir; env CHEMGROUND_KB).",
+        show_default=False,
+    ),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+) -> None:
+    global _debug
+    _debug = debug
+    settings = get_settings()
+    if kb_path is not None:
+        settings = settings.with_overrides(kb_path=kb_path.expanduser())
+    ctx.obj = CLIState(settings=settings)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run the app, turning ChemgroundErrors into one-line messages."""
+    try:
+        app(args=argv, standalone_mode=False)
+    except ChemgroundError as error:
+        if _debug:
+            raise
+        err_console.print(f"[bold red]error:[/] {error}", highlight=False)
+        return 2
+    except typer.Exit as exit_:
+        return exit_.exit_code or 0
+    except typer.Abort:
+        err_console.print("aborted")
+        return 130
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        return 130
+    except SystemExit as exit_:
+        return int(exit_.code or 0) if isinstance(exit_.code, int) else 1
+    except Exception as error:  # click usage errors and the like
+        import click
+
+        if isinstance(error, click.exceptions.ClickException):
+            error.show()
+            return error.exit_code
+        raise
+    return 0
+
+
+def entry() -> None:
+    sys.exit(main())

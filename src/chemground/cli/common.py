@@ -1,0 +1,99 @@
+"""Shared CLI plumbing: consoles, the per-invocation state, progress bars, JSON output."""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from chemground.settings import Settings, get_settings
+from chemground.workspace import Workspace
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+@dataclass
+class CLIState:
+    settings: Settings = field(default_factory=get_settings)
+
+    def workspace(self, readonly: bool = False) -> Workspace:
+        return Workspace(self.settings, readonly=readonly, build_progress=build_progress())
+
+
+def state(ctx: typer.Context) -> CLIState:
+    obj = ctx.find_root().obj
+    if obj is None:
+        obj = ctx.find_root().obj = CLIState()
+    return obj
+
+
+def print_json(data: Any) -> None:
+    """JSON on stdout, nothing else (so it can be piped)."""
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+
+
+class StageProgress:
+    """Adapts the (stage, advance, total) callbacks of long jobs to one Rich bar per stage."""
+
+    def __init__(self, progress: Progress, labels: dict[str, str]) -> None:
+        self.progress = progress
+        self.labels = labels
+        self.tasks: dict[str, int] = {}
+
+    def __call__(self, stage: str, advance: int, total: int | None) -> None:
+        if stage not in self.tasks:
+            self.tasks[stage] = self.progress.add_task(self.labels.get(stage, stage), total=total)
+        elif total is not None:
+            self.progress.update(self.tasks[stage], total=total)
+        if advance:
+            self.progress.advance(self.tasks[stage], advance)
+
+
+@contextmanager
+def stage_progress(labels: dict[str, str], enabled: bool = True) -> Iterator[StageProgress | None]:
+    if not enabled:
+        yield None
+        return
+    progress = Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err_console, transient=False,
+    )
+    with progress:
+        yield StageProgress(progress, labels)
+
+
+def build_progress():
+    """Progress for the one-time build of the default KB (printed on stderr)."""
+
+    def report(stage: str, advance: int, total: int | None) -> None:
+        nonlocal bar
+        if bar is None:
+            err_console.print(
+                "[bold]Building the knowledge base[/] (first run only): the compound dictionary from the "
+                "'chemicals' package plus the starter reactions…"
+            )
+            bar = StageProgress(
+                Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                         TimeElapsedColumn(), console=err_console, transient=True),
+                {"structures": "dictionary structures"},
+            )
+            bar.progress.start()
+        bar(stage, advance, total)
+        task = bar.tasks.get(stage)
+        if task is not None and bar.progress.tasks[task].finished:
+            bar.progress.stop()
+
+    bar: StageProgress | None = None
+    return report
+
+
+def resolve_path(path: Path) -> Path:
+    return path.expanduser().resolve()

@@ -1,0 +1,128 @@
+"""``chemground kb ...``: build, inspect and fill the knowledge base."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from chemground.cli.common import console, err_console, print_json, stage_progress, state
+from chemground.errors import ChemgroundError
+from chemground.kb.importers import FORMATS, import_file
+from chemground.kb.importers.base import ImportSummary
+
+app = typer.Typer(help="Build, inspect and fill the knowledge base.", no_args_is_help=True)
+
+
+@app.command()
+def stats(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Counts of compounds, names, reactions and where they came from."""
+    with state(ctx).workspace(readonly=False) as ws:
+        s = ws.kb.stats()
+    data = s.__dict__
+    if as_json:
+        print_json(data)
+        return
+    table = Table(title=f"Knowledge base {s.path}", show_header=False)
+    table.add_row("compounds", f"{s.compounds:,} ({s.compounds_with_structure:,} with a structure)")
+    table.add_row("compound names", f"{s.compound_names:,}")
+    table.add_row("reactions", f"{s.reactions:,} ({s.flagged_reactions:,} flagged: unresolved participants)")
+    table.add_row("participants", f"{s.participants:,}")
+    if s.documents:
+        table.add_row("documents / chunks", f"{s.documents:,} / {s.chunks:,}")
+    table.add_row("file size", f"{s.size_bytes / 1e6:,.1f} MB")
+    dictionary = s.meta.get("dictionary")
+    if dictionary:
+        table.add_row("compound dictionary", f"{dictionary}: {int(s.meta.get('dictionary_compounds', 0)):,} compounds")
+    if "starter_reactions" in s.meta:
+        table.add_row("starter reactions", f"{s.meta['starter_reactions']} curated textbook reactions")
+    console.print(table)
+    if s.reactions_by_source:
+        by = Table("reaction dataset", "reactions", title="Reactions by dataset")
+        for name, count in s.reactions_by_source.items():
+            by.add_row(name, f"{count:,}")
+        console.print(by)
+
+
+@app.command()
+def build(
+    ctx: typer.Context,
+    force: bool = typer.Option(False, "--force", help="Replace an existing knowledge base."),
+) -> None:
+    """Build a fresh knowledge base: the compound dictionary plus the starter reactions."""
+    from chemground.kb.build import build_kb
+
+    path = state(ctx).settings.kb_path
+    if path.exists():
+        if not force:
+            raise ChemgroundError(f"{path} already exists; pass --force to rebuild it")
+        for stale in path.parent.glob(path.name + "*"):
+            stale.unlink()
+    with stage_progress({"structures": "dictionary structures"}) as progress:
+        kb = build_kb(path, progress=progress)
+    s = kb.stats()
+    kb.close()
+    console.print(f"Built {path}: {s.compounds:,} compounds, {s.reactions:,} reactions "
+                  f"in {s.meta.get('built_seconds', '?')} s ({s.size_bytes / 1e6:,.0f} MB).")
+
+
+@app.command("import")
+def import_(
+    ctx: typer.Context,
+    files: list[Path] = typer.Argument(..., help="Files to import (each one atomically).", exists=False),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", help=f"One of: {', '.join(FORMATS)} (default: from the file)."),
+    strict: bool = typer.Option(False, "--strict", help="Skip reactions with a participant that cannot be resolved."),
+    skip_bad_rows: bool = typer.Option(False, "--skip-bad-rows", help="Import the readable rows of a file with bad rows."),
+    dataset: Optional[str] = typer.Option(None, "--dataset", help="Dataset label for CSV/JSONL/reaction-SMILES rows."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON summary per file."),
+) -> None:
+    """Import reactions (CSV, JSONL, reaction SMILES, ORD) or compounds (SDF, ChEBI OBO)."""
+    failures = 0
+    with state(ctx).workspace() as ws:
+        for path in files:
+            try:
+                with stage_progress(
+                    {"read": f"read {path.name}", "structures": "structures", "names": "names", "write": "write"},
+                    enabled=not as_json,
+                ) as progress:
+                    summary = import_file(ws.kb, path, fmt=fmt, resolver=ws.resolver, strict=strict,
+                                          skip_bad_rows=skip_bad_rows, dataset=dataset, progress=progress)
+            except ChemgroundError as error:
+                failures += 1
+                err_console.print(f"[bold red]error:[/] {error}", highlight=False)
+                if as_json:
+                    print_json({"path": str(path), "error": str(error)})
+                continue
+            if as_json:
+                print_json(summary.to_dict())
+            else:
+                _print_summary(summary)
+    if failures:
+        raise typer.Exit(2)
+
+
+def _print_summary(summary) -> None:
+    d = summary.to_dict()
+    if isinstance(summary, ImportSummary):
+        line = (f"[bold]{Path(d['path']).name}[/]: {d['rows_read']:,} rows read, {d['reactions_added']:,} reactions added "
+                f"({d['reactions_flagged']:,} flagged), {d['reactions_unchanged']:,} already present, "
+                f"{d['reactions_skipped']:,} skipped, {d['compounds_added']:,} compounds added "
+                f"in {d['seconds']:.1f} s ({d['reactions_per_second']:,.0f} rows/s)")
+        if d["already_imported"]:
+            line += " — already imported, nothing changed"
+        console.print(line, highlight=False)
+        unresolved = d["unresolved_names"]
+        if unresolved:
+            shown = ", ".join(f"{name!r} ×{count}" for name, count in list(unresolved.items())[:15])
+            more = f" … and {len(unresolved) - 15} more" if len(unresolved) > 15 else ""
+            console.print(f"  unresolved names ({sum(unresolved.values()):,} mentions, {len(unresolved):,} distinct): "
+                          f"{shown}{more}", highlight=False)
+    else:
+        console.print(
+            f"[bold]{Path(d['path']).name}[/]: {d['records_read']:,} records read, {d['compounds_added']:,} compounds "
+            f"added, {d['compounds_enriched']:,} enriched, {d['descriptions_added']:,} descriptions added, "
+            f"skipped: {d['skipped'] or 'none'}", highlight=False)
+    for error in d["errors"][:20]:
+        console.print(f"  skipped bad row at line {error['line']}: {error['message']}", highlight=False)
