@@ -7,6 +7,7 @@ unless ``--debug`` is given.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 from typing import Optional
@@ -29,6 +30,23 @@ app = typer.Typer(
 )
 app.add_typer(kb.app, name="kb")
 app.command("compound")(compound.compound)
+
+# Areas still being built register themselves when their module exists.
+_GROUPS = {
+    "graph": ("chemground.cli.graph", "Reaction knowledge graph: build, ask (Text2Cypher), routes."),
+    "lit": ("chemground.cli.lit", "Literature RAG: add papers, ask, QAC datasets."),
+    "tools": ("chemground.cli.tools", "Chemistry tool pool: list and call tools."),
+    "agent": ("chemground.cli.agent", "Tool-using agent (chain of thought, tree search)."),
+    "bench": ("chemground.cli.bench", "Benchmarks: generate and run."),
+}
+for _name, (_module, _help) in _GROUPS.items():
+    try:
+        _mod = importlib.import_module(_module)
+    except ModuleNotFoundError as _error:
+        if _error.name != _module:
+            raise
+        continue
+    app.add_typer(_mod.app, name=_name, help=_help)
 
 _debug = False
 

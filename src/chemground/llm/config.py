@@ -1,0 +1,32 @@
+"""Making an LLM from settings (config file, environment, CLI flags)."""
+
+from __future__ import annotations
+
+from chemground.llm.base import LLM, LLMUnavailable
+from chemground.llm.openai_client import OpenAICompatibleLLM
+from chemground.settings import Settings
+
+
+def llm_configured(settings: Settings) -> bool:
+    return bool(settings.llm_base_url and settings.llm_model)
+
+
+def llm_from_settings(settings: Settings, model: str | None = None) -> LLM:
+    """The configured endpoint as an LLM, or LLMUnavailable saying what to set."""
+    model = model or settings.llm_model
+    if not settings.llm_base_url:
+        raise LLMUnavailable(
+            "this needs an LLM but none is configured: set CHEMGROUND_LLM_BASE_URL and CHEMGROUND_LLM_MODEL "
+            "(or OPENAI_BASE_URL / OPENAI_API_KEY), or pass --llm-base-url and --llm-model. "
+            "Any OpenAI-compatible server works (vLLM, Ollama, llama.cpp, OpenAI)."
+        )
+    if not model:
+        raise LLMUnavailable("no LLM model configured: set CHEMGROUND_LLM_MODEL or pass --llm-model")
+    return OpenAICompatibleLLM(
+        settings.llm_base_url, model, api_key=settings.llm_api_key,
+        temperature=settings.llm_temperature, top_p=settings.llm_top_p, max_tokens=settings.llm_max_tokens,
+        timeout_s=settings.llm_timeout_s, max_retries=settings.llm_max_retries,
+        concurrency=settings.llm_concurrency,
+        cache_path=(settings.cache_dir / "llm-cache.sqlite") if settings.llm_cache else None,
+        cost_per_1k_input=settings.llm_cost_per_1k_input, cost_per_1k_output=settings.llm_cost_per_1k_output,
+    )
