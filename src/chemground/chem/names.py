@@ -71,6 +71,8 @@ class NameDictionary(Protocol):
 
     def lookup_structure(self, structure: Structure) -> list[DictionaryHit]: ...
 
+    def lookup_cas(self, cas: str) -> list[DictionaryHit]: ...
+
 
 @dataclass(frozen=True)
 class Resolution:
@@ -180,7 +182,7 @@ class NameResolver:
         return Resolution(key, hit.structure, "inchikey", "inchikey", hit.compound_id, hit.matched_name)
 
     def _resolve_cas(self, cas: str) -> Resolution:
-        hits = self.dictionary.lookup_name(normalize_name(cas)) if self.dictionary else []
+        hits = self.dictionary.lookup_cas(cas) if self.dictionary else []
         if not hits:
             raise NameResolutionError(f"CAS number {cas} is not in the compound dictionary")
         hit = hits[0]

@@ -76,31 +76,20 @@ def main_options(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: run the app, turning ChemgroundErrors into one-line messages."""
+    """Entry point: run the app, turning ChemgroundErrors into one-line messages (exit 2)."""
     try:
-        app(args=argv, standalone_mode=False)
+        app(args=argv, prog_name="chemground")
+    except SystemExit as exit_:  # typer/click finished (normal end, --help, usage error)
+        code = exit_.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
     except ChemgroundError as error:
         if _debug:
             raise
         err_console.print(f"[bold red]error:[/] {error}", highlight=False)
         return 2
-    except typer.Exit as exit_:
-        return exit_.exit_code or 0
-    except typer.Abort:
-        err_console.print("aborted")
-        return 130
     except KeyboardInterrupt:
         err_console.print("interrupted")
         return 130
-    except SystemExit as exit_:
-        return int(exit_.code or 0) if isinstance(exit_.code, int) else 1
-    except Exception as error:  # click usage errors and the like
-        import click
-
-        if isinstance(error, click.exceptions.ClickException):
-            error.show()
-            return error.exit_code
-        raise
     return 0
 
 

@@ -52,6 +52,7 @@ CREATE TABLE IF NOT EXISTS compounds (
 CREATE INDEX IF NOT EXISTS compounds_parent ON compounds(parent_inchikey);
 CREATE INDEX IF NOT EXISTS compounds_connectivity ON compounds(substr(inchikey, 1, 14));
 CREATE INDEX IF NOT EXISTS compounds_smiles ON compounds(smiles);
+CREATE INDEX IF NOT EXISTS compounds_cas ON compounds(cas);
 
 CREATE TABLE IF NOT EXISTS compound_keys (
     inchikey TEXT PRIMARY KEY,
@@ -194,22 +195,30 @@ class SQLiteKB(KnowledgeBase):
         self._lock = threading.RLock()
         self._depth = 0
         self._fingerprint_cache: tuple[list[int], list[Any]] | None = None
-        self._conn.execute("PRAGMA busy_timeout = 30000")
-        self._conn.execute("PRAGMA foreign_keys = ON")
-        self._conn.execute("PRAGMA mmap_size = 268435456")
-        self._conn.execute("PRAGMA cache_size = -65536")
-        if not readonly:
-            self._conn.execute("PRAGMA journal_mode = WAL")
-            self._conn.execute("PRAGMA synchronous = NORMAL")
-            self._conn.executescript(SCHEMA)
-            if self.get_meta("schema_version") is None:
-                self.set_meta("schema_version", SCHEMA_VERSION)
+        try:
+            self._conn.execute("PRAGMA busy_timeout = 30000")
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            self._conn.execute("PRAGMA mmap_size = 268435456")
+            self._conn.execute("PRAGMA cache_size = -65536")
+            if not readonly:
+                self._conn.execute("PRAGMA journal_mode = WAL")
+                self._conn.execute("PRAGMA synchronous = NORMAL")
+                fresh = self._conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+                if not fresh:
+                    self._check_schema()  # never add our tables to someone else's database
+                self._conn.executescript(SCHEMA)
+                if fresh:
+                    self.set_meta("schema_version", SCHEMA_VERSION)
+        except sqlite3.DatabaseError as error:
+            self._conn.close()
+            raise ChemgroundError(f"{self.path} is not a chemground knowledge base: {error}") from error
         self._check_schema()
 
     def _check_schema(self) -> None:
         try:
             version = self.get_meta("schema_version")
         except sqlite3.DatabaseError as error:
+            self._conn.close()
             raise ChemgroundError(f"{self.path} is not a chemground knowledge base: {error}") from error
         if version != SCHEMA_VERSION:
             raise ChemgroundError(
@@ -218,6 +227,10 @@ class SQLiteKB(KnowledgeBase):
             )
 
     # -- plumbing ------------------------------------------------------------------------
+    def _require_writable(self) -> None:
+        if self.readonly:
+            raise ChemgroundError(f"the knowledge base {self.path} was opened read-only")
+
     @property
     def connection(self) -> sqlite3.Connection:
         return self._conn
@@ -228,6 +241,7 @@ class SQLiteKB(KnowledgeBase):
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        self._require_writable()
         with self._lock:
             if self._depth == 0:
                 self._conn.execute("BEGIN IMMEDIATE")
@@ -262,6 +276,7 @@ class SQLiteKB(KnowledgeBase):
         return row[0] if row else default
 
     def set_meta(self, key: str, value: str) -> None:
+        self._require_writable()
         self.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     def all_meta(self) -> dict[str, str]:
@@ -353,6 +368,11 @@ class SQLiteKB(KnowledgeBase):
             f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE parent_inchikey = ? OR inchikey = ? ORDER BY id LIMIT 50",
             (parent_inchikey, parent_inchikey),
         )
+
+    def lookup_cas(self, cas: str) -> list[DictionaryHit]:
+        """Compounds with this CAS registry number (the dictionary's CAS column, then synonyms)."""
+        return self._hits(f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE cas = ? ORDER BY id", (cas.strip(),)) \
+            or self.lookup_name(normalize_name(cas))
 
     def lookup_smiles(self, canonical: str) -> list[DictionaryHit]:
         return self._hits(f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE smiles = ?", (canonical,))
@@ -466,10 +486,12 @@ class SQLiteKB(KnowledgeBase):
 
     def insert_compound(self, compound: Compound, fingerprint: bytes | None = None) -> int:
         """Insert a compound the caller knows is new (no look-up); returns its id."""
+        self._require_writable()
         with self._lock:
             return self._insert_compound(compound, fingerprint)
 
     def upsert_compound(self, compound: Compound, fingerprint: bytes | None = None) -> tuple[int, bool]:
+        self._require_writable()
         with self._lock:
             row = self._find_existing(compound)
             if row is None:
@@ -529,6 +551,7 @@ class SQLiteKB(KnowledgeBase):
 
     def add_synonyms(self, compound: Compound, names: list[str], source: str) -> None:
         """Append names (as written by a source) to a stored compound's synonyms."""
+        self._require_writable()
         with self._lock:
             updated = self._merge(compound, Compound(synonyms=names, source=source))
             if updated == compound:
@@ -544,6 +567,7 @@ class SQLiteKB(KnowledgeBase):
         self.execute("INSERT OR IGNORE INTO compound_keys VALUES (?, ?)", (inchikey, compound_id))
 
     def set_description(self, compound_id: int, description: str) -> None:
+        self._require_writable()
         with self._lock:
             existing = self.get_compound(compound_id, with_reactions=0)
             if existing.description == description:
@@ -638,6 +662,7 @@ class SQLiteKB(KnowledgeBase):
             last = rows[-1]["rowid"]
 
     def add_reaction(self, reaction: Reaction) -> bool:
+        self._require_writable()
         with self._lock:
             c = reaction.conditions
             cursor = self._conn.execute(

@@ -64,6 +64,9 @@ class KnowledgeBase(ABC):
         """Compounds with exactly this structure."""
 
     @abstractmethod
+    def lookup_cas(self, cas: str) -> list[DictionaryHit]: ...
+
+    @abstractmethod
     def lookup_connectivity(self, connectivity_key: str) -> list[DictionaryHit]: ...
 
     @abstractmethod

@@ -1,0 +1,85 @@
+"""Shared fixtures: knowledge bases built once per session, the shared data folder, isolation.
+
+- ``small_kb_path``: dictionary subset (the small PubChem file, ions, inorganics, elements,
+  mixtures) plus the starter reactions; built once, ~5 s. Copy it (``kb_copy``) before writing.
+- ``full_kb_path``: the whole dictionary plus the starter reactions (~30 s, built once).
+- ``shared_data``: ../shared/data, or the test is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from chemground.kb.build import build_kb
+from chemground.kb.sqlite_store import SQLiteKB
+from chemground.settings import get_settings
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+SMALL_DICTIONARY = (
+    "chemical identifiers pubchem small.tsv",
+    "chemical identifiers example user db.tsv",
+    "Cation db.tsv",
+    "Anion db.tsv",
+    "Inorganic db.tsv",
+)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings(tmp_path_factory, monkeypatch):
+    """Never touch the user's real KB, config or caches; no LLM unless a test sets one."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("CHEMGROUND_CONFIG", str(home / "config.toml"))
+    monkeypatch.setenv("CHEMGROUND_KB", str(home / "kb.sqlite"))
+    monkeypatch.setenv("CHEMGROUND_CACHE_DIR", str(home / "cache"))
+    for name in ("CHEMGROUND_LLM_BASE_URL", "CHEMGROUND_LLM_MODEL", "CHEMGROUND_LLM_API_KEY",
+                 "OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def small_kb_path(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("small-kb") / "kb.sqlite"
+    build_kb(path, dictionary_files=SMALL_DICTIONARY).close()
+    return path
+
+
+@pytest.fixture(scope="session")
+def full_kb_path(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("full-kb") / "kb.sqlite"
+    build_kb(path).close()
+    return path
+
+
+def copy_kb(source: Path, target_dir: Path) -> Path:
+    target = target_dir / "kb.sqlite"
+    shutil.copy(source, target)
+    return target
+
+
+@pytest.fixture
+def kb_copy(small_kb_path, tmp_path) -> SQLiteKB:
+    """A writable copy of the small KB."""
+    kb = SQLiteKB(copy_kb(small_kb_path, tmp_path))
+    yield kb
+    kb.close()
+
+
+@pytest.fixture
+def small_kb(small_kb_path) -> SQLiteKB:
+    kb = SQLiteKB(small_kb_path, readonly=True)
+    yield kb
+    kb.close()
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data not found at {SHARED_DATA} (tests that read ../shared/data skip without it)")
+    return SHARED_DATA
