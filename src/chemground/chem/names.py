@@ -118,6 +118,13 @@ class NameResolver:
         if is_cas_number(query):
             return self._resolve_cas(query)
         smiles_error: StructureError | None = None
+        if looks_like_smiles(query) and query.isalpha() and self.dictionary is not None:
+            # "NBS", "PCC", "BPO" parse as SMILES but chemists mean the reagent: a curated
+            # abbreviation wins over a letters-only SMILES (while "CCO" stays ethanol).
+            hits = self.dictionary.lookup_name(normalize_name(query))
+            if hits and hits[0].name_rank < 0:
+                hit = hits[0]
+                return Resolution(query, hit.structure, "dictionary", "common_name", hit.compound_id, hit.matched_name)
         if looks_like_smiles(query):
             try:
                 structure = structure_from_smiles(query)
@@ -132,7 +139,7 @@ class NameResolver:
         fmt = guess_name_format(name)
         hits = self.dictionary.lookup_name(normalize_name(name)) if self.dictionary else []
         if hits:
-            hit = min(hits, key=lambda h: (h.structure is None, h.name_rank, h.compound_id))
+            hit = hits[0]  # the dictionary orders shared names by preference
             notes = []
             if len({h.compound_id for h in hits}) > 1:
                 notes.append(f"{len(hits)} dictionary entries share this name; using the best-ranked one")

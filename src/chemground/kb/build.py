@@ -135,7 +135,7 @@ def seed_dictionary(kb: SQLiteKB, progress: Progress | None = None,
             group.get("iupac_name"), group.get("common_name"), json.dumps(synonyms), "",
             group.get("pubchem_cid"), group.get("cas"),
             "compound" if structure else "substance",
-            group["sources"][0], json.dumps(provenance), group["fingerprint"],
+            group["sources"][-1], json.dumps(provenance), group["fingerprint"],
         ))
         name_rows.extend((norm, compound_id, rank) for norm, rank in group["_seen"].items())
         for key in group["dictionary_keys"]:
@@ -218,6 +218,9 @@ def build_kb(path: Path, progress: Progress | None = None, with_starter: bool = 
     try:
         started = time.perf_counter()
         seed_dictionary(kb, progress, files=dictionary_files)
+        from chemground.kb.abbreviations import add_abbreviations
+
+        add_abbreviations(kb)
         if with_starter:
             from chemground.kb.starter_import import import_starter_set
 

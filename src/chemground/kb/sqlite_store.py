@@ -126,6 +126,17 @@ _REACTION_COLUMNS = (
     "rowid, id, source, dataset, title, reaction_class, description, reaction_smiles, temperature_c, "
     "temperature_text, time_h, ph, pressure_bar, atmosphere, yield_percent, operations, notes, flags, provenance"
 )
+# Which compound wins a shared name: the curated dictionary files beat the large PubChem
+# file (as in ``chemicals``, where later files override), and any dictionary record beats a
+# compound first seen in an imported dataset.
+CURATED_DICTIONARY_SOURCES = (
+    "pubchem-small", "chemicals-user-db", "chemicals-cations", "chemicals-anions", "chemicals-inorganic",
+    "chemicals-elements", "chemicals-mixtures", "abbreviations",
+)
+_SOURCE_PRIORITY_SQL = (
+    "CASE WHEN c.source IN (" + ", ".join(f"'{s}'" for s in CURATED_DICTIONARY_SOURCES) + ") THEN 2 "
+    "WHEN c.source = 'pubchem-large' THEN 1 ELSE 0 END"
+)
 _FTS_TOKEN = re.compile(r"[\w\-]+", re.UNICODE)
 
 
@@ -322,11 +333,19 @@ class SQLiteKB(KnowledgeBase):
         return hits
 
     def lookup_name(self, normalized: str) -> list[DictionaryHit]:
+        """Compounds known by this (normalised) name, best first.
+
+        Many names are shared (PubChem synonym lists are noisy: "methanol" is also listed for
+        the hydroxymethyl radical). Order: curated abbreviations (rank < 0), then the curated
+        dictionary files over the large PubChem file (later files win, as in ``chemicals``),
+        then IUPAC before common name before synonym, then the oldest record.
+        """
         if not normalized:
             return []
         return self._hits(
             f"SELECT n.rank AS rank, {', '.join('c.' + c.strip() for c in _COMPOUND_COLUMNS.split(','))} "
-            "FROM compound_names n JOIN compounds c ON c.id = n.compound_id WHERE n.norm = ? ORDER BY n.rank, c.id",
+            "FROM compound_names n JOIN compounds c ON c.id = n.compound_id WHERE n.norm = ? "
+            f"ORDER BY n.rank < 0 DESC, {_SOURCE_PRIORITY_SQL} DESC, n.rank, c.id",
             (normalized,),
             normalized,
         )

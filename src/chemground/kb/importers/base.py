@@ -199,7 +199,7 @@ class ParticipantLinker:
         for name in names:
             hits = self.kb.lookup_name(normalize_name(name))
             if hits:
-                hit = min(hits, key=lambda h: (h.structure is None, h.name_rank, h.compound_id))
+                hit = hits[0]  # the KB orders shared names by preference
                 self.name_structures[name] = (hit.structure, hit.compound_id, "")
             else:
                 pending.append(name)
