@@ -27,6 +27,9 @@ class CLIState:
     def workspace(self, readonly: bool = False) -> Workspace:
         return Workspace(self.settings, readonly=readonly, build_progress=build_progress())
 
+    def workspace_for(self, settings: Settings, readonly: bool = True) -> Workspace:
+        return Workspace(settings, readonly=readonly, build_progress=build_progress())
+
 
 def state(ctx: typer.Context) -> CLIState:
     obj = ctx.find_root().obj

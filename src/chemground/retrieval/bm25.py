@@ -8,12 +8,15 @@ English stop words removed, as bm25s does by default.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Sequence
 
 import bm25s
-import numpy as np
 from bm25s.tokenization import Tokenizer
+
+
+_SPLIT = re.compile(r"(?u)\b\w\w+\b")  # the bm25s tokenizer's own splitter
 
 
 class BM25Index:
@@ -26,7 +29,7 @@ class BM25Index:
         self.tokenizer = Tokenizer(stopwords=stopwords, lower=True)
         self.model = bm25s.BM25()
         if self.ids:
-            tokens = self.tokenizer.tokenize(list(texts), return_as="ids", show_progress=False)
+            tokens = self.tokenizer.tokenize(list(texts), return_as="tuple", show_progress=False)
             self.model.index(tokens, show_progress=False)
 
     def __len__(self) -> int:
@@ -36,19 +39,17 @@ class BM25Index:
         """The ``k`` best (id, score) pairs, best first; words never seen in the corpus are ignored."""
         if not self.ids or not query.strip():
             return []
-        tokens = self.tokenizer.tokenize([query], update_vocab=False, return_as="ids", show_progress=False)
-        vocab_size = len(self.tokenizer.get_vocab_dict())
-        known = [[t for t in tokens[0] if 0 <= t < vocab_size]]
-        if not known[0]:
+        stop = set(self.tokenizer.stopwords or ())
+        words = [w for w in _SPLIT.findall(query.lower()) if w not in stop]
+        known = [w for w in words if w in self.model.vocab_dict]
+        if not known:
             return []
-        k = min(k, len(self.ids))
-        docs, scores = self.model.retrieve(known, k=k, show_progress=False, n_threads=1)
+        docs, scores = self.model.retrieve([known], k=min(k, len(self.ids)), show_progress=False, n_threads=1)
         return [(self.ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0]) if s > 0]
 
     def save(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.model.save(str(folder / "bm25"))
-        self.tokenizer.save_vocab(str(folder / "bm25"))
         self.tokenizer.save_stopwords(str(folder / "bm25"))
         (folder / "ids.json").write_text(json.dumps(self.ids))
 
@@ -57,11 +58,6 @@ class BM25Index:
         index = cls.__new__(cls)
         index.ids = json.loads((folder / "ids.json").read_text())
         index.tokenizer = Tokenizer(lower=True)
-        index.tokenizer.load_vocab(str(folder / "bm25"))
         index.tokenizer.load_stopwords(str(folder / "bm25"))
         index.model = bm25s.BM25.load(str(folder / "bm25"))
         return index
-
-
-def scores_to_array(hits: list[tuple[str, float]]) -> np.ndarray:
-    return np.array([s for _, s in hits], dtype=float)

@@ -1,0 +1,380 @@
+"""Finding chemical mentions in free text: SMILES tokens, dictionary names, systematic names.
+
+A question writes compounds in many ways: a SMILES anywhere ("CC(=O)Nc1ccc(O)cc1?"), a
+systematic name with commas, brackets and primes ("N'-benzylidenebenzohydrazide"), a common
+name or synonym ("aspirin"), an abbreviation ("THF"), or a name with a typo ("benzaldehyd").
+The finder tries, at each position, the longest span first:
+  1. SMILES tokens (parsed by RDKit);
+  2. dictionary names over spans of up to ``MAX_SPAN_WORDS`` words (one batched SQL query);
+  3. OPSIN for runs of words that look systematic;
+  4. fuzzy matching (rapidfuzz, with a similarity floor) for words that look like names
+     but matched nothing, reporting the correction.
+Common English and question words never count as compounds on their own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from chemground.chem.names import NameResolver, Resolution, guess_name_format, normalize_name
+from chemground.chem.structure import Structure, looks_like_smiles, structure_from_smiles
+from chemground.errors import ChemgroundError, StructureError
+
+MAX_SPAN_WORDS = 10
+MAX_OPSIN_ATTEMPTS = 8
+
+# Words that are never a compound on their own (some are junk PubChem synonyms, e.g. "product").
+STOPWORDS = set("""
+a about above after again against all also am an and any are as at be because been before being below between
+both but by can could did do does doing done down during each few for from further had has have having he her
+here hers him his how i if in into is it its itself just me more most my no nor not now of off on once only or
+other our out over own same she should so some such than that the their them then there these they this those
+through to too under until up very was we were what when where which while who whom why will with would you your
+what's whats how's hows which's whose get gets got give gives given giving make makes made making form forms
+formed forming use uses used using react reacts reacted reacting reaction reactions mix mixed mixing combine
+combined add added adding treat treated treating produce produces produced yield yields yielded obtain obtained
+happen happens happened result results resulting convert converted conversion synthesize synthesise synthesized
+synthesis prepare prepared preparation product products reactant reactants reagent reagents solvent solvents
+catalyst catalysts catalyzed catalysed condition conditions temperature temperatures time pressure ph yield
+percent weight molecular mass molar formula formulas name names iupac smiles structure structures compound
+compounds molecule molecules chemical chemicals substance describe description tell show give find list known
+called call also other similar analog analogs analogue analogues related like many much long hot cold warm heat
+heated heating cool cooled reflux refluxed room rt overnight hour hours minute minutes day days degree degrees
+c k f mw mol g kg mg ml l per question answer please need want know would typical typically usually step steps
+starting material materials route routes pathway way ways method methods procedure procedures patent paper
+data entry record records value values one two three first second third main major minor new done else via
+medium system systems presence absence amount amounts equivalent equivalents equiv eq stir stirred stirring
+water-free dry wet aqueous organic layer phase solution solutions mixture mixtures salt salts acid acids base bases
+alcohol alcohols ester esters ether ethers amine amines ketone ketones aldehyde aldehydes oil solid liquid gas crystals
+lead leads tin air work worked workup
+""".split())
+
+# Symbols that are also English words or too ambiguous to be read as elements in a question.
+AMBIGUOUS_SHORT = {"in", "as", "at", "be", "he", "no", "i", "es", "am", "ho", "bi", "co", "cs", "ca", "s", "b", "c",
+                   "n", "o", "p", "f", "k", "u", "v", "w", "y", "ar", "ne", "pa", "ga", "la", "ac"}
+_ELEMENT_SYMBOL = re.compile(r"^[A-Z][a-z]?$")
+_WORD = re.compile(r"\S+")
+_OUTER_LEFT = "\"'`“”‘’([{<"
+_OUTER_RIGHT = "\"'`“”‘’)]}>?!.,;:"
+_SMILES_SYNTAX = re.compile(r"[\[\]=#@()/\\]|\d")
+_SYSTEMATIC = re.compile(
+    r"\d|[(\[]|yl\b|ylidene|oxy|amino|amido|oxo|hydroxy|chloro|bromo|fluoro|iodo|nitro|cyano|methyl|ethyl|propyl|"
+    r"butyl|pentyl|hexyl|phenyl|benz|naphth|pyri|pyrr|furan|thiophen|indol|quinolin|piperid|piperaz|morpholin|"
+    r"imidazol|triazol|azol|azin|oic\b|amide\b|amine\b|ane\b|ene\b|yne\b|ol\b|one\b|al\b|ate\b|ite\b|ide\b|ium\b",
+    re.IGNORECASE,
+)
+CHEMICAL_CLASS_WORDS = {
+    "acid", "anhydride", "chloride", "bromide", "iodide", "fluoride", "ester", "ether", "oxide", "hydrochloride",
+    "hydrobromide", "sulfate", "nitrate", "acetate", "hydrate", "monohydrate", "dihydrate", "sodium", "potassium",
+    "lithium", "salt", "amide", "alcohol", "aldehyde", "ketone", "carbonate", "phosphate", "hydroxide", "cyanide",
+    "hydrazide", "hydrazone", "oxime", "nitrile", "imine", "azide", "imide", "lactone", "lactam", "anilide",
+    "methyl", "ethyl", "propyl", "butyl", "benzyl", "phenyl",
+}
+
+
+@dataclass
+class Mention:
+    """A chemical mention in a text, resolved to a structure or with the reason it is not."""
+
+    text: str
+    start: int
+    end: int
+    input_format: str  # smiles | iupac | common_name | inchi | cas
+    structure: Structure | None = None
+    compound_id: int | None = None
+    resolved_by: str = ""  # smiles | dictionary | opsin | fuzzy
+    matched_name: str | None = None
+    correction: str | None = None  # the name a typo was corrected to
+    confidence: float = 1.0
+    reason: str | None = None  # why it could not be resolved
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def resolved(self) -> bool:
+        return self.structure is not None or self.compound_id is not None
+
+
+@dataclass
+class _Word:
+    text: str
+    start: int
+    end: int
+
+
+def _strip(text: str, start: int) -> tuple[str, int]:
+    """Strip outer quotes/brackets/punctuation a name or SMILES does not own."""
+    while text:
+        if text[-1] in _OUTER_RIGHT and not (text[-1] in ")]}" and text.count(text[-1]) <= text.count({")": "(", "]": "[", "}": "{"}[text[-1]])):
+            text = text[:-1]
+        elif text[0] in _OUTER_LEFT and not (text[0] in "([{" and text.count(text[0]) <= text.count({"(": ")", "[": "]", "{": "}"}[text[0]])):
+            text, start = text[1:], start + 1
+        else:
+            break
+    return text, start
+
+
+def _words(text: str) -> list[_Word]:
+    out = []
+    for match in _WORD.finditer(text):
+        word, start = _strip(match.group(), match.start())
+        if word:
+            out.append(_Word(word, start, start + len(word)))
+    return out
+
+
+COMMON_WORD_ZIPF = 4.0  # wordfreq Zipf frequency: 4 = once per 100,000 words of English
+FUZZY_WORD_ZIPF = 3.0
+
+
+def is_common_word(word: str, threshold: float = COMMON_WORD_ZIPF) -> bool:
+    """Is ``word`` frequent English (wordfreq's Zipf scale)? Loaded lazily (~0.2 s once)."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word.lower(), "en") >= threshold
+
+
+def _is_stop(text: str) -> bool:
+    return text.lower().strip("'") in STOPWORDS
+
+
+class MentionFinder:
+    """Finds and resolves chemical mentions in a question (see the module docstring)."""
+
+    def __init__(self, resolver: NameResolver, fuzzy=None) -> None:
+        self.resolver = resolver
+        self.kb = resolver.dictionary
+        self.fuzzy = fuzzy  # a FuzzyNameIndex, or None to skip typo correction
+
+    def find(self, text: str) -> list[Mention]:
+        words = _words(text)
+        taken = [False] * len(words)
+        mentions: list[Mention] = []
+        mentions += self._smiles(text, words, taken)
+        mentions += self._dictionary(text, words, taken)
+        mentions += self._systematic(text, words, taken)
+        mentions += self._fuzzy(text, words, taken)
+        mentions += self._unresolved(text, words, taken)
+        return sorted(mentions, key=lambda m: m.start)
+
+    # -- 1. SMILES -----------------------------------------------------------------------------
+    def _smiles(self, text: str, words: list[_Word], taken: list[bool]) -> list[Mention]:
+        out = []
+        for i, word in enumerate(words):
+            token = word.text
+            quoted = word.start > 0 and text[word.start - 1] in "\"'`“‘"
+            letters_only = token.isalpha()
+            if not looks_like_smiles(token):
+                continue
+            if letters_only and not (quoted or (token.isupper() and len(token) >= 3)):
+                continue  # "CO", "NO", "I": words, unless quoted
+            if letters_only and self.kb is not None:
+                hits = self.kb.lookup_name(normalize_name(token))
+                if hits and hits[0].name_rank < 0:
+                    continue  # a curated abbreviation (NBS, PCC): the dictionary pass takes it
+            try:
+                structure = structure_from_smiles(token)
+            except StructureError as error:
+                if not letters_only and _SMILES_SYNTAX.search(token):
+                    out.append(Mention(token, word.start, word.end, "smiles", reason=str(error), confidence=0.0))
+                    taken[i] = True
+                continue
+            hits = self.kb.lookup_structure(structure) if self.kb is not None else []
+            out.append(Mention(token, word.start, word.end, "smiles", structure=structure,
+                               compound_id=hits[0].compound_id if hits else None, resolved_by="smiles",
+                               matched_name=hits[0].matched_name if hits else None))
+            taken[i] = True
+        return out
+
+    # -- 2. dictionary names -------------------------------------------------------------------
+    def _dictionary(self, text: str, words: list[_Word], taken: list[bool]) -> list[Mention]:
+        if self.kb is None:
+            return []
+        spans: dict[str, list[tuple[int, int, str]]] = {}
+        for i in range(len(words)):
+            for j in range(i, min(len(words), i + MAX_SPAN_WORDS)):
+                if any(taken[i:j + 1]):
+                    break
+                raw, start = _strip(text[words[i].start:words[j].end], words[i].start)
+                norm = normalize_name(raw)
+                if norm:
+                    spans.setdefault(norm, []).append((i, j, raw))
+        known = self._known_names(list(spans))
+        out = []
+        i = 0
+        while i < len(words):
+            best = None
+            for j in range(min(len(words), i + MAX_SPAN_WORDS) - 1, i - 1, -1):
+                if any(taken[i:j + 1]):
+                    continue
+                raw, start = _strip(text[words[i].start:words[j].end], words[i].start)
+                norm = normalize_name(raw)
+                if norm in known and self._acceptable(raw, known[norm], j - i + 1):
+                    best = (j, raw, start)
+                    break
+            if best is None:
+                i += 1
+                continue
+            j, raw, start = best
+            extended = self._extend_with_opsin(text, words, taken, i, j)
+            if extended is not None:
+                out.append(extended[0])
+                for k in range(i, extended[1] + 1):
+                    taken[k] = True
+                i = extended[1] + 1
+                continue
+            hit = self.kb.lookup_name(normalize_name(raw))[0]
+            fmt = "iupac" if hit.name_rank == 0 or guess_name_format(raw) == "iupac" else "common_name"
+            out.append(Mention(raw, start, start + len(raw), fmt, structure=hit.structure, compound_id=hit.compound_id,
+                               resolved_by="dictionary", matched_name=hit.matched_name))
+            for k in range(i, j + 1):
+                taken[k] = True
+            i = j + 1
+        return out
+
+    def _extend_with_opsin(self, text: str, words: list[_Word], taken: list[bool], i: int, j: int):
+        """"benzoic acid hydrazide": a dictionary name followed by class words may be a longer
+        systematic name; OPSIN decides (longest first)."""
+        if self.resolver.opsin is None:
+            return None
+        end = j
+        while end + 1 < len(words) and not taken[end + 1] and words[end + 1].text.lower() in CHEMICAL_CLASS_WORDS:
+            end += 1
+        for last in range(end, j, -1):
+            raw, start = _strip(text[words[i].start:words[last].end], words[i].start)
+            result = self.resolver.opsin.translate(raw)
+            if not result.ok:
+                continue
+            try:
+                structure = structure_from_smiles(result.smiles or "")
+            except StructureError:
+                continue
+            hits = self.kb.lookup_structure(structure) if self.kb is not None else []
+            return Mention(raw, start, start + len(raw), "iupac", structure=structure,
+                           compound_id=hits[0].compound_id if hits else None, resolved_by="opsin",
+                           matched_name=hits[0].matched_name if hits else None), last
+        return None
+
+    def _known_names(self, norms: list[str]) -> dict[str, int]:
+        known: dict[str, int] = {}
+        for start in range(0, len(norms), 500):
+            chunk = norms[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            for norm, rank in self.kb.execute(  # type: ignore[union-attr]
+                f"SELECT norm, min(rank) FROM compound_names WHERE norm IN ({marks}) GROUP BY norm", chunk
+            ):
+                known[norm] = rank
+        return known
+
+    @staticmethod
+    def _acceptable(raw: str, rank: int, n_words: int) -> bool:
+        if n_words == 1 and _is_stop(raw) and rank >= 0:
+            return False
+        if n_words == 1 and rank >= 2 and raw.isalpha() and not raw.isupper() and is_common_word(raw):
+            return False  # "moon", "ice", "speed" are PubChem synonyms, but in a question they are words
+        if all(_is_stop(w) for w in raw.split()):
+            return False
+        letters = re.sub(r"[^A-Za-z]", "", raw)
+        if len(raw) <= 2:
+            if rank < 0:
+                return True
+            return bool(_ELEMENT_SYMBOL.match(raw)) and raw.lower() not in AMBIGUOUS_SHORT
+        return len(letters) >= 2 or rank < 0
+
+    # -- 3. systematic names via OPSIN ---------------------------------------------------------
+    def _systematic(self, text: str, words: list[_Word], taken: list[bool]) -> list[Mention]:
+        if self.resolver.opsin is None:
+            return []
+        out = []
+        attempts = 0
+        i = 0
+        while i < len(words) and attempts < MAX_OPSIN_ATTEMPTS:
+            if taken[i] or not self._chemical_word(words[i].text, first=True):
+                i += 1
+                continue
+            j = i
+            while j + 1 < len(words) and not taken[j + 1] and self._chemical_word(words[j + 1].text, first=False):
+                j += 1
+            found = None
+            for end in range(j, i - 1, -1):  # longest run first
+                raw, start = _strip(text[words[i].start:words[end].end], words[i].start)
+                if not _SYSTEMATIC.search(raw):
+                    continue
+                attempts += 1
+                result = self.resolver.opsin.translate(raw)
+                if result.ok:
+                    try:
+                        structure = structure_from_smiles(result.smiles or "")
+                    except StructureError:
+                        continue
+                    found = (end, raw, start, structure)
+                    break
+                if attempts >= MAX_OPSIN_ATTEMPTS:
+                    break
+            if found is None:
+                i = j + 1
+                continue
+            end, raw, start, structure = found
+            hits = self.kb.lookup_structure(structure) if self.kb is not None else []
+            out.append(Mention(raw, start, start + len(raw), "iupac", structure=structure,
+                               compound_id=hits[0].compound_id if hits else None, resolved_by="opsin",
+                               matched_name=hits[0].matched_name if hits else None))
+            for k in range(i, end + 1):
+                taken[k] = True
+            i = end + 1
+        return out
+
+    @staticmethod
+    def _chemical_word(word: str, first: bool) -> bool:
+        lowered = word.lower()
+        if lowered in CHEMICAL_CLASS_WORDS:
+            return not first or lowered in ("sodium", "potassium", "lithium")
+        if _is_stop(word) or len(word) < 3:
+            return False
+        return bool(_SYSTEMATIC.search(word))
+
+    # -- 4. typos ------------------------------------------------------------------------------
+    def _fuzzy(self, text: str, words: list[_Word], taken: list[bool]) -> list[Mention]:
+        if self.fuzzy is None:
+            return []
+        out = []
+        for i, word in enumerate(words):
+            if taken[i] or _is_stop(word.text) or len(word.text) < 5 or not re.search(r"[a-z]{3}", word.text.lower()):
+                continue
+            if word.text.isalpha() and is_common_word(word.text, threshold=FUZZY_WORD_ZIPF):
+                continue  # an ordinary word ("coupling"), not a misspelt compound
+            match = self.fuzzy.correct(word.text)
+            if match is None:
+                continue
+            name, compound_id, score = match
+            hits = self.kb.lookup_name(normalize_name(name)) if self.kb is not None else []
+            hit = next((h for h in hits if h.compound_id == compound_id), hits[0] if hits else None)
+            if hit is None:
+                continue
+            out.append(Mention(word.text, word.start, word.end, guess_name_format(name), structure=hit.structure,
+                               compound_id=hit.compound_id, resolved_by="fuzzy", matched_name=name, correction=name,
+                               confidence=score / 100.0,
+                               notes=[f"read {word.text!r} as {name!r} (similarity {score:.0f}%)"]))
+            taken[i] = True
+        return out
+
+    # -- 5. what still looks like a compound ---------------------------------------------------
+    def _unresolved(self, text: str, words: list[_Word], taken: list[bool]) -> list[Mention]:
+        out = []
+        for i, word in enumerate(words):
+            if taken[i] or _is_stop(word.text) or len(word.text) < 6:
+                continue
+            if re.search(r"\d.*-|-.*\d|\(.+\)", word.text) and _SYSTEMATIC.search(word.text):
+                out.append(Mention(word.text, word.start, word.end, "iupac", confidence=0.0,
+                                   reason="looks like a systematic name but neither the dictionary nor OPSIN "
+                                          "could resolve it"))
+                taken[i] = True
+        return out
+
+
+def resolve_text(resolver: NameResolver, text: str) -> Resolution | ChemgroundError:
+    """Resolve a whole string (used when the text is known to be one identifier)."""
+    try:
+        return resolver.resolve(text)
+    except ChemgroundError as error:
+        return error

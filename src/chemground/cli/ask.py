@@ -1,0 +1,141 @@
+"""``chemground ask`` and ``chemground retrieve``: answers with their evidence."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from chemground.cli.common import console, err_console, print_json, state
+from chemground.errors import ChemgroundError
+from chemground.evidence import Evidence
+from chemground.reasoning.answer import Answer
+
+
+def _qa(ctx: typer.Context, llm_base_url: str | None = None, llm_model: str | None = None):
+    from chemground.qa_factory import build_qa
+
+    cli = state(ctx)
+    settings = cli.settings.with_overrides(llm_base_url=llm_base_url, llm_model=llm_model)
+    return build_qa(cli.workspace_for(settings))
+
+
+def _evidence_summary(e: Evidence) -> str:
+    r = e.record
+    if e.kind == "reaction":
+        reactants = " + ".join(p.get("name") or p.get("smiles") or "?" for p in r.get("reactants", [])[:3])
+        products = " + ".join(p.get("name") or p.get("smiles") or "?" for p in r.get("products", [])[:2])
+        return f"{reactants} → {products}"
+    if e.kind in ("compound", "computed"):
+        return " ".join(str(x) for x in (r.get("name") or "", r.get("smiles") or "", r.get("formula") or "") if x)
+    return str(r.get("text") or r)[:120]
+
+
+def print_answer(answer: Answer) -> None:
+    style = {"answered": "bold green", "partial": "bold yellow"}.get(answer.status, "bold red")
+    console.print(f"[{style}]{escape(answer.answer)}[/]")
+    for note in answer.notes:
+        console.print(f"  [dim]note: {escape(note)}[/]")
+    if answer.evidence:
+        table = Table(title="Evidence", title_justify="left", show_lines=True, expand=True)
+        table.add_column("#", width=2, no_wrap=True)
+        table.add_column("match", width=8, no_wrap=True)
+        table.add_column("record", ratio=3, overflow="fold")
+        table.add_column("why", ratio=2, overflow="fold")
+        for i, e in enumerate(answer.evidence, 1):
+            record = f"[bold]{e.kind} {escape(e.id)}[/]\n{escape(_evidence_summary(e))}"
+            table.add_row(str(i), f"{e.match}\n{e.score:.2f}", record, escape(e.why))
+        console.print(table)
+    console.print(f"[dim]method={answer.method} reasoner={answer.reasoner} aspect={answer.aspect} "
+                  f"time={answer.timings_ms.get('total', 0):.0f} ms[/]")
+
+
+def ask(
+    ctx: typer.Context,
+    question: Optional[str] = typer.Argument(None, help="The question (omit with --batch)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
+    batch: Optional[Path] = typer.Option(None, "--batch", help='JSONL file of {"id", "question"}; one JSON answer per line.'),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="With --batch: write answers here (default stdout)."),
+    method: str = typer.Option("table", "--method", "-m", help="Retrieval: table | bm25 | dense | none."),
+    reasoner: str = typer.Option("extractive", "--reasoner", "-r", help="extractive | direct | cot | adaptive | ..."),
+    k: int = typer.Option(5, "-k", help="How many evidence records to retrieve."),
+    llm_base_url: Optional[str] = typer.Option(None, "--llm-base-url", help="OpenAI-compatible endpoint (for LLM reasoners)."),
+    llm_model: Optional[str] = typer.Option(None, "--llm-model", help="Model name at that endpoint."),
+) -> None:
+    """Answer a chemistry question from the knowledge base, with the evidence shown."""
+    qa = _qa(ctx, llm_base_url, llm_model)
+    if batch is not None:
+        _batch(qa, batch, output, method, reasoner, k)
+        return
+    if not question:
+        raise ChemgroundError('give a question, e.g. chemground ask "what is the molecular weight of aspirin?", or --batch FILE')
+    answer = qa.ask(question, method=method, reasoner=reasoner, k=k)
+    if as_json:
+        print_json(answer.to_json())
+    else:
+        print_answer(answer)
+    if answer.status in ("not_understood", "error"):
+        raise typer.Exit(1)
+
+
+def _batch(qa, path: Path, output: Path | None, method: str, reasoner: str, k: int) -> None:
+    if not path.exists():
+        raise ChemgroundError(f"{path}: no such file")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    sink = open(output, "w", encoding="utf-8") if output else sys.stdout
+    progress = Progress(TextColumn("answering"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=err_console)
+    try:
+        with progress:
+            task = progress.add_task("answering", total=sum(1 for line in lines if line.strip()))
+            for number, line in enumerate(lines, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    item = json.loads(line)
+                    if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+                        raise ValueError('expected an object with a "question" string')
+                    answer = qa.ask(item["question"], method=method, reasoner=reasoner, k=k, id=item.get("id"))
+                    record = answer.to_json()
+                except (ValueError, ChemgroundError) as error:
+                    item_id = item.get("id") if isinstance(locals().get("item"), dict) else None
+                    record = {"id": item_id, "question": None, "answer": "", "status": "error",
+                              "error": f"line {number}: {error}"}
+                sink.write(json.dumps(record, ensure_ascii=False) + "\n")
+                sink.flush()
+                progress.advance(task)
+                item = None
+    finally:
+        if output:
+            sink.close()
+
+
+def retrieve(
+    ctx: typer.Context,
+    question: str = typer.Argument(..., help="The question."),
+    k: int = typer.Option(5, "-k", help="How many records."),
+    method: str = typer.Option("table", "--method", "-m", help="table | bm25 | dense."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON: the parsed query and the hits."),
+) -> None:
+    """Show how a question is parsed (QueryTuple) and which records it retrieves."""
+    qa = _qa(ctx)
+    query, evidence = qa.retrieve(question, method=method, k=k)
+    if as_json:
+        print_json({"query": query.to_json(), "hits": [e.to_json() for e in evidence]})
+        return
+    console.print(f"level={query.level} aspect={query.aspect} input_format={query.input_format}")
+    for m in query.mentions:
+        status = f"→ {m.smiles} ({m.resolved_by})" if m.resolved else f"unresolved: {m.reason}"
+        role = f" role={m.role.value}" if m.role else ""
+        fix = f" corrected to {m.correction!r}" if m.correction else ""
+        console.print(f"  mention {m.text!r} [{m.input_format}]{role}{fix} {escape(status)}")
+    for p in query.problems:
+        console.print(f"  [yellow]{escape(p)}[/]")
+    print_answer(Answer(question=question, answer=f"{len(evidence)} hit(s)", evidence=evidence, method=method,
+                        reasoner="-", aspect=query.aspect.value if query.aspect else None))

@@ -1,0 +1,101 @@
+"""The one path through chemground: question -> parse -> retrieve -> reason -> Answer.
+
+``QA`` holds the parser, the retrievers (``--method``) and the reasoners (``--reasoner``);
+the CLI, the HTTP API and the benchmarks call it. A retriever is anything with
+``retrieve(query, k) -> list[Evidence]``; a reasoner anything with
+``reason(query, evidence) -> Reasoned`` (see ``reasoning.extractive``).
+"""
+
+from __future__ import annotations
+
+import time
+from functools import cached_property
+from typing import Callable
+
+from chemground.errors import ChemgroundError
+from chemground.evidence import Evidence
+from chemground.reasoning.answer import Answer
+from chemground.reasoning.extractive import ExtractiveReasoner
+from chemground.reasoning.parser import RuleParser
+from chemground.reasoning.query import QueryTuple
+from chemground.retrieval.fuzzy import FuzzyNameIndex
+from chemground.retrieval.table import TableRetriever
+from chemground.workspace import Workspace
+
+METHODS = ("table",)
+REASONERS = ("extractive",)
+
+
+class QA:
+    """Question answering over one workspace (KB, resolver, optional LLM)."""
+
+    def __init__(self, workspace: Workspace, llm=None) -> None:
+        self.workspace = workspace
+        self.llm = llm
+        self._retrievers: dict[str, Callable[[], object]] = {"table": lambda: TableRetriever(self.workspace.kb, self.fuzzy)}
+        self._reasoners: dict[str, Callable[[], object]] = {"extractive": ExtractiveReasoner}
+        self._cache: dict[str, object] = {}
+
+    @cached_property
+    def fuzzy(self) -> FuzzyNameIndex:
+        return FuzzyNameIndex(self.workspace.kb)
+
+    @cached_property
+    def parser(self) -> RuleParser:
+        return RuleParser(self.workspace.resolver, self.fuzzy)
+
+    def register_retriever(self, name: str, factory: Callable[[], object]) -> None:
+        self._retrievers[name] = factory
+
+    def register_reasoner(self, name: str, factory: Callable[[], object]) -> None:
+        self._reasoners[name] = factory
+
+    def _component(self, kind: str, name: str, table: dict[str, Callable[[], object]]) -> object:
+        key = f"{kind}:{name}"
+        if key not in self._cache:
+            if name not in table:
+                raise ChemgroundError(f"unknown {kind} {name!r}; choose one of: {', '.join(table)}")
+            self._cache[key] = table[name]()
+        return self._cache[key]
+
+    def retriever(self, method: str):
+        return self._component("method", method, self._retrievers)
+
+    def reasoner(self, name: str):
+        return self._component("reasoner", name, self._reasoners)
+
+    def parse(self, question: str) -> QueryTuple:
+        if not question or not question.strip():
+            raise ChemgroundError("the question is empty")
+        return self.parser.parse(question)
+
+    def retrieve(self, question: str, method: str = "table", k: int = 5) -> tuple[QueryTuple, list[Evidence]]:
+        query = self.parse(question)
+        if method == "none":
+            return query, []
+        return query, self.retriever(method).retrieve(query, k)  # type: ignore[attr-defined]
+
+    def ask(self, question: str, *, method: str = "table", reasoner: str = "extractive", k: int = 5,
+            id: str | None = None) -> Answer:
+        timings: dict[str, float] = {}
+        started = time.perf_counter()
+        query = self.parse(question)
+        timings["parse"] = (time.perf_counter() - started) * 1000
+        mark = time.perf_counter()
+        evidence = [] if method == "none" else self.retriever(method).retrieve(query, k)  # type: ignore[attr-defined]
+        timings["retrieve"] = (time.perf_counter() - mark) * 1000
+        mark = time.perf_counter()
+        engine = self.reasoner(reasoner)
+        before = self.llm.ledger.snapshot() if self.llm is not None else None
+        reasoned = engine.reason(query, evidence)  # type: ignore[attr-defined]
+        timings["reason"] = (time.perf_counter() - mark) * 1000
+        timings["total"] = (time.perf_counter() - started) * 1000
+        usage = self.llm.ledger.since(before).to_dict() if self.llm is not None and before is not None else {}
+        return Answer(
+            id=id, question=question, answer=reasoned.answer, value=reasoned.value,
+            aspect=query.aspect.value if query.aspect else None, level=query.level, status=reasoned.status,
+            evidence=evidence, citations=reasoned.citations, method=method, reasoner=reasoner,
+            query=query.to_json(), timings_ms={k: round(v, 3) for k, v in timings.items()}, usage=usage,
+            notes=reasoned.notes + [p for p in query.problems if p not in reasoned.answer],
+            trace=getattr(reasoned, "trace", {}) or {},
+        )

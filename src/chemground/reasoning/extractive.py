@@ -1,0 +1,258 @@
+"""The extractive reasoner (no LLM): read the answer off the evidence, or compute it.
+
+Reaction aspects are read from the best-matching reaction (products, reactants, solvents,
+catalysts, temperature, time, yield); compound aspects are read from the matched record or
+computed exactly from the resolved structure (molecular weight, exact mass, formula, SMILES).
+When the KB holds no evidence it says so plainly, and says what it found that is similar.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from chemground.evidence import Evidence
+from chemground.reasoning.query import Aspect, QueryTuple
+
+
+@dataclass
+class Reasoned:
+    answer: str
+    value: Any
+    status: str
+    citations: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _label(p: dict[str, Any]) -> str:
+    name, smiles = p.get("name"), p.get("smiles")
+    if name and smiles and name != smiles:
+        return f"{name} ({smiles})"
+    return name or smiles or "?"
+
+
+def _temperature(record: dict[str, Any]) -> str | None:
+    if record.get("temperature_c") is not None:
+        text = f"{record['temperature_c']:g} °C"
+        if record.get("temperature_text"):
+            text += f" ({record['temperature_text']})"
+        return text
+    return record.get("temperature_text")
+
+
+class ExtractiveReasoner:
+    name = "extractive"
+
+    def reason(self, query: QueryTuple, evidence: list[Evidence]) -> Reasoned:
+        if query.aspect is None:
+            hint = query.problems[0] if query.problems else "could not tell what the question asks for"
+            return Reasoned(f"I {hint}.", None, "not_understood")
+        if not query.resolved_mentions:
+            problems = "; ".join(query.problems) or "no compound was recognised"
+            similar = self._similar_note(evidence)
+            return Reasoned(f"I could not identify the compound(s) in the question: {problems}.{similar}", None,
+                            "not_understood")
+        if query.level == "reaction":
+            return self._reaction(query, evidence)
+        return self._compound(query, evidence)
+
+    # -- compounds -----------------------------------------------------------------------------
+    def _compound(self, query: QueryTuple, evidence: list[Evidence]) -> Reasoned:
+        aspect = query.aspect
+        exact = [e for e in evidence if e.match == "exact" and e.kind in ("compound", "computed")]
+        if aspect == Aspect.SIMILAR:
+            similar = [e for e in evidence if e.match == "similar" and e.kind == "compound"]
+            if not similar:
+                return Reasoned("The knowledge base holds no structurally similar compound.", [], "no_evidence")
+            names = [f"{e.record.get('name') or e.record.get('smiles')} ({e.why})" for e in similar]
+            return Reasoned("Similar compounds: " + "; ".join(names) + ".",
+                            [e.record.get("smiles") for e in similar], "answered", [e.citation() for e in similar])
+        if not exact:
+            fuzzy = [e for e in evidence if e.kind == "compound"]
+            if fuzzy:
+                top = fuzzy[0]
+                inner = self._compound(query, [top.model_copy(update={"match": "exact"})])
+                inner.status = "partial"
+                inner.notes.append(f"no exact match; answered for the closest record: {top.why}")
+                inner.answer = f"(closest match: {top.record.get('name')}) " + inner.answer
+                return inner
+            return Reasoned("The knowledge base holds no record for this compound.", None, "no_evidence")
+        top = exact[0]
+        r = top.record
+        name = r.get("name") or r.get("common_name") or r.get("iupac_name") or r.get("smiles")
+        cite = [top.citation()]
+        if aspect == Aspect.MOLECULAR_WEIGHT:
+            if r.get("molecular_weight") is None:
+                return Reasoned(f"No molecular weight is known for {name}.", None, "no_evidence", cite)
+            mw = round(float(r["molecular_weight"]), 2)
+            label = "mean molar mass" if r.get("kind") == "mixture" else "molecular weight"
+            formula = f", {r['formula']}" if r.get("formula") else ""
+            return Reasoned(f"The {label} of {name} is {mw:.2f} g/mol{formula}.", mw, "answered", cite,
+                            ["computed by RDKit from the structure (average atomic weights)"])
+        if aspect == Aspect.EXACT_MASS:
+            if r.get("exact_mass") is None:
+                return Reasoned(f"No exact mass is known for {name}.", None, "no_evidence", cite)
+            mass = round(float(r["exact_mass"]), 4)
+            return Reasoned(f"The monoisotopic (exact) mass of {name} is {mass:.4f} Da.", mass, "answered", cite)
+        if aspect == Aspect.FORMULA:
+            if not r.get("formula"):
+                return Reasoned(f"No formula is known for {name}.", None, "no_evidence", cite)
+            return Reasoned(f"The molecular formula of {name} is {r['formula']}.", r["formula"], "answered", cite)
+        if aspect == Aspect.NAME_TO_SMILES:
+            if not r.get("smiles"):
+                return Reasoned(f"{name} has no single structure in the knowledge base (kind: {r.get('kind')}).",
+                                None, "no_evidence", cite)
+            return Reasoned(f"The SMILES of {name} is {r['smiles']}.", r["smiles"], "answered", cite)
+        if aspect == Aspect.SMILES_TO_NAME:
+            iupac = r.get("iupac_name")
+            if iupac:
+                common = r.get("common_name")
+                extra = f" (common name: {common})" if common and common != iupac else ""
+                return Reasoned(f"The IUPAC name of {r.get('smiles')} is {iupac}{extra}.", iupac, "answered", cite)
+            other = r.get("common_name") or (r.get("synonyms") or [None])[0] or r.get("name")
+            if other:
+                return Reasoned(f"The knowledge base has no IUPAC name for {r.get('smiles')}; it is known as {other}.",
+                                other, "partial", cite)
+            return Reasoned(f"The knowledge base holds no name for {r.get('smiles')} (formula {r.get('formula')}).",
+                            None, "no_evidence", cite)
+        if aspect == Aspect.SYNONYMS:
+            names = [n for n in [r.get("iupac_name"), r.get("common_name"), *(r.get("synonyms") or [])] if n]
+            names = list(dict.fromkeys(names))
+            if not names:
+                return Reasoned(f"No names are recorded for {r.get('smiles')}.", [], "no_evidence", cite)
+            return Reasoned(f"{name} is also known as: " + "; ".join(names[:12]) + ".", names, "answered", cite)
+        if aspect == Aspect.DESCRIPTION:
+            facts = ", ".join(x for x in [r.get("formula"),
+                                          f"{r['molecular_weight']:.2f} g/mol" if r.get("molecular_weight") else None,
+                                          f"SMILES {r['smiles']}" if r.get("smiles") else None] if x)
+            if r.get("description"):
+                return Reasoned(f"{name} ({facts}): {r['description']}", r["description"], "answered", cite)
+            return Reasoned(f"{name}: {facts}. The knowledge base has no descriptive text for it.", None, "partial",
+                            cite)
+        return Reasoned(f"{name}: {r.get('formula')}, SMILES {r.get('smiles')}.", r.get("smiles"), "partial", cite)
+
+    # -- reactions -----------------------------------------------------------------------------
+    def _reaction(self, query: QueryTuple, evidence: list[Evidence]) -> Reasoned:
+        reactions = [e for e in evidence if e.kind == "reaction"]
+        names = " and ".join(repr(m.text) for m in query.resolved_mentions)
+        if not reactions:
+            return Reasoned(f"The knowledge base holds no reaction involving {names}.", None, "no_evidence")
+        top = reactions[0]
+        partial = top.match != "exact"
+        aspect = query.aspect
+        if aspect == Aspect.REACTIONS:
+            listed = [f"{e.id}: {self._summary(e.record)}" for e in reactions]
+            return Reasoned(f"Reactions involving {names}: " + " | ".join(listed), [e.id for e in reactions],
+                            "answered", [e.citation() for e in reactions])
+        result = self._read(aspect, top.record)
+        notes = []
+        if result is None:
+            for other in reactions[1:]:
+                if other.match == top.match and self._read(aspect, other.record) is not None:
+                    notes.append(f"the best-matching reaction {top.id} records no {aspect.value}; "
+                                 f"taken from {other.id}, which has the same compounds")
+                    top, result = other, self._read(aspect, other.record)
+                    break
+        if result is None:
+            return Reasoned(f"The best-matching reaction ({top.id}: {self._summary(top.record)}) records no "
+                            f"{aspect.value}.", None, "no_evidence", [top.citation()])
+        text, value = result
+        variants = self._variants(aspect, reactions, top)
+        if variants:
+            notes.append(variants)
+        if partial:
+            text = (f"No reaction in the knowledge base matches all of {names} in the roles asked; "
+                    f"the closest ({top.why}) gives: {text}")
+        source = top.record.get("source") or top.record.get("dataset")
+        text += f" [reaction {top.id}" + (f", {source}" if source else "") + "]"
+        return Reasoned(text, value, "partial" if partial else "answered", [top.citation()], notes)
+
+    @staticmethod
+    def _read(aspect: Aspect | None, r: dict[str, Any]) -> tuple[str, Any] | None:
+        if aspect == Aspect.PRODUCT:
+            products = r.get("products") or []
+            if not products:
+                return None
+            return "Product: " + "; ".join(_label(p) for p in products) + ".", [p.get("smiles") for p in products]
+        if aspect == Aspect.REACTANTS:
+            reactants = r.get("reactants") or []
+            if not reactants:
+                return None
+            text = "Reactants: " + "; ".join(_label(p) for p in reactants)
+            agents = (r.get("reagents") or []) + (r.get("catalysts") or [])
+            if agents:
+                text += "; with " + "; ".join(_label(p) for p in agents)
+            return text + ".", [p.get("smiles") for p in reactants]
+        for key, role_aspect in (("solvents", Aspect.SOLVENT), ("catalysts", Aspect.CATALYST),
+                                 ("reagents", Aspect.REAGENT)):
+            if aspect == role_aspect:
+                items = r.get(key) or []
+                if aspect == Aspect.REAGENT and not items:
+                    items = r.get("catalysts") or []
+                if not items:
+                    return None
+                label = key[:-1] if len(items) == 1 else key
+                return f"{label.capitalize()}: " + "; ".join(_label(p) for p in items) + ".", \
+                    [p.get("name") or p.get("smiles") for p in items]
+        if aspect == Aspect.TEMPERATURE:
+            text = _temperature(r)
+            if text is None:
+                return None
+            return f"Temperature: {text}.", r.get("temperature_c") if r.get("temperature_c") is not None else text
+        if aspect == Aspect.TIME:
+            if r.get("time_h") is None:
+                return None
+            return f"Reaction time: {r['time_h']:g} h.", r["time_h"]
+        if aspect == Aspect.YIELD:
+            if r.get("yield_percent") is None:
+                return None
+            return f"Yield: {r['yield_percent']:g}%.", r["yield_percent"]
+        if aspect == Aspect.CONDITIONS:
+            parts, value = [], {}
+            if _temperature(r):
+                parts.append(_temperature(r))
+                value["temperature_c"] = r.get("temperature_c")
+            if r.get("time_h") is not None:
+                parts.append(f"{r['time_h']:g} h")
+                value["time_h"] = r["time_h"]
+            for key in ("solvents", "catalysts", "reagents"):
+                if r.get(key):
+                    parts.append(f"{key}: " + ", ".join(_label(p) for p in r[key]))
+                    value[key] = [p.get("name") or p.get("smiles") for p in r[key]]
+            if r.get("atmosphere"):
+                parts.append(f"under {r['atmosphere']}")
+                value["atmosphere"] = r["atmosphere"]
+            if r.get("pressure_bar") is not None:
+                parts.append(f"{r['pressure_bar']:g} bar")
+                value["pressure_bar"] = r["pressure_bar"]
+            if r.get("yield_percent") is not None:
+                parts.append(f"yield {r['yield_percent']:g}%")
+                value["yield_percent"] = r["yield_percent"]
+            if not parts:
+                return None
+            return "Conditions: " + "; ".join(parts) + ".", value
+        return None
+
+    def _variants(self, aspect: Aspect | None, reactions: list[Evidence], top: Evidence) -> str | None:
+        """Other equally good reactions that record a different value (patents often disagree)."""
+        others = []
+        for e in reactions:
+            if e is top or e.match != top.match or e.score < top.score:
+                continue
+            read = self._read(aspect, e.record)
+            if read and read[0] != self._read(aspect, top.record)[0]:  # type: ignore[index]
+                others.append(f"{e.id}: {read[0]}")
+        if not others:
+            return None
+        return "other reactions with the same compounds report: " + " | ".join(others[:3])
+
+    @staticmethod
+    def _summary(r: dict[str, Any]) -> str:
+        reactants = " + ".join(p.get("name") or p.get("smiles") or "?" for p in (r.get("reactants") or [])[:3])
+        products = " + ".join(p.get("name") or p.get("smiles") or "?" for p in (r.get("products") or [])[:2])
+        return f"{reactants} -> {products}"
+
+    @staticmethod
+    def _similar_note(evidence: list[Evidence]) -> str:
+        similar = [e.record.get("name") for e in evidence if e.match == "similar" and e.record.get("name")]
+        return f" Similar names in the knowledge base: {', '.join(similar[:5])}." if similar else ""

@@ -1,0 +1,96 @@
+"""The structured form of a question: QueryTuple(level, mentions, input format, aspect).
+
+Every parser (rules, or an LLM with rules as fallback) produces this, and every retriever
+reads it, so the two sides never depend on how the question was phrased.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from chemground.chem.mentions import Mention
+from chemground.kb.records import Role
+
+
+class Aspect(StrEnum):
+    """What the question asks for."""
+
+    PRODUCT = "product"
+    REACTANTS = "reactants"
+    SOLVENT = "solvent"
+    CATALYST = "catalyst"
+    REAGENT = "reagent"
+    TEMPERATURE = "temperature"
+    TIME = "time"
+    CONDITIONS = "conditions"
+    YIELD = "yield"
+    MOLECULAR_WEIGHT = "molecular_weight"
+    EXACT_MASS = "exact_mass"
+    FORMULA = "formula"
+    NAME_TO_SMILES = "name_to_smiles"
+    SMILES_TO_NAME = "smiles_to_iupac"
+    SYNONYMS = "synonyms"
+    DESCRIPTION = "description"
+    SIMILAR = "similar_compounds"
+    REACTIONS = "reactions_involving"
+
+    @property
+    def level(self) -> str:
+        return "reaction" if self in REACTION_ASPECTS else "compound"
+
+
+REACTION_ASPECTS = {
+    Aspect.PRODUCT, Aspect.REACTANTS, Aspect.SOLVENT, Aspect.CATALYST, Aspect.REAGENT, Aspect.TEMPERATURE,
+    Aspect.TIME, Aspect.CONDITIONS, Aspect.YIELD, Aspect.REACTIONS,
+}
+
+
+class QueryMention(BaseModel):
+    """A mention as it appears in a QueryTuple (JSON-friendly)."""
+
+    text: str
+    start: int
+    end: int
+    input_format: str
+    resolved: bool
+    smiles: str | None = None
+    inchikey: str | None = None
+    compound_id: int | None = None
+    resolved_by: str = ""
+    matched_name: str | None = None
+    correction: str | None = None
+    confidence: float = 1.0
+    reason: str | None = None
+    role: Role | None = None  # the role the question implies for this compound
+
+    @classmethod
+    def from_mention(cls, mention: Mention, role: Role | None = None) -> "QueryMention":
+        s = mention.structure
+        return cls(
+            text=mention.text, start=mention.start, end=mention.end, input_format=mention.input_format,
+            resolved=mention.resolved, smiles=s.smiles if s else None, inchikey=s.inchikey if s else None,
+            compound_id=mention.compound_id, resolved_by=mention.resolved_by, matched_name=mention.matched_name,
+            correction=mention.correction, confidence=mention.confidence, reason=mention.reason, role=role,
+        )
+
+
+class QueryTuple(BaseModel):
+    """(level, mentions, input format, aspect) plus what the parser could not do."""
+
+    question: str
+    level: str  # compound | reaction
+    aspect: Aspect | None
+    mentions: list[QueryMention] = Field(default_factory=list)
+    input_format: str | None = None  # the format of the mentions: smiles | iupac | common_name | mixed
+    problems: list[str] = Field(default_factory=list)
+    parser: str = "rules"
+
+    @property
+    def resolved_mentions(self) -> list[QueryMention]:
+        return [m for m in self.mentions if m.resolved]
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")

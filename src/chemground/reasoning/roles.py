@@ -1,0 +1,73 @@
+"""The role a question implies for each compound it names.
+
+"what forms when A reacts with B" -> A, B reactants; "how is C made" -> C product;
+"A to give C" -> A reactant, C product; "in THF" -> solvent; "using Pd(PPh3)4" -> catalyst.
+Local cue words decide first, then the aspect's default.
+"""
+
+from __future__ import annotations
+
+import re
+
+from chemground.chem.solvents import has_transition_metal, is_common_solvent
+from chemground.kb.records import Role
+from chemground.reasoning.query import Aspect, QueryMention
+
+_BEFORE_PRODUCT = re.compile(
+    r"(to (give|form|make|afford|yield|produce|obtain|prepare|synthesi[sz]e|get|reach)|into|giving|gives|forming|forms|"
+    r"yielding|affording|producing|synthesis of|preparation of|route to|synthesi[sz]e|prepare|make|made|obtain|"
+    r"towards?|target|product|products of|reactants of|precursors of|starting materials for|make up|"
+    r"(yield|amount|synthesis|formation|preparation) of)\s*(the |a |an )?$"
+)
+_BEFORE_REACTANT = re.compile(
+    r"(from|starting (from|with)|react(s|ed|ing)?|react (with)?|reacts with|reacting with|mix(ing)?|mixed|combine|combining|"
+    r"treat(ed|ing)?|between|of|when|if|coupling of|condensation of|alkylation of|acylation of|reduction of|"
+    r"oxidation of|hydrolysis of|esterification of|nitration of|hydrogenation of|protection of|deprotection of|"
+    r"reaction of|add(ing)?|added to|with|and|\+|conver(t|ts|ted|ting)|transform(s|ed)?|turn(s|ed)?|"
+    r"reduc(e|es|ed|ing)|oxidi[sz](e|es|ed|ing)|hydrogenat(e|es|ed|ing)|alkylat(e|es|ed|ing)|acylat(e|es|ed|ing)|"
+    r"protect(s|ed|ing)?|deprotect(s|ed|ing)?|brominat(e|es|ed|ing)|nitrat(e|es|ed|ing)|hydrolys(e|es|ed|ing)|"
+    r"couple(s|d)?|condense(s|d)?)\s*(the |a |an )?$"
+)
+_BEFORE_SOLVENT = re.compile(r"(in|solvent|dissolved in|in the solvent|using solvent)\s*(the |a |an )?$")
+_BEFORE_AGENT = re.compile(r"(using|over|catalys[eiz]+d by|cataly[sz]ed by|in (the )?presence of|with (a |the )?catalyst|"
+                           r"promoted by|mediated by|by)\s*(the |a |an )?$")
+_AFTER_PRODUCT = re.compile(r"^\s*(is|was|were|are)?\s*(formed|obtained|produced|made|prepared|synthesi[sz]ed)")
+
+
+def infer_roles(question: str, mentions: list[QueryMention], aspect: Aspect | None) -> list[Role | None]:
+    roles: list[Role | None] = []
+    lowered = question.lower()
+    for index, mention in enumerate(mentions):
+        before = lowered[max(0, mention.start - 40):mention.start].rstrip()
+        after = lowered[mention.end:mention.end + 30]
+        role: Role | None = None
+        if _AFTER_PRODUCT.search(after) and aspect in (Aspect.REACTANTS, Aspect.CONDITIONS, Aspect.CATALYST,
+                                                       Aspect.SOLVENT, Aspect.REAGENT, Aspect.YIELD, Aspect.TEMPERATURE):
+            role = Role.PRODUCT
+        elif _BEFORE_PRODUCT.search(before):
+            role = Role.PRODUCT
+        elif _BEFORE_SOLVENT.search(before) and mention.smiles and is_common_solvent(mention.smiles):
+            role = Role.SOLVENT
+        elif _BEFORE_AGENT.search(before) and mention.smiles:
+            role = Role.CATALYST if has_transition_metal(mention.smiles) else Role.REAGENT
+        elif re.search(r"\band\s*$", before) and roles:
+            role = roles[-1]  # "A and B": same role as A
+        elif _BEFORE_REACTANT.search(before):
+            role = Role.REACTANT
+        if role is None:
+            role = _default(aspect, index, len(mentions))
+        roles.append(role)
+    if Role.PRODUCT in roles:  # "A ... to give P": the other unassigned compounds are what P is made from
+        roles = [Role.REACTANT if r is None else r for r in roles]
+    return roles
+
+
+def _default(aspect: Aspect | None, index: int, count: int) -> Role | None:
+    if aspect == Aspect.PRODUCT:
+        return Role.REACTANT
+    if aspect == Aspect.REACTANTS:
+        return Role.PRODUCT
+    if count >= 2 and aspect in (Aspect.SOLVENT, Aspect.CATALYST, Aspect.REAGENT, Aspect.TEMPERATURE, Aspect.TIME,
+                                 Aspect.CONDITIONS, Aspect.YIELD):
+        return None  # participants of unknown role; retrieval matches any role
+    return None

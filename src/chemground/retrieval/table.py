@@ -1,0 +1,225 @@
+"""The table retriever: compound rows by structure identity, reaction rows by relational mapping.
+
+Compound questions: the record with the same structure (InChIKey, so any naming finds it);
+then, when asked for or when nothing matches exactly, records sharing the parent compound
+(salt forms), the skeleton (stereo variants), similar names (character ROUGE-L) and similar
+structures (Morgan/Tanimoto). Reaction questions: the question's compounds are mapped to the
+reactions they take part in through the link table, and reactions are ranked by how fully
+they cover ALL the question's compounds in the roles the question implies, then by how the
+compounds matched, then by whether the reaction holds the data the aspect asks for.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from rdkit import DataStructs
+
+from chemground.chem.fingerprints import morgan_fingerprint
+from chemground.chem.structure import structure_from_smiles
+from chemground.evidence import Evidence
+from chemground.kb.records import Role
+from chemground.kb.sqlite_store import SQLiteKB
+from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
+from chemground.retrieval.fuzzy import FuzzyNameIndex
+from chemground.retrieval.records import compound_record, reaction_record
+
+SIMILARITY_FLOOR = 0.35  # Tanimoto below this is not "similar" enough to show
+PARENT_WEIGHT = 0.85     # a salt form of the asked compound
+WRONG_ROLE_WEIGHT = 0.5  # the compound is in the reaction, but not in the role asked
+MAX_LINKS_PER_COMPOUND = 5000
+
+_ASPECT_FIELD = {
+    Aspect.TEMPERATURE: lambda r: r["temperature_c"] is not None or bool(r["temperature_text"]),
+    Aspect.TIME: lambda r: r["time_h"] is not None,
+    Aspect.YIELD: lambda r: r["yield_percent"] is not None,
+    Aspect.SOLVENT: lambda r: bool(r["solvents"]),
+    Aspect.CATALYST: lambda r: bool(r["catalysts"]),
+    Aspect.REAGENT: lambda r: bool(r["reagents"] or r["catalysts"]),
+    Aspect.CONDITIONS: lambda r: r["temperature_c"] is not None or r["time_h"] is not None or bool(r["solvents"]),
+}
+
+
+@dataclass
+class _Target:
+    """One question compound and the KB compounds that stand for it, with weights."""
+
+    mention: QueryMention
+    compound_weights: dict[int, float]
+
+
+class TableRetriever:
+    name = "table"
+
+    def __init__(self, kb: SQLiteKB, fuzzy: FuzzyNameIndex | None = None) -> None:
+        self.kb = kb
+        self.fuzzy = fuzzy
+
+    def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
+        if query.level == "reaction":
+            return self.reactions(query, k)
+        return self.compounds(query, k)
+
+    # -- compounds -----------------------------------------------------------------------------
+    def compounds(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
+        exact: list[Evidence] = []
+        similar: list[Evidence] = []
+        seen: set[str] = set()
+
+        def add(target: list[Evidence], evidence: Evidence) -> None:
+            if evidence.id not in seen:
+                seen.add(evidence.id)
+                target.append(evidence)
+
+        for mention in query.mentions:
+            if mention.compound_id is not None:
+                compound = self.kb.get_compound(mention.compound_id, with_reactions=0)
+                how = {"smiles": "same structure as the SMILES", "dictionary": "name in the dictionary",
+                       "opsin": "same structure as the systematic name", "fuzzy": "corrected name"}.get(
+                    mention.resolved_by, mention.resolved_by)
+                add(exact, Evidence(kind="compound", id=str(compound.id), score=mention.confidence,
+                                    match="exact" if mention.resolved_by != "fuzzy" else "similar",
+                                    record=compound_record(compound), retriever=self.name,
+                                    why=f"{how} {mention.text!r}" + (f" (InChIKey {compound.inchikey})" if compound.inchikey else ""),
+                                    provenance={"source": compound.source}))
+            elif mention.smiles:
+                s = structure_from_smiles(mention.smiles)
+                add(exact, Evidence(kind="computed", id=f"structure:{s.inchikey}", score=1.0, match="exact",
+                                    retriever="computation",
+                                    record={"smiles": s.smiles, "inchikey": s.inchikey, "formula": s.formula,
+                                            "molecular_weight": s.molecular_weight, "exact_mass": s.exact_mass,
+                                            "name": mention.text if mention.input_format != "smiles" else None},
+                                    why=f"{mention.text!r} is not in the knowledge base; identifiers computed from "
+                                        f"its structure ({mention.resolved_by})"))
+            if query.aspect == Aspect.SIMILAR or (mention.compound_id is None):
+                for evidence in self._similar_compounds(mention, k):
+                    add(similar, evidence)
+        if not exact and self.fuzzy is not None:
+            for mention in query.mentions:
+                if not mention.resolved:
+                    for name, compound_id, score in self.fuzzy.similar(mention.text, limit=k):
+                        compound = self.kb.get_compound(compound_id, with_reactions=0)
+                        add(similar, Evidence(kind="compound", id=str(compound_id), score=score / 100, match="similar",
+                                              record=compound_record(compound), retriever=self.name,
+                                              why=f"name {name!r} resembles {mention.text!r} (ROUGE-L {score:.0f}%)"))
+        similar.sort(key=lambda e: -e.score)
+        return (exact + similar)[: max(k, len(exact))]
+
+    def _similar_compounds(self, mention: QueryMention, k: int) -> list[Evidence]:
+        if not mention.smiles:
+            return []
+        structure = structure_from_smiles(mention.smiles)
+        out: list[Evidence] = []
+        related = {h.compound_id: "same parent compound (salt or charge form)"
+                   for h in self.kb.lookup_parent(structure.parent_inchikey)}
+        related.update({h.compound_id: "same skeleton, different stereo or isotopes"
+                        for h in self.kb.lookup_connectivity(structure.connectivity_key)
+                        if h.compound_id not in related})
+        related.pop(mention.compound_id, None)  # type: ignore[arg-type]
+        for compound_id, why in list(related.items())[:k]:
+            compound = self.kb.get_compound(compound_id, with_reactions=0)
+            out.append(Evidence(kind="compound", id=str(compound_id), score=0.9, match="similar",
+                                record=compound_record(compound), retriever=self.name, why=why))
+        ids, fingerprints = self.kb.fingerprints()
+        if ids:
+            scores = DataStructs.BulkTanimotoSimilarity(morgan_fingerprint(structure.smiles), fingerprints)
+            ranked = sorted(range(len(ids)), key=lambda i: -scores[i])
+            for i in ranked[: k + len(related) + 1]:
+                if ids[i] == mention.compound_id or ids[i] in related or scores[i] < SIMILARITY_FLOOR:
+                    continue
+                compound = self.kb.get_compound(ids[i], with_reactions=0)
+                out.append(Evidence(kind="compound", id=str(ids[i]), score=round(scores[i], 4), match="similar",
+                                    record=compound_record(compound), retriever=self.name,
+                                    why=f"structurally similar to {mention.text!r} (Tanimoto {scores[i]:.2f}, Morgan r=2)"))
+        return out
+
+    # -- reactions -----------------------------------------------------------------------------
+    def _targets(self, query: QueryTuple) -> list[_Target]:
+        targets = []
+        for mention in query.resolved_mentions:
+            weights: dict[int, float] = {}
+            if mention.compound_id is not None:
+                weights[mention.compound_id] = 1.0 if mention.resolved_by != "fuzzy" else mention.confidence
+            if mention.smiles:
+                structure = structure_from_smiles(mention.smiles)
+                for hit in self.kb.lookup_structure(structure):
+                    weights.setdefault(hit.compound_id, 1.0)
+                for hit in self.kb.lookup_parent(structure.parent_inchikey):
+                    weights.setdefault(hit.compound_id, PARENT_WEIGHT)
+            targets.append(_Target(mention, weights))  # a compound the KB lacks still counts as asked for
+        return targets
+
+    def reactions(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
+        targets = self._targets(query)
+        if not any(t.compound_weights for t in targets):
+            return self._reactions_of_similar(query, targets, k) if targets else []
+        # reaction id -> per-target best (score, role found)
+        coverage: dict[str, list[tuple[float, Role | None]]] = defaultdict(lambda: [(0.0, None)] * len(targets))
+        for index, target in enumerate(targets):
+            if not target.compound_weights:
+                continue
+            links = self.kb.reaction_links(target.compound_weights)
+            if len(links) > MAX_LINKS_PER_COMPOUND * 4:
+                links = links[: MAX_LINKS_PER_COMPOUND * 4]
+            for link in links:
+                weight = target.compound_weights[link.compound_id]
+                wanted = target.mention.role
+                if wanted is not None and link.role != wanted:
+                    weight *= WRONG_ROLE_WEIGHT
+                if weight > coverage[link.reaction_id][index][0]:
+                    row = list(coverage[link.reaction_id])
+                    row[index] = (weight, link.role)
+                    coverage[link.reaction_id] = row
+        if not coverage:
+            return self._reactions_of_similar(query, targets, k)
+        scored = []
+        for reaction_id, row in coverage.items():
+            total = sum(score for score, _ in row) / len(targets)
+            exact = sum(1 for score, _ in row if score >= 1.0)
+            scored.append((total, exact, reaction_id))
+        scored.sort(key=lambda t: (-t[0], -t[1], t[2]))
+        shortlist = scored[: max(k * 20, 50)]
+        reactions = self.kb.get_reactions([rid for _, _, rid in shortlist])
+        records = {rid: reaction_record(r) for rid, r in reactions.items()}
+        has_field = _ASPECT_FIELD.get(query.aspect)  # type: ignore[arg-type]
+        curated_first = lambda rid: 0 if reactions[rid].dataset == "starter" else 1  # noqa: E731
+        shortlist.sort(key=lambda t: (-t[0], -t[1], 0 if has_field is None or has_field(records[t[2]]) else 1,
+                                      curated_first(t[2]), t[2]))
+        out = []
+        for total, exact, reaction_id in shortlist[:k]:
+            row = coverage[reaction_id]
+            found = [f"{t.mention.text} as {role.value}" for t, (score, role) in zip(targets, row) if role is not None]
+            missing = [t.mention.text for t, (score, _) in zip(targets, row) if score == 0]
+            why = "has " + ", ".join(found) + f" ({sum(1 for s, _ in row if s > 0)} of {len(targets)} question compounds"
+            why += ", in the roles asked)" if exact == len(targets) else ")"
+            if missing:
+                why += "; lacks " + ", ".join(missing)
+            out.append(Evidence(kind="reaction", id=reaction_id, score=round(total, 4),
+                                match="exact" if exact == len(targets) else "similar",
+                                record=records[reaction_id], retriever=self.name, why=why,
+                                provenance={"source": reactions[reaction_id].source,
+                                            "dataset": reactions[reaction_id].dataset}))
+        return out
+
+    def _reactions_of_similar(self, query: QueryTuple, targets: list[_Target], k: int) -> list[Evidence]:
+        """No reaction has the question's compounds: reactions of structurally similar ones."""
+        out: list[Evidence] = []
+        for target in targets:
+            for evidence in self._similar_compounds(target.mention, 3):
+                compound_id = int(evidence.id)
+                for link in self.kb.reaction_links([compound_id])[:k]:
+                    if target.mention.role is not None and link.role != target.mention.role:
+                        continue
+                    reaction = self.kb.get_reaction(link.reaction_id)
+                    out.append(Evidence(kind="reaction", id=reaction.id, score=round(evidence.score * 0.5, 4),
+                                        match="similar", record=reaction_record(reaction), retriever=self.name,
+                                        why=f"no reaction has {target.mention.text!r}; this one has "
+                                            f"{evidence.record['name']!r} ({evidence.why}) as {link.role.value}"))
+        out.sort(key=lambda e: -e.score)
+        seen, unique = set(), []
+        for e in out:
+            if e.id not in seen:
+                seen.add(e.id)
+                unique.append(e)
+        return unique[:k]

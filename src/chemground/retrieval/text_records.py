@@ -1,0 +1,90 @@
+"""Text retrieval over the KB's records (the text-RAG baselines: ``--method bm25 | dense``).
+
+Every compound and reaction is serialised to text (``retrieval.records``) and indexed with
+BM25 (bm25s) or MiniLM embeddings. Indexes are cached under the cache dir, keyed by a stamp of
+the KB's content, so they are built once per KB state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import threading
+from pathlib import Path
+
+from chemground.evidence import Evidence
+from chemground.kb.sqlite_store import SQLiteKB
+from chemground.reasoning.query import QueryTuple
+from chemground.retrieval.bm25 import BM25Index
+from chemground.retrieval.records import compound_record, compound_text, reaction_record, reaction_text
+
+
+def kb_stamp(kb: SQLiteKB) -> str:
+    """Changes whenever records are added (ids only grow) or the KB file is replaced."""
+    row = kb.execute(
+        "SELECT (SELECT count(*) FROM compounds), (SELECT max(id) FROM compounds), "
+        "(SELECT count(*) FROM reactions), (SELECT max(rowid) FROM reactions)"
+    ).fetchone()
+    text = f"{kb.path.resolve()}|{tuple(row)}|{kb.get_meta('built_seconds')}"
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+def iter_record_texts(kb: SQLiteKB, include_compounds: bool = True):
+    """(record id, text) for every reaction and (optionally) every compound."""
+    for reaction in kb.iter_reactions():
+        yield f"reaction:{reaction.id}", reaction_text(reaction)
+    if include_compounds:
+        for compound in kb.iter_compounds():
+            yield f"compound:{compound.id}", compound_text(compound)
+
+
+def evidence_for(kb: SQLiteKB, hits: list[tuple[str, float]], retriever: str) -> list[Evidence]:
+    reaction_ids = [h.split(":", 1)[1] for h, _ in hits if h.startswith("reaction:")]
+    compound_ids = [int(h.split(":", 1)[1]) for h, _ in hits if h.startswith("compound:")]
+    reactions = kb.get_reactions(reaction_ids)
+    compounds = kb.get_compounds(compound_ids)
+    out = []
+    for key, score in hits:
+        kind, _, raw = key.partition(":")
+        if kind == "reaction" and raw in reactions:
+            out.append(Evidence(kind="reaction", id=raw, score=round(score, 4), match="similar",
+                                record=reaction_record(reactions[raw]), retriever=retriever,
+                                why=f"{retriever} text similarity {score:.3f}"))
+        elif kind == "compound" and int(raw) in compounds:
+            out.append(Evidence(kind="compound", id=raw, score=round(score, 4), match="similar",
+                                record=compound_record(compounds[int(raw)]), retriever=retriever,
+                                why=f"{retriever} text similarity {score:.3f}"))
+    return out
+
+
+class BM25RecordRetriever:
+    """BM25 over serialised KB records; the question text is the query."""
+
+    name = "bm25"
+
+    def __init__(self, kb: SQLiteKB, cache_dir: Path) -> None:
+        self.kb = kb
+        self.folder = cache_dir / "indexes" / f"bm25-{kb_stamp(kb)}"
+        self._index: BM25Index | None = None
+        self._lock = threading.Lock()
+
+    def index(self, progress=None) -> BM25Index:
+        with self._lock:
+            if self._index is None:
+                if (self.folder / "ids.json").exists():
+                    self._index = BM25Index.load(self.folder)
+                else:
+                    ids, texts = [], []
+                    for record_id, text in iter_record_texts(self.kb):
+                        ids.append(record_id)
+                        texts.append(text)
+                    self._index = BM25Index(texts, ids)
+                    tmp = self.folder.with_name(self.folder.name + ".tmp")
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    self._index.save(tmp)
+                    shutil.rmtree(self.folder, ignore_errors=True)
+                    tmp.rename(self.folder)
+            return self._index
+
+    def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
+        return evidence_for(self.kb, self.index().search(query.question, k), self.name)

@@ -1,0 +1,88 @@
+"""Extractive answers (no LLM) for every aspect, read from evidence or computed exactly."""
+
+from __future__ import annotations
+
+import pytest
+
+from chemground.chem.opsin import Opsin
+from chemground.qa import QA
+from chemground.settings import Settings
+from chemground.workspace import Workspace
+
+
+@pytest.fixture(scope="module")
+def qa(small_kb_path, tmp_path_factory):
+    opsin = Opsin(tmp_path_factory.mktemp("opsin") / "cache.sqlite")
+    workspace = Workspace(Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("cache")), readonly=True)
+    workspace.__dict__["opsin"] = opsin
+    yield QA(workspace)
+    opsin.close()
+
+
+@pytest.mark.parametrize("question, value", [
+    ("What is the molecular weight of CC(=O)Nc1ccc(O)cc1?", 151.16),
+    ("What's the MW of 2,5-dichloropyrimidine", 148.98),       # OPSIN-only name: computed from the structure
+    ("What is the exact mass of caffeine?", 194.0804),
+    ("What is the molecular formula of aspirin?", "C9H8O4"),
+    ("SMILES for N,N-dimethylformamide?", "CN(C)C=O"),
+    ("What is the IUPAC name of CC(=O)Oc1ccccc1C(=O)O?", "2-acetyloxybenzoic acid"),
+])
+def test_compound_aspects(qa, question, value):
+    answer = qa.ask(question)
+    assert answer.status == "answered", answer.answer
+    assert answer.value == value
+    assert answer.evidence and answer.evidence[0].match == "exact"
+
+
+def test_synonyms_and_similar_compounds(qa):
+    answer = qa.ask("What are other names for acetaminophen?")
+    assert "paracetamol" in [n.lower() for n in answer.value]
+    similar = qa.ask("compounds similar to ibuprofen")
+    assert similar.status == "answered" and len(similar.value) >= 2
+    assert all(e.match == "similar" for e in similar.evidence[1:])
+
+
+@pytest.mark.parametrize("question, aspect, check", [
+    ("What forms when benzaldehyde reacts with benzohydrazide?", "product",
+     lambda v: v[0] == "O=C(NN=Cc1ccccc1)c1ccccc1"),
+    ("How is N'-benzylidenebenzohydrazide made?", "reactants",
+     lambda v: set(v) == {"O=Cc1ccccc1", "NNC(=O)c1ccccc1"}),
+    ("Which solvent is used in the Suzuki coupling of bromobenzene with phenylboronic acid?", "solvent",
+     lambda v: "1,4-dioxane" in v),
+    ("Which catalyst is used for the Suzuki coupling of bromobenzene with phenylboronic acid?", "catalyst",
+     lambda v: any("palladium" in x.lower() or "pd" in x.lower() for x in v)),
+    ("At what temperature does salicylic acid react with acetic anhydride?", "temperature",
+     lambda v: isinstance(v, float)),
+    ("How long does salicylic acid react with acetic anhydride?", "time", lambda v: v > 0),
+    ("What is the yield of aspirin from salicylic acid and acetic anhydride?", "yield", lambda v: 0 < v <= 100),
+    ("What conditions are used to react salicylic acid with acetic anhydride?", "conditions",
+     lambda v: "temperature_c" in v),
+    ("Which reactions involve HATU?", "reactions_involving", lambda v: all(x.startswith("starter:") for x in v)),
+])
+def test_reaction_aspects(qa, question, aspect, check):
+    answer = qa.ask(question)
+    assert answer.aspect == aspect and answer.status == "answered", answer.answer
+    assert check(answer.value), answer.value
+    assert answer.citations and answer.citations[0].startswith("[reaction ")
+
+
+def test_no_evidence_is_said_plainly_with_what_is_similar(qa):
+    answer = qa.ask("What forms when 1-octanol reacts with 2-chloropyridine?")
+    assert answer.status in ("partial", "no_evidence")
+    assert "No reaction in the knowledge base matches all of" in answer.answer or "holds no reaction" in answer.answer
+
+
+def test_unresolvable_and_unclear_questions(qa):
+    answer = qa.ask("What is the MW of 3-frobnicyl-2,2-dizorbane?")
+    assert answer.status == "not_understood" and "3-frobnicyl-2,2-dizorbane" in answer.answer
+    unclear = qa.ask("What is the boiling point of the moon?")
+    assert unclear.status == "not_understood" and "could not tell what the question asks for" in unclear.answer
+
+
+def test_answer_json_has_the_contract_fields(qa):
+    data = qa.ask("What is the molecular weight of aspirin?", id="q7").to_json()
+    for key in ("id", "question", "answer", "value", "aspect", "evidence", "method", "reasoner", "timings_ms"):
+        assert key in data
+    assert data["id"] == "q7" and data["value"] == 180.16
+    assert set(data["evidence"][0]) >= {"kind", "id", "score", "match", "record"}
+    assert data["timings_ms"]["total"] >= data["timings_ms"]["retrieve"]

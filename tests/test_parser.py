@@ -1,0 +1,128 @@
+"""Rule-based question parsing: mentions in every notation, aspects, roles, clear failures."""
+
+from __future__ import annotations
+
+import pytest
+
+from chemground.chem.names import NameResolver
+from chemground.chem.opsin import Opsin
+from chemground.kb.records import Role
+from chemground.reasoning.parser import RuleParser
+from chemground.reasoning.query import Aspect
+from chemground.retrieval.fuzzy import FuzzyNameIndex
+
+
+@pytest.fixture(scope="module")
+def opsin(tmp_path_factory):
+    engine = Opsin(tmp_path_factory.mktemp("opsin") / "cache.sqlite")
+    yield engine
+    engine.close()
+
+
+@pytest.fixture
+def parser(small_kb, opsin):
+    return RuleParser(NameResolver(small_kb, opsin), FuzzyNameIndex(small_kb))
+
+
+def mentions(query):
+    return [(m.text, m.smiles) for m in query.mentions]
+
+
+@pytest.mark.parametrize("question, text, smiles", [
+    ("what is the molecular weight of CC(=O)Nc1ccc(O)cc1?", "CC(=O)Nc1ccc(O)cc1", "CC(=O)Nc1ccc(O)cc1"),
+    ('MW of "OCC".', "OCC", "CCO"),
+    ("formula of 'O=C(O)c1ccccc1O', please", "O=C(O)c1ccccc1O", "O=C(O)c1ccccc1O"),
+    ("What is the IUPAC name of C1=CC=C(C=C1)C=O?", "C1=CC=C(C=C1)C=O", "O=Cc1ccccc1"),
+    ("Name this: [Na+].[Cl-]", "[Na+].[Cl-]", "[Cl-].[Na+]"),
+])
+def test_smiles_anywhere_with_punctuation_or_quotes(parser, question, text, smiles):
+    query = parser.parse(question)
+    assert mentions(query) == [(text, smiles)]
+    assert query.mentions[0].input_format == "smiles" and query.input_format == "smiles"
+
+
+@pytest.mark.parametrize("question, text, smiles", [
+    ("What is the formula of 2,5-dichloropyrimidine?", "2,5-dichloropyrimidine", "Clc1cnc(Cl)nc1"),
+    ("What is the formula of 4-(2-methylpropyl)benzoic acid?", "4-(2-methylpropyl)benzoic acid",
+     "CC(C)Cc1ccc(C(=O)O)cc1"),
+    ("molecular weight of N'-benzylidenebenzohydrazide", "N'-benzylidenebenzohydrazide", "O=C(NN=Cc1ccccc1)c1ccccc1"),
+    ("SMILES for N,N-dimethylformamide?", "N,N-dimethylformamide", "CN(C)C=O"),
+    ("What is the MW of 1-[bis(dimethylamino)methylene]-1H-1,2,3-triazolo[4,5-b]pyridinium 3-oxide "
+     "hexafluorophosphate?", "1-[bis(dimethylamino)methylene]-1H-1,2,3-triazolo[4,5-b]pyridinium 3-oxide "
+     "hexafluorophosphate", None),
+])
+def test_systematic_names_with_commas_brackets_primes(parser, question, text, smiles):
+    query = parser.parse(question)
+    assert [m.text for m in query.mentions] == [text]
+    assert query.mentions[0].resolved
+    if smiles:
+        assert query.mentions[0].smiles == smiles
+
+
+def test_common_names_synonyms_and_abbreviations(parser):
+    query = parser.parse("What do I get if I mix acetic anhydride with 4-aminophenol in DCM?")
+    assert [m.text for m in query.mentions] == ["acetic anhydride", "4-aminophenol", "DCM"]
+    assert query.aspect == Aspect.PRODUCT
+    assert [m.role for m in query.mentions] == [Role.REACTANT, Role.REACTANT, Role.SOLVENT]
+    assert parser.parse("smiles for ethyl alcohol").mentions[0].smiles == "CCO"
+
+
+def test_typo_is_corrected_and_reported(parser):
+    query = parser.parse("What is the molecular weight of benzaldehide?")
+    mention = query.mentions[0]
+    assert mention.resolved and mention.smiles == "O=Cc1ccccc1"
+    assert mention.correction == "benzaldehyde" and mention.resolved_by == "fuzzy"
+    assert 0.85 <= mention.confidence < 1.0
+
+
+def test_ordinary_words_are_not_compounds(parser):
+    query = parser.parse("What is the boiling point of the moon?")
+    assert query.mentions == [] and query.aspect is None
+    assert any("could not tell what the question asks for" in p for p in query.problems)
+
+
+def test_several_compounds_and_role_words(parser):
+    query = parser.parse("What is the yield of N'-benzylidenebenzohydrazide from benzaldehyde and benzohydrazide?")
+    assert query.aspect == Aspect.YIELD and query.level == "reaction"
+    assert [m.role for m in query.mentions] == [Role.PRODUCT, Role.REACTANT, Role.REACTANT]
+    query = parser.parse("Which catalyst converts nitrobenzene to give aniline?")
+    assert query.aspect == Aspect.CATALYST
+    assert [m.role for m in query.mentions] == [Role.REACTANT, Role.PRODUCT]
+    query = parser.parse("How is ethyl acetate made?")
+    assert query.aspect == Aspect.REACTANTS and query.mentions[0].role == Role.PRODUCT
+
+
+@pytest.mark.parametrize("question, aspect", [
+    ("what's the MW of aspirin", Aspect.MOLECULAR_WEIGHT),
+    ("smiles for caffeine", Aspect.NAME_TO_SMILES),
+    ("what do I get if I mix benzaldehyde and benzohydrazide?", Aspect.PRODUCT),
+    ("What forms when benzaldehyde reacts with benzohydrazide?", Aspect.PRODUCT),
+    ("What is the exact mass of caffeine?", Aspect.EXACT_MASS),
+    ("What is the chemical formula of caffeine?", Aspect.FORMULA),
+    ("What is the IUPAC name of caffeine?", Aspect.SMILES_TO_NAME),
+    ("What are other names for caffeine?", Aspect.SYNONYMS),
+    ("Tell me about caffeine", Aspect.DESCRIPTION),
+    ("caffeine", Aspect.DESCRIPTION),
+    ("compounds similar to caffeine", Aspect.SIMILAR),
+    ("Which solvent is used for the reaction of benzaldehyde with benzohydrazide?", Aspect.SOLVENT),
+    ("At what temperature does benzaldehyde react with benzohydrazide?", Aspect.TEMPERATURE),
+    ("How long does benzaldehyde react with benzohydrazide?", Aspect.TIME),
+    ("What conditions are used to react benzaldehyde with benzohydrazide?", Aspect.CONDITIONS),
+    ("Which reagents are used with benzaldehyde?", Aspect.REAGENT),
+    ("Which reactions involve benzaldehyde?", Aspect.REACTIONS),
+    ("What are the starting materials for aspirin?", Aspect.REACTANTS),
+])
+def test_aspects(parser, question, aspect):
+    assert parser.parse(question).aspect == aspect
+
+
+def test_unresolvable_compound_is_a_specific_message(parser):
+    query = parser.parse("What is the MW of 3-frobnicyl-2,2-dizorbane?")
+    assert not any(m.resolved for m in query.mentions)
+    assert any("3-frobnicyl-2,2-dizorbane" in p and "could not be resolved" in p for p in query.problems)
+    assert any("no compound in the question could be resolved" in p for p in query.problems)
+
+
+def test_bad_smiles_reports_rdkits_reason(parser):
+    query = parser.parse("What is the MW of C1CC(=O?")
+    assert any("C1CC(=O" in p for p in query.problems)
