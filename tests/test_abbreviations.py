@@ -12,6 +12,7 @@ from chemground.kb.abbreviations import load_abbreviations
 # Names OPSIN cannot parse (trade names, complexes, a radical); their formulas are checked by hand.
 FORMULAS_BY_HAND = {
     "DMP": "C13H13IO8", "TEMPO": "C9H18NO", "Pd/C": "Pd", "Pd(PPh3)4": "C72H60P4Pd", "Pd2(dba)3": "C51H42O3Pd2",
+    "Pd-C": "Pd", "Pd on C": "Pd", "Pd/charcoal": "Pd", "palladium on charcoal": "Pd",
 }
 
 

@@ -195,7 +195,9 @@ def structure_from_inchi(inchi_text: str) -> Structure:
 # --- recognising SMILES in text -------------------------------------------------------------
 
 _SMILES_CHARS = re.compile(r"^[A-Za-z0-9@+\-\[\]\(\)=#$/\\%.:*~]+$")
-_ELEMENT_TOKENS = re.compile(r"Cl|Br|[BCNOPSFIbcnops]|\[[^\]]+\]")
+_BRACKET_ATOM = (r"\[\d*(?:[A-Z][a-z]?|[a-z]{1,2}|\*)(?:@{1,2}(?:TH\d|AL\d|SP\d|TB\d+|OH\d+)?)?"
+                 r"(?:H\d*)?(?:[+-]+\d*)?(?::\d+)?\]")
+_ELEMENT_TOKENS = re.compile(r"Cl|Br|[BCNOPSFIbcnops]|" + _BRACKET_ATOM)
 _SMILES_ONLY_SYNTAX = re.compile(r"[\[\]=#@()/\\]|\d|^[BCNOSPFI][a-z]?[BCNOSPFIcnos]")
 _INCHI = re.compile(r"^InChI=1S?/")
 _INCHIKEY = re.compile(r"^[A-Z]{14}-[A-Z]{10}-[A-Z]$")

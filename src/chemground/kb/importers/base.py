@@ -109,7 +109,10 @@ _APPEARANCE = (
 )
 _GENERIC_NAME = re.compile(
     r"^(?:the\s+|a\s+|an\s+)?(?:"
-    r"title\s+compounds?|compounds?(?:\s+\S+)?|(?:desired\s+|crude\s+|final\s+)?products?(?:\s+\S+)?|"
+    r"title\s+(?:compounds?|products?|materials?|substances?)|compounds?(?:\s+\S+)?|"
+    r"(?:(?:desired|crude|final|pure|purified|oily|resulting|resultant|expected|main|major|minor|isolated|"
+    r"obtained|above|said|dried|recrystallized|solid|target|reaction|intermediate)\s+)*"
+    r"(?:products?|materials?|substances?)(?:\s+\S+)?|"
     r"residue|(?:aqueous\s+|organic\s+|saturated\s+)?(?:solution|layer|phase|suspension|slurry|extracts?)|"
     r"(?:reaction\s+)?mixture|filtrate|intermediate(?:\s+\S+)?|example\s+\S+|resin|ice(?:\s+water)?|"
     r"ice-water|precipitate|salt|starting\s+materials?|grignard\s+reagent|reagent|catalyst|solvent|base|acid|"
