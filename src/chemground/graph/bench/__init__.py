@@ -1,0 +1,1 @@
+"""The single- and multi-step graph retrieval benchmark: task generation, metrics, runner."""

@@ -1,0 +1,204 @@
+"""Reading the knowledge base into graph tables (columns, not objects), ready for bulk loading.
+
+Reads the KB's SQLite tables directly, because building 50k ``Reaction`` models only to
+flatten them again would cost most of the rebuild time. Participants that are not linked to
+a compound and have no structure are left out (a name alone is no identity: "title
+compound" would join unrelated reactions) and counted in the summary.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from chemground.kb.records import Role
+from chemground.kb.sqlite_store import SQLiteKB
+from chemground.graph.schema import MOLECULE, REACTION, REL_BY_ROLE, RELATIONSHIPS
+
+_ARROW_TYPES = {"STRING": pa.string(), "DOUBLE": pa.float64(), "INT64": pa.int64(), "BOOLEAN": pa.bool_()}
+
+
+def _arrow_schema(properties, prefix: tuple[tuple[str, pa.DataType], ...] = ()) -> pa.Schema:
+    return pa.schema([*prefix, *((p.name, _ARROW_TYPES[p.type]) for p in properties)])
+
+
+MOLECULE_ARROW = _arrow_schema(MOLECULE.properties)
+REACTION_ARROW = _arrow_schema(REACTION.properties)
+EDGE_ARROW = {rel.type: _arrow_schema(rel.properties, (("from", pa.string()), ("to", pa.string())))
+              for rel in RELATIONSHIPS}
+
+
+def molecule_key(inchikey: str | None, compound_id: int | None) -> str | None:
+    """A molecule's node key: its InChIKey, else its KB compound id, else None (left out)."""
+    if inchikey:
+        return inchikey
+    if compound_id is not None:
+        return f"compound:{compound_id}"
+    return None
+
+
+def conditions_text(temperature_c, temperature_text, time_h, ph, pressure_bar, atmosphere) -> str:
+    """One readable line, e.g. '78 °C; 4 h; under N2'."""
+    parts = []
+    if temperature_c is not None:
+        parts.append(f"{temperature_c:g} °C")
+    if temperature_text:
+        parts.append(str(temperature_text))
+    if time_h is not None:
+        parts.append(f"{time_h:g} h")
+    if pressure_bar is not None:
+        parts.append(f"{pressure_bar:g} bar")
+    if ph is not None:
+        parts.append(f"pH {ph:g}")
+    if atmosphere:
+        parts.append(f"under {atmosphere}")
+    return "; ".join(parts)
+
+
+@dataclass
+class GraphTables:
+    """Node and edge tables of (part of) the graph, plus what was left out."""
+
+    molecules: pa.Table
+    reactions: pa.Table
+    edges: dict[str, pa.Table]
+    max_rowid: int
+    skipped_participants: int = 0
+    skipped_names: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def edge_count(self) -> int:
+        return sum(t.num_rows for t in self.edges.values())
+
+
+def kb_fingerprint(kb: SQLiteKB) -> dict[str, Any]:
+    """What decides whether a graph built earlier is still up to date with ``kb``."""
+    row = kb.execute(
+        "SELECT (SELECT COUNT(*) FROM reactions), (SELECT COALESCE(MAX(rowid), 0) FROM reactions), "
+        "(SELECT COUNT(*) FROM compounds), (SELECT COALESCE(MAX(id), 0) FROM compounds), "
+        "(SELECT COUNT(*) FROM imports)"
+    ).fetchone()
+    return {"reactions": row[0], "max_rowid": row[1], "compounds": row[2], "max_compound_id": row[3],
+            "imports": row[4]}
+
+
+def export_tables(kb: SQLiteKB, since_rowid: int = 0, existing_molecules: set[str] | None = None,
+                  progress=None) -> GraphTables:
+    """Graph tables for the KB reactions with rowid > ``since_rowid``.
+
+    ``existing_molecules`` (node keys already in the graph) are not exported again, which is
+    what makes an incremental update append-only.
+    """
+    existing = existing_molecules or set()
+    reaction_rows = kb.execute(
+        "SELECT rowid, id, source, dataset, title, reaction_class, reaction_smiles, yield_percent, temperature_c, "
+        "temperature_text, time_h, pressure_bar, ph, atmosphere FROM reactions WHERE rowid > ? ORDER BY rowid",
+        (since_rowid,),
+    ).fetchall()
+    if progress:
+        progress("export", 0, len(reaction_rows))
+    reaction_id: dict[int, str] = {}
+    reactions: dict[str, list] = {p.name: [] for p in REACTION.properties}
+    max_rowid = since_rowid
+    for row in reaction_rows:
+        rowid, rid = row[0], row[1]
+        reaction_id[rowid] = rid
+        max_rowid = max(max_rowid, rowid)
+        values = {
+            "id": rid, "source": row[2], "dataset": row[3], "title": row[4], "reaction_class": row[5],
+            "reaction_smiles": row[6], "yield_percent": row[7], "temperature_c": row[8],
+            "temperature_text": row[9], "time_h": row[10], "pressure_bar": row[11], "ph": row[12],
+            "atmosphere": row[13], "conditions": conditions_text(row[8], row[9], row[10], row[12], row[11], row[13]),
+            "main_product": None,
+        }
+        for name, column in reactions.items():
+            column.append(values[name])
+
+    participant_rows = kb.execute(
+        "SELECT p.reaction_rowid, p.position, p.role, p.compound_id, p.inchikey, p.smiles, p.name, p.amount, "
+        "c.inchikey, c.molecular_weight FROM participants p LEFT JOIN compounds c ON c.id = p.compound_id "
+        "WHERE p.reaction_rowid > ? ORDER BY p.reaction_rowid, p.position",
+        (since_rowid,),
+    ).fetchall()
+    edges: dict[str, dict[str, list]] = {
+        rel.type: {"from": [], "to": [], **{p.name: [] for p in rel.properties}} for rel in RELATIONSHIPS
+    }
+    seen_edges: set[tuple[int, str, str]] = set()
+    needed_compounds: set[int] = set()
+    orphan_molecules: dict[str, tuple[str | None, str | None]] = {}  # key -> (smiles, name) without compound row
+    products: dict[int, list[tuple[float, int, str, str | None]]] = defaultdict(list)
+    skipped = 0
+    skipped_names: dict[str, int] = defaultdict(int)
+    for (rowid, position, role_text, compound_id, p_inchikey, p_smiles, p_name, amount,
+         c_inchikey, c_weight) in participant_rows:
+        key = molecule_key(c_inchikey or p_inchikey, compound_id)
+        if key is None:
+            skipped += 1
+            skipped_names[p_name or p_smiles or "?"] += 1
+            continue
+        role = Role(role_text)
+        rel = REL_BY_ROLE[role]
+        if (rowid, rel.type, key) in seen_edges:
+            continue
+        seen_edges.add((rowid, rel.type, key))
+        if compound_id is not None:
+            needed_compounds.add(compound_id)
+        elif key not in existing:
+            orphan_molecules.setdefault(key, (p_smiles, p_name))
+        if role is Role.PRODUCT:
+            products[rowid].append((c_weight or 0.0, position, key, amount))
+            continue
+        table = edges[rel.type]
+        table["from"].append(key)
+        table["to"].append(reaction_id[rowid])
+        table["amount"].append(amount)
+    row_index = {rowid: i for i, rowid in enumerate(reaction_id)}
+    for rowid, items in products.items():
+        main_key = max(items, key=lambda item: (item[0], -item[1]))[2]
+        reactions["main_product"][row_index[rowid]] = main_key
+        table = edges["PRODUCES"]
+        for weight, position, key, amount in items:
+            table["from"].append(reaction_id[rowid])
+            table["to"].append(key)
+            table["amount"].append(amount)
+
+    molecules: dict[str, list] = {p.name: [] for p in MOLECULE.properties}
+
+    def add_molecule(values: dict[str, Any]) -> None:
+        for name, column in molecules.items():
+            column.append(values.get(name))
+
+    ids = sorted(needed_compounds)
+    for start in range(0, len(ids), 900):
+        chunk = ids[start:start + 900]
+        for row in kb.execute(
+            "SELECT id, inchikey, smiles, common_name, iupac_name, synonyms, formula, molecular_weight "
+            f"FROM compounds WHERE id IN ({','.join('?' * len(chunk))})", chunk,
+        ):
+            key = molecule_key(row[1], row[0])
+            if key in existing:
+                continue
+            existing.add(key)
+            first_synonym = (json.loads(row[5]) or [None])[0] if not (row[3] or row[4]) else None
+            add_molecule({"key": key, "inchikey": row[1], "smiles": row[2],
+                          "name": row[3] or row[4] or first_synonym or row[2], "iupac_name": row[4],
+                          "formula": row[6], "molecular_weight": row[7], "compound_id": row[0]})
+    for key, (smiles, name) in orphan_molecules.items():
+        if key in existing:
+            continue
+        existing.add(key)
+        add_molecule({"key": key, "inchikey": key, "smiles": smiles, "name": name or smiles})
+    if progress:
+        progress("export", len(reaction_rows), None)
+    return GraphTables(
+        molecules=pa.table(molecules, schema=MOLECULE_ARROW),
+        reactions=pa.table(reactions, schema=REACTION_ARROW),
+        edges={rel: pa.table(columns, schema=EDGE_ARROW[rel]) for rel, columns in edges.items()},
+        max_rowid=max_rowid,
+        skipped_participants=skipped,
+        skipped_names=dict(sorted(skipped_names.items(), key=lambda kv: -kv[1])),
+    )

@@ -1,0 +1,23 @@
+"""From what a user types (name, SMILES, InChIKey, CAS) to a Molecule node key of the graph."""
+
+from __future__ import annotations
+
+from chemground.chem.names import NameResolver
+from chemground.errors import NotFoundError
+from chemground.graph.export import molecule_key
+from chemground.kb.sqlite_store import SQLiteKB
+
+
+def molecule_key_for(text: str, resolver: NameResolver, kb: SQLiteKB) -> str:
+    """The graph key of ``text``: the KB compound's InChIKey, else the resolved structure's."""
+    resolution = resolver.resolve(text)
+    if resolution.compound_id is not None:
+        compound = kb.get_compound(resolution.compound_id, with_reactions=0)
+        key = molecule_key(compound.inchikey, compound.id)
+    elif resolution.structure is not None:
+        key = resolution.structure.inchikey
+    else:
+        key = None
+    if key is None:
+        raise NotFoundError(f"{text!r} resolved to no structure and no KB compound, so it has no graph node")
+    return key

@@ -1,0 +1,214 @@
+"""Deterministic route search over the reaction graph (no LLM).
+
+A route step is Molecule -[:REACTANT_OF]-> Reaction -[:PRODUCES]-> Molecule. By default a
+step follows only the reaction's *main* product (the heaviest one, ``Reaction.main_product``), so water or HCl formed
+as by-products never become "intermediates" that join unrelated reactions.
+
+- ``find_routes``: up to k shortest routes from starting materials to a target, at most
+  ``max_depth`` steps. It searches backward from the target layer by layer (one query per
+  layer), then enumerates simple paths from the starts inside that explored region, shortest
+  first.
+- ``forward_products``: what a starting material leads to within n steps, with the shortest
+  route to each product.
+
+Both work on any backend (plain read-only Cypher) and return :class:`Route` objects that
+turn into ``graph_path`` evidence.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from chemground.errors import ChemgroundError, NotFoundError
+from chemground.evidence import Evidence
+from chemground.graph.backend import GraphBackend
+
+_BACKWARD = ("MATCH (m:Molecule)-[:REACTANT_OF]->(r:Reaction)-[e:PRODUCES]->(p:Molecule) "
+             "WHERE p.key IN $keys{main} RETURN m.key AS m, r.id AS r, p.key AS p")
+_FORWARD = ("MATCH (m:Molecule)-[:REACTANT_OF]->(r:Reaction)-[e:PRODUCES]->(p:Molecule) "
+            "WHERE m.key IN $keys{main} RETURN m.key AS m, r.id AS r, p.key AS p")
+MAX_FRONTIER = 20000
+MAX_PATHS_EXPLORED = 100000
+
+
+@dataclass
+class Route:
+    """molecules[0] -reactions[0]-> molecules[1] -> ... -> molecules[-1]."""
+
+    molecules: list[dict[str, Any]]
+    reactions: list[dict[str, Any]]
+
+    @property
+    def length(self) -> int:
+        return len(self.reactions)
+
+    @property
+    def reaction_ids(self) -> list[str]:
+        return [r["id"] for r in self.reactions]
+
+    def describe(self) -> str:
+        parts = [self.molecules[0].get("name") or self.molecules[0].get("smiles") or self.molecules[0]["key"]]
+        for reaction, molecule in zip(self.reactions, self.molecules[1:]):
+            parts.append(f"--[{reaction['id']}]--> {molecule.get('name') or molecule.get('smiles') or molecule['key']}")
+        return " ".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"length": self.length, "reaction_ids": self.reaction_ids, "molecules": self.molecules,
+                "reactions": self.reactions}
+
+    def to_evidence(self, why: str = "", score: float | None = None) -> Evidence:
+        return Evidence(
+            kind="graph_path", id="route:" + ">".join(self.reaction_ids), score=score if score is not None
+            else 1.0 / self.length, match="exact", record=self.to_json(),
+            why=why or f"{self.length}-step route: {self.describe()}", retriever="graph",
+            provenance={"reactions": self.reaction_ids},
+        )
+
+
+@dataclass
+class RouteSearch:
+    """What a search found and how much of the graph it looked at."""
+
+    routes: list[Route] = field(default_factory=list)
+    explored_molecules: int = 0
+    queries: int = 0
+    found: int = 0  # routes found before keeping the best k / limit
+    truncated: bool = False  # the search itself hit a size limit
+
+
+def _expand(graph: GraphBackend, template: str, keys: list[str], main_only: bool) -> list[tuple[str, str, str]]:
+    query = template.format(main=" AND r.main_product = p.key" if main_only else "")
+    result = graph.query(query, {"keys": keys}, limit=10_000_000)
+    return [(row["m"], row["r"], row["p"]) for row in result.rows]
+
+
+def _details(graph: GraphBackend, molecule_keys: set[str], reaction_ids: set[str]):
+    molecules = {}
+    if molecule_keys:
+        for row in graph.query("MATCH (m:Molecule) WHERE m.key IN $keys RETURN m.key AS key, m.name AS name, "
+                               "m.smiles AS smiles", {"keys": sorted(molecule_keys)}, limit=10**6).rows:
+            molecules[row["key"]] = {k: v for k, v in row.items() if v is not None}
+    reactions = {}
+    if reaction_ids:
+        for row in graph.query("MATCH (r:Reaction) WHERE r.id IN $ids RETURN r.id AS id, r.source AS source, "
+                               "r.reaction_class AS reaction_class, r.yield_percent AS yield_percent, "
+                               "r.conditions AS conditions", {"ids": sorted(reaction_ids)}, limit=10**6).rows:
+            reactions[row["id"]] = {k: v for k, v in row.items() if v not in (None, "")}
+    return molecules, reactions
+
+
+def _materialise(graph: GraphBackend, raw: list[tuple[list[str], list[str]]]) -> list[Route]:
+    molecule_keys = {k for mols, _ in raw for k in mols}
+    reaction_ids = {r for _, rxns in raw for r in rxns}
+    molecules, reactions = _details(graph, molecule_keys, reaction_ids)
+    return [Route([molecules.get(k, {"key": k}) for k in mols], [reactions.get(r, {"id": r}) for r in rxns])
+            for mols, rxns in raw]
+
+
+def _check(graph: GraphBackend, keys: list[str]) -> None:
+    found = {row["key"] for row in graph.query("MATCH (m:Molecule) WHERE m.key IN $keys RETURN m.key AS key",
+                                                {"keys": keys}).rows}
+    missing = [k for k in keys if k not in found]
+    if missing:
+        raise NotFoundError(f"not in the reaction graph: {', '.join(missing)}")
+
+
+def find_routes(graph: GraphBackend, starts: list[str], target: str, *, k: int = 5, max_depth: int = 3,
+                main_only: bool = True) -> RouteSearch:
+    """Up to ``k`` routes (shortest first) from any of ``starts`` (molecule keys) to ``target``."""
+    if max_depth < 1 or k < 1:
+        raise ChemgroundError("max_depth and k must be at least 1")
+    if not starts:
+        raise ChemgroundError("give at least one starting material")
+    _check(graph, [*starts, target])
+    search = RouteSearch()
+    # backward layers: producers[p] = [(m, r)], dist[x] = fewest steps from x to the target
+    producers: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    dist = {target: 0}
+    frontier = [target]
+    for depth in range(1, max_depth + 1):
+        if not frontier:
+            break
+        if len(frontier) > MAX_FRONTIER:
+            frontier, search.truncated = frontier[:MAX_FRONTIER], True
+        edges = _expand(graph, _BACKWARD, frontier, main_only)
+        search.queries += 1
+        nxt = []
+        for m, r, p in edges:
+            if m == p:
+                continue
+            producers[p].append((m, r))
+            if m not in dist:
+                dist[m] = depth
+                nxt.append(m)
+        frontier = nxt
+    search.explored_molecules = len(dist)
+    start_set = [s for s in dict.fromkeys(starts) if s in dist and s != target]
+    found: list[tuple[list[str], list[str]]] = []
+    # successors inside the explored region: m -> [(r, p)]
+    successors: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for p, items in producers.items():
+        for m, r in items:
+            successors[m].append((r, p))
+    explored = 0
+
+    def walk(node: str, molecules: list[str], reactions: list[str]) -> None:
+        nonlocal explored
+        explored += 1
+        if explored > MAX_PATHS_EXPLORED:
+            search.truncated = True
+            return
+        if node == target:
+            found.append((list(molecules), list(reactions)))
+            return
+        budget = max_depth - len(reactions)
+        for r, p in sorted(successors.get(node, ())):
+            if p in molecules or dist.get(p, max_depth + 1) > budget - 1:
+                continue
+            molecules.append(p)
+            reactions.append(r)
+            walk(p, molecules, reactions)
+            molecules.pop()
+            reactions.pop()
+
+    for start in start_set:
+        walk(start, [start], [])
+    unique = {tuple(r): (m, r) for m, r in found}
+    search.found = len(unique)
+    ranked = sorted(unique.values(), key=lambda mr: (len(mr[1]), mr[1]))[:k]
+    search.routes = _materialise(graph, ranked)
+    return search
+
+
+def forward_products(graph: GraphBackend, start: str, *, max_depth: int = 2, limit: int = 50,
+                     main_only: bool = True) -> RouteSearch:
+    """Molecules reachable from ``start`` in at most ``max_depth`` steps, each with its shortest route."""
+    if max_depth < 1:
+        raise ChemgroundError("max_depth must be at least 1")
+    _check(graph, [start])
+    search = RouteSearch()
+    route_to: dict[str, tuple[list[str], list[str]]] = {start: ([start], [])}
+    frontier = [start]
+    order: list[str] = []
+    for _ in range(max_depth):
+        if not frontier:
+            break
+        if len(frontier) > MAX_FRONTIER:
+            frontier, search.truncated = frontier[:MAX_FRONTIER], True
+        edges = _expand(graph, _FORWARD, frontier, main_only)
+        search.queries += 1
+        nxt = []
+        for m, r, p in sorted(edges):
+            if p in route_to:
+                continue
+            mols, rxns = route_to[m]
+            route_to[p] = ([*mols, p], [*rxns, r])
+            nxt.append(p)
+            order.append(p)
+        frontier = nxt
+    search.explored_molecules = len(route_to)
+    search.found = len(order)
+    search.routes = _materialise(graph, [route_to[p] for p in order[:limit]])
+    return search

@@ -1,0 +1,129 @@
+"""The reaction graph's schema: one definition used by every backend, the exporter and the prompts.
+
+The graph is bipartite: ``Molecule`` and ``Reaction`` nodes. Edge direction is the
+synthesis flow: every input of a reaction points INTO it (``REACTANT_OF``, ``REAGENT_OF``,
+``SOLVENT_OF``, ``CATALYST_OF``) and the reaction points OUT to what it makes
+(``PRODUCES``), so a synthesis route is a directed path Molecule -> Reaction -> Molecule -> ...
+Keeping the schema in one place means the Cypher the LLM sees, the DDL of LadybugDB, the
+constraints of Neo4j and the directionality corrector can never disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from chemground.kb.records import Role
+
+SCHEMA_VERSION = "2"
+
+
+@dataclass(frozen=True)
+class Property:
+    name: str
+    type: str  # STRING | DOUBLE | INT64 | BOOLEAN (LadybugDB type names)
+    description: str
+
+
+@dataclass(frozen=True)
+class NodeType:
+    label: str
+    key: str
+    properties: tuple[Property, ...]
+    description: str
+
+
+@dataclass(frozen=True)
+class RelType:
+    type: str
+    source: str  # label of the node the edge starts at
+    target: str  # label of the node the edge ends at
+    role: Role
+    properties: tuple[Property, ...]
+    description: str
+
+
+MOLECULE = NodeType(
+    label="Molecule",
+    key="key",
+    description="a compound (one node per structure, identified by InChIKey)",
+    properties=(
+        Property("key", "STRING", "unique id: the InChIKey, or 'compound:<kb id>' for a compound without a structure"),
+        Property("inchikey", "STRING", "standard InChIKey (null when no structure is known)"),
+        Property("smiles", "STRING", "RDKit canonical SMILES"),
+        Property("name", "STRING", "preferred name (common name, else IUPAC name)"),
+        Property("iupac_name", "STRING", "IUPAC name"),
+        Property("formula", "STRING", "molecular formula"),
+        Property("molecular_weight", "DOUBLE", "molecular weight in g/mol"),
+        Property("compound_id", "INT64", "id of the compound in the knowledge base"),
+    ),
+)
+
+REACTION = NodeType(
+    label="Reaction",
+    key="id",
+    description="one reaction as reported by its source",
+    properties=(
+        Property("id", "STRING", "reaction id in the knowledge base"),
+        Property("source", "STRING", "where it was reported (patent number, dataset, 'chemground starter set')"),
+        Property("dataset", "STRING", "dataset label"),
+        Property("title", "STRING", "short title"),
+        Property("reaction_class", "STRING", "named reaction class, when known"),
+        Property("reaction_smiles", "STRING", "reaction SMILES reactants>agents>products"),
+        Property("yield_percent", "DOUBLE", "reported yield in %"),
+        Property("temperature_c", "DOUBLE", "temperature in degrees Celsius"),
+        Property("temperature_text", "STRING", "temperature as words (e.g. 'reflux', 'ambient')"),
+        Property("time_h", "DOUBLE", "reaction time in hours"),
+        Property("pressure_bar", "DOUBLE", "pressure in bar"),
+        Property("ph", "DOUBLE", "pH"),
+        Property("atmosphere", "STRING", "atmosphere (e.g. 'N2', 'H2')"),
+        Property("conditions", "STRING", "all conditions as one readable line"),
+        Property("main_product", "STRING", "key of the main (heaviest) product; a synthesis step follows it"),
+    ),
+)
+
+_AMOUNT = Property("amount", "STRING", "amount as written by the source")
+
+RELATIONSHIPS: tuple[RelType, ...] = (
+    RelType("REACTANT_OF", "Molecule", "Reaction", Role.REACTANT, (_AMOUNT,),
+            "the molecule is a reactant (starting material) of the reaction"),
+    RelType("REAGENT_OF", "Molecule", "Reaction", Role.REAGENT, (_AMOUNT,),
+            "the molecule is a reagent/agent (base, acid, oxidant, coupling agent...) of the reaction"),
+    RelType("SOLVENT_OF", "Molecule", "Reaction", Role.SOLVENT, (_AMOUNT,),
+            "the molecule is a solvent of the reaction"),
+    RelType("CATALYST_OF", "Molecule", "Reaction", Role.CATALYST, (_AMOUNT,),
+            "the molecule is a catalyst of the reaction"),
+    RelType("PRODUCES", "Reaction", "Molecule", Role.PRODUCT,
+            (_AMOUNT,),
+            "the reaction produces the molecule"),
+)
+
+NODES: tuple[NodeType, ...] = (MOLECULE, REACTION)
+REL_BY_TYPE = {rel.type: rel for rel in RELATIONSHIPS}
+REL_BY_ROLE = {rel.role: rel for rel in RELATIONSHIPS}
+NODE_BY_LABEL = {node.label: node for node in NODES}
+INPUT_RELS = tuple(rel.type for rel in RELATIONSHIPS if rel.source == "Molecule")
+
+
+def ladybug_ddl() -> list[str]:
+    """CREATE statements for LadybugDB (node and relationship tables must be declared)."""
+    statements = []
+    for node in NODES:
+        columns = ", ".join(f"{p.name} {p.type}" for p in node.properties)
+        statements.append(f"CREATE NODE TABLE {node.label}({columns}, PRIMARY KEY({node.key}))")
+    for rel in RELATIONSHIPS:
+        columns = "".join(f", {p.name} {p.type}" for p in rel.properties)
+        statements.append(f"CREATE REL TABLE {rel.type}(FROM {rel.source} TO {rel.target}{columns})")
+    return statements
+
+
+def describe_schema() -> str:
+    """The schema as the LLM sees it: node labels, properties and the direction of every edge."""
+    lines = ["Node labels:"]
+    for node in NODES:
+        lines.append(f"- (:{node.label}) {node.description}; properties:")
+        lines.extend(f"    {p.name} ({p.type}): {p.description}" for p in node.properties)
+    lines.append("Relationships (the arrow is the synthesis flow; no other directions exist):")
+    for rel in RELATIONSHIPS:
+        props = ", ".join(f"{p.name} ({p.type})" for p in rel.properties)
+        lines.append(f"- (:{rel.source})-[:{rel.type}]->(:{rel.target})  {rel.description}; properties: {props}")
+    return "\n".join(lines)

@@ -1,0 +1,317 @@
+"""Natural language -> Cypher with an LLM, checked and corrected before its rows are trusted.
+
+One question goes through:
+
+1. **generation** with the schema and rules in the prompt and, by mode, no example, a fixed
+   example, a random one or the semantically nearest one (``exemplars``);
+2. **read-only guard**: a write/admin clause ends the run with ReadOnlyViolation; nothing runs;
+3. **deterministic fixes**: edges written against the synthesis flow are flipped
+   (``patterns.fix_direction``) and SMILES literals are put in RDKit canonical form, the form
+   the graph stores;
+4. **compile check** (EXPLAIN, i.e. the engine's own parser and binder) and execution; an
+   engine error goes back to the LLM word for word for a corrected query;
+5. **checklist validator**: the LLM reviews the query against task-specific checks (missing
+   reaction components, wrong endpoint anchoring, direction, step count) and may correct it.
+
+Steps 4-5 use at most ``max_corrections`` (3) LLM corrections in total. Every step is
+recorded in ``trace`` so a reader can see what was generated, what was wrong and what changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from chemground.errors import ChemgroundError
+from chemground.evidence import Evidence
+from chemground.graph.backend import GraphBackend, GraphQueryError, QueryResult, is_path
+from chemground.graph.exemplars import MODES, Exemplar, ExemplarSelector
+from chemground.graph.lexer import CypherSyntaxError, code_tokens, quote_string
+from chemground.graph.patterns import analyse, fix_direction
+from chemground.graph.readonly import ReadOnlyViolation, read_only_problem
+from chemground.graph.schema import describe_schema
+from chemground.llm.base import LLM, LLMError
+from chemground.llm.prompts import render
+
+MAX_CORRECTIONS = 3
+_FENCE = re.compile(r"```(?:cypher|sql)?\s*\n?(.*?)```", re.DOTALL | re.IGNORECASE)
+
+
+def extract_cypher(text: str) -> str:
+    """The query in a model reply: the first fenced block, else the whole reply."""
+    match = _FENCE.search(text)
+    query = (match.group(1) if match else text).strip()
+    return query.rstrip(";").strip()
+
+
+def canonicalize_smiles_literals(query: str) -> tuple[str, list[str]]:
+    """Replace SMILES literals compared with ``.smiles`` by RDKit canonical SMILES."""
+    from chemground.chem.structure import try_structure_from_smiles
+
+    try:
+        patterns = analyse(query)
+    except CypherSyntaxError:
+        return query, []
+    literals = {value for _, prop, value in patterns.anchors if prop == "smiles"}
+    replacements = {}
+    for literal in literals:
+        structure = try_structure_from_smiles(literal)
+        if structure is not None and structure.smiles != literal:
+            replacements[literal] = structure.smiles
+    if not replacements:
+        return query, []
+    edits = [(t.start, t.end, quote_string(replacements[t.value])) for t in patterns.tokens
+             if t.kind == "string" and t.value in replacements]
+    for start, end, new in sorted(edits, reverse=True):
+        query = query[:start] + new + query[end:]
+    return query, [f"{old} -> {new}" for old, new in replacements.items()]
+
+
+class ChecklistProblem(BaseModel):
+    check: str = "other"
+    detail: str = ""
+
+
+class ChecklistVerdict(BaseModel):
+    ok: bool
+    problems: list[ChecklistProblem] = Field(default_factory=list)
+    corrected_query: str | None = None
+
+
+@dataclass
+class Text2CypherResult:
+    question: str
+    mode: str
+    query: str
+    first_query: str
+    ok: bool
+    result: QueryResult | None = None
+    error: str | None = None
+    error_kind: str | None = None  # refused | invalid | llm
+    corrections: int = 0
+    direction_fixes: list[str] = field(default_factory=list)
+    unresolved_checklist: list[str] = field(default_factory=list)
+    exemplar_id: str | None = None
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)
+    model: str = ""
+    seconds: float = 0.0
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        return self.result.rows if self.result else []
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "question": self.question, "mode": self.mode, "query": self.query, "first_query": self.first_query,
+            "ok": self.ok, "error": self.error, "error_kind": self.error_kind, "corrections": self.corrections,
+            "direction_fixes": self.direction_fixes, "unresolved_checklist": self.unresolved_checklist,
+            "exemplar_id": self.exemplar_id, "model": self.model, "usage": self.usage,
+            "seconds": round(self.seconds, 3), "result": self.result.to_json() if self.result else None,
+            "trace": self.trace,
+        }
+
+
+def _summarise(result: QueryResult, limit: int = 5) -> str:
+    head = result.rows[:limit]
+    text = f"{len(result.rows)}{'+' if result.truncated else ''} rows; columns {result.columns}; first rows: {head}"
+    return text[:2500]
+
+
+class Text2Cypher:
+    """Question -> validated read-only Cypher -> rows, over one graph backend."""
+
+    def __init__(self, graph: GraphBackend, llm: LLM, *, mode: str = "one-shot-semantic",
+                 max_corrections: int = MAX_CORRECTIONS, validate: bool = True,
+                 selector: ExemplarSelector | None = None, row_limit: int = 200, timeout_s: float = 30.0) -> None:
+        if mode not in MODES:
+            raise ChemgroundError(f"unknown Text2Cypher mode {mode!r}; choose one of {', '.join(MODES)}")
+        if not 0 <= max_corrections <= MAX_CORRECTIONS:
+            raise ChemgroundError(f"max_corrections must be between 0 and {MAX_CORRECTIONS}")
+        self.graph = graph
+        self.llm = llm
+        self.mode = mode
+        self.max_corrections = max_corrections
+        self.validate = validate
+        self.selector = selector or ExemplarSelector()
+        self.row_limit = row_limit
+        self.timeout_s = timeout_s
+        self._schema = describe_schema()
+
+    # -- prompts -------------------------------------------------------------------------
+    def system_prompt(self) -> str:
+        dialect = render(f"graph/dialect_{self.graph.dialect}")
+        return render("graph/system", schema=self._schema, dialect=dialect)
+
+    def user_prompt(self, question: str, exemplar: Exemplar | None) -> str:
+        example = render("graph/example", question=exemplar.question, cypher=exemplar.cypher) if exemplar else ""
+        return render("graph/generate", example=example, question=question)
+
+    # -- the loop ------------------------------------------------------------------------
+    def run(self, question: str) -> Text2CypherResult:
+        started = time.perf_counter()
+        before = self.llm.ledger.snapshot()
+        exemplar = self.selector.select(question, self.mode)
+        messages = [{"role": "system", "content": self.system_prompt()},
+                    {"role": "user", "content": self.user_prompt(question, exemplar)}]
+        out = Text2CypherResult(question, self.mode, "", "", False, exemplar_id=exemplar.id if exemplar else None,
+                                model=getattr(self.llm, "model", ""))
+        try:
+            query = self._ask(messages)
+            out.first_query = query
+            out.trace.append({"step": "generate", "query": query, "exemplar": out.exemplar_id})
+            self._loop(question, query, messages, out)
+        except LLMError as error:
+            out.ok, out.error, out.error_kind = False, str(error), "llm"
+            out.trace.append({"step": "llm_error", "detail": str(error)})
+        out.usage = self.llm.ledger.since(before).to_dict()
+        out.seconds = time.perf_counter() - started
+        return out
+
+    def _ask(self, messages: list[dict[str, Any]]) -> str:
+        reply = self.llm.chat(messages)
+        messages.append({"role": "assistant", "content": reply.text})
+        return extract_cypher(reply.text)
+
+    def _correct(self, messages, prompt: str, out: Text2CypherResult, step: str, detail: str) -> str | None:
+        if out.corrections >= self.max_corrections:
+            return None
+        out.corrections += 1
+        messages.append({"role": "user", "content": prompt})
+        query = self._ask(messages)
+        out.trace.append({"step": step, "detail": detail, "query": query, "correction": out.corrections})
+        return query
+
+    def _loop(self, question: str, query: str, messages, out: Text2CypherResult) -> None:
+        while True:
+            out.query = query
+            problem = read_only_problem(query)
+            if problem is not None:
+                clause, reason = problem
+                if clause == "syntax":
+                    engine_error = reason
+                else:
+                    out.ok, out.error_kind = False, "refused"
+                    out.error = str(ReadOnlyViolation(
+                        f"refused to run the generated query: {reason}. Graph queries are read-only; "
+                        "nothing was executed.", clause))
+                    out.trace.append({"step": "refused", "detail": reason})
+                    return
+            else:
+                engine_error = None
+                query, flips = fix_direction(query)
+                if flips:
+                    out.direction_fixes.extend(issue.describe() for issue in flips)
+                    out.trace.append({"step": "direction_fix", "fixes": [i.describe() for i in flips], "query": query})
+                query, canon = canonicalize_smiles_literals(query)
+                if canon:
+                    out.trace.append({"step": "smiles_canonicalized", "fixes": canon, "query": query})
+                out.query = query
+                try:
+                    self.graph.explain(query)
+                    result = self.graph.query(query, limit=self.row_limit, timeout_s=self.timeout_s)
+                except GraphQueryError as error:
+                    engine_error = error.engine_message
+            if engine_error is not None:
+                out.trace.append({"step": "engine_error", "detail": engine_error})
+                fixed = self._correct(messages, render("graph/fix_error", error=engine_error, question=question),
+                                      out, "fix_error", engine_error)
+                if fixed is None:
+                    out.ok, out.error_kind = False, "invalid"
+                    out.error = f"the query still fails after {out.corrections} corrections: {engine_error}"
+                    return
+                query = fixed
+                continue
+            out.result, out.ok = result, True
+            out.trace.append({"step": "executed", "rows": len(result.rows), "truncated": result.truncated})
+            if not self.validate or out.corrections >= self.max_corrections:
+                return
+            verdict = self._checklist(question, query, result, out)
+            if verdict is None or verdict.ok:
+                return
+            problems = [f"{p.check}: {p.detail}" for p in verdict.problems] or ["the reviewer rejected the query"]
+            if verdict.corrected_query and extract_cypher(verdict.corrected_query) != query:
+                out.corrections += 1
+                query = extract_cypher(verdict.corrected_query)
+                out.trace.append({"step": "checklist_correction", "detail": problems, "query": query,
+                                  "correction": out.corrections})
+                continue
+            fixed = self._correct(messages, render("graph/fix_checklist", problems="\n".join(f"- {p}" for p in problems),
+                                                   question=question), out, "fix_checklist", "; ".join(problems))
+            if fixed is None or fixed == query:
+                out.unresolved_checklist = problems
+                return
+            query = fixed
+
+    def _checklist(self, question: str, query: str, result: QueryResult, out: Text2CypherResult) -> ChecklistVerdict | None:
+        prompt = render("graph/checklist", schema=self._schema, question=question, query=query,
+                        result=_summarise(result))
+        try:
+            verdict, _ = self.llm.chat_json([{"role": "user", "content": prompt}], schema=ChecklistVerdict)
+        except LLMError as error:
+            out.trace.append({"step": "checklist_unusable", "detail": str(error)})
+            return None
+        out.trace.append({"step": "checklist", "ok": verdict.ok,
+                          "problems": [f"{p.check}: {p.detail}" for p in verdict.problems]})
+        return verdict
+
+
+# -- evidence ------------------------------------------------------------------------------
+def _reaction_path(row: dict[str, Any]) -> list[str] | None:
+    for key, value in row.items():
+        if is_path(value):
+            return [n["id"] for n in value["nodes"] if n.get("label") == "Reaction" and "id" in n]
+        if key.lower() in ("path", "route", "reaction_path", "reaction_ids") and isinstance(value, list) \
+                and all(isinstance(v, str) for v in value):
+            return list(value)
+    return None
+
+
+def result_to_evidence(result: Text2CypherResult, backend: str = "") -> list[Evidence]:
+    """Rows as ``graph_row`` evidence; rows holding a path or an ordered reaction list as ``graph_path``."""
+    if not result.ok or result.result is None:
+        return []
+    digest = hashlib.sha1(result.query.encode("utf-8")).hexdigest()[:10]
+    provenance = {"cypher": result.query, "backend": backend, "question": result.question, "mode": result.mode,
+                  "corrections": result.corrections, "model": result.model}
+    evidence = []
+    for i, row in enumerate(result.result.rows):
+        path = _reaction_path(row)
+        kind = "graph_path" if path else "graph_row"
+        evidence.append(Evidence(
+            kind=kind, id=f"cypher:{digest}#{i}", score=1.0, match="exact", record=row,
+            why=(f"route through reactions {' > '.join(path)}" if path else f"row {i + 1} of the Cypher answer")
+            + f" to: {result.question}",
+            retriever="graph", provenance={**provenance, **({"reactions": path} if path else {})},
+        ))
+    return evidence
+
+
+def graph_evidence(question: str, *, workspace=None, llm: LLM | None = None, graph: GraphBackend | None = None,
+                   mode: str = "one-shot-semantic", validate: bool = True, row_limit: int = 50) -> list[Evidence]:
+    """Retriever entry point: the graph rows answering ``question`` as Evidence.
+
+    Opens the graph of the workspace's KB (read-only) and the configured LLM unless given;
+    raises LLMUnavailable when no LLM is configured, ReadOnlyViolation for write queries.
+    """
+    from chemground.graph.config import open_graph
+    from chemground.llm.config import llm_from_settings
+    from chemground.workspace import Workspace
+
+    workspace = workspace or Workspace()
+    llm = llm or llm_from_settings(workspace.settings)
+    owned = graph is None
+    graph = graph or open_graph(workspace.settings.kb_path)
+    try:
+        result = Text2Cypher(graph, llm, mode=mode, validate=validate, row_limit=row_limit).run(question)
+        if result.error_kind == "refused":
+            raise ReadOnlyViolation(result.error or "refused", "generated")
+        return result_to_evidence(result, backend=graph.name)
+    finally:
+        if owned:
+            graph.close()
