@@ -9,11 +9,13 @@ import typer
 from rich.table import Table
 
 from chemground.cli.common import console, err_console, print_json, stage_progress, state
+from chemground.cli.extract import extract
 from chemground.errors import ChemgroundError
 from chemground.kb.importers import FORMATS, import_file
 from chemground.kb.importers.base import ImportSummary
 
 app = typer.Typer(help="Build, inspect and fill the knowledge base.", no_args_is_help=True)
+app.command("extract")(extract)
 
 
 @app.command()
