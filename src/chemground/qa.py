@@ -15,15 +15,13 @@ from typing import Callable
 from chemground.errors import ChemgroundError
 from chemground.evidence import Evidence
 from chemground.reasoning.answer import Answer
-from chemground.reasoning.extractive import ExtractiveReasoner
+from chemground.llm.base import LLMError
+from chemground.reasoning.extractive import ExtractiveReasoner, Reasoned
 from chemground.reasoning.parser import RuleParser
 from chemground.reasoning.query import QueryTuple
 from chemground.retrieval.fuzzy import FuzzyNameIndex
 from chemground.retrieval.table import TableRetriever
 from chemground.workspace import Workspace
-
-METHODS = ("table",)
-REASONERS = ("extractive",)
 
 
 class QA:
@@ -35,6 +33,7 @@ class QA:
         self._retrievers: dict[str, Callable[[], object]] = {"table": lambda: TableRetriever(self.workspace.kb, self.fuzzy)}
         self._reasoners: dict[str, Callable[[], object]] = {"extractive": ExtractiveReasoner}
         self._cache: dict[str, object] = {}
+        self._llm_parser = None
 
     @cached_property
     def fuzzy(self) -> FuzzyNameIndex:
@@ -43,6 +42,23 @@ class QA:
     @cached_property
     def parser(self) -> RuleParser:
         return RuleParser(self.workspace.resolver, self.fuzzy)
+
+    @property
+    def query_parser(self):
+        return self._llm_parser or self.parser
+
+    def require_llm(self):
+        """The configured LLM, or LLMUnavailable saying how to configure one."""
+        if self.llm is None:
+            from chemground.llm.config import llm_from_settings
+
+            self.llm = llm_from_settings(self.workspace.settings)  # raises a clear LLMUnavailable
+        return self.llm
+
+    def use_llm_parser(self) -> None:
+        from chemground.reasoning.llm_parser import LLMParser
+
+        self._llm_parser = LLMParser(self.require_llm(), self.parser)
 
     def register_retriever(self, name: str, factory: Callable[[], object]) -> None:
         self._retrievers[name] = factory
@@ -67,7 +83,7 @@ class QA:
     def parse(self, question: str) -> QueryTuple:
         if not question or not question.strip():
             raise ChemgroundError("the question is empty")
-        return self.parser.parse(question)
+        return self.query_parser.parse(question)
 
     def retrieve(self, question: str, method: str = "table", k: int = 5) -> tuple[QueryTuple, list[Evidence]]:
         query = self.parse(question)
@@ -79,6 +95,7 @@ class QA:
             id: str | None = None) -> Answer:
         timings: dict[str, float] = {}
         started = time.perf_counter()
+        before = self.llm.ledger.snapshot() if self.llm is not None else None
         query = self.parse(question)
         timings["parse"] = (time.perf_counter() - started) * 1000
         mark = time.perf_counter()
@@ -86,16 +103,21 @@ class QA:
         timings["retrieve"] = (time.perf_counter() - mark) * 1000
         mark = time.perf_counter()
         engine = self.reasoner(reasoner)
-        before = self.llm.ledger.snapshot() if self.llm is not None else None
-        reasoned = engine.reason(query, evidence)  # type: ignore[attr-defined]
+        try:
+            reasoned = engine.reason(query, evidence)  # type: ignore[attr-defined]
+        except LLMError as error:  # the evidence is still worth showing
+            reasoned = Reasoned(f"The {reasoner} reasoner failed: {error}", None, "error")
         timings["reason"] = (time.perf_counter() - mark) * 1000
         timings["total"] = (time.perf_counter() - started) * 1000
-        usage = self.llm.ledger.since(before).to_dict() if self.llm is not None and before is not None else {}
+        usage = {}
+        if self.llm is not None:
+            spent = self.llm.ledger.since(before) if before is not None else self.llm.ledger.snapshot()
+            usage = {**spent.to_dict(), "model": self.llm.model}
         return Answer(
             id=id, question=question, answer=reasoned.answer, value=reasoned.value,
             aspect=query.aspect.value if query.aspect else None, level=query.level, status=reasoned.status,
             evidence=evidence, citations=reasoned.citations, method=method, reasoner=reasoner,
             query=query.to_json(), timings_ms={k: round(v, 3) for k, v in timings.items()}, usage=usage,
             notes=reasoned.notes + [p for p in query.problems if p not in reasoned.answer],
-            trace=getattr(reasoned, "trace", {}) or {},
+            trace={**reasoned.trace, "parser": query.parser},
         )

@@ -1,15 +1,30 @@
-"""Assembling a QA object from settings: the retrieval methods and reasoners available.
+"""Assembling a QA object from settings: the retrieval methods, parsers and reasoners.
 
-Kept apart from ``qa`` so the core path does not import LLM or embedding code it may not need.
+Kept apart from ``qa`` so the core path imports no LLM or embedding code it does not need;
+LLM reasoners are registered always and fail with a clear message when no endpoint is set.
 """
 
 from __future__ import annotations
 
+from chemground.llm.config import llm_configured, llm_from_settings
 from chemground.qa import QA
+from chemground.reasoning.llm_reasoners import LLM_REASONERS
+from chemground.retrieval.text_records import BM25RecordRetriever, DenseRecordRetriever
 from chemground.workspace import Workspace
 
+METHODS = ("table", "bm25", "dense", "none")
+REASONERS = ("extractive", *LLM_REASONERS)
 
-def build_qa(workspace: Workspace) -> QA:
-    """QA with every method and reasoner this installation supports."""
-    qa = QA(workspace)
+
+def build_qa(workspace: Workspace, parser: str = "rules", progress=None) -> QA:
+    """QA with every method and reasoner; the LLM is created on first use by an LLM reasoner."""
+    settings = workspace.settings
+    llm = llm_from_settings(settings) if llm_configured(settings) else None
+    qa = QA(workspace, llm=llm)
+    qa.register_retriever("bm25", lambda: BM25RecordRetriever(workspace.kb, settings.cache_dir))
+    qa.register_retriever("dense", lambda: DenseRecordRetriever(workspace.kb, settings.cache_dir, progress))
+    for name, cls in LLM_REASONERS.items():
+        qa.register_reasoner(name, lambda cls=cls: cls(qa.require_llm(), qa.parser.finder))
+    if parser == "llm":
+        qa.use_llm_parser()
     return qa

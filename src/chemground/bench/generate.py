@@ -109,6 +109,8 @@ def _reaction_slots(reaction: Reaction, fmt: str, renderer: _Renderer) -> tuple[
     products = [p for p in reaction.products if p.compound_id is not None]
     if not reactants or not products:
         return None
+    if len(reactants) == 1:  # "what forms from nitrobenzene?" is ambiguous; name what it reacts with
+        reactants += [p for p in (*reaction.reagents, *reaction.catalysts) if p.compound_id is not None][:1]
     slots: dict[str, str] = {}
     entities = []
     rendered = []
@@ -117,7 +119,7 @@ def _reaction_slots(reaction: Reaction, fmt: str, renderer: _Renderer) -> tuple[
         if text is None:
             return None
         rendered.append(text)
-        entities.append({"text": text, "smiles": p.smiles, "role": "reactant", "compound_id": p.compound_id})
+        entities.append({"text": text, "smiles": p.smiles, "role": p.role.value, "compound_id": p.compound_id})
     slots["a"] = rendered[0]
     if len(rendered) >= 2:
         slots["b"] = rendered[1]

@@ -18,12 +18,33 @@ from chemground.evidence import Evidence
 from chemground.reasoning.answer import Answer
 
 
-def _qa(ctx: typer.Context, llm_base_url: str | None = None, llm_model: str | None = None):
+def _qa(ctx: typer.Context, llm_base_url: str | None = None, llm_model: str | None = None, parser: str = "rules"):
+    from chemground.cli.common import StageProgress  # noqa: F401 - progress for first dense index build
     from chemground.qa_factory import build_qa
 
     cli = state(ctx)
     settings = cli.settings.with_overrides(llm_base_url=llm_base_url, llm_model=llm_model)
-    return build_qa(cli.workspace_for(settings))
+    if parser not in ("rules", "llm"):
+        raise ChemgroundError(f"unknown parser {parser!r}; choose rules or llm")
+    return build_qa(cli.workspace_for(settings), parser=parser, progress=_embed_progress())
+
+
+def _embed_progress():
+    """A progress bar for the one-time embedding of the KB's records (``--method dense``)."""
+    bar = {}
+
+    def report(stage: str, advance: int, total: int | None) -> None:
+        if "progress" not in bar:
+            bar["progress"] = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                       TimeElapsedColumn(), console=err_console, transient=True)
+            bar["progress"].start()
+            bar["task"] = bar["progress"].add_task("embedding KB records (once per KB state)", total=total)
+        if advance:
+            bar["progress"].advance(bar["task"], advance)
+        if bar["progress"].tasks[0].finished:
+            bar["progress"].stop()
+
+    return report
 
 
 def _evidence_summary(e: Evidence) -> str:
@@ -63,13 +84,16 @@ def ask(
     batch: Optional[Path] = typer.Option(None, "--batch", help='JSONL file of {"id", "question"}; one JSON answer per line.'),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="With --batch: write answers here (default stdout)."),
     method: str = typer.Option("table", "--method", "-m", help="Retrieval: table | bm25 | dense | none."),
-    reasoner: str = typer.Option("extractive", "--reasoner", "-r", help="extractive | direct | cot | adaptive | ..."),
+    reasoner: str = typer.Option("extractive", "--reasoner", "-r",
+                                 help="extractive | direct | cot | adaptive | adaptive-no-prototype | "
+                                      "adaptive-no-grounding | rag-direct (all but extractive need an LLM)."),
+    parser: str = typer.Option("rules", "--parser", help="Question parser: rules | llm (falls back to rules)."),
     k: int = typer.Option(5, "-k", help="How many evidence records to retrieve."),
     llm_base_url: Optional[str] = typer.Option(None, "--llm-base-url", help="OpenAI-compatible endpoint (for LLM reasoners)."),
     llm_model: Optional[str] = typer.Option(None, "--llm-model", help="Model name at that endpoint."),
 ) -> None:
     """Answer a chemistry question from the knowledge base, with the evidence shown."""
-    qa = _qa(ctx, llm_base_url, llm_model)
+    qa = _qa(ctx, llm_base_url, llm_model, parser)
     if batch is not None:
         _batch(qa, batch, output, method, reasoner, k)
         return

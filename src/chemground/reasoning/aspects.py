@@ -46,8 +46,8 @@ _RULES: list[tuple[Aspect, str]] = [
                        r"(combined|react|reacted|used|needed|required|mixed) to (give|produce|make|form|prepare|obtain)\b"
                        r"|\bhow (is|are|was|were|can|could|do|does|would|should) (i |you |one |we )?x (be )?"
                        r"(made|prepared|synthesi[sz]ed|produced|obtained|formed|accessed)\b"),
-    (Aspect.REACTIONS, r"\b(which|what) reactions?\b|\breactions? (of|involving|with|using|that use)\b|\blist (the )?reactions\b"
-                       r"|\bwhere is x used\b|\breactions? x (takes|take) part in\b"),
+    (Aspect.REACTIONS, r"\b(which|what|list( the)?|all( the)?|show( me)?( the)?) reactions\b|\breactions (of|involving|with|using|that use|where)\b"
+                       r"|\bin which reactions?\b|\bwhere is x used\b|\breactions? x (takes|take) part in\b"),
     (Aspect.PRODUCT, r"\bproducts?\b|\bwhat (forms|is formed|will form|would form|is produced|do (i|you|we) get|happens)\b"
                      r"|\bwhat (does|do|will|would) x (and x )?(give|form|produce|yield|afford|become|turn into|make)\b"
                      r"|\b(gives|forms|affords|yields|produces) what\b|\bresult(s|ing)? (of|from)\b|\boutcome\b"

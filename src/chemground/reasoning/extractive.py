@@ -22,6 +22,7 @@ class Reasoned:
     status: str
     citations: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    trace: dict[str, Any] = field(default_factory=dict)
 
 
 def _label(p: dict[str, Any]) -> str:

@@ -8,6 +8,7 @@ English stop words removed, as bm25s does by default.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from pathlib import Path
 from typing import Sequence
@@ -15,6 +16,8 @@ from typing import Sequence
 import bm25s
 from bm25s.tokenization import Tokenizer
 
+
+logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
 
 _SPLIT = re.compile(r"(?u)\b\w\w+\b")  # the bm25s tokenizer's own splitter
 

@@ -88,3 +88,54 @@ class BM25RecordRetriever:
 
     def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
         return evidence_for(self.kb, self.index().search(query.question, k), self.name)
+
+
+class DenseRecordRetriever:
+    """Nearest records by MiniLM embedding of their text (vectors cached on disk)."""
+
+    name = "dense"
+
+    def __init__(self, kb: SQLiteKB, cache_dir: Path, progress=None) -> None:
+        self.kb = kb
+        self.cache_dir = cache_dir
+        self.folder = cache_dir / "indexes" / f"dense-{kb_stamp(kb)}"
+        self.progress = progress
+        self._index = None
+        self._embedder = None
+        self._lock = threading.Lock()
+
+    @property
+    def embedder(self):
+        if self._embedder is None:
+            from chemground.retrieval.embeddings import Embedder
+
+            self._embedder = Embedder(self.cache_dir / "embeddings.sqlite")
+        return self._embedder
+
+    def index(self):
+        from chemground.retrieval.embeddings import VectorIndex
+
+        with self._lock:
+            if self._index is None:
+                if (self.folder / "ids.json").exists():
+                    self._index = VectorIndex.load(self.folder)
+                else:
+                    ids, texts = [], []
+                    for record_id, text in iter_record_texts(self.kb):
+                        ids.append(record_id)
+                        texts.append(text)
+                    if self.progress:
+                        self.progress("embed records", 0, len(texts))
+                    vectors = self.embedder.encode(
+                        texts, progress=(lambda n: self.progress("embed records", n, None)) if self.progress else None)
+                    self._index = VectorIndex(vectors, ids)
+                    tmp = self.folder.with_name(self.folder.name + ".tmp")
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    self._index.save(tmp)
+                    shutil.rmtree(self.folder, ignore_errors=True)
+                    tmp.rename(self.folder)
+            return self._index
+
+    def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
+        index = self.index()
+        return evidence_for(self.kb, index.search(self.embedder.encode_one(query.question), k), self.name)

@@ -1,0 +1,57 @@
+"""Turning an answer text into the typed value the aspect asks for.
+
+LLM reasoners write prose ending in ``Answer: ...``; the benchmark and the JSON output need a
+number, SMILES strings or names. Compounds in the answer are found with the same mention
+finder as questions, so a name answer ("ethyl acetate") also yields its SMILES.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from chemground.chem.mentions import MentionFinder
+from chemground.reasoning.query import Aspect
+
+_ANSWER_LINE = re.compile(r"(?im)^\s*\**\s*(?:final\s+)?answer\s*\**\s*[:：]\s*(.+?)\s*$")
+_NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)?(?:[eE][-+]?\d+)?")
+NOT_AVAILABLE = re.compile(r"not available from the given (evidence|context)|cannot be determined|no evidence",
+                           re.IGNORECASE)
+NUMERIC = {Aspect.MOLECULAR_WEIGHT, Aspect.EXACT_MASS, Aspect.TEMPERATURE, Aspect.TIME, Aspect.YIELD}
+STRUCTURES = {Aspect.PRODUCT, Aspect.REACTANTS, Aspect.NAME_TO_SMILES, Aspect.SIMILAR}
+NAMES = {Aspect.SOLVENT, Aspect.CATALYST, Aspect.REAGENT, Aspect.SYNONYMS}
+
+
+def final_answer(text: str) -> str:
+    """The text after the last ``Answer:`` line, or the whole text (stripped)."""
+    matches = _ANSWER_LINE.findall(text or "")
+    return matches[-1].strip() if matches else (text or "").strip()
+
+
+def first_number(text: str) -> float | None:
+    match = _NUMBER.search(text.replace(",", "") if re.search(r"\d,\d{3}\b", text) else text.replace(",", "."))
+    return float(match.group()) if match else None
+
+
+def split_names(text: str) -> list[str]:
+    parts = re.split(r";|,\s+(?=[A-Za-z(\[])|\band\b|\n", text)
+    return [p.strip(" .*`'\"") for p in parts if p.strip(" .*`'\"")]
+
+
+def extract_value(aspect: Aspect | None, answer_text: str, finder: MentionFinder | None) -> Any:
+    """The typed value of ``answer_text`` for ``aspect`` (None when the answer declines)."""
+    text = final_answer(answer_text)
+    if not text or NOT_AVAILABLE.search(text):
+        return None
+    if aspect in NUMERIC:
+        return first_number(text)
+    if aspect in STRUCTURES and finder is not None:
+        smiles = [m.structure.smiles for m in finder.find(text) if m.structure is not None]
+        if aspect == Aspect.NAME_TO_SMILES:
+            return smiles[0] if smiles else None
+        return smiles or None
+    if aspect in NAMES:
+        return split_names(text)
+    if aspect == Aspect.CONDITIONS:
+        return {"text": text}
+    return text
