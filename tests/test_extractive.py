@@ -86,3 +86,10 @@ def test_answer_json_has_the_contract_fields(qa):
     assert data["id"] == "q7" and data["value"] == 180.16
     assert set(data["evidence"][0]) >= {"kind", "id", "score", "match", "record"}
     assert data["timings_ms"]["total"] >= data["timings_ms"]["retrieve"]
+
+
+def test_curated_descriptions_answer_describe_questions(qa):
+    answer = qa.ask("Describe aspirin.")
+    assert answer.status == "answered" and answer.aspect == "description"
+    assert "salicylic" in answer.value.lower() or "analgesic" in answer.value.lower()
+    assert qa.workspace.kb.get_meta("descriptions") is not None

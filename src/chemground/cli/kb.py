@@ -38,6 +38,9 @@ def stats(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help
     dictionary = s.meta.get("dictionary")
     if dictionary:
         table.add_row("compound dictionary", f"{dictionary}: {int(s.meta.get('dictionary_compounds', 0)):,} compounds")
+    if "abbreviations" in s.meta:
+        table.add_row("curated names", f"{s.meta['abbreviations']} laboratory abbreviations; "
+                                       f"{s.meta.get('descriptions', 0)} compound descriptions")
     if "starter_reactions" in s.meta:
         table.add_row("starter reactions", f"{s.meta['starter_reactions']} curated textbook reactions")
     console.print(table)

@@ -221,6 +221,9 @@ def build_kb(path: Path, progress: Progress | None = None, with_starter: bool = 
         from chemground.kb.abbreviations import add_abbreviations
 
         add_abbreviations(kb)
+        from chemground.kb.descriptions import add_descriptions
+
+        add_descriptions(kb)
         if with_starter:
             from chemground.kb.starter_import import import_starter_set
 

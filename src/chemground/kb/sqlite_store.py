@@ -131,7 +131,7 @@ _REACTION_COLUMNS = (
 # compound first seen in an imported dataset.
 CURATED_DICTIONARY_SOURCES = (
     "pubchem-small", "chemicals-user-db", "chemicals-cations", "chemicals-anions", "chemicals-inorganic",
-    "chemicals-elements", "chemicals-mixtures", "abbreviations",
+    "chemicals-elements", "chemicals-mixtures", "abbreviations", "chemground-descriptions",
 )
 _SOURCE_PRIORITY_SQL = (
     "CASE WHEN c.source IN (" + ", ".join(f"'{s}'" for s in CURATED_DICTIONARY_SOURCES) + ") THEN 2 "

@@ -1,0 +1,70 @@
+"""Curated one-paragraph descriptions of common compounds ("Describe aspirin", "What is DMF?").
+
+The dictionary gives names and structures but no descriptive text. ``data/descriptions.tsv``
+holds short factual descriptions written by the chemground developers (not copied from any
+database or encyclopedia): what the compound is, its main uses or roles, and a notable
+property or hazard. Rows are ``name<TAB>SMILES<TAB>description``; lines starting with ``#``
+are comments. SMILES follow the conventions of the starter reaction set and the
+abbreviations file for salts and complexes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+
+DESCRIPTIONS_RESOURCE = "descriptions.tsv"
+
+
+@dataclass(frozen=True)
+class CompoundDescription:
+    name: str
+    smiles: str
+    description: str
+
+
+def load_descriptions() -> list[CompoundDescription]:
+    """All curated descriptions, in file order; a malformed row raises ValueError naming its line."""
+    text = (resources.files("chemground.kb.data") / DESCRIPTIONS_RESOURCE).read_text(encoding="utf-8")
+    out = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 3 or not all(f.strip() for f in fields):
+            raise ValueError(
+                f"{DESCRIPTIONS_RESOURCE} line {number}: expected name<TAB>SMILES<TAB>description "
+                f"(three non-empty fields), got {len(fields)} field(s)"
+            )
+        out.append(CompoundDescription(*(f.strip() for f in fields)))
+    return out
+
+
+def add_descriptions(kb) -> int:
+    """Give the KB compounds with these structures their curated description (adding missing
+    compounds); a description already in the KB is kept. Returns how many were set."""
+    from chemground.chem.fingerprints import fingerprint_to_bytes, morgan_fingerprint
+    from chemground.chem.structure import structure_from_smiles
+    from chemground.kb.records import Compound
+
+    added = 0
+    with kb.transaction():
+        for entry in load_descriptions():
+            structure = structure_from_smiles(entry.smiles)
+            hits = kb.lookup_structure(structure)
+            if hits:
+                compound = kb.get_compound(hits[0].compound_id, with_reactions=0)
+                kb.add_synonyms(compound, [entry.name], "chemground-descriptions")
+                if not compound.description:
+                    kb.set_description(compound.id, entry.description)
+                    added += 1
+            else:
+                kb.insert_compound(Compound(
+                    smiles=structure.smiles, inchikey=structure.inchikey, formula=structure.formula,
+                    molecular_weight=structure.molecular_weight, exact_mass=structure.exact_mass,
+                    parent_inchikey=structure.parent_inchikey, common_name=entry.name, synonyms=[entry.name],
+                    description=entry.description, source="chemground-descriptions",
+                ), fingerprint_to_bytes(morgan_fingerprint(entry.smiles)))
+                added += 1
+        kb.set_meta("descriptions", str(added))
+    return added
