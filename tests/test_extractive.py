@@ -93,3 +93,16 @@ def test_curated_descriptions_answer_describe_questions(qa):
     assert answer.status == "answered" and answer.aspect == "description"
     assert "salicylic" in answer.value.lower() or "analgesic" in answer.value.lower()
     assert qa.workspace.kb.get_meta("descriptions") is not None
+
+
+def test_route_questions_use_the_reaction_graph(small_kb_path, tmp_path):
+    from tests.conftest import copy_kb
+
+    path = copy_kb(small_kb_path, tmp_path)  # the graph is built next to the KB on first use
+    qa = QA(Workspace(Settings(kb_path=path, cache_dir=tmp_path / "cache"), readonly=True))
+    answer = qa.ask("route from 4-nitrophenol to paracetamol in 3 steps")
+    assert answer.aspect == "route" and answer.status == "answered"
+    assert ["starter:nitro_hydrogenation-04", "starter:amine_acylation-01"] in answer.value
+    assert answer.evidence[0].kind == "graph_path"
+    none = qa.ask("route from benzene to caffeine in 2 steps")
+    assert none.status == "no_evidence" and "No route" in none.answer

@@ -126,3 +126,9 @@ def test_unresolvable_compound_is_a_specific_message(parser):
 def test_bad_smiles_reports_rdkits_reason(parser):
     query = parser.parse("What is the MW of C1CC(=O?")
     assert any("C1CC(=O" in p for p in query.problems)
+
+
+def test_route_questions_and_bare_numbers(parser):
+    query = parser.parse("route from 4-nitrophenol to paracetamol in 3 steps")
+    assert query.aspect == Aspect.ROUTE and [m.text for m in query.mentions] == ["4-nitrophenol", "paracetamol"]
+    assert parser.parse("What can I make from benzaldehyde in two steps?").aspect == Aspect.ROUTE

@@ -20,6 +20,7 @@ from chemground.reasoning.extractive import ExtractiveReasoner, Reasoned
 from chemground.reasoning.parser import RuleParser
 from chemground.reasoning.query import QueryTuple
 from chemground.retrieval.fuzzy import FuzzyNameIndex
+from chemground.retrieval.graph import GraphAccess, RouteRetriever
 from chemground.retrieval.table import TableRetriever
 from chemground.workspace import Workspace
 
@@ -30,7 +31,9 @@ class QA:
     def __init__(self, workspace: Workspace, llm=None) -> None:
         self.workspace = workspace
         self.llm = llm
-        self._retrievers: dict[str, Callable[[], object]] = {"table": lambda: TableRetriever(self.workspace.kb, self.fuzzy)}
+        self._retrievers: dict[str, Callable[[], object]] = {
+            "table": lambda: TableRetriever(self.workspace.kb, self.fuzzy, RouteRetriever(self.workspace, self.graph)),
+        }
         self._reasoners: dict[str, Callable[[], object]] = {"extractive": ExtractiveReasoner}
         self._cache: dict[str, object] = {}
         self._llm_parser = None
@@ -38,6 +41,10 @@ class QA:
     @cached_property
     def fuzzy(self) -> FuzzyNameIndex:
         return FuzzyNameIndex(self.workspace.kb)
+
+    @cached_property
+    def graph(self) -> GraphAccess:
+        return GraphAccess(self.workspace)
 
     @cached_property
     def parser(self) -> RuleParser:

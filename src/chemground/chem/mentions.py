@@ -50,6 +50,9 @@ alcohol alcohols ester esters ether ethers amine amines ketone ketones aldehyde 
 lead leads tin air work worked workup
 """.split())
 
+FUNCTION_WORDS = {"in", "of", "the", "a", "an", "to", "from", "with", "and", "or", "for", "at", "by", "on", "as",
+                  "is", "are", "was", "were", "into", "than", "via", "using", "give", "gives"}
+
 # Symbols that are also English words or too ambiguous to be read as elements in a question.
 AMBIGUOUS_SHORT = {"in", "as", "at", "be", "he", "no", "i", "es", "am", "ho", "bi", "co", "cs", "ca", "s", "b", "c",
                    "n", "o", "p", "f", "k", "u", "v", "w", "y", "ar", "ne", "pa", "ga", "la", "ac"}
@@ -272,8 +275,11 @@ class MentionFinder:
             return False
         if n_words == 1 and rank >= 2 and raw.isalpha() and not raw.isupper() and is_common_word(raw):
             return False  # "moon", "ice", "speed" are PubChem synonyms, but in a question they are words
-        if all(_is_stop(w) for w in raw.split()):
+        words = raw.split()
+        if all(_is_stop(w) for w in words):
             return False
+        if n_words > 1 and rank >= 0 and (words[0].lower() in FUNCTION_WORDS or words[-1].lower() in FUNCTION_WORDS):
+            return False  # "in 3", "of aspirin": a name does not start or end with a function word
         letters = re.sub(r"[^A-Za-z]", "", raw)
         if len(raw) <= 2:
             if rank < 0:

@@ -222,6 +222,8 @@ def looks_like_smiles(token: str) -> bool:
         return False
     if is_inchikey(text):
         return False
+    if not _ELEMENT_TOKENS.search(text):
+        return False  # "3", "(1)", "--": no atom at all
     stripped = _ELEMENT_TOKENS.sub("", text)
     # what is left must be SMILES syntax (bonds, branches, ring closures, charges), not letters
     if re.search(r"[A-Za-z]", stripped):

@@ -53,6 +53,9 @@ def _evidence_summary(e: Evidence) -> str:
         reactants = " + ".join(p.get("name") or p.get("smiles") or "?" for p in r.get("reactants", [])[:3])
         products = " + ".join(p.get("name") or p.get("smiles") or "?" for p in r.get("products", [])[:2])
         return f"{reactants} → {products}"
+    if e.kind == "graph_path":
+        names = [m.get("name") or m.get("smiles") or m.get("key") for m in r.get("molecules", [])]
+        return " → ".join(str(n) for n in names) + f" ({r.get('length')} step{'s' if r.get('length') != 1 else ''})"
     if e.kind in ("compound", "computed"):
         return " ".join(str(x) for x in (r.get("name") or "", r.get("smiles") or "", r.get("formula") or "") if x)
     return str(r.get("text") or r)[:120]

@@ -12,6 +12,10 @@ import re
 from chemground.reasoning.query import Aspect
 
 _RULES: list[tuple[Aspect, str]] = [
+    (Aspect.ROUTE, r"\broutes?\b|\bpath(way)?s? (from|to|between)\b|\bsynthetic (route|path|sequence)\b"
+                   r"|\bhow (can|do|could|would) (i|we|you|one) (get|go) from x to x\b|\bfrom x to x in\b"
+                   r"|\bin (two|three|four|\d) steps\b|\bmulti-?step\b|\bwhat can (i|we|you|one) make from x\b"
+                   r"|\bintermediates? (between|from)\b"),
     (Aspect.EXACT_MASS, r"\b(exact|monoisotopic|accurate)\s+mass\b"),
     (Aspect.MOLECULAR_WEIGHT, r"\b(molecular|molar|formula|mol\.?)\s*(weight|mass)\b|\bmw\b|\bm\.w\.|\bhow heavy\b"
                               r"|\bweigh(s|t)?\b|\bg/mol\b"),

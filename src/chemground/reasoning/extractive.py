@@ -134,8 +134,11 @@ class ExtractiveReasoner:
 
     # -- reactions -----------------------------------------------------------------------------
     def _reaction(self, query: QueryTuple, evidence: list[Evidence]) -> Reasoned:
-        reactions = [e for e in evidence if e.kind == "reaction"]
         names = " and ".join(repr(m.text) for m in query.resolved_mentions)
+        graph = [e for e in evidence if e.kind in ("graph_path", "graph_row")]
+        if query.aspect == Aspect.ROUTE or (graph and not any(e.kind == "reaction" for e in evidence)):
+            return self._graph(query, graph, names)
+        reactions = [e for e in evidence if e.kind == "reaction"]
         if not reactions:
             return Reasoned(f"The knowledge base holds no reaction involving {names}.", None, "no_evidence")
         top = reactions[0]
@@ -167,6 +170,24 @@ class ExtractiveReasoner:
         source = top.record.get("source") or top.record.get("dataset")
         text += f" [reaction {top.id}" + (f", {source}" if source else "") + "]"
         return Reasoned(text, value, "partial" if partial else "answered", [top.citation()], notes)
+
+    @staticmethod
+    def _graph(query: QueryTuple, graph: list[Evidence], names: str) -> Reasoned:
+        paths = [e for e in graph if e.kind == "graph_path"]
+        if paths:
+            lines = [f"{i}. ({e.record['length']} step{'s' if e.record['length'] > 1 else ''}) {e.why.split(': ', 1)[-1]}"
+                     for i, e in enumerate(paths, 1)]
+            value = [e.record["reaction_ids"] for e in paths]
+            return Reasoned("Routes found in the reaction graph:\n" + "\n".join(lines), value, "answered",
+                            [e.citation() for e in paths])
+        if graph:
+            rows = [str(e.record) for e in graph[:10]]
+            return Reasoned(f"The graph query returned {len(graph)} row(s): " + "; ".join(rows), 
+                            [e.record for e in graph], "answered", [e.citation() for e in graph])
+        if query.aspect == Aspect.ROUTE:
+            return Reasoned(f"No route between {names} within the searched number of steps was found in the "
+                            "reaction graph of this knowledge base.", [], "no_evidence")
+        return Reasoned("The graph query returned no rows.", [], "no_evidence")
 
     @staticmethod
     def _read(aspect: Aspect | None, r: dict[str, Any]) -> tuple[str, Any] | None:

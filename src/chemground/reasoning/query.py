@@ -36,6 +36,7 @@ class Aspect(StrEnum):
     DESCRIPTION = "description"
     SIMILAR = "similar_compounds"
     REACTIONS = "reactions_involving"
+    ROUTE = "route"
 
     @property
     def level(self) -> str:
@@ -44,7 +45,7 @@ class Aspect(StrEnum):
 
 REACTION_ASPECTS = {
     Aspect.PRODUCT, Aspect.REACTANTS, Aspect.SOLVENT, Aspect.CATALYST, Aspect.REAGENT, Aspect.TEMPERATURE,
-    Aspect.TIME, Aspect.CONDITIONS, Aspect.YIELD, Aspect.REACTIONS,
+    Aspect.TIME, Aspect.CONDITIONS, Aspect.YIELD, Aspect.REACTIONS, Aspect.ROUTE,
 }
 
 

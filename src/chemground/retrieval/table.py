@@ -52,11 +52,14 @@ class _Target:
 class TableRetriever:
     name = "table"
 
-    def __init__(self, kb: SQLiteKB, fuzzy: FuzzyNameIndex | None = None) -> None:
+    def __init__(self, kb: SQLiteKB, fuzzy: FuzzyNameIndex | None = None, routes=None) -> None:
         self.kb = kb
         self.fuzzy = fuzzy
+        self.routes = routes  # a RouteRetriever: route questions need paths, not rows
 
     def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
+        if query.aspect == Aspect.ROUTE and self.routes is not None:
+            return self.routes.retrieve(query, k)
         if query.level == "reaction":
             return self.reactions(query, k)
         return self.compounds(query, k)

@@ -1,0 +1,106 @@
+"""Graph channels of ``chemground ask``: deterministic routes (no LLM) and Text2Cypher.
+
+Route questions ("route from A to B", "what can I make from A in two steps?") go to the
+route search over the reaction graph; ``--method graph`` sends any question through
+Text2Cypher (an LLM writes read-only Cypher). Both return ``graph_path`` / ``graph_row``
+evidence. The graph of the default KB is built on first use (it takes about a second);
+after the KB changes, `chemground graph build` brings it up to date.
+"""
+
+from __future__ import annotations
+
+import re
+
+from chemground.errors import ChemgroundError
+from chemground.evidence import Evidence
+from chemground.reasoning.query import QueryTuple
+
+_STEPS = re.compile(r"\b(?:in|within|up to|at most|max(?:imum)?)\s+(\d+|one|two|three|four|five)\s+steps?\b", re.I)
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+DEFAULT_DEPTH = 3
+
+
+def requested_depth(question: str) -> int:
+    match = _STEPS.search(question)
+    if not match:
+        return DEFAULT_DEPTH
+    value = match.group(1).lower()
+    return int(_WORDS.get(value, value))
+
+
+class GraphAccess:
+    """Opens (and if needed builds) the workspace's reaction graph, read-only."""
+
+    def __init__(self, workspace) -> None:
+        self.workspace = workspace
+        self._graph = None
+
+    def graph(self):
+        if self._graph is None:
+            from chemground.graph.backend import GraphError
+            from chemground.graph.build import build_graph
+            from chemground.graph.config import open_graph
+
+            path = self.workspace.settings.kb_path
+            try:
+                self._graph = open_graph(path)
+            except GraphError:
+                build_graph(path)
+                self._graph = open_graph(path)
+        return self._graph
+
+
+class RouteRetriever:
+    """Shortest reaction routes between the question's compounds (or forward from one)."""
+
+    name = "routes"
+
+    def __init__(self, workspace, access: GraphAccess) -> None:
+        self.workspace = workspace
+        self.access = access
+
+    def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
+        from chemground.graph.resolve import molecule_key_for
+        from chemground.graph.routes import find_routes, forward_products
+
+        mentions = query.resolved_mentions
+        if not mentions:
+            return []
+        depth = requested_depth(query.question)
+        keys = []
+        for mention in mentions:
+            try:
+                keys.append(molecule_key_for(mention.smiles or mention.text, self.workspace.resolver, self.workspace.kb))
+            except ChemgroundError:
+                keys.append(None)
+        graph = self.access.graph()
+        try:
+            if len(mentions) >= 2 and keys[0] and keys[-1]:
+                search = find_routes(graph, [keys[0]], keys[-1], k=k, max_depth=depth)
+                why = f"route from {mentions[0].text} to {mentions[-1].text}"
+            elif keys[0]:
+                search = forward_products(graph, keys[0], max_depth=depth, limit=k)
+                why = f"reachable from {mentions[0].text} within {depth} steps"
+            else:
+                return []
+        except ChemgroundError:
+            return []  # a compound the graph does not hold: no route
+        return [route.to_evidence(why=f"{why}: {route.describe()}") for route in search.routes[:k]]
+
+
+class GraphRetriever:
+    """``--method graph``: Text2Cypher over the reaction graph (needs an LLM)."""
+
+    name = "graph"
+
+    def __init__(self, workspace, access: GraphAccess, llm_factory) -> None:
+        self.workspace = workspace
+        self.access = access
+        self.llm_factory = llm_factory
+
+    def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
+        from chemground.graph.text2cypher import graph_evidence
+
+        evidence = graph_evidence(query.question, workspace=self.workspace, llm=self.llm_factory(),
+                                  graph=self.access.graph())
+        return evidence[: max(k, 10)]
