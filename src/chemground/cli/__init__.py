@@ -15,7 +15,7 @@ from typing import Optional
 import typer
 
 from chemground import __version__
-from chemground.cli import ask, compound, kb
+from chemground.cli import ask, compound, kb, serve
 from chemground.cli.common import CLIState, err_console
 from chemground.errors import ChemgroundError
 from chemground.settings import get_settings
@@ -32,6 +32,7 @@ app.command("ask")(ask.ask)
 app.command("retrieve")(ask.retrieve)
 app.command("compound")(compound.compound)
 app.add_typer(kb.app, name="kb")
+app.command("serve")(serve.serve)
 
 # Areas still being built register themselves when their module exists.
 _GROUPS = {

@@ -1,0 +1,1 @@
+"""The HTTP API and its small web page: a thin layer over ``chemground.qa``."""
