@@ -234,18 +234,22 @@ def test_sdf_adds_and_enriches_compounds(kb_copy, resolver, tmp_path):
     new.SetProp("Synonyms", "dichlorophenyl methylpyrazolone\nDCMP-1")
     new.SetProp("Definition", "A test pyrazolone.")
     writer.write(new)
-    ethanol = Chem.MolFromSmiles("CCO")
-    ethanol.SetProp("ChEBI Name", "ethanol")
-    ethanol.SetProp("Definition", "A primary alcohol that is ethane in which one of the hydrogens is replaced by a hydroxy group.")
-    writer.write(ethanol)
+    known = Chem.MolFromSmiles("O=[N+]([O-])c1ccc(Cl)c([N+](=O)[O-])c1")  # in the dictionary, no description yet
+    known.SetProp("ChEBI Name", "1-chloro-2,4-dinitrobenzene")
+    known.SetProp("Definition", "A C-nitro compound that is chlorobenzene carrying two nitro groups.")
+    writer.write(known)
+    curated = Chem.MolFromSmiles("CCO")  # has a curated description, which an import does not overwrite
+    curated.SetProp("Definition", "Some other text.")
+    writer.write(curated)
     writer.close()
     summary = import_file(kb_copy, path, resolver=resolver)
-    assert (summary.compounds_added, summary.compounds_enriched, summary.descriptions_added) == (1, 1, 2)
+    assert (summary.compounds_added, summary.descriptions_added) == (1, 2)
     hit = resolver.resolve("DCMP-1")
     record = kb_copy.get_compound(hit.compound_id)
     assert record.iupac_name == "2-(2,4-dichlorophenyl)-5-methyl-1H-pyrazol-3-one"
     assert record.description == "A test pyrazolone."
-    assert kb_copy.get_compound(resolver.resolve("ethanol").compound_id).description.startswith("A primary alcohol")
+    assert kb_copy.get_compound(resolver.resolve("CDNB").compound_id).description.startswith("A C-nitro compound")
+    assert kb_copy.get_compound(resolver.resolve("ethanol").compound_id).description != "Some other text."
     before = kb_digest(kb_copy)
     import_file(kb_copy, path, resolver=resolver)
     assert kb_digest(kb_copy) == before
@@ -255,12 +259,12 @@ OBO = """format-version: 1.2
 ontology: chebi
 
 [Term]
-id: CHEBI:15377
-name: water
-def: "An oxygen hydride consisting of an oxygen atom covalently bonded to two hydrogen atoms." []
-synonym: "oxidane" EXACT IUPAC_NAME [IUPAC]
-synonym: "H2O" RELATED FORMULA [ChEBI]
-property_value: http://purl.obolibrary.org/obo/chemrof#smiles_string "[H]O[H]" xsd:string
+id: CHEBI:53053
+name: 1-chloro-2,4-dinitrobenzene
+def: "A C-nitro compound that is chlorobenzene carrying two nitro substituents at positions 2 and 4." []
+synonym: "CDNB" RELATED [ChEBI]
+synonym: "C6H3ClN2O4" RELATED FORMULA [ChEBI]
+property_value: http://purl.obolibrary.org/obo/chemrof#smiles_string "[O-][N+](=O)c1ccc(Cl)c(c1)[N+]([O-])=O" xsd:string
 
 [Term]
 id: CHEBI:50860
@@ -273,8 +277,8 @@ def test_obo_definitions_become_descriptions(kb_copy, resolver, tmp_path):
     path = write(tmp_path / "chebi.obo", OBO)
     summary = import_file(kb_copy, path, resolver=resolver)
     assert summary.descriptions_added == 1 and summary.skipped == {"no structure and no compound of that name": 1}
-    water = kb_copy.get_compound(resolver.resolve("water").compound_id)
-    assert water.description.startswith("An oxygen hydride")
+    cdnb = kb_copy.get_compound(resolver.resolve("2,4-dinitrochlorobenzene").compound_id)
+    assert cdnb.description.startswith("A C-nitro compound")
     bad = write(tmp_path / "bad.obo", "format-version: 1.2\n\n[Term\nid: X")
     with pytest.raises(ImportFileError, match="not a readable OBO file"):
         import_file(kb_copy, bad, resolver=resolver)
@@ -308,15 +312,11 @@ def test_killed_import_leaves_the_kb_unchanged(kb_copy, tmp_path):
         from chemground.kb.importers import import_file
         from chemground.kb.sqlite_store import SQLiteKB
         kb = SQLiteKB({str(kb_path)!r})
-        original = kb.add_reaction
-        count = 0
-        def dying_add(reaction):
-            global count
-            count += 1
-            if count == 10:
-                os._exit(9)
-            return original(reaction)
-        kb.add_reaction = dying_add
+        original = kb.add_reactions
+        def dying_add(reactions):
+            original(reactions)  # everything written, nothing committed yet
+            os._exit(9)
+        kb.add_reactions = dying_add
         import_file(kb, __import__("pathlib").Path({str(path)!r}), resolver=NameResolver(kb, None))
     """)
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)

@@ -164,6 +164,8 @@ class ParticipantLinker:
         self._created: set[int] = set()
         self._pending_names: dict[int, dict[str, str]] = {}
         self._prefetched = False
+        self._new_compounds: list[tuple[int, Compound, bytes | None]] = []
+        self._next_id = 0
         self.compounds_added = 0
 
     # -- preparation (no writes) -----------------------------------------------------------
@@ -273,6 +275,7 @@ class ParticipantLinker:
         structures += [c.structure for c in self.inchi_structures.values() if c.structure is not None]
         structures += [s for s, _, _ in self.name_structures.values() if s is not None]
         self._compound_ids.update(self.kb.compound_ids_for_structures(structures))
+        self._next_id = self.kb.next_compound_id()
         self._prefetched = True
 
     def _compound_for(self, structure: Structure, fingerprint: bytes | None, name: str | None) -> int:
@@ -291,8 +294,10 @@ class ParticipantLinker:
                     common_name=name if fmt == "common_name" else None,
                     source=self.source,
                 )
-                if self._prefetched:
-                    compound_id, created = self.kb.insert_compound(compound, fingerprint), True
+                if self._prefetched:  # reserve the id now, insert in one batch at flush_compounds()
+                    compound_id, created = self._next_id, True
+                    self._next_id += 1
+                    self._new_compounds.append((compound_id, compound, fingerprint))
                 else:
                     compound_id, created = self.kb.upsert_compound(compound, fingerprint)
                 if created:
@@ -307,6 +312,12 @@ class ParticipantLinker:
         norm = normalize_name(name)
         if norm:
             self._pending_names.setdefault(compound_id, {}).setdefault(norm, name)
+
+    def flush_compounds(self) -> None:
+        """Insert the compounds created while linking (before the reactions that refer to them)."""
+        if self._new_compounds:
+            self.kb.insert_compounds(self._new_compounds)
+            self._new_compounds = []
 
     def flush_names(self) -> None:
         """Add the names the source used to the compounds' synonyms (one update per compound)."""
@@ -372,6 +383,7 @@ def run_import(
         progress("write", 0, len(fresh))
     with kb.transaction():
         linker.prefetch()
+        built: list[Reaction] = []
         for raw in fresh:
             linker.source = raw.dataset or linker.source
             participants = [linker.link(p) for p in raw.participants]
@@ -381,7 +393,7 @@ def run_import(
             if unresolved and strict:
                 summary.reactions_skipped += 1
                 continue
-            reaction = Reaction(
+            built.append(Reaction(
                 id=raw.id or content_id(raw.dataset or fmt, raw.reaction_smiles, raw.description,
                                         [(p.role.value, p.name, p.smiles) for p in raw.participants]),
                 source=raw.source, dataset=raw.dataset, title=raw.title, reaction_class=raw.reaction_class,
@@ -389,15 +401,18 @@ def run_import(
                 operations=raw.operations, conditions=raw.conditions, yield_percent=raw.yield_percent,
                 notes=raw.notes, provenance={**raw.provenance, "file": path.name, "line": raw.line},
                 flags=[f"unresolved {p.role.value}: {p.name}" for p in unresolved],
-            )
-            if kb.add_reaction(reaction):
-                summary.reactions_added += 1
-                summary.participants += len(participants)
-                summary.reactions_flagged += int(bool(unresolved))
-            else:
-                summary.reactions_unchanged += 1
+            ))
             if progress:
                 progress("write", 1, None)
+        linker.flush_compounds()
+        added = set(kb.add_reactions(built))
+        for reaction in built:
+            if reaction.id in added:
+                summary.reactions_added += 1
+                summary.participants += len(reaction.participants)
+                summary.reactions_flagged += int(bool(reaction.flags))
+            else:
+                summary.reactions_unchanged += 1
         linker.flush_names()
         summary.compounds_added = linker.compounds_added
         summary.seconds = time.perf_counter() - started
