@@ -55,6 +55,15 @@ def load_model():
         return _MODEL
 
 
+def _torch_threads(count: int) -> int:
+    """Set torch's intra-op threads; returns the previous value."""
+    import torch
+
+    previous = torch.get_num_threads()
+    torch.set_num_threads(count)
+    return previous
+
+
 def _key(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
@@ -102,6 +111,8 @@ class Embedder:
                     missing.setdefault(key, []).append(i)
             if missing:
                 model = load_model()
+                small = len(missing) <= 8  # one question: more torch threads only contend
+                threads = _torch_threads(1) if small else None
                 order = list(missing)
                 batch_texts = [texts[missing[k][0]] for k in order]
                 for start in range(0, len(order), 1024):
@@ -117,6 +128,8 @@ class Embedder:
                         progress(len(part))
                 if db is not None:
                     db.commit()
+                if threads is not None:
+                    _torch_threads(threads)
         return out
 
     def encode_one(self, text: str) -> np.ndarray:

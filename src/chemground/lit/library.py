@@ -1,0 +1,80 @@
+"""The literature side of a workspace: its store, index folder, embedder and retriever.
+
+One object so the CLI, the API and the benchmarks open the same index the same way: the
+index lives under the settings' cache dir (keyed by the KB path), vectors of sentence
+windows are cached in ``embeddings.sqlite`` there (a corpus is embedded once), and the
+index is rebuilt automatically when the KB's papers changed since it was built.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+from chemground.errors import ConfigError
+from chemground.lit.index import IndexStats, LitIndex, Progress, default_index_dir, open_index
+from chemground.lit.ingest import AddSummary, Ingestor
+from chemground.lit.retriever import LitRetriever
+from chemground.lit.store import LitStore
+from chemground.workspace import Workspace
+
+
+def dense_available() -> tuple[bool, str]:
+    """Whether the offline MiniLM model can be loaded, and why not."""
+    try:
+        import sentence_transformers  # noqa: F401
+
+        from chemground.retrieval.embeddings import model_path
+
+        model_path()
+    except (ImportError, ConfigError) as error:
+        return False, str(error)
+    return True, ""
+
+
+class Library:
+    """Papers of one workspace's KB, with search."""
+
+    def __init__(self, workspace: Workspace, dense: bool = True) -> None:
+        self.workspace = workspace
+        self.settings = workspace.settings
+        ok, why = dense_available() if dense else (False, "disabled")
+        self.dense = ok
+        self.dense_note = "" if ok or not dense else f"dense search unavailable: {why}"
+        self.last_build: IndexStats | None = None
+
+    @cached_property
+    def store(self) -> LitStore:
+        return LitStore(self.workspace.kb)
+
+    @property
+    def index_dir(self) -> Path:
+        return default_index_dir(self.settings.cache_dir, self.settings.kb_path)
+
+    @cached_property
+    def embedder(self):
+        if not self.dense:
+            return None
+        from chemground.retrieval.embeddings import Embedder
+
+        return Embedder(self.settings.cache_dir / "embeddings.sqlite")
+
+    def add(self, paths, *, chunk_size: int, overlap: int, find_mentions: bool = True, fmt: str | None = None,
+            progress: Progress | None = None) -> AddSummary:
+        ingestor = Ingestor(self.workspace.kb, chunk_size=chunk_size, overlap=overlap,
+                            find_mentions=find_mentions, fmt=fmt)
+        return ingestor.add(paths, progress=progress)
+
+    def index(self, progress: Progress | None = None, rebuild: bool = False) -> LitIndex:
+        index, stats = open_index(self.store, self.index_dir, dense=self.dense, embedder=self.embedder,
+                                  progress=progress, rebuild=rebuild)
+        if stats is not None:
+            self.last_build = stats
+        return index
+
+    def retriever(self, progress: Progress | None = None) -> LitRetriever:
+        from chemground.retrieval.embeddings import Embedder
+
+        index = self.index(progress)
+        query_embedder = Embedder(None) if index.has_dense and self.dense else None
+        return LitRetriever(self.workspace.kb, index, embedder=query_embedder, resolver=self.workspace.resolver)

@@ -1,0 +1,1 @@
+"""QAC dataset generation (ChemLit-QA pipeline): generate, align, judge, filter, extend."""

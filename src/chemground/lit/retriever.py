@@ -1,0 +1,351 @@
+"""Search over paper chunks: BM25, dense, hybrid (reciprocal-rank fusion) and compound mentions.
+
+Every method returns :class:`~chemground.evidence.Evidence` of kind ``chunk`` whose record
+carries the citation (document, title, page/section, character offsets) and the best
+matching sentence window as the snippet. Hybrid fuses, with equal weights and the usual
+RRF constant (60), the rankings of plain BM25, stemmed BM25, stemmed sentence-window BM25,
+dense sentence-window search and, when the question names a compound, the chunks that name
+the same compound (same InChIKey: exact; same skeleton: similar).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from chemground.chem.names import NameResolver, normalize_name
+from chemground.errors import ChemgroundError
+from chemground.evidence import Evidence
+from chemground.kb.sqlite_store import SQLiteKB
+from chemground.lit.index import LitIndex, stem_text
+from chemground.lit.mentions import Mention, MentionFinder, SQLNameIndex
+from chemground.lit.store import LitStore
+from chemground.retrieval.fusion import RRF_K, reciprocal_rank_fusion
+
+Method = Literal["bm25", "dense", "hybrid", "mentions"]
+METHODS: tuple[str, ...] = ("hybrid", "bm25", "dense", "mentions")
+CHANNELS: tuple[str, ...] = ("bm25", "bm25-stem", "bm25-windows", "dense", "mentions")
+CANDIDATES = 100  # depth of each ranking that goes into fusion
+DENSE_COARSE = 200  # chunks whose windows the dense stage re-scores
+
+
+@dataclass
+class Ranking:
+    """One channel's chunk positions, best first, with a score and the best window of each."""
+
+    name: str
+    positions: list[int] = field(default_factory=list)
+    scores: dict[int, float] = field(default_factory=dict)
+    windows: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass
+class SearchResult:
+    evidence: list[Evidence]
+    mentions: list[Mention]
+    timings_ms: dict[str, float]
+    notes: list[str] = field(default_factory=list)
+
+
+class LitRetriever:
+    """Searches one KB's chunks through a loaded :class:`LitIndex`."""
+
+    def __init__(self, kb: SQLiteKB, index: LitIndex, *, embedder=None, resolver: NameResolver | None = None,
+                 mention_finder: MentionFinder | None = None) -> None:
+        self.kb = kb
+        self.store = LitStore(kb)
+        self.index = index
+        self.embedder = embedder  # without a cache: questions are not worth storing
+        self.finder = mention_finder or MentionFinder(kb, names=SQLNameIndex(kb), resolver=resolver,
+                                                      strict_smiles=False)
+
+    # -- channels ---------------------------------------------------------------------------
+    def rank_bm25(self, query: str, depth: int = CANDIDATES) -> Ranking:
+        return self._from_hits("bm25", self.index.bm25.search(query, depth))
+
+    def rank_bm25_stem(self, query: str, depth: int = CANDIDATES) -> Ranking:
+        return self._from_hits("bm25-stem", self.index.bm25_stem.search(stem_text(query), depth))
+
+    def rank_bm25_windows(self, query: str, candidates: Sequence[int] | None = None,
+                          depth: int = CANDIDATES) -> Ranking:
+        """Candidate chunks (by default those of the two chunk-level BM25 views) ranked by
+        the BM25 score of their best sentence window."""
+        ranking = Ranking("bm25-windows")
+        if candidates is None:
+            candidates = sorted({*self.rank_bm25(query).positions, *self.rank_bm25_stem(query).positions})
+        if not len(candidates):
+            return ranking
+        chunks = np.asarray(sorted(set(candidates)), dtype=np.int64)
+        starts = self.index.window_start[chunks]
+        ends = self.index.window_start[chunks + 1]
+        windows = np.concatenate([np.arange(s, e) for s, e in zip(starts, ends)])
+        scores = self.index.window_scores(query, windows)
+        offsets = np.concatenate([[0], np.cumsum(ends - starts)])
+        best = np.maximum.reduceat(scores, offsets[:-1])
+        for i in np.argsort(-best, kind="stable")[:depth]:
+            if best[i] <= 0:
+                break
+            position = int(chunks[i])
+            local = scores[offsets[i]:offsets[i + 1]]
+            ranking.positions.append(position)
+            ranking.scores[position] = float(best[i])
+            ranking.windows[position] = int(starts[i]) + int(np.argmax(local))
+        return ranking
+
+    def encode(self, query: str) -> np.ndarray:
+        """The question's vector, computed on one CPU thread: a 20-token input gains nothing
+        from more, and on a busy machine torch's thread pool makes it several times slower."""
+        if self.embedder is None:
+            raise ChemgroundError("dense search needs an embedder (the MiniLM model)")
+        with _one_torch_thread():
+            return self.embedder.encode([query])[0]
+
+    def rank_dense(self, query_vector: np.ndarray, extra: Sequence[int] = (), depth: int = CANDIDATES) -> Ranking:
+        """Coarse: chunks by the mean of their window vectors; fine: each candidate (plus
+        ``extra``, e.g. BM25's hits) by its best window."""
+        ranking = Ranking("dense")
+        if not self.index.has_dense or not len(self.index):
+            return ranking
+        coarse_scores = self.index.chunk_vectors @ query_vector
+        take = min(DENSE_COARSE, len(coarse_scores))
+        coarse = np.argpartition(-coarse_scores, take - 1)[:take]
+        candidates = np.unique(np.concatenate([coarse, np.asarray(list(extra), dtype=np.int64)])).astype(np.int64)
+        starts = self.index.window_start[candidates]
+        ends = self.index.window_start[candidates + 1]
+        lengths = ends - starts
+        window_ids = np.concatenate([np.arange(s, e) for s, e in zip(starts, ends)]) if len(candidates) else \
+            np.zeros(0, dtype=np.int64)
+        scores = np.asarray(self.index.window_vectors[window_ids], dtype=np.float32) @ query_vector
+        offsets = np.concatenate([[0], np.cumsum(lengths)])
+        best_scores = np.maximum.reduceat(scores, offsets[:-1]) if len(scores) else np.zeros(0)
+        best_local = [int(np.argmax(scores[offsets[i]:offsets[i + 1]])) for i in range(len(candidates))]
+        order = np.argsort(-best_scores)[:depth]
+        for i in order:
+            position = int(candidates[i])
+            ranking.positions.append(position)
+            ranking.scores[position] = float(best_scores[i])
+            ranking.windows[position] = int(starts[i]) + best_local[i]
+        return ranking
+
+    def rank_mentions(self, mentions: list[Mention], depth: int = CANDIDATES,
+                      tie_order: dict[int, int] | None = None,
+                      selective_only: bool = False) -> tuple[Ranking, dict[int, str]]:
+        """Chunks naming the question's compounds. A chunk scores the sum over the compounds it
+        shares of their inverse document frequency (rare compounds say more; a skeleton-only
+        match counts half); ties go to the better lexical match (``tie_order``). With
+        ``selective_only`` (hybrid), the channel adds only what the words cannot see: a
+        compound the question writes in a way no chunk does (a SMILES or InChI, a synonym the
+        papers do not use) and which is named in at most 5 % of the chunks (or three):
+        "water" would rank hundreds of chunks by nothing, and a name the papers also use is
+        already matched, better, by the BM25 views."""
+        ranking = Ranking("mentions")
+        why: dict[int, str] = {}
+        hits = self.store.chunks_mentioning([m.inchikey for m in mentions], limit=5000)
+        n = max(len(self.index), 1)
+        by_key = {m.inchikey: m for m in mentions}
+        by_skeleton = {m.inchikey[:14]: m for m in mentions}
+        frequency: dict[str, set[str]] = {}
+        spellings: dict[str, set[str]] = {}
+        for hit in hits:
+            query = by_key.get(hit.inchikey) or by_skeleton.get(hit.inchikey[:14])
+            if query is not None:
+                frequency.setdefault(query.inchikey, set()).add(hit.chunk_id)
+                spellings.setdefault(query.inchikey, set()).add(normalize_name(hit.mention))
+        visible = {m.inchikey for m in mentions if selective_only and _spelled_alike(m.text, spellings.get(m.inchikey))}
+        limit = max(3, int(0.05 * n))
+        scores: dict[int, float] = {}
+        for hit in hits:
+            query = by_key.get(hit.inchikey) or by_skeleton.get(hit.inchikey[:14])
+            position = self.index.position.get(hit.chunk_id)
+            if query is None or position is None:
+                continue
+            df = len(frequency[query.inchikey])
+            if selective_only and (df > limit or query.inchikey in visible):
+                continue
+            weight = math.log(1 + n / df) * (1.0 if hit.exact else 0.5)
+            if position not in why or hit.exact and "same skeleton" in why[position]:
+                why[position] = (f"names {hit.mention!r} (same structure as {query.text!r})" if hit.exact else
+                                 f"names {hit.mention!r} (same skeleton as {query.text!r}: a stereo/isotope/charge variant)")
+                ranking.windows[position] = self._window_at(position, hit.offset)
+            scores[position] = scores.get(position, 0.0) + weight
+        tie_order = tie_order or {}
+        ordered = sorted(scores, key=lambda p: (-scores[p], tie_order.get(p, len(tie_order) + p)))[:depth]
+        ranking.positions = ordered
+        ranking.scores = {p: scores[p] for p in ordered}
+        return ranking, {p: why[p] for p in ordered}
+
+    def _window_at(self, position: int, offset: int) -> int:
+        """The first window of a chunk that contains ``offset`` (for the snippet)."""
+        for window in self.index.windows_of(position):
+            start, end = self.index.window_spans[window]
+            if start <= offset < end:
+                return window
+        return int(self.index.window_start[position])
+
+    # -- search -----------------------------------------------------------------------------
+    def search(self, query: str, k: int = 5, method: Method = "hybrid",
+               channels: set[str] | None = None) -> SearchResult:
+        """The ``k`` best chunks. ``channels`` restricts what hybrid fuses (for ablations):
+        any of bm25, bm25-stem, bm25-windows, dense, mentions."""
+        use = set(CHANNELS if channels is None else channels)
+        unknown = use - set(CHANNELS)
+        if unknown:
+            raise ChemgroundError(f"unknown channels {sorted(unknown)}; use {', '.join(CHANNELS)}")
+        if method not in METHODS:
+            raise ChemgroundError(f"unknown retrieval method {method!r}; use one of {', '.join(METHODS)}")
+        if not query.strip():
+            raise ChemgroundError("empty question")
+        search_started = time.perf_counter()
+        timings: dict[str, float] = {}
+        notes: list[str] = []
+        rankings: list[Ranking] = []
+        mention_why: dict[int, str] = {}
+        mentions: list[Mention] = []
+        if not len(self.index):
+            return SearchResult([], [], {}, ["no papers have been added (chemground lit add FILES...)"])
+
+        def timed(name, fn, *args):
+            started = time.perf_counter()
+            value = fn(*args)
+            timings[name] = round((time.perf_counter() - started) * 1000, 2)
+            return value
+
+        hybrid = method == "hybrid"
+        want_dense = method == "dense" or (hybrid and "dense" in use)
+        can_dense = self.index.has_dense and self.embedder is not None
+        if want_dense and not can_dense and method == "dense":
+            raise ChemgroundError("the literature index has no vectors; rebuild it with dense search enabled "
+                                  "(needs `pip install 'chemground[dense]'`)")
+        # the question is encoded on another thread while the BM25 views are searched
+        started_encode = time.perf_counter()
+        pending = _ENCODER.submit(self.encode, query) if want_dense and can_dense else None
+        if method == "bm25" or (hybrid and "bm25" in use):
+            rankings.append(timed("bm25", self.rank_bm25, query))
+        if hybrid and "bm25-stem" in use:
+            rankings.append(timed("bm25_stem", self.rank_bm25_stem, query))
+        if hybrid and "bm25-windows" in use:
+            lexical = {p for r in rankings for p in r.positions}
+            if not lexical:  # the chunk-level views were left out (an ablation): take their candidates anyway
+                lexical = {*self.rank_bm25(query).positions, *self.rank_bm25_stem(query).positions}
+            rankings.append(timed("bm25_windows", self.rank_bm25_windows, query, sorted(lexical)))
+        if pending is not None:
+            vector = pending.result()
+            waited = (time.perf_counter() - started_encode) * 1000 - sum(timings.values())
+            timings["encode_wait"] = round(max(0.0, waited), 2)  # what BM25 did not hide
+            extra = {p for r in rankings for p in r.positions}
+            rankings.append(timed("dense", self.rank_dense, vector, sorted(extra)))
+        elif want_dense:
+            notes.append("dense search unavailable (index built without vectors); fused BM25 only")
+        if method == "mentions" or (hybrid and "mentions" in use):
+            mentions = timed("mentions_find", self.finder.find, query)
+            if mentions:
+                lexical = rankings[0].positions if rankings else []
+                tie_order = {p: i for i, p in enumerate(lexical)}
+                ranking, mention_why = timed("mentions", self.rank_mentions, mentions, CANDIDATES, tie_order,
+                                             method == "hybrid")
+                if ranking.positions:
+                    rankings.append(ranking)
+                elif method == "hybrid":
+                    notes.append("the compounds named in the question are in too many chunks to rank by")
+            elif method == "mentions":
+                notes.append("no compound recognised in the question")
+        started = time.perf_counter()
+        if method == "hybrid":
+            fused = reciprocal_rank_fusion([[str(p) for p in r.positions] for r in rankings if r.positions], k=RRF_K)
+            order = [(int(p), score) for p, score in fused]
+            retriever = "hybrid"
+        else:
+            ranking = rankings[-1] if rankings else Ranking(method)
+            order = [(p, ranking.scores[p]) for p in ranking.positions]
+            retriever = method if method != "mentions" else "lit-mentions"
+        top = order[:k]
+        evidence = self._evidence(top, rankings, mention_why, retriever, method)
+        timings["fuse_and_fetch"] = round((time.perf_counter() - started) * 1000, 2)
+        timings["total"] = round((time.perf_counter() - search_started) * 1000, 2)
+        return SearchResult(evidence, mentions, timings, notes)
+
+    # -- evidence ---------------------------------------------------------------------------
+    def _from_hits(self, name: str, hits: list[tuple[str, float]]) -> Ranking:
+        ranking = Ranking(name)
+        for chunk_id, score in hits:
+            position = self.index.position.get(chunk_id)
+            if position is not None and position not in ranking.scores:
+                ranking.positions.append(position)
+                ranking.scores[position] = score
+        return ranking
+
+    def _evidence(self, top: list[tuple[int, float]], rankings: list[Ranking], mention_why: dict[int, str],
+                  retriever: str, method: str) -> list[Evidence]:
+        ids = [self.index.chunk_ids[p] for p, _ in top]
+        chunks = self.store.chunks(ids)
+        titles = self.store.document_titles(c.document_id for c in chunks.values())
+        out = []
+        for position, score in top:
+            chunk_id = self.index.chunk_ids[position]
+            chunk = chunks.get(chunk_id)
+            if chunk is None:
+                continue  # removed since the index was built; the next search rebuilds it
+            reasons = []
+            window = None
+            for ranking in rankings:
+                if position in ranking.scores:
+                    rank = ranking.positions.index(position) + 1
+                    reasons.append(f"{ranking.name} #{rank} ({ranking.scores[position]:.3g})")
+                    if window is None and position in ranking.windows:
+                        window = ranking.windows[position]
+            if window is None:
+                window = int(self.index.window_start[position])
+            start, end = (int(x) for x in self.index.window_spans[window])
+            if end > len(chunk.text):  # defensive: index and store disagree
+                start, end = 0, min(len(chunk.text), 400)
+            exact = "same structure" in mention_why.get(position, "")
+            if position in mention_why:
+                reasons.append(mention_why[position])
+            title, path = titles.get(chunk.document_id, (None, ""))
+            record = {
+                "chunk_id": chunk.id, "document_id": chunk.document_id, "title": title, "path": path,
+                "seq": chunk.seq, "page": chunk.page, "page_end": chunk.page_end, "section": chunk.section,
+                "start": chunk.start, "end": chunk.end, "text": chunk.text,
+                "snippet": chunk.text[start:end], "snippet_start": chunk.start + start, "snippet_end": chunk.start + end,
+                "location": chunk.location(),
+            }
+            out.append(Evidence(
+                kind="chunk", id=chunk.id, score=float(score), match="exact" if exact else "similar", record=record,
+                why="; ".join(reasons), retriever=retriever,
+                provenance={"document": chunk.document_id, "title": title, "path": path, "page": chunk.page,
+                            "page_end": chunk.page_end, "section": chunk.section,
+                            "offsets": [chunk.start, chunk.end], "method": method},
+            ))
+        return out
+
+
+def _spelled_alike(question_text: str, spellings: set[str] | None) -> bool:
+    """Does the question write the compound as the papers do (or contain their spelling, as
+    "anatase-TiO2" contains "TiO2")? Then BM25 already matches it by its words."""
+    mine = normalize_name(question_text)
+    return bool(spellings) and any(s and (s in mine or mine in s) for s in spellings)
+
+
+_ENCODER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lit-encode")
+
+
+@contextmanager
+def _one_torch_thread() -> Iterator[None]:
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

@@ -1,0 +1,160 @@
+"""The `chemground lit` and `chemground bench lit-run` commands, end to end (real HTTP for the LLM)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from chemground.cli import main
+from chemground.lit.qac.schema import NEGATIVE_ANSWER, QACRecord, write_qac_csv
+from chemground.settings import get_settings
+from tests.lit.papers import write_corpus
+from tests.support.fake_openai import FakeOpenAIServer, Step
+
+
+@pytest.fixture
+def env(kb_copy, tmp_path, monkeypatch):
+    monkeypatch.setenv("CHEMGROUND_KB", str(kb_copy.path))
+    monkeypatch.setenv("CHEMGROUND_CACHE_DIR", str(tmp_path / "cache"))
+    get_settings.cache_clear()
+    kb_copy.close()  # the CLI opens the file itself
+    return write_corpus(tmp_path / "papers")
+
+
+def _json_lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.startswith(("{", "["))]
+
+
+def test_add_reports_bad_files_keeps_going_and_is_idempotent(env, tmp_path, capsys):
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(env["pdf"].read_bytes()[:600])
+    code = main(["lit", "add", str(env["pdf"]), str(broken), str(env["text"]), "--no-dense", "--json"])
+    data = _json_lines(capsys.readouterr().out)[-1]
+    assert code == 1  # not every file could be added
+    assert [f["status"] for f in data["files"]] == ["added", "failed", "added"]
+    assert "corrupt or unreadable PDF" in data["files"][1]["error"]
+    assert data["index"]["chunks"] >= 2 and data["index"]["dense"] is False
+    code = main(["lit", "add", str(env["pdf"]), str(env["text"]), "--no-dense", "--json"])
+    again = _json_lines(capsys.readouterr().out)[-1]
+    assert code == 0 and again["unchanged"] == 2 and again["added"] == 0
+
+    assert main(["lit", "list", "--json"]) == 0
+    listed = _json_lines(capsys.readouterr().out)[-1]
+    assert {d["format"] for d in listed} == {"pdf", "text"}
+    pdf_id = next(d["id"] for d in listed if d["format"] == "pdf")
+    assert main(["lit", "show", f"{pdf_id}#0", "--json"]) == 0
+    shown = _json_lines(capsys.readouterr().out)[-1]
+    assert shown["document_id"] == pdf_id and shown["page"] == 1
+
+    assert main(["lit", "search", "Which metal gave toluene as a side product?", "--method", "bm25", "--json"]) == 0
+    found = _json_lines(capsys.readouterr().out)[-1]
+    assert "Platinum" in found["evidence"][0]["record"]["text"]
+    assert main(["lit", "remove", pdf_id]) == 0
+    capsys.readouterr()
+    assert main(["lit", "remove", pdf_id]) == 2  # a clear error, not a traceback
+    assert "no document" in capsys.readouterr().err
+
+
+def test_ask_without_llm_gives_cited_snippets(env, capsys):
+    main(["lit", "add", str(env["xml"]), str(env["text"]), "--no-dense", "--json"])
+    capsys.readouterr()
+    assert main(["lit", "ask", "How is benzoic acid made from toluene?", "--method", "bm25", "--json"]) == 0
+    answer = _json_lines(capsys.readouterr().out)[-1]
+    assert answer["method"] == "extractive" and answer["supported"]
+    first = answer["citations"][0]
+    assert first["chunk_id"] in answer["answer"] and first["document_id"].startswith("doc-")
+    assert first["start"] < first["end"] and "toluene" in answer["answer"].lower()
+
+
+def test_ask_with_an_llm_endpoint_cites_chunk_ids(env, capsys):
+    main(["lit", "add", str(env["xml"]), str(env["text"]), "--no-dense", "--json"])
+    capsys.readouterr()
+
+    def respond(payload):
+        prompt = payload["messages"][-1]["content"]
+        chunk_id = re.search(r"\[(doc-[0-9a-f]+#\d+)\]", prompt).group(1)
+        return Step(text=json.dumps({"answer": f"By oxidising toluene with KMnO4 [{chunk_id}].",
+                                     "citations": [chunk_id], "supported": True}))
+
+    with FakeOpenAIServer(respond) as server:
+        code = main(["lit", "ask", "How is benzoic acid made?", "--method", "bm25", "--json",
+                     "--llm-base-url", server.base_url, "--llm-model", "fake-model"])
+        assert len(server.requests) == 1 and "Answer not available" in server.requests[0]["body"]["messages"][-1]["content"]
+    answer = _json_lines(capsys.readouterr().out)[-1]
+    assert code == 0 and answer["method"] == "llm" and answer["model"] == "fake-model"
+    assert answer["citations"][0]["chunk_id"] in answer["answer"] and answer["supported"]
+
+
+def test_bench_lit_run_scores_retrieval_and_judged_answers(env, tmp_path, capsys):
+    chunks = [
+        "Toluene is oxidised to benzoic acid by potassium permanganate in water at reflux for four hours.",
+        "Palladium on carbon hydrogenates benzaldehyde to benzyl alcohol in ethanol at room temperature.",
+        "Aspirin is made from salicylic acid and acetic anhydride with a little sulfuric acid as catalyst.",
+    ]
+    records = [
+        QACRecord(chunks[0], "Explanatory", "What oxidises toluene to benzoic acid?", "Potassium permanganate.",
+                  "Easy", [chunks[0]], [(0, len(chunks[0]))], [chunks[1]]),
+        QACRecord(chunks[1], "Causal", "Which solvent is used to hydrogenate benzaldehyde over palladium?",
+                  "Ethanol.", "Medium", [chunks[1]], [(0, len(chunks[1]))], [chunks[2]]),
+        QACRecord(chunks[2], "Causal", "What is the melting point of aspirin made from salicylic acid?",
+                  NEGATIVE_ANSWER, "Negative", [chunks[2]], [(0, len(chunks[2]))], [chunks[0]]),
+    ]
+    csv_path = tmp_path / "set.csv"
+    write_qac_csv(csv_path, records)
+
+    def respond(payload):
+        prompt = payload["messages"][-1]["content"]
+        if prompt.startswith("TASK: judge_correctness"):
+            prediction = re.search(r"Predicted answer: (.*)", prompt).group(1)
+            reference = re.search(r"Reference answer: (.*)", prompt).group(1)
+            same = prediction.split()[0].lower().strip(".") == reference.split()[0].lower().strip(".")
+            return Step(text=json.dumps({"score": 1.0 if same else 0.0, "reason": "test"}))
+        if "Context passages" in prompt:
+            chunk_id = re.search(r"\[(doc-[0-9a-f]+#\d+)\]", prompt).group(1)
+            question = re.search(r"Question: (.*)", prompt).group(1)
+            answer = {"What oxidises": "Potassium permanganate", "Which solvent": "Ethanol"}.get(question[:13])
+            if answer is None:
+                return Step(text=json.dumps({"answer": NEGATIVE_ANSWER, "citations": [], "supported": False}))
+            return Step(text=json.dumps({"answer": f"{answer} [{chunk_id}].", "citations": [chunk_id],
+                                         "supported": True}))
+        return Step(text="I think it is water.")  # the no-context baseline
+
+    out = tmp_path / "bench.json"
+    with FakeOpenAIServer(respond) as server:
+        code = main(["bench", "lit-run", str(csv_path), "--methods", "bm25,hybrid", "--no-dense", "--no-mentions",
+                     "--llm-base-url", server.base_url, "--llm-model", "fake-model", "--out", str(out), "--json"])
+    assert code == 0
+    data = json.loads(out.read_text())
+    assert data["corpus_chunks"] == 3 and data["scored_queries"] == 3
+    assert data["retrieval"]["bm25"]["recall@1"] == pytest.approx(1.0)
+    answers = data["answers"]
+    assert answers["baseline"]["accuracy"] == pytest.approx(0.0)
+    assert answers["rag"]["accuracy"] == pytest.approx(1.0)  # the negative counts only with score >= 0.7
+    assert answers["by_group"]["difficulty:Negative"]["rag"] == pytest.approx(1.0)
+    assert data["answer_model"] == "fake-model"
+
+
+def test_qac_generate_over_http_then_import(env, tmp_path, capsys):
+    from tests.lit.test_qac import Responder, needs_dense
+
+    if needs_dense.args[0]:
+        pytest.skip(needs_dense.kwargs["reason"])
+    assert main(["lit", "add", str(env["pdf"]), str(env["xml"]), "--chunk-size", "250", "--overlap", "0",
+                 "--json"]) == 0
+    capsys.readouterr()
+    responder = Responder()
+    out = tmp_path / "qac" / "set.csv"
+    with FakeOpenAIServer(lambda payload: Step(text=responder(payload["messages"]))) as server:
+        code = main(["lit", "qac-generate", "--out", str(out), "--samples", "3", "--workers", "2", "--json",
+                     "--llm-base-url", server.base_url, "--llm-model", "fake-model"])
+    summary = _json_lines(capsys.readouterr().out)[-1]
+    assert code == 0 and summary["model"] == "fake-model" and summary["kept"] > 0
+    assert summary["dropped"] == {"hallucination": 1}
+    assert out.exists() and out.with_name("set_neg.csv").exists() and out.with_name("set_multi.csv").exists()
+    assert main(["lit", "qac-import", str(out), "--json", "--out", str(tmp_path / "set.jsonl")]) == 0
+    imported = _json_lines(capsys.readouterr().out)[-1]
+    assert imported["records"] == summary["kept"] and imported["reasoning_types"] == {"Causal": summary["kept"]}
+    lines = (tmp_path / "set.jsonl").read_text().splitlines()
+    assert len(lines) == summary["kept"] and json.loads(lines[0])["judge_model"] == "fake-model"
