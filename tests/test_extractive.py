@@ -106,3 +106,22 @@ def test_route_questions_use_the_reaction_graph(small_kb_path, tmp_path):
     assert answer.evidence[0].kind == "graph_path"
     none = qa.ask("route from benzene to caffeine in 2 steps")
     assert none.status == "no_evidence" and "No route" in none.answer
+
+
+def test_questions_about_papers_are_answered_from_their_passages(small_kb_path, tmp_path):
+    from chemground.lit.library import Library
+    from tests.conftest import copy_kb
+
+    paper = tmp_path / "acetylides.txt"
+    paper.write_text("Magnesium acetylides\n\nThe compound MgCCMg differs from Grignard reagents because both "
+                     "acetylide carbons are bound to magnesium, which makes it far less nucleophilic.\n\n"
+                     "Unrelated paragraph about the weather in spring, which has nothing to do with chemistry.\n")
+    workspace = Workspace(Settings(kb_path=copy_kb(small_kb_path, tmp_path), cache_dir=tmp_path / "cache"))
+    Library(workspace, dense=False).add([paper], chunk_size=200, overlap=0)
+    from chemground.qa_factory import build_qa
+
+    qa = build_qa(workspace)
+    answer = qa.ask("Why is MgCCMg different, per the papers?")
+    assert answer.method == "lit" and answer.status == "answered"
+    assert "less nucleophilic" in answer.answer and answer.evidence[0].kind == "chunk"
+    assert qa.ask("What is the molecular weight of aspirin?").method == "table"  # table questions stay in the KB

@@ -107,6 +107,13 @@ class QA:
         timings["parse"] = (time.perf_counter() - started) * 1000
         mark = time.perf_counter()
         evidence = [] if method == "none" else self.retriever(method).retrieve(query, k)  # type: ignore[attr-defined]
+        notes: list[str] = []
+        if method == "table" and query.aspect is None and "lit" in self._retrievers:
+            # Not a table question ("why is ... per the papers?"): the papers may answer it.
+            passages = self.retriever("lit").retrieve(query, k)  # type: ignore[attr-defined]
+            if passages:
+                evidence, method = passages, "lit"
+                notes.append("not a compound/reaction question; answered from the papers' passages")
         timings["retrieve"] = (time.perf_counter() - mark) * 1000
         mark = time.perf_counter()
         engine = self.reasoner(reasoner)
@@ -125,6 +132,7 @@ class QA:
             aspect=query.aspect.value if query.aspect else None, level=query.level, status=reasoned.status,
             evidence=evidence, citations=reasoned.citations, method=method, reasoner=reasoner,
             query=query.to_json(), timings_ms={k: round(v, 3) for k, v in timings.items()}, usage=usage,
-            notes=reasoned.notes + [p for p in query.problems if p not in reasoned.answer],
+            notes=notes + reasoned.notes + ([] if method == "lit" else
+                                            [p for p in query.problems if p not in reasoned.answer]),
             trace={**reasoned.trace, "parser": query.parser},
         )

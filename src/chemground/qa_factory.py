@@ -9,11 +9,11 @@ from __future__ import annotations
 from chemground.llm.config import llm_configured, llm_from_settings
 from chemground.qa import QA
 from chemground.reasoning.llm_reasoners import LLM_REASONERS
-from chemground.retrieval.graph import GraphRetriever
+from chemground.retrieval.graph import GraphRetriever, LiteratureRetriever
 from chemground.retrieval.text_records import BM25RecordRetriever, DenseRecordRetriever
 from chemground.workspace import Workspace
 
-METHODS = ("table", "bm25", "dense", "graph", "none")
+METHODS = ("table", "bm25", "dense", "graph", "lit", "none")
 REASONERS = ("extractive", *LLM_REASONERS)
 
 
@@ -25,6 +25,7 @@ def build_qa(workspace: Workspace, parser: str = "rules", progress=None) -> QA:
     qa.register_retriever("bm25", lambda: BM25RecordRetriever(workspace.kb, settings.cache_dir))
     qa.register_retriever("dense", lambda: DenseRecordRetriever(workspace.kb, settings.cache_dir, progress))
     qa.register_retriever("graph", lambda: GraphRetriever(workspace, qa.graph, qa.require_llm))
+    qa.register_retriever("lit", lambda: LiteratureRetriever(workspace))
     for name, cls in LLM_REASONERS.items():
         qa.register_reasoner(name, lambda cls=cls: cls(qa.require_llm(), qa.parser.finder))
     if parser == "llm":

@@ -45,6 +45,9 @@ class ExtractiveReasoner:
     name = "extractive"
 
     def reason(self, query: QueryTuple, evidence: list[Evidence]) -> Reasoned:
+        chunks = [e for e in evidence if e.kind == "chunk"]
+        if chunks:
+            return self._passages(chunks)
         if query.aspect is None:
             hint = query.problems[0] if query.problems else "could not tell what the question asks for"
             return Reasoned(f"I {hint}.", None, "not_understood")
@@ -56,6 +59,18 @@ class ExtractiveReasoner:
         if query.level == "reaction":
             return self._reaction(query, evidence)
         return self._compound(query, evidence)
+
+    @staticmethod
+    def _passages(chunks: list[Evidence], snippets: int = 3) -> Reasoned:
+        """Literature passages: the best sentences of the top chunks, each cited."""
+        lines = []
+        for e in chunks[:snippets]:
+            text = " ".join(str(e.record.get("snippet") or e.record.get("text") or "").split())
+            where = e.record.get("title") or e.record.get("path", "")
+            lines.append(f"{text} [{e.id}{', ' + str(where) if where else ''}]")
+        return Reasoned("From the papers:\n" + "\n".join(lines), [e.id for e in chunks[:snippets]], "answered",
+                        [e.citation() for e in chunks[:snippets]],
+                        ["extractive: the passages are quoted, not summarised; use an LLM reasoner for a synthesis"])
 
     # -- compounds -----------------------------------------------------------------------------
     def _compound(self, query: QueryTuple, evidence: list[Evidence]) -> Reasoned:

@@ -104,3 +104,27 @@ class GraphRetriever:
         evidence = graph_evidence(query.question, workspace=self.workspace, llm=self.llm_factory(),
                                   graph=self.access.graph())
         return evidence[: max(k, 10)]
+
+
+class LiteratureRetriever:
+    """``--method lit``: passages of the papers added with `chemground lit add` (hybrid search)."""
+
+    name = "lit"
+
+    def __init__(self, workspace) -> None:
+        self.workspace = workspace
+        self._retriever = None
+
+    def has_papers(self) -> bool:
+        kb = self.workspace.kb
+        exists = kb.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks'").fetchone()
+        return bool(exists) and kb.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+
+    def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
+        if not self.has_papers():
+            return []
+        if self._retriever is None:
+            from chemground.lit.library import Library
+
+            self._retriever = Library(self.workspace).retriever()
+        return self._retriever.search(query.question, k=k).evidence
