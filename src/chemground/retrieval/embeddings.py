@@ -124,6 +124,8 @@ class Embedder:
                             out[i] = vector
                         if db is not None:
                             db.execute("INSERT OR REPLACE INTO vectors VALUES (?, ?)", (key, vector.tobytes()))
+                    if db is not None:
+                        db.commit()  # a long embedding run keeps what it finished if interrupted
                     if progress:
                         progress(len(part))
                 if db is not None:
