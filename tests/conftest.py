@@ -44,6 +44,16 @@ def _isolated_settings(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture(scope="session")
+def opsin(tmp_path_factory):
+    """One OPSIN process (JVM) for the whole test session, with its own disk cache."""
+    from chemground.chem.opsin import Opsin
+
+    engine = Opsin(tmp_path_factory.mktemp("opsin") / "opsin-cache.sqlite")
+    yield engine
+    engine.close()
+
+
+@pytest.fixture(scope="session")
 def small_kb_path(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("small-kb") / "kb.sqlite"
     build_kb(path, dictionary_files=SMALL_DICTIONARY).close()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from chemground.chem.names import NameResolver
-from chemground.chem.opsin import Opsin
 from chemground.chem.structure import structure_from_smiles
 from chemground.kb.abbreviations import load_abbreviations
 
@@ -14,13 +13,6 @@ FORMULAS_BY_HAND = {
     "DMP": "C13H13IO8", "TEMPO": "C9H18NO", "Pd/C": "Pd", "Pd(PPh3)4": "C72H60P4Pd", "Pd2(dba)3": "C51H42O3Pd2",
     "Pd-C": "Pd", "Pd on C": "Pd", "Pd/charcoal": "Pd", "palladium on charcoal": "Pd",
 }
-
-
-@pytest.fixture(scope="module")
-def opsin(tmp_path_factory):
-    engine = Opsin(tmp_path_factory.mktemp("opsin") / "cache.sqlite")
-    yield engine
-    engine.close()
 
 
 @pytest.fixture

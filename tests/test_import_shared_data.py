@@ -10,20 +10,12 @@ from ord_schema import message_helpers
 from ord_schema.proto import dataset_pb2, reaction_pb2
 
 from chemground.chem.names import NameResolver
-from chemground.chem.opsin import Opsin
 from chemground.chem.structure import structure_from_smiles
 from chemground.kb.importers import import_file
 from chemground.kb.importers.reaction_smiles import split_reaction_smiles
 from tests.support.kbstate import kb_digest
 
 SMALLEST_SHARD = "ord_dataset-cb9f452f8418479ab5fd99c835dbe015.pb.gz"  # uspto-grants-1979_09, 755 reactions
-
-
-@pytest.fixture(scope="module")
-def opsin(tmp_path_factory):
-    engine = Opsin(tmp_path_factory.mktemp("opsin") / "cache.sqlite")
-    yield engine
-    engine.close()
 
 
 def _canonical(smiles):

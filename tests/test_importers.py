@@ -16,7 +16,6 @@ from ord_schema.proto import dataset_pb2, reaction_pb2
 from rdkit import Chem
 
 from chemground.chem.names import NameResolver
-from chemground.chem.opsin import Opsin
 from chemground.errors import ImportFileError
 from chemground.kb.importers import detect_format, import_file
 from chemground.kb.importers.base import is_generic_name
@@ -30,13 +29,6 @@ GOOD_ROWS = [
     'O=Cc1ccccc1;NNC(=O)c1ccccc1,N\'-benzylidenebenzohydrazide,O=C(NN=Cc1ccccc1)c1ccccc1,ethanol,acetic acid,78 °C,2 h,92%\n',
     'h2,US7654321,"Esterification.",acetic acid;ethanol,,ethyl acetate,,,sulfuric acid,reflux,overnight,65\n',
 ]
-
-
-@pytest.fixture(scope="module")
-def opsin(tmp_path_factory):
-    engine = Opsin(tmp_path_factory.mktemp("opsin") / "cache.sqlite")
-    yield engine
-    engine.close()
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from chemground.chem.opsin import Opsin
 from chemground.cli import main
 from chemground.qa_factory import build_qa
 from chemground.settings import Settings, get_settings
@@ -14,13 +13,6 @@ from chemground.workspace import Workspace
 from tests.support.fake_openai import FakeOpenAIServer, Step
 
 QUESTION = "What forms when benzaldehyde reacts with benzohydrazide?"
-
-
-@pytest.fixture(scope="module")
-def opsin(tmp_path_factory):
-    engine = Opsin(tmp_path_factory.mktemp("opsin") / "cache.sqlite")
-    yield engine
-    engine.close()
 
 
 def make_qa(small_kb_path, opsin, tmp_path, server, parser="rules", **settings):

@@ -9,13 +9,6 @@ from chemground.chem.opsin import Opsin
 from chemground.errors import NameResolutionError, StructureError
 
 
-@pytest.fixture(scope="module")
-def opsin(tmp_path_factory):
-    engine = Opsin(tmp_path_factory.mktemp("opsin") / "opsin-cache.sqlite")
-    yield engine
-    engine.close()
-
-
 @pytest.fixture
 def resolver(small_kb, opsin):
     return NameResolver(small_kb, opsin)

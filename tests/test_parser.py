@@ -5,18 +5,10 @@ from __future__ import annotations
 import pytest
 
 from chemground.chem.names import NameResolver
-from chemground.chem.opsin import Opsin
 from chemground.kb.records import Role
 from chemground.reasoning.parser import RuleParser
 from chemground.reasoning.query import Aspect
 from chemground.retrieval.fuzzy import FuzzyNameIndex
-
-
-@pytest.fixture(scope="module")
-def opsin(tmp_path_factory):
-    engine = Opsin(tmp_path_factory.mktemp("opsin") / "cache.sqlite")
-    yield engine
-    engine.close()
 
 
 @pytest.fixture

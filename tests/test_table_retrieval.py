@@ -5,19 +5,11 @@ from __future__ import annotations
 import pytest
 
 from chemground.chem.names import normalize_name
-from chemground.chem.opsin import Opsin
 from chemground.kb.importers import import_file
 from chemground.kb.records import Conditions, Participant, Reaction, Role
 from chemground.qa import QA
 from chemground.settings import Settings
 from chemground.workspace import Workspace
-
-
-@pytest.fixture(scope="module")
-def opsin(tmp_path_factory):
-    engine = Opsin(tmp_path_factory.mktemp("opsin") / "cache.sqlite")
-    yield engine
-    engine.close()
 
 
 def make_qa(kb_path, opsin, tmp_path, readonly=True):

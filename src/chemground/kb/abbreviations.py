@@ -9,11 +9,11 @@ highest name priority, attached to the compound with that structure (added if mi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 
 from chemground.chem.fingerprints import fingerprint_to_bytes, morgan_fingerprint
 from chemground.chem.names import normalize_name
 from chemground.chem.structure import structure_from_smiles
+from chemground.kb.descriptions import read_data_tsv
 from chemground.kb.records import Compound
 from chemground.kb.sqlite_store import SQLiteKB
 
@@ -28,16 +28,7 @@ class Abbreviation:
 
 
 def load_abbreviations() -> list[Abbreviation]:
-    text = (resources.files("chemground.kb.data") / "abbreviations.tsv").read_text(encoding="utf-8")
-    out = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        fields = line.split("\t")
-        if len(fields) != 3 or not all(f.strip() for f in fields):
-            raise ValueError(f"abbreviations.tsv line {number}: expected abbreviation<TAB>name<TAB>SMILES")
-        out.append(Abbreviation(*(f.strip() for f in fields)))
-    return out
+    return [Abbreviation(*row) for row in read_data_tsv("abbreviations.tsv", ("abbreviation", "name", "SMILES"))]
 
 
 def add_abbreviations(kb: SQLiteKB) -> int:

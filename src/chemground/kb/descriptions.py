@@ -13,6 +13,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import resources
 
+
+def read_data_tsv(resource: str, columns: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Rows of a curated TSV in ``chemground.kb.data`` (``#`` lines are comments); a row without
+    exactly ``columns`` non-empty fields raises ValueError naming the file and line."""
+    text = (resources.files("chemground.kb.data") / resource).read_text(encoding="utf-8")
+    out = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != len(columns) or not all(f.strip() for f in fields):
+            raise ValueError(f"{resource} line {number}: expected {'<TAB>'.join(columns)} "
+                             f"({len(columns)} non-empty fields), got {len(fields)} field(s)")
+        out.append(tuple(f.strip() for f in fields))
+    return out
+
 DESCRIPTIONS_RESOURCE = "descriptions.tsv"
 
 
@@ -25,19 +41,8 @@ class CompoundDescription:
 
 def load_descriptions() -> list[CompoundDescription]:
     """All curated descriptions, in file order; a malformed row raises ValueError naming its line."""
-    text = (resources.files("chemground.kb.data") / DESCRIPTIONS_RESOURCE).read_text(encoding="utf-8")
-    out = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        fields = line.split("\t")
-        if len(fields) != 3 or not all(f.strip() for f in fields):
-            raise ValueError(
-                f"{DESCRIPTIONS_RESOURCE} line {number}: expected name<TAB>SMILES<TAB>description "
-                f"(three non-empty fields), got {len(fields)} field(s)"
-            )
-        out.append(CompoundDescription(*(f.strip() for f in fields)))
-    return out
+    rows = read_data_tsv(DESCRIPTIONS_RESOURCE, ("name", "SMILES", "description"))
+    return [CompoundDescription(*fields) for fields in rows]
 
 
 def add_descriptions(kb) -> int:

@@ -57,6 +57,24 @@ def evidence_for(kb: SQLiteKB, hits: list[tuple[str, float]], retriever: str) ->
     return out
 
 
+def load_or_build(folder: Path, kb: SQLiteKB, load, build):
+    """The record index saved in ``folder``, or one built from the KB's record texts with
+    ``build(texts, ids)`` and saved atomically (a half-written index is never loaded)."""
+    if (folder / "ids.json").exists():
+        return load(folder)
+    ids, texts = [], []
+    for record_id, text in iter_record_texts(kb):
+        ids.append(record_id)
+        texts.append(text)
+    index = build(texts, ids)
+    tmp = folder.with_name(folder.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    index.save(tmp)
+    shutil.rmtree(folder, ignore_errors=True)
+    tmp.rename(folder)
+    return index
+
+
 class BM25RecordRetriever:
     """BM25 over serialised KB records; the question text is the query."""
 
@@ -68,22 +86,10 @@ class BM25RecordRetriever:
         self._index: BM25Index | None = None
         self._lock = threading.Lock()
 
-    def index(self, progress=None) -> BM25Index:
+    def index(self) -> BM25Index:
         with self._lock:
             if self._index is None:
-                if (self.folder / "ids.json").exists():
-                    self._index = BM25Index.load(self.folder)
-                else:
-                    ids, texts = [], []
-                    for record_id, text in iter_record_texts(self.kb):
-                        ids.append(record_id)
-                        texts.append(text)
-                    self._index = BM25Index(texts, ids)
-                    tmp = self.folder.with_name(self.folder.name + ".tmp")
-                    shutil.rmtree(tmp, ignore_errors=True)
-                    self._index.save(tmp)
-                    shutil.rmtree(self.folder, ignore_errors=True)
-                    tmp.rename(self.folder)
+                self._index = load_or_build(self.folder, self.kb, BM25Index.load, BM25Index)
             return self._index
 
     def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
@@ -115,25 +121,15 @@ class DenseRecordRetriever:
     def index(self):
         from chemground.retrieval.embeddings import VectorIndex
 
+        def embed(texts: list[str], ids: list[str]) -> VectorIndex:
+            if self.progress:
+                self.progress("embed records", 0, len(texts))
+            report = (lambda n: self.progress("embed records", n, None)) if self.progress else None
+            return VectorIndex(self.embedder.encode(texts, progress=report), ids)
+
         with self._lock:
             if self._index is None:
-                if (self.folder / "ids.json").exists():
-                    self._index = VectorIndex.load(self.folder)
-                else:
-                    ids, texts = [], []
-                    for record_id, text in iter_record_texts(self.kb):
-                        ids.append(record_id)
-                        texts.append(text)
-                    if self.progress:
-                        self.progress("embed records", 0, len(texts))
-                    vectors = self.embedder.encode(
-                        texts, progress=(lambda n: self.progress("embed records", n, None)) if self.progress else None)
-                    self._index = VectorIndex(vectors, ids)
-                    tmp = self.folder.with_name(self.folder.name + ".tmp")
-                    shutil.rmtree(tmp, ignore_errors=True)
-                    self._index.save(tmp)
-                    shutil.rmtree(self.folder, ignore_errors=True)
-                    tmp.rename(self.folder)
+                self._index = load_or_build(self.folder, self.kb, VectorIndex.load, embed)
             return self._index
 
     def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
