@@ -1,0 +1,230 @@
+"""Formula, element, constant and spectrum tools on ``chemistry-tools``, and PubChem-style
+compound look-ups answered offline (the ``chemistrytools/*`` family).
+
+The look-ups by name or PubChem CID read chemground's compound dictionary (about 76,000
+PubChem compounds shipped in the ``chemicals`` package) through the knowledge base. A
+compound outside it cannot be answered offline; those calls fail with a ``ToolOffline``
+error that says so, never with a guess.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from chemground.agent.registry import P, ToolContext, tool
+from chemground.agent.tools._common import element_symbol
+from chemground.errors import ChemgroundError
+
+CID = P("compound_CID", "integer", "PubChem Compound Identifier (CID).", minimum=1, examples=[2244, 702])
+FORMULA = P("compound", "string", "Molecular formula, e.g. 'C9H8O4'.", examples=["C9H8O4", "H2SO4"])
+OFFLINE = ("answers from the offline compound dictionary (~76k PubChem compounds); other compounds need an "
+           "online PubChem look-up and are reported as not available offline")
+
+
+def _formulae():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import chemistry_tools.formulae as formulae
+    return formulae
+
+
+def _check_formula(text: str) -> str:
+    text = text.strip().translate(str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789"))
+    if not re.fullmatch(r"[A-Za-z0-9()\[\]·.+\-]+", text) or not re.search(r"[A-Z]", text):
+        raise ChemgroundError(f"{text!r} is not a chemical formula")
+    return text
+
+
+@tool("chemistrytools/calculate_compound_molar_mass",
+      "Molar mass (average molecular weight) of a compound from its molecular formula, with chemistry-tools' "
+      "atomic weights.",
+      [FORMULA], ("number", "molar mass", "g/mol"), tags=["formula", "mass"])
+def molar_mass(compound: str) -> float:
+    formulae = _formulae()
+    try:
+        return float(formulae.Formula.from_string(_check_formula(compound)).mass)
+    except ChemgroundError:
+        raise
+    except Exception as error:
+        raise ChemgroundError(f"cannot read the formula {compound!r}: {error}") from None
+
+
+@tool("chemistrytools/compound_string_to_html",
+      "Write a chemical formula in HTML with <sub> subscripts (and <sup> charges).",
+      [FORMULA], ("string", "HTML, e.g. 'H<sub>2</sub>O'"), tags=["formula", "formatting"])
+def formula_html(compound: str) -> str:
+    return _formulae().string_to_html(_check_formula(compound))
+
+
+@tool("chemistrytools/compound_string_to_latex",
+      "Write a chemical formula in LaTeX with _{} subscripts.",
+      [FORMULA], ("string", "LaTeX, e.g. 'H_{2}O'"), tags=["formula", "formatting"])
+def formula_latex(compound: str) -> str:
+    return _formulae().string_to_latex(_check_formula(compound))
+
+
+@tool("chemistrytools/compound_string_to_unicode",
+      "Write a chemical formula with Unicode subscript digits.",
+      [FORMULA], ("string", "Unicode formula, e.g. 'H₂O'"), tags=["formula", "formatting"])
+def formula_unicode(compound: str) -> str:
+    return _formulae().string_to_unicode(_check_formula(compound))
+
+
+@tool("chemistrytools/get_element_information",
+      "Basic data of a chemical element from chemistry-tools: atomic number, symbol, name, atomic mass, a "
+      "short description (occurrence, uses, discovery) and electron configuration.",
+      [P("element", "string", "Element symbol.", examples=["Fe"])],
+      ("object", "{'number', 'symbol', 'name', 'mass' (u), 'description', 'eleconfig', 'eleconfig_dict'}"),
+      tags=["element", "periodic table"])
+def element_information(element: str) -> dict:
+    from chemistry_tools.elements._elements import ELEMENTS
+
+    ele = ELEMENTS[element_symbol(element)]
+    return {"number": ele.number, "symbol": ele.symbol, "name": ele.name, "mass": ele.mass,
+            "description": ele.description, "eleconfig": ele.eleconfig, "eleconfig_dict": str(ele.eleconfig_dict)}
+
+
+CONSTANTS = ["avogadro_number", "boltzmann_constant", "electron_radius", "faraday_constant", "molar_gas_constant",
+             "neutron_mass", "plancks_constant", "speed_of_light", "vacuum_permittivity"]
+
+
+@tool("chemistrytools/get_constants",
+      "Value, unit and symbol of a physical constant (Avogadro number, Boltzmann constant, classical electron "
+      "radius, Faraday constant, molar gas constant, neutron mass, Planck constant, speed of light, vacuum "
+      "permittivity).",
+      [P("name", "string", "Which constant.", enum=CONSTANTS, examples=["faraday_constant"])],
+      ("array", "[name, value, unit, symbol]"), tags=["physical constant"])
+def constants(name: str) -> list:
+    from chemistry_tools import constants as table
+
+    constant = getattr(table, name)
+    return [name, float(constant.value), str(constant.unit), constant.symbol]
+
+
+@tool("chemistrytools/calculate_spectrum_similarity",
+      "Similarity of two mass spectra (lists of m/z and intensities; cosine of the aligned intensities, using peaks "
+      "with m/z 50-1200 and above 1% of the base peak): returns the score of the top spectrum against the bottom one "
+      "and of the bottom against the top.",
+      [P("mz_top", "array", "m/z values of the top spectrum.", items={"type": "number"}, min_items=1, examples=[[27, 28, 39]]),
+       P("intensities_top", "array", "Intensities matching mz_top.", items={"type": "number"}, min_items=1,
+         examples=[[138, 210, 895]]),
+       P("mz_bottom", "array", "m/z values of the bottom spectrum.", items={"type": "number"}, min_items=1,
+         examples=[[27, 29, 39]]),
+       P("intensities_bottom", "array", "Intensities matching mz_bottom.", items={"type": "number"}, min_items=1,
+         examples=[[240, 980, 30]])],
+      ("array", "[score top vs bottom, score bottom vs top], each between 0 and 1"), tags=["mass spectrometry"])
+def spectrum_similarity(mz_top: list, intensities_top: list, mz_bottom: list, intensities_bottom: list) -> list:
+    from chemistry_tools.spectrum_similarity import SpectrumSimilarity, create_array
+
+    if len(mz_top) != len(intensities_top) or len(mz_bottom) != len(intensities_bottom):
+        raise ChemgroundError("each spectrum needs as many intensities as m/z values")
+    top = create_array(mz=mz_top, intensities=intensities_top)
+    bottom = create_array(mz=mz_bottom, intensities=intensities_bottom)
+    import math
+
+    score = [float(x) for x in SpectrumSimilarity(top, bottom).score()]
+    if any(math.isnan(x) for x in score):
+        raise ChemgroundError("a spectrum has no peaks with m/z between 50 and 1200 above 1% of its base peak, so "
+                              "the similarity is undefined")
+    return score
+
+
+# --- offline PubChem look-ups ------------------------------------------------------------------
+
+def _by_cid(ctx: ToolContext, cid: int):
+    from chemground.agent.runner import ToolOffline
+
+    kb = ctx.workspace.kb
+    row = kb.execute("SELECT id FROM compounds WHERE pubchem_cid = ? ORDER BY id LIMIT 1", (cid,)).fetchone()
+    if row is None:
+        raise ToolOffline("chemistrytools", f"PubChem CID {cid} is not in the offline compound dictionary; it needs an "
+                          "online PubChem look-up, which is not available offline")
+    return kb.get_compound(row[0], with_reactions=0)
+
+
+def formula_counts(formula: str) -> dict[str, int]:
+    """Element counts of a Hill formula such as 'C9H8O4' or 'C2H4O2.Na' (charges ignored)."""
+    counts: dict[str, int] = {}
+    for part in re.split(r"[.·]", re.sub(r"[+-]\d*$", "", formula)):
+        for symbol, number in re.findall(r"([A-Z][a-z]?)(\d*)", part):
+            counts[symbol] = counts.get(symbol, 0) + (int(number) if number else 1)
+    return counts
+
+
+@tool("chemistrytools/get_compound_CID",
+      "PubChem Compound Identifier (CID) of a compound given by name (common or IUPAC), SMILES, InChIKey or CAS number; "
+      "the first step before the by-CID tools (molecular weight, formula, SMILES, IUPAC name, charge).",
+      [P("compound", "string", "Compound name or identifier.", examples=["aspirin", "ethanol", "64-17-5"])],
+      ("integer", "PubChem CID"), needs_network=True, offline_note=OFFLINE, needs_kb=True, tags=["identifier", "PubChem"])
+def compound_cid(ctx: ToolContext, compound: str) -> int:
+    from chemground.agent.runner import ToolOffline
+
+    try:
+        resolution = ctx.workspace.resolver.resolve(compound)
+    except ChemgroundError as error:
+        raise ToolOffline("chemistrytools/get_compound_CID", f"{compound!r} is not in the offline compound dictionary ({error}); its CID "
+                          "needs an online PubChem look-up") from None
+    if resolution.compound_id is not None:
+        record = ctx.workspace.kb.get_compound(resolution.compound_id, with_reactions=0)
+        if record.pubchem_cid:
+            return int(record.pubchem_cid)
+    raise ToolOffline("chemistrytools/get_compound_CID", f"{compound!r} was understood (structure {resolution.structure.smiles if resolution.structure else '?'}) "
+                      "but the offline dictionary has no PubChem CID for it; that needs an online PubChem look-up")
+
+
+@tool("chemistrytools/convert_compound_CID_to_Molecular_Formula",
+      "Molecular formula of the compound with a given PubChem CID (get the CID from a name with chemistrytools/get_compound_CID), as element counts.",
+      [CID], ("object", "element symbol -> number of atoms"), needs_network=True, offline_note=OFFLINE, needs_kb=True,
+      tags=["identifier", "PubChem", "formula"])
+def cid_formula(ctx: ToolContext, compound_CID: int) -> dict:
+    record = _by_cid(ctx, compound_CID)
+    if not record.formula:
+        raise ChemgroundError(f"the dictionary has no formula for CID {compound_CID}")
+    return formula_counts(record.formula)
+
+
+@tool("chemistrytools/convert_compound_CID_to_SMILES",
+      "SMILES of the compound with a given PubChem CID (get the CID from a name with chemistrytools/get_compound_CID).",
+      [CID], ("string", "SMILES"), needs_network=True, offline_note=OFFLINE, needs_kb=True,
+      tags=["identifier", "PubChem", "SMILES"])
+def cid_smiles(ctx: ToolContext, compound_CID: int) -> str:
+    record = _by_cid(ctx, compound_CID)
+    if not record.smiles:
+        raise ChemgroundError(f"the dictionary has no SMILES for CID {compound_CID}")
+    return record.smiles
+
+
+@tool("chemistrytools/get_compound_charge_by_CID",
+      "Net formal charge of the compound with a given PubChem CID (get the CID from a name with chemistrytools/get_compound_CID).",
+      [CID], ("integer", "net formal charge"), needs_network=True, offline_note=OFFLINE, needs_kb=True,
+      tags=["identifier", "PubChem", "charge"])
+def cid_charge(ctx: ToolContext, compound_CID: int) -> int:
+    from rdkit import Chem
+
+    from chemground.chem.structure import mol_from_smiles
+
+    record = _by_cid(ctx, compound_CID)
+    return int(Chem.GetFormalCharge(mol_from_smiles(record.smiles)))
+
+
+@tool("chemistrytools/get_compound_MolecularWeight_by_CID",
+      "Molecular weight (average, g/mol) of the compound with a given PubChem CID (get the CID from a name with chemistrytools/get_compound_CID).",
+      [CID], ("number", "molecular weight", "g/mol"), needs_network=True, offline_note=OFFLINE, needs_kb=True,
+      tags=["identifier", "PubChem", "mass"])
+def cid_weight(ctx: ToolContext, compound_CID: int) -> float:
+    record = _by_cid(ctx, compound_CID)
+    if record.molecular_weight is None:
+        raise ChemgroundError(f"the dictionary has no molecular weight for CID {compound_CID}")
+    return float(record.molecular_weight)
+
+
+@tool("chemistrytools/convert_compound_CID_to_IUPAC",
+      "IUPAC name of the compound with a given PubChem CID (get the CID from a name with chemistrytools/get_compound_CID).",
+      [CID], ("string", "IUPAC name"), needs_network=True, offline_note=OFFLINE, needs_kb=True,
+      tags=["identifier", "PubChem", "name"])
+def cid_iupac(ctx: ToolContext, compound_CID: int) -> str:
+    record = _by_cid(ctx, compound_CID)
+    if not record.iupac_name:
+        raise ChemgroundError(f"the dictionary has no IUPAC name for CID {compound_CID}")
+    return record.iupac_name
+
