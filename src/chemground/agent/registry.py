@@ -33,6 +33,7 @@ TOOL_MODULES: list[str] = [
     "chemground.agent.tools.materials_structure",
     "chemground.agent.tools.materials_analysis",
     "chemground.agent.tools.chemground_tools",
+    "chemground.agent.tools.chemground_retrieval",
 ]
 ENTRY_POINT_GROUP = "chemground.tools"
 
