@@ -96,3 +96,15 @@ def test_opsin_batch_matches_single_translation(opsin):
 
 def test_structure_errors_are_chemground_errors():
     assert issubclass(StructureError, ValueError) and issubclass(NameResolutionError, LookupError)
+
+
+def test_opsin_retries_lower_case_locants_and_pubchem_salt_notation(opsin):
+    from chemground.chem.opsin import name_variants
+
+    assert name_variants("butyl n-phenylcarbamate") == ["butyl N-phenylcarbamate"]
+    assert name_variants("n,n'-diphenylurea") == ["N,N'-diphenylurea"]
+    assert "tin(2+) octadec-9-enoate" in name_variants("octadec-9-enoate;tin(2+)")
+    assert name_variants("ethanol") == []
+    result = opsin.translate("butyl n-phenylcarbamate")
+    assert result.ok and "N-phenylcarbamate" in result.message
+    assert opsin.translate("sodium;chloride").smiles in ("[Na+].[Cl-]", "[Cl-].[Na+]")

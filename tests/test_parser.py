@@ -124,3 +124,9 @@ def test_route_questions_and_bare_numbers(parser):
     query = parser.parse("route from 4-nitrophenol to paracetamol in 3 steps")
     assert query.aspect == Aspect.ROUTE and [m.text for m in query.mentions] == ["4-nitrophenol", "paracetamol"]
     assert parser.parse("What can I make from benzaldehyde in two steps?").aspect == Aspect.ROUTE
+
+
+def test_a_dictionary_prefix_does_not_cut_a_longer_systematic_name(parser):
+    query = parser.parse("What is the molecular weight of propan-2-yl 2-[2,4-bis(chloranyl)phenoxy]ethanoate?")
+    assert [m.text for m in query.mentions] == ["propan-2-yl 2-[2,4-bis(chloranyl)phenoxy]ethanoate"]
+    assert query.mentions[0].smiles == "CC(C)OC(=O)COc1ccc(Cl)cc1Cl"

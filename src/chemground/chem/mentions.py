@@ -241,7 +241,9 @@ class MentionFinder:
         if self.resolver.opsin is None:
             return None
         end = j
-        while end + 1 < len(words) and not taken[end + 1] and words[end + 1].text.lower() in CHEMICAL_CLASS_WORDS:
+        while end + 1 < len(words) and not taken[end + 1] and (
+                words[end + 1].text.lower() in CHEMICAL_CLASS_WORDS
+                or self._chemical_word(words[end + 1].text, first=False)):
             end += 1
         for last in range(end, j, -1):
             raw, start = _strip(text[words[i].start:words[last].end], words[i].start)

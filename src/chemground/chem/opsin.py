@@ -24,6 +24,27 @@ from chemground.errors import ExternalToolError
 OPSIN_TIMEOUT_S = 20.0
 
 
+_LOWER_N_LOCANT = re.compile(r"(?<![a-z])n(?=(?:'{1,3})?(?:,\s*n(?:'{1,3})?)*-|(?:'{1,3})?,\s*n)")
+
+
+def name_variants(name: str) -> list[str]:
+    """Spellings OPSIN may accept when it rejects ``name`` as written.
+
+    Lower-cased dictionaries write nitrogen locants as "n-" ("butyl n-phenylcarbamate");
+    PubChem writes salts as "anion;cation" ("octadec-9-enoate;tin(2+)"). Tried only after the
+    name as written fails, so "n-butyl" keeps its meaning when OPSIN reads it.
+    """
+    variants = []
+    upper = _LOWER_N_LOCANT.sub("N", name)
+    if upper != name:
+        variants.append(upper)
+    if ";" in name:
+        parts = [p.strip() for p in name.split(";") if p.strip()]
+        variants += [" ".join(reversed(parts)), " ".join(parts)]
+        variants += [" ".join(reversed([_LOWER_N_LOCANT.sub("N", p) for p in parts]))]
+    return list(dict.fromkeys(v for v in variants if v != name))
+
+
 @dataclass(frozen=True)
 class OpsinResult:
     name: str
@@ -189,6 +210,11 @@ class Opsin:
                 if self._process is None or not self._process.alive():
                     self._process = _OpsinProcess()
                 result = self._process.translate(key)
+                for variant in name_variants(key) if not result.ok else ():
+                    retry = self._process.translate(variant)
+                    if retry.ok:
+                        result = OpsinResult(name, retry.smiles, f"parsed as {variant!r}")
+                        break
             self._memory[key] = result
             if db is not None:
                 db.execute(

@@ -1,0 +1,47 @@
+"""Assemble benchmarks/RESULTS.md from the sections the benchmark scripts write.
+
+    python benchmarks/compile_results.py
+
+Each script writes benchmarks/results/<area>.md; this joins them in a fixed order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ORDER = [
+    ("kb", "python benchmarks/kb_benchmark.py"),
+    ("retrieval", "python benchmarks/retrieval_benchmark.py"),
+    ("table_rag", "python benchmarks/table_rag_benchmark.py"),
+    ("extract", "python benchmarks/extract_gold_ceiling.py; python benchmarks/extract_cost.py"),
+    ("graph", "python benchmarks/graph_build.py; python benchmarks/graph_routes.py; python benchmarks/graph_tasks.py"),
+    ("lit", "python benchmarks/lit_retrieval.py; python benchmarks/lit_scale.py"),
+    ("tools", "python benchmarks/tools_fidelity.py; python benchmarks/tools_retrieval.py"),
+]
+
+
+def main() -> None:
+    parts = [
+        "# Benchmark results",
+        "",
+        "Measured by the scripts in `benchmarks/` (each section names its script). Figures for LLM",
+        "reasoners and agents are absent on purpose: no LLM endpoint was reachable where these were",
+        "measured, and no accuracy is reported for a model that was not run.",
+        "",
+    ]
+    for name, command in ORDER:
+        path = HERE / "results" / f"{name}.md"
+        if not path.exists():
+            parts += [f"## {name}", "", f"_Not measured yet: run `{command}`._", ""]
+            continue
+        text = path.read_text(encoding="utf-8").strip()
+        if text.startswith("# "):  # a section written as its own document: one level down
+            text = "\n".join("#" + line if line.startswith("#") else line for line in text.splitlines())
+        parts += [text, "", f"_Reproduce: `{command}`._", ""]
+    (HERE / "RESULTS.md").write_text("\n".join(parts), encoding="utf-8")
+    print(f"wrote {HERE / 'RESULTS.md'}")
+
+
+if __name__ == "__main__":
+    main()
