@@ -15,6 +15,7 @@ Writes benchmarks/results/table_rag.md.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -33,6 +34,7 @@ from chemground.workspace import Workspace  # noqa: E402
 
 
 def run_one(kb_path: Path, cache_dir: Path, items, method: str, out: Path):
+    shutil.rmtree(out, ignore_errors=True)  # a fresh measurement, not a resumed one
     workspace = Workspace(Settings(kb_path=kb_path, cache_dir=cache_dir), readonly=True)
     qa = build_qa(workspace)
 
