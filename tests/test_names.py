@@ -108,3 +108,15 @@ def test_opsin_retries_lower_case_locants_and_pubchem_salt_notation(opsin):
     result = opsin.translate("butyl n-phenylcarbamate")
     assert result.ok and "N-phenylcarbamate" in result.message
     assert opsin.translate("sodium;chloride").smiles in ("[Na+].[Cl-]", "[Cl-].[Na+]")
+
+
+def test_failures_cached_by_an_older_cache_version_are_tried_again(tmp_path):
+    import sqlite3
+
+    cache = tmp_path / "opsin.sqlite"
+    with sqlite3.connect(cache) as db:  # the version-1 table, with a stale failure in it
+        db.execute("CREATE TABLE opsin (name TEXT PRIMARY KEY, smiles TEXT, message TEXT)")
+        db.execute("INSERT INTO opsin VALUES ('butyl n-phenylcarbamate', NULL, 'old failure')")
+    opsin = Opsin(cache)
+    assert opsin.translate("butyl n-phenylcarbamate").ok
+    opsin.close()

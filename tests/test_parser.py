@@ -130,3 +130,13 @@ def test_a_dictionary_prefix_does_not_cut_a_longer_systematic_name(parser):
     query = parser.parse("What is the molecular weight of propan-2-yl 2-[2,4-bis(chloranyl)phenoxy]ethanoate?")
     assert [m.text for m in query.mentions] == ["propan-2-yl 2-[2,4-bis(chloranyl)phenoxy]ethanoate"]
     assert query.mentions[0].smiles == "CC(C)OC(=O)COc1ccc(Cl)cc1Cl"
+
+
+def test_two_word_ester_names_and_element_names_reach_opsin(parser):
+    """Out-of-dictionary names that match no systematic pattern word by word still resolve."""
+    query = parser.parse("Compute the molar mass of butyl n-phenylcarbamate.")
+    assert [(m.text, m.smiles) for m in query.mentions] == [("butyl n-phenylcarbamate", "CCCCOC(=O)Nc1ccccc1")]
+    query = parser.parse("What is the formula weight of praseodymium?")
+    assert [(m.text, m.smiles) for m in query.mentions] == [("praseodymium", "[Pr]")]
+    # an alkyl word opens an ester name only when a chemical word follows it
+    assert [m.text for m in parser.parse("What is the MW of butyl in methyl benzoate?").mentions] == ["methyl benzoate"]

@@ -147,3 +147,10 @@ def test_summary_pearson_and_overall():
     summary = summarise(rows, "table", "extractive")
     assert summary.overall == pytest.approx(50.0)
     assert summary.pearson == pytest.approx(1.0)
+
+
+def test_catalogue_codes_are_not_used_as_question_names():
+    from chemground.bench.generate import _good_name
+
+    assert not any(_good_name(code) for code in ("agn-pc-00yifv", "NSC 12345", "CHEMBL25", "AKOS005066383"))
+    assert all(_good_name(name) for name in ("but-2-ene", "vitamin b12", "2,4-dinitrophenol", "aspirin"))

@@ -57,8 +57,14 @@ def random_smiles(smiles: str, rng: random.Random) -> str:
     return rng.choice(list(variants)) if variants else smiles
 
 
+# Registry and vendor codes ("NSC-12345", "agn-pc-00yifv", "CHEMBL25") are identifiers, not names
+# a chemist would write in a question; no name-to-structure method can be expected to read them.
+_CATALOGUE_CODE = re.compile(r"^[A-Za-z]{2,}[- ]?(?:[A-Za-z]{1,4}[- ])?\d{2,}[A-Za-z0-9]*$")
+
+
 def _good_name(name: str | None) -> bool:
     return bool(name) and len(name) <= MAX_NAME_LENGTH and not is_generic_name(name) \
+        and not _CATALOGUE_CODE.match(name) \
         and not re.search(r"[\n\t]|\b(compound|example|intermediate|step)\b", name, re.IGNORECASE)  # type: ignore[arg-type]
 
 

@@ -74,6 +74,19 @@ CHEMICAL_CLASS_WORDS = {
     "hydrazide", "hydrazone", "oxime", "nitrile", "imine", "azide", "imide", "lactone", "lactam", "anilide",
     "methyl", "ethyl", "propyl", "butyl", "benzyl", "phenyl",
 }
+# Alkyl/aryl words that open a two-word ester or salt name ("butyl N-phenylcarbamate").
+ESTER_PREFIXES = {"methyl", "ethyl", "propyl", "isopropyl", "butyl", "tert-butyl", "isobutyl", "pentyl", "hexyl",
+                  "heptyl", "octyl", "nonyl", "decyl", "dodecyl", "benzyl", "phenyl", "allyl", "vinyl", "trityl",
+                  "cyclohexyl", "cyclopentyl", "propan-2-yl", "prop-2-enyl", "2-methylpropyl"}
+
+
+def _element_names() -> frozenset[str]:
+    from chemicals.elements import periodic_table
+    return frozenset(element.name.lower() for element in periodic_table) | {"aluminum", "sulphur", "cesium"}
+
+
+# Element names ("tungsten"): OPSIN reads them, but they match no systematic-name pattern.
+ELEMENT_NAMES = _element_names()
 
 
 @dataclass
@@ -297,16 +310,18 @@ class MentionFinder:
         attempts = 0
         i = 0
         while i < len(words) and attempts < MAX_OPSIN_ATTEMPTS:
-            if taken[i] or not self._chemical_word(words[i].text, first=True):
+            prefix = not taken[i] and self._ester_prefix(words, taken, i)
+            if taken[i] or not (prefix or self._chemical_word(words[i].text, first=True)):
                 i += 1
                 continue
             j = i
             while j + 1 < len(words) and not taken[j + 1] and self._chemical_word(words[j + 1].text, first=False):
                 j += 1
             found = None
-            for end in range(j, i - 1, -1):  # longest run first
+            shortest = i + 1 if prefix else i  # a bare "butyl" is not a compound
+            for end in range(j, shortest - 1, -1):  # longest run first
                 raw, start = _strip(text[words[i].start:words[end].end], words[i].start)
-                if not _SYSTEMATIC.search(raw):
+                if not (_SYSTEMATIC.search(raw) or raw.lower() in ELEMENT_NAMES):
                     continue
                 attempts += 1
                 result = self.resolver.opsin.translate(raw)
@@ -332,9 +347,16 @@ class MentionFinder:
             i = end + 1
         return out
 
+    def _ester_prefix(self, words: list[_Word], taken: list[bool], i: int) -> bool:
+        """Whether words[i] is an alkyl word opening a longer name: "butyl N-phenylcarbamate"."""
+        return (words[i].text.lower() in ESTER_PREFIXES and i + 1 < len(words) and not taken[i + 1]
+                and self._chemical_word(words[i + 1].text, first=False))
+
     @staticmethod
     def _chemical_word(word: str, first: bool) -> bool:
         lowered = word.lower()
+        if lowered.strip(_OUTER_RIGHT) in ELEMENT_NAMES:
+            return lowered.strip(_OUTER_RIGHT) not in STOPWORDS
         if lowered in CHEMICAL_CLASS_WORDS:
             return not first or lowered in ("sodium", "potassium", "lithium")
         if _is_stop(word) or len(word) < 3:

@@ -22,6 +22,10 @@ from pathlib import Path
 from chemground.errors import ExternalToolError
 
 OPSIN_TIMEOUT_S = 20.0
+# Bump when the translation logic changes (e.g. new name variants), so that failures cached
+# by an older version are tried again rather than served from the disk cache.
+CACHE_VERSION = 2
+_CACHE_TABLE = f"opsin_v{CACHE_VERSION}"
 
 
 _LOWER_N_LOCANT = re.compile(r"(?<![a-z])n(?=(?:'{1,3})?(?:,\s*n(?:'{1,3})?)*-|(?:'{1,3})?,\s*n)")
@@ -186,8 +190,9 @@ class Opsin:
         if self._db is None:
             self._cache_path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self._cache_path, check_same_thread=False, timeout=10)
+            self._db.execute("DROP TABLE IF EXISTS opsin")  # version 1, before name variants
             self._db.execute(
-                "CREATE TABLE IF NOT EXISTS opsin (name TEXT PRIMARY KEY, smiles TEXT, message TEXT)"
+                f"CREATE TABLE IF NOT EXISTS {_CACHE_TABLE} (name TEXT PRIMARY KEY, smiles TEXT, message TEXT)"
             )
         return self._db
 
@@ -199,7 +204,7 @@ class Opsin:
                 return self._memory[key]
             db = self._cache()
             if db is not None:
-                row = db.execute("SELECT smiles, message FROM opsin WHERE name = ?", (key,)).fetchone()
+                row = db.execute(f"SELECT smiles, message FROM {_CACHE_TABLE} WHERE name = ?", (key,)).fetchone()
                 if row is not None:
                     result = OpsinResult(name, row[0] or None, row[1] or "")
                     self._memory[key] = result
@@ -218,7 +223,7 @@ class Opsin:
             self._memory[key] = result
             if db is not None:
                 db.execute(
-                    "INSERT OR REPLACE INTO opsin VALUES (?, ?, ?)", (key, result.smiles, result.message)
+                    f"INSERT OR REPLACE INTO {_CACHE_TABLE} VALUES (?, ?, ?)", (key, result.smiles, result.message)
                 )
                 db.commit()
             return result
@@ -236,7 +241,7 @@ class Opsin:
                 elif key in self._memory:
                     out[name] = self._memory[key]
                 else:
-                    row = db.execute("SELECT smiles, message FROM opsin WHERE name = ?", (key,)).fetchone() if db else None
+                    row = db.execute(f"SELECT smiles, message FROM {_CACHE_TABLE} WHERE name = ?", (key,)).fetchone() if db else None
                     if row is not None:
                         out[name] = self._memory[key] = OpsinResult(name, row[0] or None, row[1] or "")
                     else:
@@ -250,7 +255,7 @@ class Opsin:
                             key = " ".join(result.name.split())
                             out[result.name] = self._memory[key] = result
                             if db is not None:
-                                db.execute("INSERT OR REPLACE INTO opsin VALUES (?, ?, ?)", (key, result.smiles, ""))
+                                db.execute(f"INSERT OR REPLACE INTO {_CACHE_TABLE} VALUES (?, ?, ?)", (key, result.smiles, ""))
                 if db is not None:
                     db.commit()
         for name in todo:
