@@ -166,7 +166,11 @@ def main() -> int:
             embedder.encode(window_sample)
             seconds = time.perf_counter() - started
             per_window = len(window_sample) / seconds
-            rows.append(("MiniLM encoding of sentence windows (CPU)",
+            from chemground.retrieval import onnx_encoder
+
+            backend = "PyTorch" if onnx_encoder.onnx_failure() or onnx_encoder.backend_wanted() == "torch" \
+                else "ONNX Runtime"
+            rows.append((f"MiniLM encoding of sentence windows (CPU, {backend})",
                          f"{per_window:,.0f} windows/s = {per_window / windows_per_chunk:,.1f} chunks/s "
                          f"(so {args.chunks:,} chunks take ~{args.chunks / (per_window / windows_per_chunk) / 3600:.1f} h once; "
                          "vectors are cached)"))
@@ -199,7 +203,8 @@ def main() -> int:
                  f"{_machine()}.", "", "| what | measured |", "| --- | --- |"]
         lines += [f"| {what} | {value} |" for what, value in rows]
         lines += ["", f"Query latency over {args.queries} questions (top 5, warm index, question encoded by MiniLM "
-                  "on one thread; the 100k index holds random unit vectors in place of window embeddings):", "",
+                  "on one thread; the 100k index holds random unit vectors in place of window embeddings; chunk vectors "
+                  f"scanned by {index.chunk_search.backend if index.chunk_search else 'numpy'}):", "",
                   "| method | p50 ms | p95 ms | mean ms |", "| --- | ---: | ---: | ---: |"]
         for method, values in latency.items():
             lines.append(f"| {method} | {percentile(values, 50):.1f} | {percentile(values, 95):.1f} | "

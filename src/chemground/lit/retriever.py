@@ -108,31 +108,43 @@ class LitRetriever:
         with _one_torch_thread():
             return self.embedder.encode([query])[0]
 
-    def rank_dense(self, query_vector: np.ndarray, extra: Sequence[int] = (), depth: int = CANDIDATES) -> Ranking:
-        """Coarse: chunks by the mean of their window vectors; fine: each candidate (plus
-        ``extra``, e.g. BM25's hits) by its best window."""
+    def coarse_dense(self, query_vector: np.ndarray) -> np.ndarray:
+        """Chunk positions whose mean window vector is closest to the question (unordered)."""
+        if not self.index.has_dense or not len(self.index):
+            return np.zeros(0, dtype=np.int64)
+        return self.index.chunk_search.top(query_vector, DENSE_COARSE)
+
+    def encode_and_coarse(self, query: str) -> tuple[np.ndarray, np.ndarray]:
+        """Runs on the encoder thread, so the coarse scan overlaps the BM25 views too."""
+        vector = self.encode(query)
+        return vector, self.coarse_dense(vector)
+
+    def rank_dense(self, query_vector: np.ndarray, extra: Sequence[int] = (), depth: int = CANDIDATES,
+                   coarse: np.ndarray | None = None) -> Ranking:
+        """Coarse: chunks by the mean of their window vectors (``coarse`` when already
+        computed); fine: each candidate (plus ``extra``, e.g. BM25's hits) by its best window."""
         ranking = Ranking("dense")
         if not self.index.has_dense or not len(self.index):
             return ranking
-        coarse_scores = self.index.chunk_vectors @ query_vector
-        take = min(DENSE_COARSE, len(coarse_scores))
-        coarse = np.argpartition(-coarse_scores, take - 1)[:take]
+        if coarse is None:
+            coarse = self.coarse_dense(query_vector)
         candidates = np.unique(np.concatenate([coarse, np.asarray(list(extra), dtype=np.int64)])).astype(np.int64)
-        starts = self.index.window_start[candidates]
-        ends = self.index.window_start[candidates + 1]
-        lengths = ends - starts
-        window_ids = np.concatenate([np.arange(s, e) for s, e in zip(starts, ends)]) if len(candidates) else \
-            np.zeros(0, dtype=np.int64)
-        scores = np.asarray(self.index.window_vectors[window_ids], dtype=np.float32) @ query_vector
+        if not len(candidates):
+            return ranking
+        starts = self.index.window_start[candidates].astype(np.int64)
+        lengths = self.index.window_start[candidates + 1].astype(np.int64) - starts
         offsets = np.concatenate([[0], np.cumsum(lengths)])
-        best_scores = np.maximum.reduceat(scores, offsets[:-1]) if len(scores) else np.zeros(0)
-        best_local = [int(np.argmax(scores[offsets[i]:offsets[i + 1]])) for i in range(len(candidates))]
+        # window ids of every candidate, in order: start of its chunk + rank inside the chunk
+        window_ids = np.repeat(starts, lengths) + (np.arange(offsets[-1]) - np.repeat(offsets[:-1], lengths))
+        scores = np.asarray(self.index.window_vectors[window_ids], dtype=np.float32) @ query_vector
+        best_scores = np.maximum.reduceat(scores, offsets[:-1])
         order = np.argsort(-best_scores)[:depth]
         for i in order:
             position = int(candidates[i])
+            local = scores[offsets[i]:offsets[i + 1]]
             ranking.positions.append(position)
             ranking.scores[position] = float(best_scores[i])
-            ranking.windows[position] = int(starts[i]) + best_local[i]
+            ranking.windows[position] = int(starts[i]) + int(np.argmax(local))
         return ranking
 
     def rank_mentions(self, mentions: list[Mention], depth: int = CANDIDATES,
@@ -226,7 +238,7 @@ class LitRetriever:
                                   "(needs `pip install 'chemground[dense]'`)")
         # the question is encoded on another thread while the BM25 views are searched
         started_encode = time.perf_counter()
-        pending = _ENCODER.submit(self.encode, query) if want_dense and can_dense else None
+        pending = _ENCODER.submit(self.encode_and_coarse, query) if want_dense and can_dense else None
         if method == "bm25" or (hybrid and "bm25" in use):
             rankings.append(timed("bm25", self.rank_bm25, query))
         if hybrid and "bm25-stem" in use:
@@ -236,16 +248,17 @@ class LitRetriever:
             if not lexical:  # the chunk-level views were left out (an ablation): take their candidates anyway
                 lexical = {*self.rank_bm25(query).positions, *self.rank_bm25_stem(query).positions}
             rankings.append(timed("bm25_windows", self.rank_bm25_windows, query, sorted(lexical)))
+        if method == "mentions" or (hybrid and "mentions" in use):
+            mentions = timed("mentions_find", self.finder.find, query)  # while the encoder works
         if pending is not None:
-            vector = pending.result()
+            vector, coarse = pending.result()
             waited = (time.perf_counter() - started_encode) * 1000 - sum(timings.values())
             timings["encode_wait"] = round(max(0.0, waited), 2)  # what BM25 did not hide
             extra = {p for r in rankings for p in r.positions}
-            rankings.append(timed("dense", self.rank_dense, vector, sorted(extra)))
+            rankings.append(timed("dense", self.rank_dense, vector, sorted(extra), CANDIDATES, coarse))
         elif want_dense:
             notes.append("dense search unavailable (index built without vectors); fused BM25 only")
         if method == "mentions" or (hybrid and "mentions" in use):
-            mentions = timed("mentions_find", self.finder.find, query)
             if mentions:
                 lexical = rankings[0].positions if rankings else []
                 tie_order = {p: i for i, p in enumerate(lexical)}

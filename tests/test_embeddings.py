@@ -1,0 +1,70 @@
+"""MiniLM embeddings: ONNX Runtime gives the same vectors as sentence-transformers, and falls back cleanly."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sentence_transformers", reason="dense retrieval is the 'dense' extra")
+
+from chemground.errors import ConfigError  # noqa: E402
+from chemground.retrieval import embeddings, onnx_encoder  # noqa: E402
+
+TEXTS = [
+    "benzaldehyde",
+    "What forms when benzaldehyde reacts with benzohydrazide?",
+    "Palladium-catalysed Suzuki coupling of aryl bromides in aqueous dioxane at 90 °C. " * 20,  # > 256 tokens
+    "CC(=O)Nc1ccc(O)cc1",
+]
+
+
+def _torch_vectors(texts):
+    return embeddings.load_model().encode(texts, normalize_embeddings=True, convert_to_numpy=True,
+                                          show_progress_bar=False)
+
+
+def test_onnx_vectors_equal_pytorch_vectors(tmp_path):
+    pytest.importorskip("onnxruntime", reason="ONNX Runtime is part of the dense extra")
+    target = onnx_encoder.onnx_path_for(embeddings.model_path(), tmp_path)
+    onnx_encoder.export_onnx(embeddings.model_path(), target)  # checks itself against PyTorch, too
+    encoder = onnx_encoder.OnnxEncoder(target, embeddings.model_path())
+    batch = encoder.encode(TEXTS * 3, batch_size=4)  # mixed lengths, several batches, sorted internally
+    assert np.abs(batch - _torch_vectors(TEXTS * 3)).max() < 1e-5
+    single = encoder.encode([TEXTS[1]])
+    assert np.abs(single[0] - batch[1]).max() < 1e-5
+    assert np.allclose(np.linalg.norm(batch, axis=1), 1.0, atol=1e-5)
+
+
+def test_backend_choice_and_fallback(monkeypatch, caplog):
+    monkeypatch.setenv("CHEMGROUND_EMBED_BACKEND", "torch")
+    monkeypatch.setattr(onnx_encoder, "onnx_encoder", lambda *a: pytest.fail("ONNX used despite 'torch'"))
+    vectors = embeddings.encode_texts(TEXTS[:2])
+    assert np.abs(vectors - _torch_vectors(TEXTS[:2])).max() < 1e-5
+    monkeypatch.undo()
+
+    # an export that fails (here: no onnxruntime) is reported once, and PyTorch answers
+    monkeypatch.setattr(onnx_encoder, "_ENCODER", None)
+    monkeypatch.setattr(onnx_encoder, "_ENCODER_FAILED", None)
+    monkeypatch.setattr(onnx_encoder, "onnx_runtime_available", lambda: False)
+    monkeypatch.setenv("CHEMGROUND_EMBED_BACKEND", "auto")
+    vectors = embeddings.encode_texts(TEXTS[:1])
+    assert np.abs(vectors - _torch_vectors(TEXTS[:1])).max() < 1e-5
+    assert onnx_encoder.onnx_failure() == "onnxruntime is not installed"
+    monkeypatch.setenv("CHEMGROUND_EMBED_BACKEND", "onnx")
+    with pytest.raises(ConfigError, match="onnxruntime is not installed"):
+        embeddings.encode_texts(TEXTS[:1])
+
+
+def test_a_damaged_cached_onnx_file_is_exported_again(tmp_path, monkeypatch, caplog):
+    pytest.importorskip("onnxruntime", reason="ONNX Runtime is part of the dense extra")
+    target = onnx_encoder.onnx_path_for(embeddings.model_path(), tmp_path)
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b"not an onnx model")
+    monkeypatch.setattr(onnx_encoder, "_ENCODER", None)
+    monkeypatch.setattr(onnx_encoder, "_ENCODER_FAILED", None)
+    with caplog.at_level(logging.WARNING):
+        encoder = onnx_encoder.onnx_encoder(embeddings.model_path(), tmp_path)
+    assert "unusable" in caplog.text and encoder is not None
+    assert np.abs(encoder.encode(TEXTS[:1]) - _torch_vectors(TEXTS[:1])).max() < 1e-5
