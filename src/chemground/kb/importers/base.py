@@ -15,6 +15,7 @@ import hashlib
 import re
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -27,6 +28,9 @@ from chemground.errors import ChemgroundError, ImportFileError
 from chemground.kb.records import Compound, Conditions, Participant, Reaction, Role
 from chemground.kb.sqlite_store import SQLiteKB
 from chemground.kb.structures import ComputedStructure, compute_many
+
+# OPSIN runs in its own JVM; this thread only feeds it while RDKit works in the process pool.
+_OPSIN_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="opsin-names")
 
 Progress = Callable[[str, int, int | None], None]  # (stage, advance, total)
 
@@ -172,6 +176,15 @@ class ParticipantLinker:
     def prepare(self, reactions: list[RawReaction], progress: Progress | None = None) -> None:
         participants = [p for r in reactions for p in r.participants]
         smiles = [p.smiles for p in participants if p.smiles]
+        # Names with no structure at all go to OPSIN (its own JVM process) now, so that it
+        # works while RDKit computes the structures on the other cores.
+        early = list(dict.fromkeys(
+            p.name for p in participants if p.name and not p.smiles and not p.inchi and not is_generic_name(p.name)
+        ))
+        if progress:
+            progress("names", 0, len(early))
+        early_pending = self._names_from_dictionary(early)
+        opsin_job = _OPSIN_THREAD.submit(self._translate, early_pending) if early_pending else None
         # A standard InChI given by the source fixes the InChIKey cheaply (as the dictionary's
         # keys do); RDKit generates InChI only for SMILES-only participants.
         known_keys: dict[str, str] = {}
@@ -182,24 +195,31 @@ class ParticipantLinker:
                     known_keys[p.smiles] = key
         if progress:
             progress("structures", 0, len(set(smiles)))
-        self.structures = compute_many(
-            smiles, known_inchikeys=known_keys,
-            progress=(lambda n: progress("structures", n, None)) if progress else None,
-        )
-        inchis = [
-            p.inchi for p in participants
-            if p.inchi and not (p.smiles and self.structures.get(p.smiles) and self.structures[p.smiles].structure)
-        ]
-        self.inchi_structures = compute_many(inchis, kind="inchi")
-        names = [
+        try:
+            self.structures = compute_many(
+                smiles, known_inchikeys=known_keys,
+                progress=(lambda n: progress("structures", n, None)) if progress else None,
+            )
+            inchis = [
+                p.inchi for p in participants
+                if p.inchi and not (p.smiles and self.structures.get(p.smiles) and self.structures[p.smiles].structure)
+            ]
+            self.inchi_structures = compute_many(inchis, kind="inchi")
+        finally:
+            results = opsin_job.result() if opsin_job is not None else {}
+        # names whose SMILES/InChI failed to parse
+        late = list(dict.fromkeys(
             p.name for p in participants
             if p.name and self._structure_of(p) is None and not is_generic_name(p.name)
-        ]
-        self._resolve_names(list(dict.fromkeys(names)), progress)
-
-    def _resolve_names(self, names: list[str], progress: Progress | None) -> None:
+            and p.name not in self.name_structures and p.name not in results
+        ))
+        results.update(self._translate(self._names_from_dictionary(late)))
+        self._apply_translations(results)
         if progress:
-            progress("names", 0, len(names))
+            progress("names", len(early) + len(late), None)
+
+    def _names_from_dictionary(self, names: list[str]) -> list[str]:
+        """Resolve ``names`` from the KB's dictionary; returns those it does not know."""
         pending = []
         for name in names:
             hits = self.kb.lookup_name(normalize_name(name))
@@ -208,26 +228,31 @@ class ParticipantLinker:
                 self.name_structures[name] = (hit.structure, hit.compound_id, "")
             else:
                 pending.append(name)
-        if pending and self.resolver.opsin is not None:
-            try:
-                results = self.resolver.opsin.translate_many(pending)
-            except ChemgroundError as error:  # no Java: names stay unresolved, with the reason
-                results = {}
-                for name in pending:
-                    self.name_structures[name] = (None, None, str(error))
-            computed = compute_many({r.smiles for r in results.values() if r.ok})
-            for name, result in results.items():
-                found = computed.get(result.smiles or "")
-                if result.ok and found is not None and found.structure is not None:
-                    self.name_structures[name] = (found.structure, None, "")
-                    self.structures.setdefault(found.text, found)
-                else:
-                    self.name_structures[name] = (None, None, f"not in the dictionary; OPSIN: {result.message}")
-        elif pending:
-            for name in pending:
-                self.name_structures[name] = (None, None, "not in the dictionary (OPSIN disabled)")
-        if progress:
-            progress("names", len(names), None)
+        return pending
+
+    def _translate(self, names: list[str]) -> dict[str, object]:
+        """OPSIN's results for ``names`` (or the reason there are none: OPSIN off, no Java)."""
+        if not names:
+            return {}
+        if self.resolver.opsin is None:
+            return {name: "not in the dictionary (OPSIN disabled)" for name in names}
+        try:
+            return dict(self.resolver.opsin.translate_many(names))
+        except ChemgroundError as error:  # no Java: names stay unresolved, with the reason
+            return {name: str(error) for name in names}
+
+    def _apply_translations(self, results: dict[str, object]) -> None:
+        computed = compute_many({r.smiles for r in results.values() if not isinstance(r, str) and r.ok})
+        for name, result in results.items():
+            if isinstance(result, str):
+                self.name_structures[name] = (None, None, result)
+                continue
+            found = computed.get(result.smiles or "")
+            if result.ok and found is not None and found.structure is not None:
+                self.name_structures[name] = (found.structure, None, "")
+                self.structures.setdefault(found.text, found)
+            else:
+                self.name_structures[name] = (None, None, f"not in the dictionary; OPSIN: {result.message}")
 
     def _structure_of(self, raw: RawParticipant) -> ComputedStructure | None:
         for table, key in ((self.structures, raw.smiles), (self.inchi_structures, raw.inchi)):
