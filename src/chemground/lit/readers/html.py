@@ -13,6 +13,7 @@ from pathlib import Path
 
 from chemground.lit.cleaning import is_reference_heading, superscript_is_citation
 from chemground.lit.errors import DocumentReadError
+from chemground.lit.readers.tree import remove_keep_tail
 from chemground.lit.records import Block, ParsedDocument
 
 _CITATION_SUP = re.compile(r"^[\s\d,\-–—\[\]()]+$")
@@ -76,12 +77,12 @@ def _strip_citation_superscripts(tree) -> None:
             continue
         linked = bool(sup.findall(".//a"))
         if linked or superscript_is_citation(_text_before(sup), text):
-            _remove_keep_tail(sup)
+            remove_keep_tail(sup)
     for link in list(tree.iter("a")):
         href = link.get("href") or ""
         if href.startswith("#") and re.search(r"(ref|bib|cite|cr)\w*\d", href, re.IGNORECASE) \
                 and _CITATION_SUP.match(link.text_content().strip() or "x"):
-            _remove_keep_tail(link)
+            remove_keep_tail(link)
 
 
 def _text_before(element) -> str:
@@ -92,14 +93,3 @@ def _text_before(element) -> str:
     return (parent.text or "") if parent is not None else ""
 
 
-def _remove_keep_tail(element) -> None:
-    parent = element.getparent()
-    if parent is None:
-        return
-    tail = element.tail or ""
-    previous = element.getprevious()
-    if previous is not None:
-        previous.tail = (previous.tail or "") + tail
-    else:
-        parent.text = (parent.text or "") + tail
-    parent.remove(element)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from chemground.lit.cleaning import is_reference_heading
 from chemground.lit.errors import DocumentReadError
+from chemground.lit.readers.tree import remove_keep_tail
 from chemground.lit.records import Block, ParsedDocument
 
 _CITATION_XREF = {"bibr", "ref", "fn"}
@@ -67,20 +68,7 @@ def _drop_citation_refs(root) -> None:
             continue
         if name == "ref" and element.getparent() is not None and _local(element.getparent().tag) == "ref-list":
             continue  # a JATS <ref> inside <ref-list> is a bibliography entry, not a citation
-        _remove_keep_tail(element)
-
-
-def _remove_keep_tail(element) -> None:
-    parent = element.getparent()
-    if parent is None:
-        return
-    tail = element.tail or ""
-    previous = element.getprevious()
-    if previous is not None:
-        previous.tail = (previous.tail or "") + tail
-    else:
-        parent.text = (parent.text or "") + tail
-    parent.remove(element)
+        remove_keep_tail(element)
 
 
 def _text(element) -> str:
