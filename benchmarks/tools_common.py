@@ -24,7 +24,8 @@ def require_data() -> Path:
 def machine() -> str:
     import os
 
-    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    load = f", load average {os.getloadavg()[0]:.1f} at the end" if hasattr(os, "getloadavg") else ""
+    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}{load}"
 
 
 def write_section(name: str, text: str) -> None:

@@ -36,6 +36,10 @@ WHY = """### Why some tools are below 0.9
   PubChem's GHS classification and `chemcrow/PatentCheck` the SureChEMBL bloom filter (a download of the `molbloom`
   package); neither exists offline, so both refuse (their matches are gold error messages we agree with).
   `chemcrow/ControlChemCheck` given a CAS number not on the list needs PubChem for the structure.
+- **`chemcrow/ControlChemCheck`, `chemcrow/SimilarControlChemCheck`**: the gold similarities were computed against
+  ChemCrow's own data file of controlled chemicals; we ship our own list, compiled from the CWC schedules and the
+  Australia Group precursor list (`agent/data/controlled_chemicals.tsv`), so the maximum similarity of an unlisted
+  molecule differs (e.g. 0.1667 where the gold says 0.2143) while the verdict (low/high, listed or not) agrees.
 - **`chem_lib/judge_the_balance_of_reaction`**: the gold comes from chemlib, whose `Reaction.by_formula` drops the
   written coefficients, so `2 CrCl3 + 3 H2S --> 3 S + 2 Cr + 6 HCl` is "not balanced". We check the equation as
   written (the correct answer), which disagrees with the gold whenever the written coefficients balance it.
@@ -82,8 +86,8 @@ def main() -> None:
     overall = totals["matched"] / totals["comparable"]
     rest = totals["matched"] / (totals["comparable"] - totals["offline"])
     head = (f"## Execution fidelity (no LLM)\n\nEvery gold step of the dev splits run with its gold parameters; numbers "
-            f"compared with relative tolerance 1e-4, strings normalised, SMILES by structure. Measured on {machine()} "
-            f"(a busy shared machine; re-run for quiet timings), {time.perf_counter() - started:.0f} s in all.\n\n"
+            f"compared with relative tolerance 1e-4, strings normalised, SMILES by structure. Measured on {machine()}"
+            f", {time.perf_counter() - started:.0f} s in all.\n\n"
             f"**Overall: {totals['matched']}/{totals['comparable']} gold steps with a gold return reproduced = "
             f"{overall:.3f}.** {totals['offline']} of them need an online service (PubChem, SureChEMBL) that has no "
             f"offline source; on the other {totals['comparable'] - totals['offline']} steps fidelity is {rest:.3f}. "

@@ -31,7 +31,7 @@ def main() -> None:
     lines = [f"## Tool retrieval (Recall@{args.k})", "",
              f"{len(retriever.names)} tool manifests indexed; the queries are the dev questions, the relevant tools their "
              "gold tools. Recall = mean share of a question's distinct gold tools in the top k; 'all found' = share of "
-             f"questions with every gold tool in the top k. Measured on {machine()} (busy machine).", "",
+             f"questions with every gold tool in the top k. Measured on {machine()}.", "",
              "| split | method | questions | Recall@k | all found | ms/query |", "| --- | --- | ---: | ---: | ---: | ---: |"]
     pooled = {"bm25": [], "dense": [], "hybrid": []}
     for split in DEV_SPLITS:
