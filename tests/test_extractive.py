@@ -121,6 +121,11 @@ def test_questions_about_papers_are_answered_from_their_passages(small_kb_path, 
     from chemground.qa_factory import build_qa
 
     qa = build_qa(workspace)
+    (tmp_path / "empty").mkdir()
+    empty = build_qa(Workspace(Settings(kb_path=copy_kb(small_kb_path, tmp_path / "empty"),
+                                        cache_dir=tmp_path / "cache")))
+    unanswered = empty.ask("Why is MgCCMg different, per the papers?")  # no papers in this KB
+    assert unanswered.status != "answered" and any("chemground lit add" in n for n in unanswered.notes)
     answer = qa.ask("Why is MgCCMg different, per the papers?")
     assert answer.method == "lit" and answer.status == "answered"
     assert "less nucleophilic" in answer.answer and answer.evidence[0].kind == "chunk"

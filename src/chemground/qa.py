@@ -111,10 +111,14 @@ class QA:
         notes: list[str] = []
         if method == "table" and query.aspect is None and "lit" in self._retrievers:
             # Not a table question ("why is ... per the papers?"): the papers may answer it.
-            passages = self.retriever("lit").retrieve(query, k)  # type: ignore[attr-defined]
+            literature = self.retriever("lit")
+            passages = literature.retrieve(query, k)  # type: ignore[attr-defined]
             if passages:
                 evidence, method = passages, "lit"
                 notes.append("not a compound/reaction question; answered from the papers' passages")
+            elif not getattr(literature, "has_papers", lambda: True)():
+                notes.append("questions about why or how are answered from papers, and this knowledge base has "
+                             "none yet: add some with `chemground lit add FILES...` and ask again")
         timings["retrieve"] = (time.perf_counter() - mark) * 1000
         mark = time.perf_counter()
         engine = self.reasoner(reasoner)
