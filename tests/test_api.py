@@ -45,7 +45,7 @@ def test_retrieve_compound_health_and_page(base_url):
     assert hits["query"]["aspect"] == "name_to_smiles" and hits["hits"][0]["record"]["smiles"] == "CC(=O)Oc1ccccc1C(=O)O"
     record = httpx.get(f"{base_url}/compound", params={"q": "Clc1ncc(Cl)cn1"}, timeout=30).json()
     assert record["formula"] == "C4H2Cl2N2"
-    assert httpx.get(f"{base_url}/health", timeout=30).json()["reactions"] == 273
+    assert httpx.get(f"{base_url}/health", timeout=30).json()["reactions"] == 274
     page = httpx.get(f"{base_url}/", timeout=30)
     assert page.status_code == 200 and "chemground" in page.text and "/ask" in page.text
 

@@ -54,7 +54,7 @@ def test_nonsense_input_is_a_clear_error_and_nonzero_exit(kb_env, capsys):
 def test_kb_stats_json(kb_env, capsys):
     code, out, _ = run(capsys, "kb", "stats", "--json")
     data = json.loads(out)
-    assert code == 0 and data["reactions"] == 273 and data["meta"]["starter_reactions"] == "273"
+    assert code == 0 and data["reactions"] == 274 and data["meta"]["starter_reactions"] == "274"
 
 
 def test_kb_import_reports_summary_and_is_idempotent(kb_env, capsys, tmp_path):

@@ -104,6 +104,9 @@ def test_route_questions_use_the_reaction_graph(small_kb_path, tmp_path):
     assert answer.aspect == "route" and answer.status == "answered"
     assert ["starter:nitro_hydrogenation-04", "starter:amine_acylation-01"] in answer.value
     assert answer.evidence[0].kind == "graph_path"
+    # each step says how to run it: the partner reactant, reagents, catalyst, solvent, conditions
+    assert "starter:amine_acylation-01: with acetic anhydride" in answer.answer
+    assert "palladium on carbon" in answer.answer and "% yield" in answer.answer
     none = qa.ask("route from benzene to caffeine in 2 steps")
     assert none.status == "no_evidence" and "No route" in none.answer
 

@@ -31,7 +31,7 @@ def test_route_tool_and_graph_query_tool(context):
     routes = call(context, "chemground/find_routes", start="4-nitrophenol", target="paracetamol", max_depth=3)
     assert ["starter:nitro_hydrogenation-04", "starter:amine_acylation-01"] in [r["reaction_ids"] for r in routes]
     rows = call(context, "chemground/query_reaction_graph", cypher="MATCH (r:Reaction) RETURN count(r) AS n")
-    assert rows[0]["n"] == 273
+    assert rows[0]["n"] == 274
     with pytest.raises(ChemgroundError, match="CREATE"):
         call(context, "chemground/query_reaction_graph", cypher="CREATE (m:Molecule {key: 'x'})")
 

@@ -14,7 +14,7 @@ def test_build_route_query_and_bench(small_kb_path, tmp_path, monkeypatch, capsy
     monkeypatch.setenv("CHEMGROUND_KB", str(kb))
     assert main(["graph", "build", "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert summary["action"] == "full" and summary["counts"]["reactions"] == 273
+    assert summary["action"] == "full" and summary["counts"]["reactions"] == 274
     assert main(["graph", "route", "--from", "nitrobenzene", "--to", "acetanilide", "--json"]) == 0
     routes = json.loads(capsys.readouterr().out)["routes"]
     assert routes[0]["length"] == 2 and routes[0]["molecules"][1]["name"] == "aniline"

@@ -23,7 +23,7 @@ def test_neo4j_holds_the_same_graph_as_the_embedded_backend(graph, starter_tasks
     shutil.copy(small_kb_path, kb)
     settings = GraphSettings()
     summary = build_graph(kb, backend="neo4j", settings=settings, full=True)
-    assert summary.counts["reactions"] == 273
+    assert summary.counts["reactions"] == 274
     with open_graph(kb, backend="neo4j", settings=settings) as neo:
         assert neo.counts() == graph.counts()
         for task in starter_tasks:

@@ -190,8 +190,11 @@ class ExtractiveReasoner:
     def _graph(query: QueryTuple, graph: list[Evidence], names: str) -> Reasoned:
         paths = [e for e in graph if e.kind == "graph_path"]
         if paths:
-            lines = [f"{i}. ({e.record['length']} step{'s' if e.record['length'] > 1 else ''}) {e.why.split(': ', 1)[-1]}"
-                     for i, e in enumerate(paths, 1)]
+            lines = []
+            for i, e in enumerate(paths, 1):
+                lines.append(f"{i}. ({e.record['length']} step{'s' if e.record['length'] > 1 else ''}) "
+                             f"{e.why.split(': ', 1)[-1]}")
+                lines += [f"     {step['id']}: {step['recipe']}" for step in e.record.get("steps", []) if step["recipe"]]
             value = [e.record["reaction_ids"] for e in paths]
             return Reasoned("Routes found in the reaction graph:\n" + "\n".join(lines), value, "answered",
                             [e.citation() for e in paths])

@@ -85,7 +85,41 @@ class RouteRetriever:
                 return []
         except ChemgroundError:
             return []  # a compound the graph does not hold: no route
-        return [route.to_evidence(why=f"{why}: {route.describe()}") for route in search.routes[:k]]
+        routes = search.routes[:k]
+        reactions = self.workspace.kb.get_reactions(sorted({i for route in routes for i in route.reaction_ids}))
+        out = []
+        for route in routes:
+            evidence = route.to_evidence(why=f"{why}: {route.describe()}")
+            evidence.record["steps"] = [
+                {"id": i, "recipe": _recipe(reactions[i], route.molecules[n]) if i in reactions else ""}
+                for n, i in enumerate(route.reaction_ids)]
+            out.append(evidence)
+        return out
+
+
+def _recipe(reaction, substrate: dict) -> str:
+    """What a chemist needs to run one step of a route, as the KB records it: the other
+    reactants, reagents, catalysts, solvents, temperature, time and yield."""
+    from chemground.kb.records import Role
+
+    on_path = {substrate.get("key"), substrate.get("smiles")}
+    partners = [p.name or p.smiles for p in reaction.reactants
+                if (p.name or p.smiles) and p.inchikey not in on_path and p.smiles not in on_path]
+    parts = [f"with {', '.join(partners[:3])}"] if partners else []
+    for role in (Role.REAGENT, Role.CATALYST, Role.SOLVENT):
+        names = [p.name or p.smiles for p in reaction.by_role(role) if p.name or p.smiles]
+        if names:
+            parts.append(", ".join(names[:4]))
+    conditions = reaction.conditions
+    if conditions.temperature_c is not None:
+        parts.append(f"{conditions.temperature_c:g} °C")
+    elif conditions.temperature_text:
+        parts.append(conditions.temperature_text)
+    if conditions.time_h is not None:
+        parts.append(f"{conditions.time_h:g} h")
+    if reaction.yield_percent is not None:
+        parts.append(f"{reaction.yield_percent:g} % yield")
+    return "; ".join(parts)
 
 
 class GraphRetriever:
