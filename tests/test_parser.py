@@ -140,3 +140,16 @@ def test_two_word_ester_names_and_element_names_reach_opsin(parser):
     assert [(m.text, m.smiles) for m in query.mentions] == [("praseodymium", "[Pr]")]
     # an alkyl word opens an ester name only when a chemical word follows it
     assert [m.text for m in parser.parse("What is the MW of butyl in methyl benzoate?").mentions] == ["methyl benzoate"]
+
+
+def test_a_misspelt_multi_word_name_is_corrected_as_a_whole(parser):
+    query = parser.parse("What is the molecular weight of acetic anhydrde?")
+    assert [(m.text, m.smiles) for m in query.mentions] == [("acetic anhydrde", "CC(=O)OC(C)=O")]
+    assert query.mentions[0].correction == "acetic anhydride"
+
+
+def test_a_substituent_name_alone_is_not_read_as_a_radical(parser):
+    """"propan-2-yl" parses (OPSIN) to the isopropyl radical; in a question it is a fragment."""
+    query = parser.parse("What is the molecular weight of propan-2-yl?")
+    assert all(m.smiles is None or "[CH]" not in m.smiles for m in query.mentions)
+    assert parser.parse("What is the molecular weight of propan-2-ol?").mentions[0].smiles == "CC(C)O"

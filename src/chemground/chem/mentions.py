@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from chemground.chem.names import NameResolver, Resolution, guess_name_format, normalize_name
 from chemground.chem.structure import Structure, looks_like_smiles, structure_from_smiles
@@ -23,6 +24,8 @@ from chemground.errors import ChemgroundError, StructureError
 
 MAX_SPAN_WORDS = 10
 MAX_OPSIN_ATTEMPTS = 8
+MAX_FUZZY_WORDS = 4
+CONTINUATION_MIN_SCORE = 90.0
 
 # Words that are never a compound on their own (some are junk PubChem synonyms, e.g. "product").
 STOPWORDS = set("""
@@ -232,6 +235,17 @@ class MentionFinder:
                 i += 1
                 continue
             j, raw, start = best
+            hit = self.kb.lookup_name(normalize_name(raw))[0]
+            if hit.structure is not None and _carbon_radical(hit.structure.smiles) and "radical" not in text.lower():
+                i += 1  # "propan-2-yl", "phenylmethyl": a substituent, i.e. part of a longer (misspelt) name
+                continue
+            longer = self._misspelt_continuation(text, words, taken, i, j)
+            if longer is not None:  # "acetic anhydrde": "acetic" is a name, but the two words are one
+                out.append(longer[0])
+                for k in range(i, longer[1] + 1):
+                    taken[k] = True
+                i = longer[1] + 1
+                continue
             extended = self._extend_with_opsin(text, words, taken, i, j)
             if extended is not None:
                 out.append(extended[0])
@@ -239,7 +253,6 @@ class MentionFinder:
                     taken[k] = True
                 i = extended[1] + 1
                 continue
-            hit = self.kb.lookup_name(normalize_name(raw))[0]
             fmt = "iupac" if hit.name_rank == 0 or guess_name_format(raw) == "iupac" else "common_name"
             out.append(Mention(raw, start, start + len(raw), fmt, structure=hit.structure, compound_id=hit.compound_id,
                                resolved_by="dictionary", matched_name=hit.matched_name))
@@ -247,6 +260,29 @@ class MentionFinder:
                 taken[k] = True
             i = j + 1
         return out
+
+    def _misspelt_continuation(self, text: str, words: list[_Word], taken: list[bool], i: int, j: int):
+        """A dictionary name followed by a misspelt word that, with it, is a longer known name
+        (similarity >= ``CONTINUATION_MIN_SCORE``)."""
+        end = j + 1
+        if self.fuzzy is None or end >= len(words) or taken[end] or not self._fuzzy_word(words[end].text):
+            return None
+        raw, start = _strip(text[words[i].start:words[end].end], words[i].start)
+        if normalize_name(raw) in self._known_names([normalize_name(raw)]):
+            return None  # spelt right: the dictionary stage takes it
+        match = self.fuzzy.correct(raw, min_score=CONTINUATION_MIN_SCORE)
+        mention = self._fuzzy_mention(raw, start, match) if match else None
+        return (mention, end) if mention is not None else None
+
+    def _fuzzy_mention(self, raw: str, start: int, match: tuple[str, int, float]) -> Mention | None:
+        name, compound_id, score = match
+        hits = self.kb.lookup_name(normalize_name(name)) if self.kb is not None else []
+        hit = next((h for h in hits if h.compound_id == compound_id), hits[0] if hits else None)
+        if hit is None:
+            return None
+        return Mention(raw, start, start + len(raw), guess_name_format(name), structure=hit.structure,
+                       compound_id=hit.compound_id, resolved_by="fuzzy", matched_name=name, correction=name,
+                       confidence=score / 100.0, notes=[f"read {raw!r} as {name!r} (similarity {score:.0f}%)"])
 
     def _extend_with_opsin(self, text: str, words: list[_Word], taken: list[bool], i: int, j: int):
         """"benzoic acid hydrazide": a dictionary name followed by class words may be a longer
@@ -260,12 +296,8 @@ class MentionFinder:
             end += 1
         for last in range(end, j, -1):
             raw, start = _strip(text[words[i].start:words[last].end], words[i].start)
-            result = self.resolver.opsin.translate(raw)
-            if not result.ok:
-                continue
-            try:
-                structure = structure_from_smiles(result.smiles or "")
-            except StructureError:
+            structure = _opsin_compound(self.resolver.opsin.translate(raw))
+            if structure is None:
                 continue
             hits = self.kb.lookup_structure(structure) if self.kb is not None else []
             return Mention(raw, start, start + len(raw), "iupac", structure=structure,
@@ -324,12 +356,8 @@ class MentionFinder:
                 if not (_SYSTEMATIC.search(raw) or raw.lower() in ELEMENT_NAMES):
                     continue
                 attempts += 1
-                result = self.resolver.opsin.translate(raw)
-                if result.ok:
-                    try:
-                        structure = structure_from_smiles(result.smiles or "")
-                    except StructureError:
-                        continue
+                structure = _opsin_compound(self.resolver.opsin.translate(raw))
+                if structure is not None:
                     found = (end, raw, start, structure)
                     break
                 if attempts >= MAX_OPSIN_ATTEMPTS:
@@ -365,28 +393,45 @@ class MentionFinder:
 
     # -- 4. typos ------------------------------------------------------------------------------
     def _fuzzy(self, text: str, words: list[_Word], taken: list[bool]) -> list[Mention]:
+        """Typos: spans of up to ``MAX_FUZZY_WORDS`` name-like words, longest first, so that a
+        misspelt two-word name ("butyl N-phenylcarbamae") is corrected as a whole rather than
+        one of its words being matched to some shorter name."""
         if self.fuzzy is None:
             return []
         out = []
-        for i, word in enumerate(words):
-            if taken[i] or _is_stop(word.text) or len(word.text) < 5 or not re.search(r"[a-z]{3}", word.text.lower()):
+        i = 0
+        while i < len(words):
+            found = None
+            for j in range(min(len(words), i + MAX_FUZZY_WORDS) - 1, i - 1, -1):
+                if any(taken[i:j + 1]) or not all(self._fuzzy_word(w.text) for w in words[i:j + 1]):
+                    continue
+                raw, start = _strip(text[words[i].start:words[j].end], words[i].start)
+                # several words must be closer to a known name to count as one misspelt name
+                match = self.fuzzy.correct(raw, min_score=CONTINUATION_MIN_SCORE) if j > i else self.fuzzy.correct(raw)
+                mention = self._fuzzy_mention(raw, start, match) if match else None
+                if mention is not None:
+                    found = (j, mention)
+                    break
+            if found is None:
+                i += 1
                 continue
-            if word.text.isalpha() and is_common_word(word.text, threshold=FUZZY_WORD_ZIPF):
-                continue  # an ordinary word ("coupling"), not a misspelt compound
-            match = self.fuzzy.correct(word.text)
-            if match is None:
-                continue
-            name, compound_id, score = match
-            hits = self.kb.lookup_name(normalize_name(name)) if self.kb is not None else []
-            hit = next((h for h in hits if h.compound_id == compound_id), hits[0] if hits else None)
-            if hit is None:
-                continue
-            out.append(Mention(word.text, word.start, word.end, guess_name_format(name), structure=hit.structure,
-                               compound_id=hit.compound_id, resolved_by="fuzzy", matched_name=name, correction=name,
-                               confidence=score / 100.0,
-                               notes=[f"read {word.text!r} as {name!r} (similarity {score:.0f}%)"]))
-            taken[i] = True
+            j, mention = found
+            out.append(mention)
+            for k in range(i, j + 1):
+                taken[k] = True
+            i = j + 1
         return out
+
+    @staticmethod
+    def _fuzzy_word(word: str) -> bool:
+        """A word that may be (part of) a misspelt name: not a question word, not plain English."""
+        if _is_stop(word) or len(word) < 3:
+            return False
+        if len(word) < 5 and not _SYSTEMATIC.search(word):
+            return False
+        if not re.search(r"[a-z]{3}", word.lower()):
+            return False
+        return not (word.isalpha() and is_common_word(word, threshold=FUZZY_WORD_ZIPF))
 
     # -- 5. what still looks like a compound ---------------------------------------------------
     def _unresolved(self, text: str, words: list[_Word], taken: list[bool]) -> list[Mention]:
@@ -400,6 +445,29 @@ class MentionFinder:
                                           "could resolve it"))
                 taken[i] = True
         return out
+
+
+@lru_cache(maxsize=4096)
+def _carbon_radical(smiles: str) -> bool:
+    from rdkit import Chem
+
+    from chemground.chem.structure import rdkit_messages
+
+    with rdkit_messages():
+        mol = Chem.MolFromSmiles(smiles)
+    return mol is not None and any(a.GetSymbol() == "C" and a.GetNumRadicalElectrons() for a in mol.GetAtoms())
+
+
+def _opsin_compound(result) -> Structure | None:
+    """The structure OPSIN read, if it is a compound a question can mean. A substituent name
+    on its own ("propan-2-yl", "phenylmethyl") parses to a carbon radical: that is a piece
+    of a longer name (perhaps misspelt), not the compound asked about."""
+    if not result.ok or _carbon_radical(result.smiles or ""):
+        return None
+    try:
+        return structure_from_smiles(result.smiles or "")
+    except StructureError:
+        return None
 
 
 def resolve_text(resolver: NameResolver, text: str) -> Resolution | ChemgroundError:
