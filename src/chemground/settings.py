@@ -54,6 +54,10 @@ class Settings(BaseSettings):
     allow_network: bool = Field(
         default=False, description="Allow optional online look-ups (PubChem). Off by default."
     )
+    pubchem_url: str = Field(
+        default="https://pubchem.ncbi.nlm.nih.gov/rest/pug",
+        description="PubChem PUG-REST base URL (PUG-View is the sibling '/pug_view'); change it for a mirror or a test server.",
+    )
     top_k: int = 5
 
     # LLM endpoint (OpenAI-compatible). Nothing requires one.

@@ -7,7 +7,7 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from chemground.extract.pubchem import PubChemClient
+from chemground.pubchem import PubChem
 from chemground.extract.resolve import (
     CompoundLookup,
     formula_counts,
@@ -96,12 +96,12 @@ def fake_pubchem():
 
 
 def test_pubchem_fallback_with_cache(kb_copy, tmp_path, fake_pubchem):
-    client = PubChemClient(tmp_path / "pubchem.sqlite", base_url=fake_pubchem.url, min_interval_s=0)
+    client = PubChem(fake_pubchem.url, tmp_path / "pubchem.sqlite")
     lookup = CompoundLookup(kb_copy, None, client)
     check = lookup.resolve("frobnozzle blue")
     assert check.source == "pubchem" and check.structure.smiles == "CCO"
     assert not lookup.resolve("no such thing").resolved
     assert fake_pubchem.requests[0] == ("/rest/pug/compound/name/property/InChI/JSON", "frobnozzle blue")
-    again = PubChemClient(tmp_path / "pubchem.sqlite", base_url=fake_pubchem.url)
+    again = PubChem(fake_pubchem.url, tmp_path / "pubchem.sqlite")
     assert again.inchi_for_name("frobnozzle blue")[0] == 702 and again.inchi_for_name("no such thing") is None
     assert len(fake_pubchem.requests) == 2  # answers, "not found" included, came from the cache

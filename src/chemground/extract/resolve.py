@@ -27,7 +27,7 @@ from chemground.chem.structure import (
     structure_from_smiles,
 )
 from chemground.errors import ChemgroundError, StructureError
-from chemground.extract.pubchem import PubChemClient
+from chemground.pubchem import PubChem
 from chemground.kb.importers.base import is_generic_name
 from chemground.kb.sqlite_store import SQLiteKB
 
@@ -120,7 +120,7 @@ def hill_formula(counts: Counter) -> str:
 class CompoundLookup:
     """Resolves names for the extraction pipeline; thread-safe for reads, cached per name."""
 
-    def __init__(self, kb: SQLiteKB, opsin: Opsin | None = None, pubchem: PubChemClient | None = None) -> None:
+    def __init__(self, kb: SQLiteKB, opsin: Opsin | None = None, pubchem: PubChem | None = None) -> None:
         self.kb = kb
         self.opsin = opsin
         self.pubchem = pubchem
@@ -314,5 +314,5 @@ def _structure_of(compound) -> Structure | None:
 def lookup_for_workspace(workspace) -> CompoundLookup:
     """The lookup a command uses: the workspace's KB and OPSIN, PubChem only if the network is allowed."""
     settings = workspace.settings
-    pubchem = PubChemClient(settings.cache_dir / "pubchem-cache.sqlite") if settings.allow_network else None
+    pubchem = PubChem.from_settings(settings) if settings.allow_network else None
     return CompoundLookup(workspace.kb, workspace.opsin, pubchem)

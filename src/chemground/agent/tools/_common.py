@@ -88,3 +88,11 @@ def _parse_group(text: str, original: str) -> dict[str, int]:
     if len(stack) != 1:
         raise ChemgroundError(f"unbalanced brackets in {original!r}")
     return stack[0]
+
+
+def offline_error(tool: str, reason: str):
+    """The ToolOffline a tool raises when its answer needs PubChem and the network is not allowed."""
+    from chemground.agent.runner import ToolOffline
+    from chemground.pubchem import NETWORK_HINT
+
+    return ToolOffline(tool, f"{reason} ({NETWORK_HINT})")

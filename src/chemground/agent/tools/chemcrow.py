@@ -5,11 +5,14 @@ checks compare against our own compilation of the CWC schedules and the Australi
 of chemical-weapons precursors (``agent/data/controlled_chemicals.tsv``, see
 ``agent/data/README.md``). Look-ups that ChemCrow made online (CAS numbers, GHS explosive
 classification, SureChEMBL patents) are answered from the offline compound dictionary where it
-can, and otherwise fail with a ``ToolOffline`` error saying what is missing.
+can; beyond it, CAS numbers, structures and GHS classifications come from PubChem
+(``chemground.pubchem``) when the user allows the network (``CHEMGROUND_ALLOW_NETWORK=1``),
+and otherwise the call fails with a ``ToolOffline`` error saying what is missing.
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -123,7 +126,8 @@ def _cas_to_smiles(ctx: ToolContext, cas: str) -> str | None:
       ("string", "a sentence saying it appears on the list, or its maximum similarity to listed chemicals"),
       needs_kb=True, tags=["safety", "controlled chemicals"])
 def control_chem_check(ctx: ToolContext, compound_SMILES: str) -> str:
-    from chemground.agent.runner import ToolOffline
+    from chemground.agent.tools._common import offline_error
+    from chemground.pubchem import PubChem, network_allowed
     from chemground.chem.names import is_cas_number
     from chemground.chem.structure import structure_from_smiles
 
@@ -144,9 +148,15 @@ def control_chem_check(ctx: ToolContext, compound_SMILES: str) -> str:
         raise ChemgroundError(f"{query!r} is neither a SMILES string nor a CAS number")
     smiles = _cas_to_smiles(ctx, query)
     if smiles is None:
-        raise ToolOffline("chemcrow/ControlChemCheck", f"CAS {query} is not on the list and not in the offline "
-                          "compound dictionary, so its structure (needed for the similarity check) needs an online "
-                          "PubChem look-up")
+        if not network_allowed(ctx.settings):
+            raise offline_error("chemcrow/ControlChemCheck", f"CAS {query} is not on the list and not in the offline "
+                                "compound dictionary, so its structure (needed for the similarity check) needs an "
+                                "online PubChem look-up")
+        with PubChem.from_settings(ctx.settings) as pubchem:
+            cid = pubchem.cids(query, "cas")[0]
+            smiles = pubchem.properties(cid)["SMILES"]
+        if not smiles:
+            raise ChemgroundError(f"PubChem has no structure (SMILES) for CAS {query} (CID {cid})")
     return similarity_message(smiles)
 
 
@@ -226,10 +236,13 @@ def func_groups(compound_SMILES: str) -> str:
       ("string", "CAS number such as '64-17-5' (with a warning appended for controlled chemicals)"),
       needs_network=True, needs_kb=True,
       offline_note="answers from the offline compound dictionary (~76k PubChem compounds with CAS numbers); other "
-                   "compounds need an online PubChem look-up and are reported as not available offline",
+                   "compounds are looked up online in PubChem when CHEMGROUND_ALLOW_NETWORK=1, otherwise reported as "
+                   "not available offline",
       tags=["identifier", "CAS"])
 def query_to_cas(ctx: ToolContext, compound_SMILES: str) -> str:
-    from chemground.agent.runner import ToolOffline
+    from chemground.agent.tools._common import offline_error
+    from chemground.pubchem import PubChem, network_allowed
+    from chemground.chem.names import is_cas_number
 
     query = compound_SMILES.strip()
     if _is_smiles(query) and "." in query:
@@ -237,36 +250,67 @@ def query_to_cas(ctx: ToolContext, compound_SMILES: str) -> str:
     try:
         resolution = ctx.workspace.resolver.resolve(query)
     except ChemgroundError as error:
-        raise ToolOffline("chemcrow/Query2CAS", f"{query!r} is not in the offline compound dictionary ({error}); "
-                          "its CAS number needs an online PubChem look-up") from None
+        if not network_allowed(ctx.settings):
+            raise offline_error("chemcrow/Query2CAS", f"{query!r} is not in the offline compound dictionary "
+                                f"({error}); its CAS number needs an online PubChem look-up") from None
+        resolution = None
     cas = None
-    if resolution.compound_id is not None:
+    if resolution is not None and resolution.compound_id is not None:
         cas = ctx.workspace.kb.get_compound(resolution.compound_id, with_reactions=0).cas
+    smiles = resolution.structure.smiles if resolution is not None and resolution.structure else None
     if not cas:
-        raise ToolOffline("chemcrow/Query2CAS", f"the offline compound dictionary has no CAS number for {query!r}; "
-                          "that needs an online PubChem look-up")
-    smiles = resolution.structure.smiles if resolution.structure else query
-    message = control_chem_check(ctx, smiles)
+        if not network_allowed(ctx.settings):
+            raise offline_error("chemcrow/Query2CAS", f"the offline compound dictionary has no CAS number for "
+                                f"{query!r}; that needs an online PubChem look-up")
+        if smiles:
+            identifier, kind = smiles, "smiles"
+        else:
+            identifier, kind = query, ("cas" if is_cas_number(query) else "smiles" if _is_smiles(query) else "name")
+        with PubChem.from_settings(ctx.settings) as pubchem:
+            cid = pubchem.cids(identifier, kind)[0]
+            numbers = pubchem.cas_numbers(cid)
+            if not numbers:
+                raise ChemgroundError(f"PubChem lists no CAS number for {query!r} (CID {cid})")
+            cas = numbers[0]
+            smiles = smiles or pubchem.properties(cid)["SMILES"]
+    message = control_chem_check(ctx, smiles or query)
     if "high similarity" in message or "appears" in message:
         return f"CAS number {cas}found, but " + message
     return cas
+
+
+# GHS hazard statements of explosives: H200-H205 (unstable explosive, divisions 1.1-1.5), EUH001 "Explosive when dry"
+EXPLOSIVE_CODE = re.compile(r"\bH20[0-5]\b")
+EXPLOSIVE_TEXT = re.compile(r"\bExplosive\b")
+
+
+def is_explosive(statements: list[str]) -> bool:
+    """Whether GHS hazard statements classify a chemical as explosive (code H200-H205, or the word 'Explosive')."""
+    return any(EXPLOSIVE_CODE.search(s) or EXPLOSIVE_TEXT.search(s) for s in statements)
 
 
 @tool("chemcrow/ExplosiveCheck",
       "Check whether a chemical (by CAS number) is explosive according to its GHS hazard classification.",
       [P("compound_CAS", "string", "CAS registry number.", examples=["118-96-7"])],
       ("string", "'Molecule is explosive' or 'Molecule is not known to be explosive'"),
-      needs_network=True, offline_note="needs PubChem's GHS classification, which is online only; offline it says so",
+      needs_network=True,
+      offline_note="needs PubChem's GHS classification, which is online only: with CHEMGROUND_ALLOW_NETWORK=1 it "
+                   "asks PubChem, otherwise it says it cannot answer offline",
       tags=["safety", "explosive", "GHS"])
-def explosive_check(compound_CAS: str) -> str:
-    from chemground.agent.runner import ToolOffline
+def explosive_check(ctx: ToolContext, compound_CAS: str) -> str:
+    from chemground.agent.tools._common import offline_error
+    from chemground.pubchem import PubChem, network_allowed
     from chemground.chem.names import is_cas_number
 
     query = compound_CAS.strip()
     if not is_cas_number(query):
         raise ChemgroundError(f"please give a CAS number (like 118-96-7), got {query!r}")
-    raise ToolOffline("chemcrow/ExplosiveCheck", "the GHS hazard classification comes from PubChem, which is online "
-                      "only; no offline source of explosive classifications is available")
+    if not network_allowed(ctx.settings):
+        raise offline_error("chemcrow/ExplosiveCheck", "the GHS hazard classification comes from PubChem, which is "
+                            "online only; no offline source of explosive classifications is available")
+    with PubChem.from_settings(ctx.settings) as pubchem:
+        statements = pubchem.ghs_hazard_statements(pubchem.cids(query, "cas")[0])
+    return "Molecule is explosive" if is_explosive(statements) else "Molecule is not known to be explosive"
 
 
 @tool("chemcrow/PatentCheck",

@@ -3,22 +3,25 @@ compound look-ups answered offline (the ``chemistrytools/*`` family).
 
 The look-ups by name or PubChem CID read chemground's compound dictionary (about 76,000
 PubChem compounds shipped in the ``chemicals`` package) through the knowledge base. A
-compound outside it cannot be answered offline; those calls fail with a ``ToolOffline``
-error that says so, never with a guess.
+compound outside it is looked up online in PubChem (``chemground.pubchem``) when the
+user allows the network (``CHEMGROUND_ALLOW_NETWORK=1``); otherwise those calls fail with a
+``ToolOffline`` error that says so, never with a guess.
 """
 
 from __future__ import annotations
 
 import re
 import warnings
+from types import SimpleNamespace
+
 from chemground.agent.registry import P, ToolContext, tool
 from chemground.agent.tools._common import element_symbol
 from chemground.errors import ChemgroundError
 
 CID = P("compound_CID", "integer", "PubChem Compound Identifier (CID).", minimum=1, examples=[2244, 702])
 FORMULA = P("compound", "string", "Molecular formula, e.g. 'C9H8O4'.", examples=["C9H8O4", "H2SO4"])
-OFFLINE = ("answers from the offline compound dictionary (~76k PubChem compounds); other compounds need an "
-           "online PubChem look-up and are reported as not available offline")
+OFFLINE = ("answers from the offline compound dictionary (~76k PubChem compounds); other compounds are looked up "
+           "online in PubChem when CHEMGROUND_ALLOW_NETWORK=1, otherwise reported as not available offline")
 
 
 def _formulae():
@@ -131,15 +134,44 @@ def spectrum_similarity(mz_top: list, intensities_top: list, mz_bottom: list, in
 
 # --- offline PubChem look-ups ------------------------------------------------------------------
 
-def _by_cid(ctx: ToolContext, cid: int):
-    from chemground.agent.runner import ToolOffline
+def _by_cid(ctx: ToolContext, cid: int, tool_name: str):
+    """The compound with this CID: the dictionary's record, else (network allowed) PubChem's properties
+    with the same attribute names, so every by-CID tool formats both alike."""
+    from chemground.agent.tools._common import offline_error
+    from chemground.pubchem import PubChem, network_allowed
 
     kb = ctx.workspace.kb
     row = kb.execute("SELECT id FROM compounds WHERE pubchem_cid = ? ORDER BY id LIMIT 1", (cid,)).fetchone()
-    if row is None:
-        raise ToolOffline("chemistrytools", f"PubChem CID {cid} is not in the offline compound dictionary; it needs an "
-                          "online PubChem look-up, which is not available offline")
-    return kb.get_compound(row[0], with_reactions=0)
+    if row is not None:
+        return kb.get_compound(row[0], with_reactions=0)
+    if not network_allowed(ctx.settings):
+        raise offline_error(tool_name, f"PubChem CID {cid} is not in the offline compound dictionary; it needs an "
+                            "online PubChem look-up, which is not available offline")
+    with PubChem.from_settings(ctx.settings) as pubchem:
+        found = pubchem.properties(cid)
+    return SimpleNamespace(formula=found["MolecularFormula"], smiles=found["SMILES"],
+                           molecular_weight=found["MolecularWeight"], iupac_name=found["IUPACName"],
+                           charge=found["Charge"], source="PubChem")
+
+
+def _source(record) -> str:
+    return getattr(record, "source", "the dictionary")
+
+
+def _pubchem_query(compound: str, resolution) -> tuple[str, str]:
+    """(identifier, kind) to ask PubChem for: CAS and InChIKey as given, a structure the resolver
+    understood by its SMILES, anything else as a name."""
+    from chemground.chem.names import is_cas_number
+    from chemground.chem.structure import is_inchikey
+
+    query = compound.strip().strip("\"'`")
+    if is_cas_number(query):
+        return query, "cas"
+    if is_inchikey(query):
+        return query, "inchikey"
+    if resolution is not None and resolution.structure is not None:
+        return resolution.structure.smiles, "smiles"
+    return query, "name"
 
 
 def formula_counts(formula: str) -> dict[str, int]:
@@ -157,19 +189,27 @@ def formula_counts(formula: str) -> dict[str, int]:
       [P("compound", "string", "Compound name or identifier.", examples=["aspirin", "ethanol", "64-17-5"])],
       ("integer", "PubChem CID"), needs_network=True, offline_note=OFFLINE, needs_kb=True, tags=["identifier", "PubChem"])
 def compound_cid(ctx: ToolContext, compound: str) -> int:
-    from chemground.agent.runner import ToolOffline
+    from chemground.agent.tools._common import offline_error
+    from chemground.pubchem import PubChem, network_allowed
 
+    name = "chemistrytools/get_compound_CID"
     try:
         resolution = ctx.workspace.resolver.resolve(compound)
     except ChemgroundError as error:
-        raise ToolOffline("chemistrytools/get_compound_CID", f"{compound!r} is not in the offline compound dictionary ({error}); its CID "
-                          "needs an online PubChem look-up") from None
-    if resolution.compound_id is not None:
+        if not network_allowed(ctx.settings):
+            raise offline_error(name, f"{compound!r} is not in the offline compound dictionary ({error}); its CID "
+                                "needs an online PubChem look-up") from None
+        resolution = None
+    if resolution is not None and resolution.compound_id is not None:
         record = ctx.workspace.kb.get_compound(resolution.compound_id, with_reactions=0)
         if record.pubchem_cid:
             return int(record.pubchem_cid)
-    raise ToolOffline("chemistrytools/get_compound_CID", f"{compound!r} was understood (structure {resolution.structure.smiles if resolution.structure else '?'}) "
-                      "but the offline dictionary has no PubChem CID for it; that needs an online PubChem look-up")
+    if not network_allowed(ctx.settings):
+        raise offline_error(name, f"{compound!r} was understood (structure "
+                            f"{resolution.structure.smiles if resolution.structure else '?'}) but the offline "
+                            "dictionary has no PubChem CID for it; that needs an online PubChem look-up")
+    with PubChem.from_settings(ctx.settings) as pubchem:
+        return pubchem.cids(*_pubchem_query(compound, resolution))[0]
 
 
 @tool("chemistrytools/convert_compound_CID_to_Molecular_Formula",
@@ -177,9 +217,9 @@ def compound_cid(ctx: ToolContext, compound: str) -> int:
       [CID], ("object", "element symbol -> number of atoms"), needs_network=True, offline_note=OFFLINE, needs_kb=True,
       tags=["identifier", "PubChem", "formula"])
 def cid_formula(ctx: ToolContext, compound_CID: int) -> dict:
-    record = _by_cid(ctx, compound_CID)
+    record = _by_cid(ctx, compound_CID, "chemistrytools/convert_compound_CID_to_Molecular_Formula")
     if not record.formula:
-        raise ChemgroundError(f"the dictionary has no formula for CID {compound_CID}")
+        raise ChemgroundError(f"{_source(record)} has no formula for CID {compound_CID}")
     return formula_counts(record.formula)
 
 
@@ -188,9 +228,9 @@ def cid_formula(ctx: ToolContext, compound_CID: int) -> dict:
       [CID], ("string", "SMILES"), needs_network=True, offline_note=OFFLINE, needs_kb=True,
       tags=["identifier", "PubChem", "SMILES"])
 def cid_smiles(ctx: ToolContext, compound_CID: int) -> str:
-    record = _by_cid(ctx, compound_CID)
+    record = _by_cid(ctx, compound_CID, "chemistrytools/convert_compound_CID_to_SMILES")
     if not record.smiles:
-        raise ChemgroundError(f"the dictionary has no SMILES for CID {compound_CID}")
+        raise ChemgroundError(f"{_source(record)} has no SMILES for CID {compound_CID}")
     return record.smiles
 
 
@@ -203,7 +243,11 @@ def cid_charge(ctx: ToolContext, compound_CID: int) -> int:
 
     from chemground.chem.structure import mol_from_smiles
 
-    record = _by_cid(ctx, compound_CID)
+    record = _by_cid(ctx, compound_CID, "chemistrytools/get_compound_charge_by_CID")
+    if not record.smiles:
+        if getattr(record, "charge", None) is None:
+            raise ChemgroundError(f"no SMILES (and so no charge) is known for CID {compound_CID}")
+        return int(record.charge)
     return int(Chem.GetFormalCharge(mol_from_smiles(record.smiles)))
 
 
@@ -212,9 +256,9 @@ def cid_charge(ctx: ToolContext, compound_CID: int) -> int:
       [CID], ("number", "molecular weight", "g/mol"), needs_network=True, offline_note=OFFLINE, needs_kb=True,
       tags=["identifier", "PubChem", "mass"])
 def cid_weight(ctx: ToolContext, compound_CID: int) -> float:
-    record = _by_cid(ctx, compound_CID)
+    record = _by_cid(ctx, compound_CID, "chemistrytools/get_compound_MolecularWeight_by_CID")
     if record.molecular_weight is None:
-        raise ChemgroundError(f"the dictionary has no molecular weight for CID {compound_CID}")
+        raise ChemgroundError(f"{_source(record)} has no molecular weight for CID {compound_CID}")
     return float(record.molecular_weight)
 
 
@@ -223,8 +267,8 @@ def cid_weight(ctx: ToolContext, compound_CID: int) -> float:
       [CID], ("string", "IUPAC name"), needs_network=True, offline_note=OFFLINE, needs_kb=True,
       tags=["identifier", "PubChem", "name"])
 def cid_iupac(ctx: ToolContext, compound_CID: int) -> str:
-    record = _by_cid(ctx, compound_CID)
+    record = _by_cid(ctx, compound_CID, "chemistrytools/convert_compound_CID_to_IUPAC")
     if not record.iupac_name:
-        raise ChemgroundError(f"the dictionary has no IUPAC name for CID {compound_CID}")
+        raise ChemgroundError(f"{_source(record)} has no IUPAC name for CID {compound_CID}")
     return record.iupac_name
 
