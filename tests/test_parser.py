@@ -153,3 +153,19 @@ def test_a_substituent_name_alone_is_not_read_as_a_radical(parser):
     query = parser.parse("What is the molecular weight of propan-2-yl?")
     assert all(m.smiles is None or "[CH]" not in m.smiles for m in query.mentions)
     assert parser.parse("What is the molecular weight of propan-2-ol?").mentions[0].smiles == "CC(C)O"
+
+
+@pytest.mark.parametrize("question, text, smiles", [
+    # a verb ending like a systematic name ("Translate") must not hide the name that follows it
+    ("Translate 4-(aminomethyl)cyclohexane-1-carboxylic acid into SMILES.",
+     "4-(aminomethyl)cyclohexane-1-carboxylic acid", "NCC1CCC(C(=O)O)CC1"),
+    # an alkyl word before a dictionary name ("borate") makes one ester name
+    ("Provide the SMILES of trioctyl borate.", "trioctyl borate", "CCCCCCCCOB(OCCCCCCCC)OCCCCCCCC"),
+    ("Provide the SMILES of tris(3-chloranylpropyl) phosphate.", "tris(3-chloranylpropyl) phosphate",
+     "O=P(OCCCCl)(OCCCCl)OCCCCl"),
+    # lower-cased N- and O-locants with numbers, as lower-casing dictionaries write them
+    ("SMILES of 6-ethylsulfanyl-n2,n4-di(propan-2-yl)-1,3,5-triazine-2,4-diamine?",
+     "6-ethylsulfanyl-n2,n4-di(propan-2-yl)-1,3,5-triazine-2,4-diamine", "CCSc1nc(NC(C)C)nc(NC(C)C)n1"),
+])
+def test_names_that_used_to_be_cut_or_misread(parser, question, text, smiles):
+    assert [(m.text, m.smiles) for m in parser.parse(question).mentions] == [(text, smiles)]

@@ -23,7 +23,7 @@ from chemground.chem.structure import Structure, looks_like_smiles, structure_fr
 from chemground.errors import ChemgroundError, StructureError
 
 MAX_SPAN_WORDS = 10
-MAX_OPSIN_ATTEMPTS = 8
+MAX_OPSIN_ATTEMPTS = 24
 MAX_FUZZY_WORDS = 4
 CONTINUATION_MIN_SCORE = 90.0
 
@@ -77,10 +77,14 @@ CHEMICAL_CLASS_WORDS = {
     "hydrazide", "hydrazone", "oxime", "nitrile", "imine", "azide", "imide", "lactone", "lactam", "anilide",
     "methyl", "ethyl", "propyl", "butyl", "benzyl", "phenyl",
 }
-# Alkyl/aryl words that open a two-word ester or salt name ("butyl N-phenylcarbamate").
-ESTER_PREFIXES = {"methyl", "ethyl", "propyl", "isopropyl", "butyl", "tert-butyl", "isobutyl", "pentyl", "hexyl",
-                  "heptyl", "octyl", "nonyl", "decyl", "dodecyl", "benzyl", "phenyl", "allyl", "vinyl", "trityl",
-                  "cyclohexyl", "cyclopentyl", "propan-2-yl", "prop-2-enyl", "2-methylpropyl"}
+# Alkyl/aryl words that open a two-word ester or salt name ("butyl N-phenylcarbamate",
+# "trioctyl borate", "tris(3-chloranylpropyl) phosphate").
+_ALKYL_WORD = re.compile(r"^[\w,'()\[\]-]*(?:yl|yl\)|ylidene)$", re.IGNORECASE)
+
+
+def _alkyl_word(word: str) -> bool:
+    word = word.strip(_OUTER_LEFT.replace("(", "").replace("[", "") + _OUTER_RIGHT.replace(")", "").replace("]", ""))
+    return len(word) >= 4 and bool(_ALKYL_WORD.match(word)) and word.lower() not in STOPWORDS
 
 
 def _element_names() -> frozenset[str]:
@@ -239,19 +243,20 @@ class MentionFinder:
             if hit.structure is not None and _carbon_radical(hit.structure.smiles) and "radical" not in text.lower():
                 i += 1  # "propan-2-yl", "phenylmethyl": a substituent, i.e. part of a longer (misspelt) name
                 continue
+            extended = self._extend_with_opsin(text, words, taken, i, j)
+            if extended is not None:  # "benzoic acid hydrazide", "trioctyl borate": a longer systematic name
+                mention, first, last = extended
+                out.append(mention)
+                for k in range(first, last + 1):
+                    taken[k] = True
+                i = last + 1
+                continue
             longer = self._misspelt_continuation(text, words, taken, i, j)
             if longer is not None:  # "acetic anhydrde": "acetic" is a name, but the two words are one
                 out.append(longer[0])
                 for k in range(i, longer[1] + 1):
                     taken[k] = True
                 i = longer[1] + 1
-                continue
-            extended = self._extend_with_opsin(text, words, taken, i, j)
-            if extended is not None:
-                out.append(extended[0])
-                for k in range(i, extended[1] + 1):
-                    taken[k] = True
-                i = extended[1] + 1
                 continue
             fmt = "iupac" if hit.name_rank == 0 or guess_name_format(raw) == "iupac" else "common_name"
             out.append(Mention(raw, start, start + len(raw), fmt, structure=hit.structure, compound_id=hit.compound_id,
@@ -278,15 +283,16 @@ class MentionFinder:
         name, compound_id, score = match
         hits = self.kb.lookup_name(normalize_name(name)) if self.kb is not None else []
         hit = next((h for h in hits if h.compound_id == compound_id), hits[0] if hits else None)
-        if hit is None:
-            return None
+        if hit is None or hit.structure is not None and _carbon_radical(hit.structure.smiles):
+            return None  # a substituent ("methoxymethyl") is no correction for a misspelt compound
         return Mention(raw, start, start + len(raw), guess_name_format(name), structure=hit.structure,
                        compound_id=hit.compound_id, resolved_by="fuzzy", matched_name=name, correction=name,
                        confidence=score / 100.0, notes=[f"read {raw!r} as {name!r} (similarity {score:.0f}%)"])
 
     def _extend_with_opsin(self, text: str, words: list[_Word], taken: list[bool], i: int, j: int):
-        """"benzoic acid hydrazide": a dictionary name followed by class words may be a longer
-        systematic name; OPSIN decides (longest first)."""
+        """"benzoic acid hydrazide", "trioctyl borate": a dictionary name with class words after
+        it, or an alkyl word before it, may be part of a longer systematic name; OPSIN decides
+        (longest first). Returns (mention, first word, last word)."""
         if self.resolver.opsin is None:
             return None
         end = j
@@ -294,15 +300,17 @@ class MentionFinder:
                 words[end + 1].text.lower() in CHEMICAL_CLASS_WORDS
                 or self._chemical_word(words[end + 1].text, first=False)):
             end += 1
-        for last in range(end, j, -1):
-            raw, start = _strip(text[words[i].start:words[last].end], words[i].start)
-            structure = _opsin_compound(self.resolver.opsin.translate(raw))
-            if structure is None:
-                continue
-            hits = self.kb.lookup_structure(structure) if self.kb is not None else []
-            return Mention(raw, start, start + len(raw), "iupac", structure=structure,
-                           compound_id=hits[0].compound_id if hits else None, resolved_by="opsin",
-                           matched_name=hits[0].matched_name if hits else None), last
+        firsts = [i - 1, i] if i > 0 and not taken[i - 1] and _alkyl_word(words[i - 1].text) else [i]
+        for first in firsts:
+            for last in range(end, j if first == i else j - 1, -1):
+                raw, start = _strip(text[words[first].start:words[last].end], words[first].start)
+                structure = _opsin_compound(self.resolver.opsin.translate(raw))
+                if structure is None:
+                    continue
+                hits = self.kb.lookup_structure(structure) if self.kb is not None else []
+                return Mention(raw, start, start + len(raw), "iupac", structure=structure,
+                               compound_id=hits[0].compound_id if hits else None, resolved_by="opsin",
+                               matched_name=hits[0].matched_name if hits else None), first, last
         return None
 
     def _known_names(self, norms: list[str]) -> dict[str, int]:
@@ -363,7 +371,7 @@ class MentionFinder:
                 if attempts >= MAX_OPSIN_ATTEMPTS:
                     break
             if found is None:
-                i = j + 1
+                i += 1  # "Translate 4-(aminomethyl)...": the name may start at the next word
                 continue
             end, raw, start, structure = found
             hits = self.kb.lookup_structure(structure) if self.kb is not None else []
@@ -377,7 +385,7 @@ class MentionFinder:
 
     def _ester_prefix(self, words: list[_Word], taken: list[bool], i: int) -> bool:
         """Whether words[i] is an alkyl word opening a longer name: "butyl N-phenylcarbamate"."""
-        return (words[i].text.lower() in ESTER_PREFIXES and i + 1 < len(words) and not taken[i + 1]
+        return (_alkyl_word(words[i].text) and i + 1 < len(words) and not taken[i + 1]
                 and self._chemical_word(words[i + 1].text, first=False))
 
     @staticmethod

@@ -24,11 +24,12 @@ from chemground.errors import ExternalToolError
 OPSIN_TIMEOUT_S = 20.0
 # Bump when the translation logic changes (e.g. new name variants), so that failures cached
 # by an older version are tried again rather than served from the disk cache.
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 _CACHE_TABLE = f"opsin_v{CACHE_VERSION}"
 
 
-_LOWER_N_LOCANT = re.compile(r"(?<![a-z])n(?=(?:'{1,3})?(?:,\s*n(?:'{1,3})?)*-|(?:'{1,3})?,\s*n)")
+_LOWER_N_LOCANT = re.compile(r"(?<![a-z])n(?=\d*(?:'{1,3})?(?:,\s*n\d*(?:'{1,3})?)*-|\d*(?:'{1,3})?,\s*n)")
+_LOWER_O_LOCANT = re.compile(r"(?<![a-z])o(?=\d+(?:'{1,3})?-)")  # "o3-(2-methoxyethyl)": ester oxygen locants
 
 
 def name_variants(name: str) -> list[str]:
@@ -39,13 +40,13 @@ def name_variants(name: str) -> list[str]:
     name as written fails, so "n-butyl" keeps its meaning when OPSIN reads it.
     """
     variants = []
-    upper = _LOWER_N_LOCANT.sub("N", name)
+    upper = _LOWER_O_LOCANT.sub("O", _LOWER_N_LOCANT.sub("N", name))
     if upper != name:
         variants.append(upper)
     if ";" in name:
         parts = [p.strip() for p in name.split(";") if p.strip()]
         variants += [" ".join(reversed(parts)), " ".join(parts)]
-        variants += [" ".join(reversed([_LOWER_N_LOCANT.sub("N", p) for p in parts]))]
+        variants += [" ".join(reversed([_LOWER_O_LOCANT.sub("O", _LOWER_N_LOCANT.sub("N", p)) for p in parts]))]
     return list(dict.fromkeys(v for v in variants if v != name))
 
 
@@ -190,7 +191,8 @@ class Opsin:
         if self._db is None:
             self._cache_path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self._cache_path, check_same_thread=False, timeout=10)
-            self._db.execute("DROP TABLE IF EXISTS opsin")  # version 1, before name variants
+            for old in range(1, CACHE_VERSION):  # failures cached by older translation logic
+                self._db.execute(f"DROP TABLE IF EXISTS {'opsin' if old == 1 else f'opsin_v{old}'}")
             self._db.execute(
                 f"CREATE TABLE IF NOT EXISTS {_CACHE_TABLE} (name TEXT PRIMARY KEY, smiles TEXT, message TEXT)"
             )
