@@ -17,7 +17,7 @@ from chemground.chem.fingerprints import fingerprint_to_bytes, morgan_fingerprin
 from chemground.chem.structure import Structure, mol_from_inchi, mol_from_smiles, structure_from_mol
 from chemground.errors import StructureError
 
-PARALLEL_THRESHOLD = 3000
+PARALLEL_THRESHOLD = 400  # below this, starting/feeding worker processes costs more than it saves
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,7 @@ def compute_many(
             if progress:
                 progress(1)
         return out
+    chunk_size = max(100, min(chunk_size, -(-len(unique) // (2 * workers))))  # every worker gets work
     chunks = []
     for i in range(0, len(unique), chunk_size):
         part = list(unique[i:i + chunk_size])
