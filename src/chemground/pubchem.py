@@ -23,6 +23,7 @@ from urllib.parse import quote, urlencode
 
 import httpx
 
+from chemground.chem.names import is_valid_cas
 from chemground.errors import ChemgroundError, ConfigError
 
 PUG_REST = "https://pubchem.ncbi.nlm.nih.gov/rest/pug"
@@ -57,18 +58,6 @@ def pug_view_url(pug_url: str) -> str:
         raise ConfigError(f"cannot derive the PubChem PUG-View URL from {pug_url!r}: CHEMGROUND_PUBCHEM_URL must "
                           "end with '/pug' (like https://pubchem.ncbi.nlm.nih.gov/rest/pug)")
     return base[: -len("/pug")] + "/pug_view"
-
-
-def is_valid_cas(text: str) -> bool:
-    """A CAS number whose check digit is right (PubChem synonyms hold many look-alike numbers)."""
-    from chemground.chem.names import is_cas_number
-
-    text = text.strip()
-    if not is_cas_number(text):
-        return False
-    digits = text.replace("-", "")
-    body, check = digits[:-1], int(digits[-1])
-    return sum(int(d) * i for i, d in enumerate(reversed(body), start=1)) % 10 == check
 
 
 class _RateLimiter:

@@ -12,6 +12,7 @@ from importlib import resources
 import pytest
 
 from chemground.agent.tools.chemcrow import controlled_chemicals
+from chemground.chem.names import is_valid_cas
 
 RESOURCE = "data/controlled_chemicals.tsv"
 
@@ -33,14 +34,6 @@ def _inchikey(smiles: str) -> str | None:
     return Chem.MolToInchiKey(mol) if mol is not None else None
 
 
-def _cas_check_digit_ok(cas: str) -> bool:
-    match = re.fullmatch(r"(\d{2,7})-(\d{2})-(\d)", cas)
-    if not match:
-        return False
-    digits = (match[1] + match[2])[::-1]
-    return sum(i * int(d) for i, d in enumerate(digits, start=1)) % 10 == int(match[3])
-
-
 @pytest.fixture(scope="module")
 def rows() -> list[dict[str, str]]:
     return controlled_chemicals()
@@ -60,7 +53,7 @@ def test_file_has_four_non_empty_fields_per_row_and_a_provenance_header():
 
 def test_at_least_100_rows_with_valid_cas_numbers_and_lists(rows):
     assert len(rows) >= 100
-    bad = [row["cas"] for row in rows if not _cas_check_digit_ok(row["cas"])]
+    bad = [row["cas"] for row in rows if not is_valid_cas(row["cas"])]
     assert not bad, f"CAS numbers with a bad format or check digit: {bad}"
     assert len({row["cas"] for row in rows}) == len(rows)
     for row in rows:

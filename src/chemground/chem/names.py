@@ -52,6 +52,16 @@ def is_cas_number(text: str) -> bool:
     return bool(_CAS.match(text.strip()))
 
 
+def is_valid_cas(text: str) -> bool:
+    """A CAS number whose check digit is right (PubChem synonyms hold many look-alike numbers)."""
+    text = text.strip()
+    if not is_cas_number(text):
+        return False
+    digits = text.replace("-", "")
+    body, check = digits[:-1], int(digits[-1])
+    return sum(int(d) * i for i, d in enumerate(reversed(body), start=1)) % 10 == check
+
+
 @dataclass(frozen=True)
 class DictionaryHit:
     """A compound the dictionary holds under a name, with how it was matched."""

@@ -11,11 +11,9 @@ the same compound (same InChIKey: exact; same skeleton: similar).
 from __future__ import annotations
 
 import math
-import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -101,12 +99,10 @@ class LitRetriever:
         return ranking
 
     def encode(self, query: str) -> np.ndarray:
-        """The question's vector, computed on one CPU thread: a 20-token input gains nothing
-        from more, and on a busy machine torch's thread pool makes it several times slower."""
+        """The question's vector (one CPU thread: ``encode_texts`` uses one for a few texts)."""
         if self.embedder is None:
             raise ChemgroundError("dense search needs an embedder (the MiniLM model)")
-        with _one_torch_thread():
-            return self.embedder.encode([query])[0]
+        return self.embedder.encode([query])[0]
 
     def coarse_dense(self, query_vector: np.ndarray) -> np.ndarray:
         """Chunk positions whose mean window vector is closest to the question (unordered)."""
@@ -348,17 +344,3 @@ def _spelled_alike(question_text: str, spellings: set[str] | None) -> bool:
 
 
 _ENCODER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lit-encode")
-
-
-@contextmanager
-def _one_torch_thread() -> Iterator[None]:
-    torch = sys.modules.get("torch")
-    if torch is None:
-        yield
-        return
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)

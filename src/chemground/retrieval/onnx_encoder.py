@@ -18,9 +18,11 @@ import logging
 import os
 import threading
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
+
+from chemground.retrieval.embeddings import DIMENSION
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +139,7 @@ class OnnxEncoder:
 
     def encode(self, texts: Sequence[str], batch_size: int = 64, progress=None) -> np.ndarray:
         texts = list(texts)
-        out = np.zeros((len(texts), 384), dtype=np.float32)
+        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
         if not texts:
             return out
         session = self._session(1 if len(texts) <= 8 else max(1, os.cpu_count() or 1))

@@ -154,8 +154,13 @@ def _by_cid(ctx: ToolContext, cid: int, tool_name: str):
                            charge=found["Charge"], source="PubChem")
 
 
-def _source(record) -> str:
-    return getattr(record, "source", "the dictionary")
+def _cid_field(ctx: ToolContext, cid: int, tool_name: str, attribute: str, what: str):
+    """One field of the compound with this CID, or an error saying which source lacks it."""
+    record = _by_cid(ctx, cid, tool_name)
+    value = getattr(record, attribute)
+    if value is None or value == "":
+        raise ChemgroundError(f"{getattr(record, 'source', 'the dictionary')} has no {what} for CID {cid}")
+    return value
 
 
 def _pubchem_query(compound: str, resolution) -> tuple[str, str]:
@@ -217,10 +222,8 @@ def compound_cid(ctx: ToolContext, compound: str) -> int:
       [CID], ("object", "element symbol -> number of atoms"), needs_network=True, offline_note=OFFLINE, needs_kb=True,
       tags=["identifier", "PubChem", "formula"])
 def cid_formula(ctx: ToolContext, compound_CID: int) -> dict:
-    record = _by_cid(ctx, compound_CID, "chemistrytools/convert_compound_CID_to_Molecular_Formula")
-    if not record.formula:
-        raise ChemgroundError(f"{_source(record)} has no formula for CID {compound_CID}")
-    return formula_counts(record.formula)
+    return formula_counts(_cid_field(ctx, compound_CID, "chemistrytools/convert_compound_CID_to_Molecular_Formula",
+                                     "formula", "formula"))
 
 
 @tool("chemistrytools/convert_compound_CID_to_SMILES",
@@ -228,10 +231,7 @@ def cid_formula(ctx: ToolContext, compound_CID: int) -> dict:
       [CID], ("string", "SMILES"), needs_network=True, offline_note=OFFLINE, needs_kb=True,
       tags=["identifier", "PubChem", "SMILES"])
 def cid_smiles(ctx: ToolContext, compound_CID: int) -> str:
-    record = _by_cid(ctx, compound_CID, "chemistrytools/convert_compound_CID_to_SMILES")
-    if not record.smiles:
-        raise ChemgroundError(f"{_source(record)} has no SMILES for CID {compound_CID}")
-    return record.smiles
+    return _cid_field(ctx, compound_CID, "chemistrytools/convert_compound_CID_to_SMILES", "smiles", "SMILES")
 
 
 @tool("chemistrytools/get_compound_charge_by_CID",
@@ -256,10 +256,8 @@ def cid_charge(ctx: ToolContext, compound_CID: int) -> int:
       [CID], ("number", "molecular weight", "g/mol"), needs_network=True, offline_note=OFFLINE, needs_kb=True,
       tags=["identifier", "PubChem", "mass"])
 def cid_weight(ctx: ToolContext, compound_CID: int) -> float:
-    record = _by_cid(ctx, compound_CID, "chemistrytools/get_compound_MolecularWeight_by_CID")
-    if record.molecular_weight is None:
-        raise ChemgroundError(f"{_source(record)} has no molecular weight for CID {compound_CID}")
-    return float(record.molecular_weight)
+    return float(_cid_field(ctx, compound_CID, "chemistrytools/get_compound_MolecularWeight_by_CID",
+                            "molecular_weight", "molecular weight"))
 
 
 @tool("chemistrytools/convert_compound_CID_to_IUPAC",
@@ -267,8 +265,5 @@ def cid_weight(ctx: ToolContext, compound_CID: int) -> float:
       [CID], ("string", "IUPAC name"), needs_network=True, offline_note=OFFLINE, needs_kb=True,
       tags=["identifier", "PubChem", "name"])
 def cid_iupac(ctx: ToolContext, compound_CID: int) -> str:
-    record = _by_cid(ctx, compound_CID, "chemistrytools/convert_compound_CID_to_IUPAC")
-    if not record.iupac_name:
-        raise ChemgroundError(f"{_source(record)} has no IUPAC name for CID {compound_CID}")
-    return record.iupac_name
+    return _cid_field(ctx, compound_CID, "chemistrytools/convert_compound_CID_to_IUPAC", "iupac_name", "IUPAC name")
 
