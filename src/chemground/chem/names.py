@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
@@ -33,6 +34,7 @@ _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _CAS = re.compile(r"^\d{2,7}-\d{2}-\d$")
 
 
+@lru_cache(maxsize=1 << 16)
 def normalize_name(name: str) -> str:
     """Key for exact name matching: case, spacing and punctuation do not count.
 

@@ -158,12 +158,14 @@ class Structure:
         return "." in self.smiles
 
 
-def structure_from_mol(mol: Chem.Mol, known_inchikey: str | None = None) -> Structure:
-    """Identifiers of ``mol``; ``known_inchikey`` (from a trusted source) skips InChI generation."""
-    smiles = canonical_smiles(mol)
-    if ":" in smiles:  # atom-mapped input ([CH3:1]); cheaper than scanning atoms in Python
-        mol = strip_atom_maps(mol)
+def structure_from_mol(mol: Chem.Mol, known_inchikey: str | None = None, smiles: str | None = None) -> Structure:
+    """Identifiers of ``mol``; ``known_inchikey`` (from a trusted source) skips InChI generation,
+    ``smiles`` (its canonical SMILES, atom maps already stripped) the canonicalisation."""
+    if smiles is None:
         smiles = canonical_smiles(mol)
+        if ":" in smiles:  # atom-mapped input ([CH3:1]); cheaper than scanning atoms in Python
+            mol = strip_atom_maps(mol)
+            smiles = canonical_smiles(mol)
     key = known_inchikey or inchikey(mol)
     parent_key = key
     if "." in smiles or Chem.GetFormalCharge(mol) != 0:

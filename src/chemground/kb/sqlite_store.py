@@ -376,6 +376,36 @@ class SQLiteKB(KnowledgeBase):
                     found.setdefault(by_value[value], compound_id)
         return found
 
+    def known_names(self, pairs: Iterable[tuple[str, int]]) -> set[tuple[str, int]]:
+        """Those (normalised name, compound id) pairs the KB already has (primary-key look-ups)."""
+        todo = list(dict.fromkeys(pairs))
+        found: set[tuple[str, int]] = set()
+        for start in range(0, len(todo), 400):
+            chunk = todo[start:start + 400]
+            values = ",".join("(?, ?)" for _ in chunk)
+            found.update((norm, compound_id) for norm, compound_id in self.execute(
+                f"WITH p(norm, compound_id) AS (VALUES {values}) SELECT n.norm, n.compound_id FROM p "
+                "JOIN compound_names n ON n.norm = p.norm AND n.compound_id = p.compound_id",
+                [v for pair in chunk for v in pair],
+            ))
+        return found
+
+    def compounds_for_inchikeys(self, inchikeys: Iterable[str]) -> dict[str, tuple[int, str | None]]:
+        """InChIKey -> (compound id, canonical SMILES) for the keys the KB knows, aliases included."""
+        todo = list(dict.fromkeys(inchikeys))
+        found: dict[str, tuple[int, str | None]] = {}
+        for sql in (
+            "SELECT inchikey, id, smiles FROM compounds WHERE inchikey IN ({})",
+            ("SELECT k.inchikey, c.id, c.smiles FROM compound_keys k JOIN compounds c ON c.id = k.compound_id "
+             "WHERE k.inchikey IN ({})"),
+        ):
+            pending = [key for key in todo if key not in found]
+            for start in range(0, len(pending), 500):
+                chunk = pending[start:start + 500]
+                for key, compound_id, smiles in self.execute(sql.format(",".join("?" * len(chunk))), chunk):
+                    found.setdefault(key, (compound_id, smiles))
+        return found
+
     def lookup_connectivity(self, connectivity_key: str) -> list[DictionaryHit]:
         return self._hits(
             f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE substr(inchikey, 1, 14) = ? ORDER BY id LIMIT 50",
@@ -707,6 +737,15 @@ class SQLiteKB(KnowledgeBase):
             )
             return True
 
+    def existing_reaction_ids(self, ids: Sequence[str]) -> set[str]:
+        """Those of ``ids`` the KB already holds (batched)."""
+        existing: set[str] = set()
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start:start + 500])
+            existing.update(row[0] for row in self.execute(
+                f"SELECT id FROM reactions WHERE id IN ({','.join('?' * len(chunk))})", chunk))
+        return existing
+
     def add_reactions(self, reactions: list[Reaction]) -> list[str]:
         """Insert many reactions at once (ids already present, or repeated, are skipped).
 
@@ -716,12 +755,7 @@ class SQLiteKB(KnowledgeBase):
         """
         self._require_writable()
         with self._lock:
-            ids = [r.id for r in reactions]
-            existing: set[str] = set()
-            for start in range(0, len(ids), 500):
-                chunk = ids[start:start + 500]
-                existing.update(row[0] for row in self._conn.execute(
-                    f"SELECT id FROM reactions WHERE id IN ({','.join('?' * len(chunk))})", chunk))
+            existing = self.existing_reaction_ids([r.id for r in reactions])
             next_rowid = (self._conn.execute("SELECT max(rowid) FROM reactions").fetchone()[0] or 0) + 1
             rows, participants, fts, added = [], [], [], []
             for reaction in reactions:

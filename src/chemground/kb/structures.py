@@ -9,42 +9,99 @@ from __future__ import annotations
 
 import atexit
 import os
-from concurrent.futures import ProcessPoolExecutor
+import sqlite3
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from chemground.chem.fingerprints import fingerprint_to_bytes, morgan_fingerprint
-from chemground.chem.structure import Structure, mol_from_inchi, mol_from_smiles, structure_from_mol
+from chemground.chem.structure import (
+    Structure,
+    canonical_smiles,
+    mol_from_inchi,
+    mol_from_smiles,
+    strip_atom_maps,
+    structure_from_mol,
+)
 from chemground.errors import StructureError
 
-PARALLEL_THRESHOLD = 400  # below this, starting/feeding worker processes costs more than it saves
+PARALLEL_THRESHOLD = 400  # below this, starting worker processes costs more than it saves
+MIN_POOL_JOB = 50  # once they run, feeding them this few costs more than it saves
 
 
 @dataclass(frozen=True)
 class ComputedStructure:
-    """A structure with its fingerprint, or the reason it could not be computed."""
+    """A structure with its fingerprint, or the reason it could not be computed.
+
+    With ``kind="canonical"`` only ``canonical`` is filled: importers ask no more for a
+    molecule whose identity the KB already knows from the source's InChI.
+    """
 
     text: str
     structure: Structure | None
     fingerprint: bytes | None
     error: str | None = None
+    canonical: str | None = None
 
 
-def compute_one(text: str, kind: str = "smiles", known_inchikey: str | None = None) -> ComputedStructure:
+def compute_one(
+    text: str, kind: str = "smiles", known_inchikey: str | None = None, kb_path: str | None = None
+) -> ComputedStructure:
+    """``kind`` is "smiles", "inchi" or "canonical" (SMILES in, canonical SMILES only out).
+
+    With ``kb_path``, a molecule whose canonical SMILES the KB already holds takes its
+    identifiers from there: the InChI generation that dominates the cost is skipped (and no
+    fingerprint is made, since no compound will be created for it).
+    """
     try:
         mol = mol_from_inchi(text) if kind == "inchi" else mol_from_smiles(text)
-        structure = structure_from_mol(mol, known_inchikey)
+        smiles = canonical_smiles(mol)
+        if ":" in smiles:  # atom-mapped input
+            mol = strip_atom_maps(mol)
+            smiles = canonical_smiles(mol)
+        if kind == "canonical":
+            return ComputedStructure(text, None, None, canonical=smiles)
+        if kb_path and known_inchikey is None:
+            stored = _stored_structure(kb_path, smiles)
+            if stored is not None:
+                return ComputedStructure(text, stored, None, canonical=smiles)
+        structure = structure_from_mol(mol, known_inchikey, smiles=smiles)
         fingerprint = fingerprint_to_bytes(morgan_fingerprint(mol))
-        return ComputedStructure(text, structure, fingerprint)
+        return ComputedStructure(text, structure, fingerprint, canonical=structure.smiles)
     except StructureError as error:
         return ComputedStructure(text, None, None, str(error))
     except Exception as error:  # noqa: BLE001 - RDKit raises bare RuntimeErrors on odd inputs
         return ComputedStructure(text, None, None, f"RDKit failed on {text!r}: {error}")
 
 
-def _compute_chunk(args: tuple[list[str], str, dict[str, str]]) -> list[ComputedStructure]:
-    texts, kind, keys = args
-    return [compute_one(t, kind, keys.get(t)) for t in texts]
+def _compute_chunk(args: tuple[list[str], str, dict[str, str], str | None]) -> list[ComputedStructure]:
+    texts, kind, keys, kb_path = args
+    return [compute_one(t, kind, keys.get(t), kb_path) for t in texts]
+
+
+_KB_READERS: dict[tuple[str, int], sqlite3.Connection] = {}  # per process, by (path, inode)
+
+
+def _stored_structure(kb_path: str, smiles: str) -> Structure | None:
+    """The identifiers the KB stores for this canonical SMILES, if any (read-only look-up)."""
+    try:
+        key = (kb_path, os.stat(kb_path).st_ino)  # a KB rebuilt at the same path is a new file
+        conn = _KB_READERS.get(key)
+        if conn is None:
+            if len(_KB_READERS) >= 4:
+                _KB_READERS.pop(next(iter(_KB_READERS))).close()
+            conn = _KB_READERS[key] = sqlite3.connect(f"file:{kb_path}?mode=ro", uri=True, check_same_thread=False)
+        row = conn.execute(
+            "SELECT inchikey, formula, molecular_weight, exact_mass, parent_inchikey FROM compounds "
+            "WHERE smiles = ? AND inchikey IS NOT NULL LIMIT 1", (smiles,),
+        ).fetchone()
+    except (OSError, sqlite3.Error):  # no KB to ask: compute, as without one
+        return None
+    if row is None or None in row:
+        return None
+    inchikey, formula, molecular_weight, exact_mass, parent_inchikey = row
+    return Structure(smiles, inchikey, formula, molecular_weight, exact_mass, parent_inchikey)
 
 
 def worker_count() -> int:
@@ -52,6 +109,17 @@ def worker_count() -> int:
     if env:
         return max(1, int(env))
     return max(1, min(os.cpu_count() or 1, 8))
+
+
+def _chunks(
+    unique: Sequence[str], kind: str, keys: dict[str, str], kb_path: str | None, workers: int, chunk_size: int
+) -> list[tuple[list[str], str, dict[str, str], str | None]]:
+    chunk_size = max(100, min(chunk_size, -(-len(unique) // (2 * workers))))  # every worker gets work
+    chunks = []
+    for i in range(0, len(unique), chunk_size):
+        part = list(unique[i:i + chunk_size])
+        chunks.append((part, kind, {t: keys[t] for t in part if t in keys}, kb_path))
+    return chunks
 
 
 def compute_many(
@@ -66,27 +134,64 @@ def compute_many(
     ``known_inchikeys`` maps a string to an InChIKey a trusted source already computed
     (the dictionary's), which saves the InChI generation that dominates the cost.
     """
-    keys = known_inchikeys or {}
-    unique: Sequence[str] = list(dict.fromkeys(t for t in texts if t))
-    out: dict[str, ComputedStructure] = {}
-    workers = worker_count()
-    if len(unique) < PARALLEL_THRESHOLD or workers == 1:
-        for text in unique:
-            out[text] = compute_one(text, kind, keys.get(text))
+    return submit_many(texts, kind, known_inchikeys, chunk_size).result(progress)
+
+
+class StructureJob:
+    """Structures being computed in the worker pool while the caller does other work.
+
+    Importers submit one job per batch of rows as they read, so that reading, computing and
+    writing overlap; a job too small to be worth the pool is computed here, on ``result()``.
+    """
+
+    def __init__(self, futures: list[Future], deferred: list[str], kind: str, keys: dict[str, str],
+                 kb_path: str | None, size: int) -> None:
+        self._futures = futures
+        self._deferred = deferred
+        self._kind = kind
+        self._keys = keys
+        self._kb_path = kb_path
+        self.size = size  # distinct strings in the job
+
+    def result(self, progress: Callable[[int], None] | None = None) -> dict[str, ComputedStructure]:
+        out: dict[str, ComputedStructure] = {}
+        for future in self._futures:
+            results = future.result()
+            for result in results:
+                out[result.text] = result
             if progress:
-                progress(1)
+                progress(len(results))
+        for text in self._deferred:
+            out[text] = compute_one(text, self._kind, self._keys.get(text), self._kb_path)
+        if progress and self._deferred:
+            progress(len(self._deferred))
         return out
-    chunk_size = max(100, min(chunk_size, -(-len(unique) // (2 * workers))))  # every worker gets work
-    chunks = []
-    for i in range(0, len(unique), chunk_size):
-        part = list(unique[i:i + chunk_size])
-        chunks.append((part, kind, {t: keys[t] for t in part if t in keys}))
-    for results in _pool(workers).map(_compute_chunk, chunks):
-        for result in results:
-            out[result.text] = result
-        if progress:
-            progress(len(results))
-    return out
+
+    def cancel(self) -> None:
+        for future in self._futures:
+            future.cancel()
+
+
+def submit_many(
+    texts: Iterable[str],
+    kind: str = "smiles",
+    known_inchikeys: dict[str, str] | None = None,
+    chunk_size: int = 500,
+    kb_path: str | Path | None = None,
+) -> StructureJob:
+    """Start computing structures for ``texts`` (see :class:`StructureJob`); returns at once.
+
+    ``kb_path``: a KB file whose stored identifiers may be reused (see :func:`compute_one`).
+    """
+    keys = known_inchikeys or {}
+    path = str(kb_path) if kb_path else None
+    unique: Sequence[str] = list(dict.fromkeys(t for t in texts if t))
+    workers = worker_count()
+    if workers == 1 or len(unique) < (PARALLEL_THRESHOLD if _POOL is None else MIN_POOL_JOB):
+        return StructureJob([], list(unique), kind, keys, path, len(unique))
+    pool = _pool(workers)
+    futures = [pool.submit(_compute_chunk, chunk) for chunk in _chunks(unique, kind, keys, path, workers, chunk_size)]
+    return StructureJob(futures, [], kind, {}, path, len(unique))
 
 
 _POOL: ProcessPoolExecutor | None = None

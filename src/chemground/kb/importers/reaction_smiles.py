@@ -28,7 +28,7 @@ YIELD_COLUMNS = ("yield", "yield_percent", "textminedyield", "calculatedyield")
 
 
 def strip_atom_maps(smiles: str) -> str:
-    return _ATOM_MAP.sub("]", smiles)
+    return _ATOM_MAP.sub("]", smiles) if ":" in smiles else smiles
 
 
 def split_reaction_smiles(reaction_smiles: str) -> tuple[list[str], list[str], list[str]]:
