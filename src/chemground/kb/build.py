@@ -229,6 +229,7 @@ def build_kb(path: Path, progress: Progress | None = None, with_starter: bool = 
 
             import_starter_set(kb)
         kb.set_meta("built_seconds", f"{time.perf_counter() - started:.1f}")
+        kb.checkpoint()  # also ends the background checkpointer and its connection
         kb.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         kb.connection.execute("PRAGMA journal_mode = DELETE")
         kb.close()
