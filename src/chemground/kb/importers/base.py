@@ -542,6 +542,7 @@ def _run_import(
             summary.seconds = time.perf_counter() - started
             summary.already_imported = summary.reactions_added == 0 and kb.import_record(sha) is not None
             kb.record_import(sha, str(path), fmt, summary.to_dict())
+        summary.seconds = time.perf_counter() - started  # what the caller waited, commit included
     except BaseException:
         ParticipantLinker.cancel(batches)
         raise
