@@ -28,6 +28,9 @@ from chemground.errors import StructureError
 
 PARALLEL_THRESHOLD = 400  # below this, starting worker processes costs more than it saves
 MIN_POOL_JOB = 50  # once they run, feeding them this few costs more than it saves
+# Workers yield the CPU to the process that feeds them: when an import's linking and writing
+# (one thread, the critical path) compete with the workers for the cores, they go first.
+WORKER_NICENESS = 10
 
 
 @dataclass(frozen=True)
@@ -201,6 +204,6 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     """One worker pool per process, reused across files (starting workers costs ~0.2 s)."""
     global _POOL
     if _POOL is None:
-        _POOL = ProcessPoolExecutor(max_workers=workers)
+        _POOL = ProcessPoolExecutor(max_workers=workers, initializer=os.nice, initargs=(WORKER_NICENESS,))
         atexit.register(_POOL.shutdown, wait=False, cancel_futures=True)
     return _POOL

@@ -444,6 +444,7 @@ def inchikeys_from_inchis(inchis: Iterable[str]) -> dict[str, str]:
 
 
 BATCH_SIZE = 500  # rows per batch: big enough to keep both workers busy, small enough to overlap
+FIRST_BATCH = 125  # the first batches are smaller (doubling up to BATCH_SIZE), so the workers start early
 
 
 def run_import(
@@ -513,7 +514,7 @@ def _run_import(
                 summary.errors.append((row.line, row.message))
             elif skip_bad_rows or not summary.errors:  # a file about to be refused needs no more work
                 pending.append(row)
-                if len(pending) >= BATCH_SIZE:
+                if len(pending) >= min(BATCH_SIZE, FIRST_BATCH << len(batches)):
                     submit()
                     if progress:
                         progress("read", summary.rows_read, None)
