@@ -7,10 +7,9 @@ work out over a process pool and returns plain, picklable results.
 
 from __future__ import annotations
 
-import atexit
 import os
 import sqlite3
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -25,12 +24,10 @@ from chemground.chem.structure import (
     structure_from_mol,
 )
 from chemground.errors import StructureError
+from chemground.kb.workers import pool, pool_started, worker_count
 
 PARALLEL_THRESHOLD = 400  # below this, starting worker processes costs more than it saves
 MIN_POOL_JOB = 50  # once they run, feeding them this few costs more than it saves
-# Workers yield the CPU to the process that feeds them: when an import's linking and writing
-# (one thread, the critical path) compete with the workers for the cores, they go first.
-WORKER_NICENESS = 10
 
 
 @dataclass(frozen=True)
@@ -105,13 +102,6 @@ def _stored_structure(kb_path: str, smiles: str) -> Structure | None:
         return None
     inchikey, formula, molecular_weight, exact_mass, parent_inchikey = row
     return Structure(smiles, inchikey, formula, molecular_weight, exact_mass, parent_inchikey)
-
-
-def worker_count() -> int:
-    env = os.environ.get("CHEMGROUND_WORKERS")
-    if env:
-        return max(1, int(env))
-    return max(1, min(os.cpu_count() or 1, 8))
 
 
 def _chunks(
@@ -190,20 +180,7 @@ def submit_many(
     path = str(kb_path) if kb_path else None
     unique: Sequence[str] = list(dict.fromkeys(t for t in texts if t))
     workers = worker_count()
-    if workers == 1 or len(unique) < (PARALLEL_THRESHOLD if _POOL is None else MIN_POOL_JOB):
+    if workers == 1 or len(unique) < (MIN_POOL_JOB if pool_started() else PARALLEL_THRESHOLD):
         return StructureJob([], list(unique), kind, keys, path, len(unique))
-    pool = _pool(workers)
-    futures = [pool.submit(_compute_chunk, chunk) for chunk in _chunks(unique, kind, keys, path, workers, chunk_size)]
+    futures = [pool().submit(_compute_chunk, chunk) for chunk in _chunks(unique, kind, keys, path, workers, chunk_size)]
     return StructureJob(futures, [], kind, {}, path, len(unique))
-
-
-_POOL: ProcessPoolExecutor | None = None
-
-
-def _pool(workers: int) -> ProcessPoolExecutor:
-    """One worker pool per process, reused across files (starting workers costs ~0.2 s)."""
-    global _POOL
-    if _POOL is None:
-        _POOL = ProcessPoolExecutor(max_workers=workers, initializer=os.nice, initargs=(WORKER_NICENESS,))
-        atexit.register(_POOL.shutdown, wait=False, cancel_futures=True)
-    return _POOL
