@@ -192,6 +192,7 @@ class ParticipantLinker:
         self._compound_ids: dict[str, int] = {}
         self._pending_names: dict[int, dict[str, str]] = {}
         self._remembered: set[tuple[int, str]] = set()
+        self._linked: dict[tuple[str | None, str | None], tuple[int, str, str]] = {}  # (SMILES, InChI) -> link
         self._new_compounds: dict[int, tuple[Compound, bytes | None, set[str]]] = {}  # id -> (.., names known)
         self._next_id: int | None = None
         self.compounds_added = 0
@@ -332,6 +333,20 @@ class ParticipantLinker:
     # -- linking (writes) ------------------------------------------------------------------
     def link(self, raw: RawParticipant) -> Participant:
         name = raw.name if raw.name and not is_generic_name(raw.name) else None
+        linked = self._linked.get((raw.smiles, raw.inchi)) if raw.smiles else None
+        if linked is None:
+            linked = self._link_structure(raw, name)
+            if linked is None:
+                return self._link_by_name(raw, name)
+            self._linked[(raw.smiles, raw.inchi)] = linked
+        elif name:
+            self._remember_name(linked[0], name)
+        compound_id, smiles, key = linked
+        return Participant(role=raw.role, name=raw.name or smiles, smiles=smiles, inchikey=key,
+                           compound_id=compound_id, amount=raw.amount)
+
+    def _link_structure(self, raw: RawParticipant, name: str | None) -> tuple[int, str, str] | None:
+        """(compound id, canonical SMILES, InChIKey) from the participant's own SMILES/InChI."""
         known = self._known_compound(raw)
         if known is not None:
             key, compound_id, smiles = known
@@ -339,14 +354,20 @@ class ParticipantLinker:
             smiles = computed.canonical if computed and computed.canonical else smiles  # as the source drew it
             if name:
                 self._remember_name(compound_id, name)
-            return Participant(role=raw.role, name=raw.name or smiles, smiles=smiles, inchikey=key,
-                               compound_id=compound_id, amount=raw.amount)
+            return compound_id, smiles, key
         computed = self._structure_of(raw)
-        structure = computed.structure if computed else None
-        fingerprint = computed.fingerprint if computed else None
+        if computed is None or computed.structure is None:
+            return None
+        structure = computed.structure
+        return self._compound_for(structure, computed.fingerprint, name), structure.smiles, structure.inchikey
+
+    def _link_by_name(self, raw: RawParticipant, name: str | None) -> Participant:
+        """A participant whose SMILES/InChI gave nothing: by its name, or unresolved with the reasons."""
+        structure: Structure | None = None
+        fingerprint: bytes | None = None
         compound_id = None
         reason = None
-        if structure is None and raw.name and raw.name in self.name_structures:
+        if raw.name and raw.name in self.name_structures:
             structure, compound_id, reason = self.name_structures[raw.name]
             if structure is not None:
                 by_smiles = self.structures.get(structure.smiles)

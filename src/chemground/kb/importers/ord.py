@@ -56,8 +56,8 @@ def _identifiers(compound: Any) -> dict[int, str]:
     return found
 
 
-def _amount(compound: Any) -> str | None:
-    if "amount" in compound.DESCRIPTOR.fields_by_name:
+def _amount(compound: Any, is_product: bool) -> str | None:
+    if not is_product:
         return _format_amount(compound.amount) if compound.HasField("amount") else None
     for measurement in compound.measurements:  # products carry amounts as AMOUNT measurements
         if measurement.type == reaction_pb2.ProductMeasurement.AMOUNT and measurement.HasField("amount"):
@@ -75,7 +75,7 @@ def _format_amount(amount: Any) -> str | None:
     return None
 
 
-def _participant(compound: Any, role: Role) -> RawParticipant:
+def _participant(compound: Any, role: Role, is_product: bool = False) -> RawParticipant:
     identifiers = _identifiers(compound)
     smiles = identifiers.get(reaction_pb2.CompoundIdentifier.SMILES)
     return RawParticipant(
@@ -83,42 +83,42 @@ def _participant(compound: Any, role: Role) -> RawParticipant:
         name=identifiers.get(reaction_pb2.CompoundIdentifier.NAME),
         smiles=strip_atom_maps(smiles) if smiles else None,
         inchi=identifiers.get(reaction_pb2.CompoundIdentifier.INCHI),
-        amount=_amount(compound),
+        amount=_amount(compound, is_product),
     )
 
 
 def _conditions(reaction: reaction_pb2.Reaction) -> Conditions:
-    conditions = Conditions()
+    found: dict[str, Any] = {}  # one Conditions(...) at the end: pydantic's attribute setting is slow
     c = reaction.conditions
     if c.HasField("temperature"):
         t = c.temperature
         if t.HasField("setpoint") and t.setpoint.units:
-            conditions.temperature_c = round(celsius(t.setpoint.value, _enum_name(t.setpoint, "units", t.setpoint.units)), 2)
+            found["temperature_c"] = round(celsius(t.setpoint.value, _enum_name(t.setpoint, "units", t.setpoint.units)), 2)
         if t.HasField("control") and t.control.type:
             control = _enum_name(t.control, "type", t.control.type).lower().replace("_", " ")
             if control != "custom" or t.control.details:
-                conditions.temperature_text = t.control.details or control
-    if c.HasField("reflux") and c.reflux and not conditions.temperature_text:
-        conditions.temperature_text = "reflux"
+                found["temperature_text"] = t.control.details or control
+    if c.HasField("reflux") and c.reflux and not found.get("temperature_text"):
+        found["temperature_text"] = "reflux"
     if c.HasField("pressure"):
         p = c.pressure
         if p.HasField("setpoint") and p.setpoint.units:
             unit = _enum_name(p.setpoint, "units", p.setpoint.units)
             factor_unit = {"ATMOSPHERE": "atm", "KILOPASCAL": "kpa", "PASCAL": "pa", "MM_HG": "mmhg"}.get(unit, unit.lower())
             if factor_unit == "kpsi":
-                conditions.pressure_bar = round(bar(p.setpoint.value * 1000, "psi"), 4)
+                found["pressure_bar"] = round(bar(p.setpoint.value * 1000, "psi"), 4)
             else:
-                conditions.pressure_bar = round(bar(p.setpoint.value, factor_unit), 4)
+                found["pressure_bar"] = round(bar(p.setpoint.value, factor_unit), 4)
         if p.HasField("atmosphere") and p.atmosphere.type:
-            conditions.atmosphere = _enum_name(p.atmosphere, "type", p.atmosphere.type).lower().replace("_", " ")
+            found["atmosphere"] = _enum_name(p.atmosphere, "type", p.atmosphere.type).lower().replace("_", " ")
     if c.HasField("ph"):
-        conditions.ph = c.ph
+        found["ph"] = c.ph
     for outcome in reaction.outcomes:
         if outcome.HasField("reaction_time") and outcome.reaction_time.units:
             unit = _enum_name(outcome.reaction_time, "units", outcome.reaction_time.units)
-            conditions.time_h = round(hours(outcome.reaction_time.value, unit), 4)
+            found["time_h"] = round(hours(outcome.reaction_time.value, unit), 4)
             break
-    return conditions
+    return Conditions(**found)
 
 
 def _yield(reaction: reaction_pb2.Reaction) -> tuple[float | None, str | None]:
@@ -163,7 +163,7 @@ def raw_reaction_from_ord(reaction: reaction_pb2.Reaction, dataset_name: str, li
             participants.append(_participant(component, _ROLE.get(role_name, Role.REACTANT)))
     for outcome in reaction.outcomes:
         for product in outcome.products:
-            participants.append(_participant(product, Role.PRODUCT))
+            participants.append(_participant(product, Role.PRODUCT, is_product=True))
     yield_value, yield_kind = _yield(reaction)
     reaction_smiles = message_helpers.get_reaction_smiles(reaction) or None
     provenance: dict[str, Any] = {"ord_dataset": dataset_name}
