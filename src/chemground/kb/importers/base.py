@@ -240,7 +240,8 @@ class ParticipantLinker:
             report = (lambda n: progress("structures", n, None)) if progress else None
             self.structures.update(batch.structures.result(report))
             self.canonical.update(batch.canonical.result(report))
-            participants = [p for r in batch.reactions for p in r.participants]
+            # each distinct participant once (solvents and reagents repeat in most reactions)
+            participants = list({(p.smiles, p.inchi, p.name): p for r in batch.reactions for p in r.participants}.values())
             inchis = [
                 p.inchi for p in participants
                 if p.inchi and p.inchi not in self.inchi_structures and self._structure_of(p) is None
