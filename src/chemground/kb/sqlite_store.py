@@ -189,6 +189,13 @@ def fts_query(text: str) -> str:
     return " OR ".join('"' + t.replace('"', "") + '"' for t in tokens[:64])
 
 
+def _json(value: list | dict) -> str:
+    """JSON text of a list/dict column; empty ones (most flags and synonyms) without the encoder."""
+    if not value:
+        return "[]" if isinstance(value, list) else "{}"
+    return json.dumps(value)
+
+
 WAL_CHECKPOINT_BYTES = 4 << 20  # SQLite's default automatic checkpoint: 1000 pages of 4 KiB
 
 
@@ -839,10 +846,10 @@ class SQLiteKB(KnowledgeBase):
                 rows.append((next_rowid, reaction.id, reaction.source, reaction.dataset, reaction.title,
                              reaction.reaction_class, reaction.description, reaction.reaction_smiles, c.temperature_c,
                              c.temperature_text, c.time_h, c.ph, c.pressure_bar, c.atmosphere, reaction.yield_percent,
-                             json.dumps(reaction.operations), reaction.notes, json.dumps(reaction.flags),
-                             json.dumps(reaction.provenance)))
-                participants.extend(
-                    (next_rowid, i, p.role.value, p.compound_id, p.name, p.smiles, p.inchikey, p.amount,
+                             _json(reaction.operations), reaction.notes, _json(reaction.flags),
+                             _json(reaction.provenance)))
+                participants.extend(  # a Role is a str: SQLite stores its value
+                    (next_rowid, i, p.role, p.compound_id, p.name, p.smiles, p.inchikey, p.amount,
                      p.unresolved_reason) for i, p in enumerate(reaction.participants))
                 fts.append((next_rowid, reaction.title, reaction.description, reaction.notes))
                 added.append(reaction.id)
@@ -869,18 +876,18 @@ class SQLiteKB(KnowledgeBase):
                 provenance = dict(compound.provenance)
                 if compound.source and "sources" not in provenance:
                     provenance["sources"] = [compound.source]
+                synonyms = _json(compound.synonyms)
                 rows.append((compound_id, compound.inchikey, compound.parent_inchikey, compound.smiles, compound.inchi,
                              compound.formula, compound.molecular_weight, compound.exact_mass, compound.iupac_name,
-                             compound.common_name, json.dumps(compound.synonyms), compound.description,
+                             compound.common_name, synonyms, compound.description,
                              compound.pubchem_cid, compound.cas, compound.kind, compound.source,
-                             json.dumps(provenance), fingerprint))
+                             _json(provenance), fingerprint))
                 for rank, group in ((0, [compound.iupac_name]), (1, [compound.common_name]), (2, compound.synonyms)):
                     for name in group:
                         norm = normalize_name(name) if name else ""
                         if norm:
                             names.append((norm, compound_id, rank))
-                fts.append((compound_id, compound.iupac_name, compound.common_name, json.dumps(compound.synonyms),
-                            compound.description))
+                fts.append((compound_id, compound.iupac_name, compound.common_name, synonyms, compound.description))
             self._conn.executemany(
                 "INSERT INTO compounds (id, inchikey, parent_inchikey, smiles, inchi, formula, molecular_weight, "
                 "exact_mass, iupac_name, common_name, synonyms, description, pubchem_cid, cas, kind, source, "
