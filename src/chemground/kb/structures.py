@@ -138,26 +138,35 @@ class StructureJob:
     """
 
     def __init__(self, futures: list[Future], deferred: list[str], kind: str, keys: dict[str, str],
-                 kb_path: str | None, size: int) -> None:
+                 kb_path: str | None, size: int, done: dict[str, ComputedStructure] | None = None,
+                 remember: bool = False) -> None:
         self._futures = futures
         self._deferred = deferred
         self._kind = kind
         self._keys = keys
         self._kb_path = kb_path
+        self._done = done or {}  # computed earlier in this process
+        self._remember = remember
         self.size = size  # distinct strings in the job
 
     def result(self, progress: Callable[[int], None] | None = None) -> dict[str, ComputedStructure]:
-        out: dict[str, ComputedStructure] = {}
+        out: dict[str, ComputedStructure] = dict(self._done)
+        if progress and self._done:
+            progress(len(self._done))
         for future in self._futures:
             results = future.result()
+            if self._remember:
+                _remember(results, self._kind, self._keys)
             for result in results:
                 out[result.text] = result
             if progress:
                 progress(len(results))
-        for text in self._deferred:
-            out[text] = compute_one(text, self._kind, self._keys.get(text), self._kb_path)
-        if progress and self._deferred:
-            progress(len(self._deferred))
+        computed = [compute_one(text, self._kind, self._keys.get(text), self._kb_path) for text in self._deferred]
+        if self._remember:
+            _remember(computed, self._kind, self._keys)
+        out.update((result.text, result) for result in computed)
+        if progress and computed:
+            progress(len(computed))
         return out
 
     def cancel(self) -> None:
@@ -171,16 +180,34 @@ def submit_many(
     known_inchikeys: dict[str, str] | None = None,
     chunk_size: int = 500,
     kb_path: str | Path | None = None,
+    remember: bool = False,
 ) -> StructureJob:
     """Start computing structures for ``texts`` (see :class:`StructureJob`); returns at once.
 
     ``kb_path``: a KB file whose stored identifiers may be reused (see :func:`compute_one`).
+    ``remember``: keep the results for later jobs of this process (the files of one import
+    share their solvents and reagents).
     """
     keys = known_inchikeys or {}
     path = str(kb_path) if kb_path else None
     unique: Sequence[str] = list(dict.fromkeys(t for t in texts if t))
+    done = {t: hit for t in unique if (hit := _MEMO.get((t, kind, keys.get(t)))) is not None} if remember else {}
+    todo = [t for t in unique if t not in done] if done else unique
     workers = worker_count()
-    if workers == 1 or len(unique) < (MIN_POOL_JOB if pool_started() else PARALLEL_THRESHOLD):
-        return StructureJob([], list(unique), kind, keys, path, len(unique))
-    futures = [pool().submit(_compute_chunk, chunk) for chunk in _chunks(unique, kind, keys, path, workers, chunk_size)]
-    return StructureJob(futures, [], kind, {}, path, len(unique))
+    if workers == 1 or len(todo) < (MIN_POOL_JOB if pool_started() else PARALLEL_THRESHOLD):
+        return StructureJob([], list(todo), kind, keys, path, len(unique), done, remember)
+    futures = [pool().submit(_compute_chunk, chunk) for chunk in _chunks(todo, kind, keys, path, workers, chunk_size)]
+    return StructureJob(futures, [], kind, keys, path, len(unique), done, remember)
+
+
+# Results that depend only on the string (not on a KB's contents), kept for later jobs.
+_MEMO: dict[tuple[str, str, str | None], ComputedStructure] = {}
+_MEMO_LIMIT = 100_000
+
+
+def _remember(results: Iterable[ComputedStructure], kind: str, keys: dict[str, str]) -> None:
+    if len(_MEMO) > _MEMO_LIMIT:
+        _MEMO.clear()
+    for result in results:
+        if result.structure is None or result.fingerprint is not None:  # not taken from a KB
+            _MEMO[(result.text, kind, keys.get(result.text))] = result

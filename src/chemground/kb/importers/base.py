@@ -231,8 +231,8 @@ class ParticipantLinker:
                 (canonical_only if self._source_keys.get(p.smiles) in self._known else full).append(p.smiles)
         keys = {s: self._source_keys[s] for s in full if s in self._source_keys}
         kb_path = None if str(self.kb.path) == ":memory:" else self.kb.path
-        return PreparedBatch(reactions, submit_many(full, known_inchikeys=keys, kb_path=kb_path),
-                             submit_many(canonical_only, "canonical"), opsin)
+        return PreparedBatch(reactions, submit_many(full, known_inchikeys=keys, kb_path=kb_path, remember=True),
+                             submit_many(canonical_only, "canonical", remember=True), opsin)
 
     def complete(self, batch: PreparedBatch, progress: Progress | None = None) -> None:
         """Wait for a batch's structures and names; resolve names whose SMILES/InChI failed."""
