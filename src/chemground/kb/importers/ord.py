@@ -36,6 +36,15 @@ _AMOUNT_UNITS = {
 }
 
 
+# reaction_role number -> our role (None: not a participant, e.g. a workup component)
+_COMPONENT_ROLE: dict[int, Role | None] = {
+    value.number: None if value.name in _SKIP_ROLES else _ROLE.get(value.name, Role.REACTANT)
+    for value in reaction_pb2.ReactionRole.DESCRIPTOR.enum_types_by_name["ReactionRoleType"].values
+}
+_SMILES, _NAME, _INCHI = (reaction_pb2.CompoundIdentifier.SMILES, reaction_pb2.CompoundIdentifier.NAME,
+                          reaction_pb2.CompoundIdentifier.INCHI)
+
+
 def _enum_name(message: Any, field: str, value: int) -> str:
     return _enum_value_name(message.DESCRIPTOR, field, value)
 
@@ -44,16 +53,6 @@ def _enum_name(message: Any, field: str, value: int) -> str:
 def _enum_value_name(descriptor: Any, field: str, value: int) -> str:
     """Descriptor walks cost microseconds and a patent file makes ~100k of them: cached."""
     return descriptor.fields_by_name[field].enum_type.values_by_number[value].name
-
-
-def _identifiers(compound: Any) -> dict[int, str]:
-    """The first non-empty identifier of each type (SMILES, NAME, INCHI, ...)."""
-    found: dict[int, str] = {}
-    for identifier in compound.identifiers:
-        value = identifier.value.strip()
-        if value and identifier.type not in found:
-            found[identifier.type] = value
-    return found
 
 
 def _amount(compound: Any, is_product: bool) -> str | None:
@@ -65,24 +64,37 @@ def _amount(compound: Any, is_product: bool) -> str | None:
     return None
 
 
+# (amount kind, units number) -> unit as a chemist writes it
+_UNIT_TEXT: dict[tuple[str, int], str] = {
+    (kind, value.number): _AMOUNT_UNITS.get(value.name, "")
+    for kind, message in (("mass", reaction_pb2.Mass), ("moles", reaction_pb2.Moles), ("volume", reaction_pb2.Volume))
+    for value in message.DESCRIPTOR.fields_by_name["units"].enum_type.values
+}
+
+
 def _format_amount(amount: Any) -> str | None:
     kind = amount.WhichOneof("kind")
     if kind in ("mass", "moles", "volume"):
         quantity = getattr(amount, kind)
-        if quantity.value:
-            unit = _AMOUNT_UNITS.get(_enum_name(quantity, "units", quantity.units), "")
-            return f"{quantity.value:g} {unit}".strip()
+        value = quantity.value
+        if value:
+            unit = _UNIT_TEXT.get((kind, quantity.units), "")
+            return f"{value:g} {unit}" if unit else f"{value:g}"
     return None
 
 
 def _participant(compound: Any, role: Role, is_product: bool = False) -> RawParticipant:
-    identifiers = _identifiers(compound)
-    smiles = identifiers.get(reaction_pb2.CompoundIdentifier.SMILES)
+    smiles = name = inchi = None  # the first non-empty identifier of each kind
+    for identifier in compound.identifiers:
+        kind = identifier.type
+        if kind == _SMILES:
+            smiles = smiles or identifier.value.strip() or None
+        elif kind == _NAME:
+            name = name or identifier.value.strip() or None
+        elif kind == _INCHI:
+            inchi = inchi or identifier.value.strip() or None
     return RawParticipant(
-        role=role,
-        name=identifiers.get(reaction_pb2.CompoundIdentifier.NAME),
-        smiles=strip_atom_maps(smiles) if smiles else None,
-        inchi=identifiers.get(reaction_pb2.CompoundIdentifier.INCHI),
+        role=role, name=name, smiles=strip_atom_maps(smiles) if smiles else None, inchi=inchi,
         amount=_amount(compound, is_product),
     )
 
@@ -155,12 +167,12 @@ def _operations(reaction: reaction_pb2.Reaction) -> list[dict[str, Any]]:
 
 def raw_reaction_from_ord(reaction: reaction_pb2.Reaction, dataset_name: str, line: int | None = None) -> RawReaction:
     participants: list[RawParticipant] = []
-    for key in sorted(reaction.inputs):
-        for component in reaction.inputs[key].components:
-            role_name = _enum_name(component, "reaction_role", component.reaction_role)
-            if role_name in _SKIP_ROLES:
-                continue
-            participants.append(_participant(component, _ROLE.get(role_name, Role.REACTANT)))
+    inputs = reaction.inputs
+    for key in sorted(inputs):
+        for component in inputs[key].components:
+            role = _COMPONENT_ROLE.get(component.reaction_role, Role.REACTANT)
+            if role is not None:
+                participants.append(_participant(component, role))
     for outcome in reaction.outcomes:
         for product in outcome.products:
             participants.append(_participant(product, Role.PRODUCT, is_product=True))
