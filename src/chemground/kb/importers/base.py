@@ -529,6 +529,14 @@ def _run_import(
         if progress:
             progress("structures", 0, sum(b.structures.size + b.canonical.size for b in batches))
 
+    reported = 0
+
+    def report_read(done: bool = False) -> None:
+        nonlocal reported
+        if progress:
+            progress("read", summary.rows_read - reported, summary.rows_read if done else None)
+            reported = summary.rows_read
+
     try:
         for row in rows:
             summary.rows_read += 1
@@ -537,9 +545,8 @@ def _run_import(
             elif skip_bad_rows or not summary.errors:  # a file about to be refused needs no more work
                 pending.append(row)
                 if len(pending) >= min(BATCH_SIZE, FIRST_BATCH << len(batches)):
+                    report_read()
                     submit()
-                    if progress:
-                        progress("read", summary.rows_read, None)
         if summary.errors and not skip_bad_rows:
             shown = "; ".join(f"line {line}: {msg}" if line else msg for line, msg in summary.errors[:10])
             more = f" (and {len(summary.errors) - 10} more)" if len(summary.errors) > 10 else ""
@@ -547,10 +554,10 @@ def _run_import(
                 f"{path}: {len(summary.errors)} row(s) could not be read, nothing was imported: {shown}{more}. "
                 "Fix the file, or pass --skip-bad-rows to import the readable rows."
             )
+        report_read(done=True)
         if pending:
             submit()
         if progress:
-            progress("read", summary.rows_read, summary.rows_read)
             progress("write", 0, sum(len(b.reactions) for b in batches))
         with kb.transaction():
             for batch in batches:
