@@ -465,8 +465,8 @@ def inchikeys_from_inchis(inchis: Iterable[str]) -> dict[str, str]:
     return keys
 
 
-BATCH_SIZE = 500  # rows per batch: big enough to keep both workers busy, small enough to overlap
-FIRST_BATCH = 125  # the first batches are smaller (doubling up to BATCH_SIZE), so the workers start early
+BATCH_SIZE = 250  # rows per batch: enough to keep both workers busy, few enough to overlap well
+FIRST_BATCH = 125  # the first batch is smaller, so that the workers start early
 
 
 def run_import(
