@@ -138,3 +138,25 @@ def test_committed_data_reaches_the_database_file_through_the_background_checkpo
     finally:
         reader.close()
     assert value == ("written",)
+
+
+def test_later_jobs_reuse_string_only_results_but_not_those_taken_from_a_kb(small_kb, monkeypatch):
+    monkeypatch.setattr(structures, "_MEMO", {})
+    calls: list[str] = []
+    real = structures.compute_one
+
+    def spy(text, *args, **kwargs):
+        calls.append(text)
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(structures, "compute_one", spy)
+    novel, held = "CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCO", "OCC"  # ethanol's identifiers come from the KB
+    first = structures.submit_many([novel, held], kb_path=small_kb.path, remember=True).result()
+    assert first[novel].fingerprint is not None and first[held].fingerprint is None
+    calls.clear()
+    again = structures.submit_many([novel, held], kb_path=small_kb.path, remember=True).result()
+    assert calls == [held]  # the KB-derived result is asked again: another KB may not hold it
+    assert again[novel] == first[novel]
+    calls.clear()
+    structures.submit_many([novel]).result()  # without remember=True nothing is reused
+    assert calls == [novel]
