@@ -160,3 +160,20 @@ def test_later_jobs_reuse_string_only_results_but_not_those_taken_from_a_kb(smal
     calls.clear()
     structures.submit_many([novel]).result()  # without remember=True nothing is reused
     assert calls == [novel]
+
+
+def test_a_file_of_several_batches_starts_the_workers_a_small_one_does_not(kb_copy, opsin, tmp_path, monkeypatch):
+    # Each batch alone is below the size that justifies starting worker processes; without
+    # this, a fresh `kb import` process computed every structure in its main thread.
+    started: list[bool] = []
+    monkeypatch.setattr(engine, "start_pool", lambda: started.append(True))
+    monkeypatch.setattr(engine, "FIRST_BATCH", 3)
+    resolver = NameResolver(kb_copy, opsin)
+    small = tmp_path / "small.csv"
+    small.write_text(HEADER + "".join(ROWS[:2]), encoding="utf-8")
+    import_file(kb_copy, small, resolver=resolver)
+    assert started == []
+    large = tmp_path / "large.csv"
+    large.write_text(HEADER + "".join(ROWS), encoding="utf-8")
+    import_file(kb_copy, large, resolver=resolver)
+    assert started == [True]

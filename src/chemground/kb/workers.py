@@ -7,6 +7,7 @@ process, started on first use and reused across files (starting workers costs ~0
 from __future__ import annotations
 
 import atexit
+import gc
 import os
 from concurrent.futures import ProcessPoolExecutor
 
@@ -28,9 +29,23 @@ def pool_started() -> bool:
     return _POOL is not None
 
 
+def _start_worker() -> None:
+    os.nice(WORKER_NICENESS)
+    # A worker forked while an import has paused the cyclic collector would inherit the pause
+    # and never collect: it ran 1.6 times slower.
+    gc.enable()
+
+
 def pool() -> ProcessPoolExecutor:
     global _POOL
     if _POOL is None:
-        _POOL = ProcessPoolExecutor(max_workers=worker_count(), initializer=os.nice, initargs=(WORKER_NICENESS,))
+        _POOL = ProcessPoolExecutor(max_workers=worker_count(), initializer=_start_worker)
         atexit.register(_POOL.shutdown, wait=False, cancel_futures=True)
     return _POOL
+
+
+def start_pool() -> None:
+    """Start the workers now (when more than one is wanted): the caller knows more work follows,
+    which the size of one job cannot tell."""
+    if worker_count() > 1:
+        pool()

@@ -32,6 +32,7 @@ from chemground.errors import ChemgroundError, ImportFileError
 from chemground.kb.records import Compound, Conditions, Participant, Reaction, Role
 from chemground.kb.sqlite_store import SQLiteKB
 from chemground.kb.structures import ComputedStructure, StructureJob, compute_many, submit_many
+from chemground.kb.workers import start_pool
 
 # OPSIN runs in its own JVM; this thread only feeds it while RDKit works in the process pool.
 _OPSIN_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="opsin-names")
@@ -546,6 +547,8 @@ def _run_import(
                 pending.append(row)
                 if len(pending) >= min(BATCH_SIZE, FIRST_BATCH << len(batches)):
                     report_read()
+                    if not batches:  # a file of more than one batch: worth the worker processes
+                        start_pool()
                     submit()
         if summary.errors and not skip_bad_rows:
             shown = "; ".join(f"line {line}: {msg}" if line else msg for line, msg in summary.errors[:10])
