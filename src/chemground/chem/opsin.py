@@ -20,6 +20,7 @@ from importlib import resources
 from pathlib import Path
 
 from chemground.errors import ExternalToolError
+from chemground.forking import SPAWN_LOCK
 
 OPSIN_TIMEOUT_S = 20.0
 # Bump when the translation logic changes (e.g. new name variants), so that failures cached
@@ -85,15 +86,17 @@ class _OpsinProcess:
                 "OPSIN needs a Java runtime (java was not found on PATH); install Java 8+ "
                 "to resolve systematic names that are not in the compound dictionary"
             )
-        self._proc = subprocess.Popen(
-            [java, "-Xss4m", *JVM_FLAGS, "-jar", str(opsin_jar()), "-osmi", "-s"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-            bufsize=1,
-        )
+        with SPAWN_LOCK:  # see chemground.forking (py2opsin runs `java` when first imported, too)
+            jar = opsin_jar()
+            self._proc = subprocess.Popen(
+                [java, "-Xss4m", *JVM_FLAGS, "-jar", str(jar), "-osmi", "-s"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                bufsize=1,
+            )
         self._stdout: queue.Queue[str | None] = queue.Queue()
         self._stderr: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._pump, args=(self._proc.stdout, self._stdout, True), daemon=True).start()
@@ -172,9 +175,12 @@ class _OpsinProcess:
 
     def close(self) -> None:
         if self.alive():
+            # terminated, not sent end-of-input: worker processes forked after the JVM started
+            # hold a copy of its stdin, so it would never see the end (OPSIN keeps no state)
             try:
                 assert self._proc.stdin is not None
                 self._proc.stdin.close()
+                self._proc.terminate()
                 self._proc.wait(timeout=2)
             except Exception:  # noqa: BLE001 - best effort on shutdown; kill below
                 self._proc.kill()

@@ -1,15 +1,18 @@
 """The process pool that imports and the dictionary build share.
 
 RDKit work holds the GIL, so structures are computed in worker processes; one pool per
-process, started on first use and reused across files (starting workers costs ~0.2 s).
+process, started on first use and reused across files.
 """
 
 from __future__ import annotations
 
 import atexit
 import gc
+import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
+
+from chemground.forking import SPAWN_LOCK
 
 # Workers yield the CPU to the process that feeds them: when an import's linking and writing
 # (one thread, the critical path) compete with the workers for the cores, they go first.
@@ -31,16 +34,20 @@ def pool_started() -> bool:
 
 def _start_worker() -> None:
     os.nice(WORKER_NICENESS)
-    # A worker forked while an import has paused the cyclic collector would inherit the pause
-    # and never collect: it ran 1.6 times slower.
+    # forked while an import had paused the cyclic collector, a worker would inherit the pause
     gc.enable()
 
 
 def pool() -> ProcessPoolExecutor:
+    """The pool, its workers forked at once (not as jobs arrive) under ``SPAWN_LOCK``."""
     global _POOL
     if _POOL is None:
-        _POOL = ProcessPoolExecutor(max_workers=worker_count(), initializer=_start_worker)
-        atexit.register(_POOL.shutdown, wait=False, cancel_futures=True)
+        with SPAWN_LOCK:
+            executor = ProcessPoolExecutor(
+                max_workers=worker_count(), mp_context=multiprocessing.get_context("fork"), initializer=_start_worker)
+            executor.submit(os.getpid).result()  # with "fork", the first job forks every worker
+        atexit.register(executor.shutdown, wait=False, cancel_futures=True)
+        _POOL = executor
     return _POOL
 
 
