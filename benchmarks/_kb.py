@@ -41,6 +41,7 @@ def full_kb(path: Path = DEFAULT_KB) -> Path:
     for file in files:
         summary = import_file(kb, file, resolver=resolver, dataset="uspto_revisit" if file.suffix == ".csv" else None)
         print(f"  imported {file.name}: {summary.reactions_added} reactions", file=sys.stderr)
+    kb.checkpoint()  # also ends the background checkpointer and its connection
     kb.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     kb.connection.execute("PRAGMA journal_mode = DELETE")
     kb.close()

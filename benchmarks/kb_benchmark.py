@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _kb import reaction_files  # noqa: E402
 from _common import SHARED_DATA, latency_summary, machine_line, markdown_table, time_calls, write_section  # noqa: E402
 
 from chemground.chem.names import NameResolver  # noqa: E402
@@ -39,15 +40,6 @@ QUERIES = [
 
 def size_mb(path: Path) -> float:
     return sum(p.stat().st_size for p in path.parent.glob(path.name + "*")) / 1e6
-
-
-def shared_files() -> list[Path]:
-    ord_dir = SHARED_DATA / "reactions" / "ord_uspto_grants" / "original_pb"
-    files = sorted(ord_dir.glob("*.pb.gz")) if ord_dir.is_dir() else []
-    revisit = SHARED_DATA / "reactions" / "uspto_revisit" / "input.csv"
-    if revisit.is_file():
-        files.append(revisit)
-    return files
 
 
 def import_all(kb_path: Path, files: list[Path]) -> tuple[float, list[tuple], float, Path]:
@@ -81,7 +73,7 @@ def main() -> None:
     parser.add_argument("--import-into", type=Path, help=argparse.SUPPRESS)  # one run, in its own process
     args = parser.parse_args()
     if args.import_into:
-        rate, rows, checkpoint, _ = import_all(args.import_into, shared_files())
+        rate, rows, checkpoint, _ = import_all(args.import_into, reaction_files())
         print(json.dumps([rate, rows, checkpoint]))
         return
     if args.workdir.exists():
@@ -96,7 +88,7 @@ def main() -> None:
     fresh_mb = size_mb(kb_path)
     print(f"build: {build_s:.1f} s, {fresh.compounds:,} compounds, {fresh.reactions} reactions, {fresh_mb:.0f} MB")
 
-    files = shared_files()
+    files = reaction_files()
     if not files:
         print(f"shared data not found at {SHARED_DATA}: import rows skipped")
     # Each run imports every file into its own copy of the fresh KB, with an empty OPSIN

@@ -116,13 +116,26 @@ def test_source_inchi_of_a_known_compound_links_it_and_keeps_the_source_smiles(
 
 def test_workers_reuse_the_identifiers_the_kb_stores(small_kb):
     ethanol = small_kb.lookup_name("ethanol")[0]
-    reused = structures.compute_one("OCC", kb_path=str(small_kb.path))
+    with structures.StoredStructures(small_kb.path) as stored:
+        reused = structures.compute_one("OCC", stored=stored)
+        novel = structures.compute_one("CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCO", stored=stored)
     assert reused.structure is not None and reused.structure.inchikey == ethanol.structure.inchikey
     assert reused.fingerprint is None  # no compound will be made for it
-    fresh = structures.compute_one("OCC", kb_path=None)
+    fresh = structures.compute_one("OCC")
     assert fresh.structure == reused.structure and fresh.fingerprint is not None
-    novel = structures.compute_one("CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCO", kb_path=str(small_kb.path))
     assert novel.structure is not None and novel.fingerprint is not None
+
+
+def test_a_kb_can_leave_wal_mode_right_after_an_import(kb_copy, opsin, tmp_path, monkeypatch):
+    # workers look structures up in the KB; none may keep it open afterwards (an open
+    # connection makes the journal-mode change that `kb build` ends with fail as "locked")
+    monkeypatch.setattr(engine, "FIRST_BATCH", 3)
+    monkeypatch.setattr(structures, "MIN_POOL_JOB", 1)  # every batch goes to the worker processes
+    csv = tmp_path / "rows.csv"
+    csv.write_text(HEADER + "".join(ROWS), encoding="utf-8")
+    import_file(kb_copy, csv, resolver=NameResolver(kb_copy, opsin))
+    kb_copy.checkpoint()
+    assert kb_copy.connection.execute("PRAGMA journal_mode = DELETE").fetchone()[0] == "delete"
 
 
 def test_committed_data_reaches_the_database_file_through_the_background_checkpoint(kb_copy, monkeypatch):

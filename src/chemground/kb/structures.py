@@ -7,7 +7,6 @@ work out over a process pool and returns plain, picklable results.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -46,11 +45,11 @@ class ComputedStructure:
 
 
 def compute_one(
-    text: str, kind: str = "smiles", known_inchikey: str | None = None, kb_path: str | None = None
+    text: str, kind: str = "smiles", known_inchikey: str | None = None, stored: StoredStructures | None = None
 ) -> ComputedStructure:
     """``kind`` is "smiles", "inchi" or "canonical" (SMILES in, canonical SMILES only out).
 
-    With ``kb_path``, a molecule whose canonical SMILES the KB already holds takes its
+    With ``stored``, a molecule whose canonical SMILES the KB already holds takes its
     identifiers from there: the InChI generation that dominates the cost is skipped (and no
     fingerprint is made, since no compound will be created for it).
     """
@@ -62,10 +61,9 @@ def compute_one(
             smiles = canonical_smiles(mol)
         if kind == "canonical":
             return ComputedStructure(text, None, None, canonical=smiles)
-        if kb_path and known_inchikey is None:
-            stored = _stored_structure(kb_path, smiles)
-            if stored is not None:
-                return ComputedStructure(text, stored, None, canonical=smiles)
+        found = stored.get(smiles) if stored is not None and known_inchikey is None else None
+        if found is not None:
+            return ComputedStructure(text, found, None, canonical=smiles)
         structure = structure_from_mol(mol, known_inchikey, smiles=smiles)
         fingerprint = fingerprint_to_bytes(morgan_fingerprint(mol))
         return ComputedStructure(text, structure, fingerprint, canonical=structure.smiles)
@@ -77,31 +75,50 @@ def compute_one(
 
 def _compute_chunk(args: tuple[list[str], str, dict[str, str], str | None]) -> list[ComputedStructure]:
     texts, kind, keys, kb_path = args
-    return [compute_one(t, kind, keys.get(t), kb_path) for t in texts]
+    with StoredStructures(kb_path) as stored:
+        return [compute_one(t, kind, keys.get(t), stored) for t in texts]
 
 
-_KB_READERS: dict[tuple[str, int], sqlite3.Connection] = {}  # per process, by (path, inode)
+class StoredStructures:
+    """Read-only look-ups of the identifiers a KB stores for a canonical SMILES.
 
+    Opened on first use and closed after each chunk of work, so that no worker keeps the KB
+    open between jobs: an open connection would block a change of journal mode and keep the
+    write-ahead log file alive.
+    """
 
-def _stored_structure(kb_path: str, smiles: str) -> Structure | None:
-    """The identifiers the KB stores for this canonical SMILES, if any (read-only look-up)."""
-    try:
-        key = (kb_path, os.stat(kb_path).st_ino)  # a KB rebuilt at the same path is a new file
-        conn = _KB_READERS.get(key)
-        if conn is None:
-            if len(_KB_READERS) >= 4:
-                _KB_READERS.pop(next(iter(_KB_READERS))).close()
-            conn = _KB_READERS[key] = sqlite3.connect(f"file:{kb_path}?mode=ro", uri=True, check_same_thread=False)
-        row = conn.execute(
-            "SELECT inchikey, formula, molecular_weight, exact_mass, parent_inchikey FROM compounds "
-            "WHERE smiles = ? AND inchikey IS NOT NULL LIMIT 1", (smiles,),
-        ).fetchone()
-    except (OSError, sqlite3.Error):  # no KB to ask: compute, as without one
-        return None
-    if row is None or None in row:
-        return None
-    inchikey, formula, molecular_weight, exact_mass, parent_inchikey = row
-    return Structure(smiles, inchikey, formula, molecular_weight, exact_mass, parent_inchikey)
+    def __init__(self, kb_path: str | Path | None) -> None:
+        self._path = str(kb_path) if kb_path else None
+        self._conn: sqlite3.Connection | None = None
+
+    def get(self, smiles: str) -> Structure | None:
+        if self._path is None:
+            return None
+        try:
+            if self._conn is None:
+                self._conn = sqlite3.connect(f"file:{self._path}?mode=ro", uri=True, isolation_level=None)
+            row = self._conn.execute(
+                "SELECT inchikey, formula, molecular_weight, exact_mass, parent_inchikey FROM compounds "
+                "WHERE smiles = ? AND inchikey IS NOT NULL LIMIT 1", (smiles,),
+            ).fetchone()
+        except sqlite3.Error:  # no KB to ask (yet): compute, as without one
+            self._path = None
+            return None
+        if row is None or None in row:
+            return None
+        inchikey, formula, molecular_weight, exact_mass, parent_inchikey = row
+        return Structure(smiles, inchikey, formula, molecular_weight, exact_mass, parent_inchikey)
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def __enter__(self) -> StoredStructures:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _chunks(
@@ -161,7 +178,8 @@ class StructureJob:
                 out[result.text] = result
             if progress:
                 progress(len(results))
-        computed = [compute_one(text, self._kind, self._keys.get(text), self._kb_path) for text in self._deferred]
+        with StoredStructures(self._kb_path) as stored:
+            computed = [compute_one(text, self._kind, self._keys.get(text), stored) for text in self._deferred]
         if self._remember:
             _remember(computed, self._kind, self._keys)
         out.update((result.text, result) for result in computed)
