@@ -69,7 +69,7 @@ def import_all(kb_path: Path, files: list[Path]) -> tuple[float, list[tuple], fl
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/chemground-bench-kb"))
-    parser.add_argument("--repeat", type=int, default=3, help="import runs (the median is reported)")
+    parser.add_argument("--repeat", type=int, default=5, help="import runs (the median is reported)")
     parser.add_argument("--import-into", type=Path, help=argparse.SUPPRESS)  # one run, in its own process
     args = parser.parse_args()
     if args.import_into:
