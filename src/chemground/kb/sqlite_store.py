@@ -345,19 +345,20 @@ class SQLiteKB(KnowledgeBase):
                 self._checkpointer = _BackgroundCheckpointer(self.path)
             self._checkpointer.request()
 
-    def checkpoint(self) -> None:
-        """Wait until everything committed is in the database file itself (the WAL copied)."""
+    def _stop_checkpointer(self) -> None:
         if self._checkpointer is not None:
             self._checkpointer.close()
             self._checkpointer = None
+
+    def checkpoint(self) -> None:
+        """Wait until everything committed is in the database file itself (the WAL copied)."""
+        self._stop_checkpointer()
         if not self.readonly:
             with self._lock:
                 self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def close(self) -> None:
-        if self._checkpointer is not None:
-            self._checkpointer.close()
-            self._checkpointer = None
+        self._stop_checkpointer()
         with self._lock:
             self._conn.close()
 

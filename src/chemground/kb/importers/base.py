@@ -185,9 +185,8 @@ class ParticipantLinker:
         self.inchi_structures: dict[str, ComputedStructure] = {}
         self.name_structures: dict[str, tuple[Structure | None, int | None, str]] = {}
         self._source_keys: dict[str, str] = {}  # SMILES -> InChIKey of the InChI the source gave with it
-        self._known: dict[str, tuple[int, str | None]] = {}  # InChIKey -> (compound id, SMILES) in the KB
-        self.canonical: dict[str, ComputedStructure] = {}  # canonical SMILES of those participants
-        self._looked_up: set[str] = set()
+        # InChIKey -> (compound id, SMILES) of the KB compound; None: looked up, not in the KB
+        self._known: dict[str, tuple[int, str | None] | None] = {}
         self._submitted: set[str] = set()
         self._names_sent: set[str] = set()
         self._compound_ids: dict[str, int] = {}
@@ -221,15 +220,16 @@ class ParticipantLinker:
             key = keys_given.get(inchi)
             if key:
                 self._source_keys[smiles] = key
-                if key not in self._looked_up:
-                    self._looked_up.add(key)
+                if key not in self._known:
+                    self._known[key] = None
                     new_keys.append(key)
         self._known.update(self.kb.compounds_for_inchikeys(new_keys))
         full, canonical_only = [], []
         for p in participants:
             if p.smiles and p.smiles not in self._submitted:
                 self._submitted.add(p.smiles)
-                (canonical_only if self._source_keys.get(p.smiles) in self._known else full).append(p.smiles)
+                held = self._known.get(self._source_keys.get(p.smiles, ""))
+                (full if held is None else canonical_only).append(p.smiles)
         keys = {s: self._source_keys[s] for s in full if s in self._source_keys}
         kb_path = None if str(self.kb.path) == ":memory:" else self.kb.path
         return PreparedBatch(reactions, submit_many(full, known_inchikeys=keys, kb_path=kb_path, remember=True),
@@ -240,7 +240,7 @@ class ParticipantLinker:
         try:
             report = (lambda n: progress("structures", n, None)) if progress else None
             self.structures.update(batch.structures.result(report))
-            self.canonical.update(batch.canonical.result(report))
+            self.structures.update(batch.canonical.result(report))  # canonical SMILES only: no structure
             # each distinct participant once (solvents and reagents repeat in most reactions)
             participants = list({(p.smiles, p.inchi, p.name): p for r in batch.reactions for p in r.participants}.values())
             inchis = [
@@ -352,7 +352,7 @@ class ParticipantLinker:
         known = self._known_compound(raw)
         if known is not None:
             key, compound_id, smiles = known
-            computed = self.canonical.get(raw.smiles or "")
+            computed = self.structures.get(raw.smiles or "")
             smiles = computed.canonical if computed and computed.canonical else smiles  # as the source drew it
             if name:
                 self._remember_name(compound_id, name)
