@@ -28,3 +28,30 @@ def chatty(text: str) -> str:
       [P("code", "integer", "Exit code.", examples=[3])], ("null", "never returns"))
 def crash(code: int) -> None:
     os._exit(code)
+
+
+@tool("testing/hog", "Allocate and touch a block of memory, then return its size in MB (test tool).",
+      [P("megabytes", "integer", "How much to allocate.", unit="MB", minimum=1, examples=[10]),
+       P("how", "string", "'python' (a bytearray), 'numpy' (an array) or 'list' (many small objects).",
+         required=False, default="python", examples=["python"])],
+      ("integer", "megabytes allocated"), timeout_s=30)
+def hog(megabytes: int, how: str = "python") -> int:
+    size = megabytes * 2**20
+    if how == "numpy":
+        import numpy as np
+
+        block = np.ones(size // 8)
+        return int(block.nbytes // 2**20)
+    if how == "list":
+        items = [str(i) * 8 for i in range(size // 64)]
+        return len(items) * 64 // 2**20
+    block = bytearray(size)
+    block[::4096] = b"x" * len(block[::4096])
+    return len(block) // 2**20
+
+
+@tool("testing/oom_abort", "Die as a C++ library does when an allocation fails (test tool).",
+      [P("code", "integer", "Unused.", examples=[1])], ("null", "never returns"))
+def oom_abort(code: int) -> None:
+    os.write(2, b"terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc\n")
+    os.abort()

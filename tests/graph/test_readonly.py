@@ -26,6 +26,17 @@ REFUSED = [
     "MATCH (m) FOREACH (x IN [1] | SET m.a = x)",
     "SHOW DATABASES",
     "MATCH (m) WITH m /* comment */ DELETE m",
+    "COMMENT ON TABLE Molecule IS 'x'",
+    "comment on table Molecule is 'x'",
+    "UPDATE httpfs",
+    "EXPLAIN SHOW DATABASES",
+    # a keyword declared as a variable is still a clause where a clause stands
+    "MATCH (m) WITH m AS set SET set.name = 'x'",
+    "WITH 1 AS set WITH set SET set.a = 1",
+    "WITH 1 AS set WITH set set.a = 1",
+    "MATCH (n) WITH n AS delete DELETE delete",
+    "MATCH (set) DELETE set",
+    "MATCH (m) WITH m AS copy COPY Molecule FROM 'x.csv'",
 ]
 
 ALLOWED = [
@@ -38,6 +49,15 @@ ALLOWED = [
     "MATCH (m) RETURN 'it\\'s DELETE' AS x",
     "MATCH (m) RETURN m.set, m.delete",
     "MATCH (m) RETURN m;",
+    # LadybugDB lets clause keywords name variables
+    "MATCH (m:Molecule) WITH m AS set RETURN set.name",
+    "MATCH (m) WITH m AS set RETURN set",
+    "MATCH (set:Molecule) RETURN set.name LIMIT 1",
+    "MATCH (m:Molecule) WITH m AS `set` RETURN set.name ORDER BY set.name",
+    "UNWIND [1, 2] AS delete RETURN delete, delete + 1 AS next",
+    "MATCH (m:Molecule)-[merge:REACTANT_OF]->(r) RETURN merge LIMIT 1",
+    "MATCH (m) RETURN m.comment AS comment",
+    "UNWIND [1] AS call RETURN call",
 ]
 
 
@@ -67,3 +87,17 @@ def test_backend_refuses_before_the_engine_runs(graph):
     with pytest.raises(ReadOnlyViolation):
         graph.query("MATCH (m:Molecule) DETACH DELETE m")
     assert graph.counts().molecules > 0
+
+
+@pytest.mark.parametrize("query", [
+    "MATCH (m:Molecule) WITH m AS set RETURN set.name AS name ORDER BY name LIMIT 1",
+    "MATCH (set:Molecule) RETURN set.name AS name ORDER BY name LIMIT 1",
+])
+def test_keywords_as_variables_run_on_the_engine(graph, query):
+    assert len(graph.query(query).rows) == 1
+
+
+def test_comment_on_is_refused_before_the_engine(graph):
+    with pytest.raises(ReadOnlyViolation) as info:
+        graph.query("COMMENT ON TABLE Molecule IS 'x'")
+    assert info.value.clause == "COMMENT ON"

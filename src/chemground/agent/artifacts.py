@@ -7,7 +7,11 @@ back with that class's ``from_dict``. A path ending in ``.pkl`` is accepted as a
 the file written is that name plus ``.json``.
 
 Every path lives inside the tool files folder: relative paths are taken from it, absolute
-ones are re-rooted inside it, and ``..`` may not climb out. User-supplied structure files
+ones are re-rooted inside it, and ``..`` may not climb out. Symbolic links are resolved
+(``os.path.realpath``) and a path that a link leads out of the folder is refused, for files
+and for everything inside a folder a tool reads or writes; files are written through a fresh
+temporary file renamed into place, so a link planted at the target name is replaced, never
+followed. User-supplied structure files
 (CIF, POSCAR, ...) are read with pymatgen's text parsers; JSON/YAML are parsed as data and
 refused if they name classes outside pymatgen.
 """
@@ -15,6 +19,8 @@ refused if they name classes outside pymatgen.
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -44,10 +50,83 @@ def resolve(ctx: ToolContext, name: str, *, must_exist: bool = False) -> Path:
     path = root.joinpath(*parts) if parts else root
     if path.suffix.lower() in (".pkl", ".pickle"):
         path = path.with_name(path.name + ".json")
+    path = _confined(root, path, name)
     if must_exist and not path.exists():
         raise ArtifactError(f"no file or folder {name!r} in the tool files folder {root} (was it written by an earlier "
                             "tool call?)")
     return path
+
+
+def _inside(root: Path, path: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _confined(root: Path, path: Path, name: str) -> Path:
+    """``path`` with every symbolic link resolved; ArtifactError if a link leads outside ``root``."""
+    real = Path(os.path.realpath(path))
+    if not _inside(root, real):
+        raise ArtifactError(f"path {name!r} leads outside the tool files folder {root} through a symbolic link "
+                            f"(to {real}); tools only read and write inside that folder")
+    return real
+
+
+def check_folder(ctx: ToolContext, folder: Path, name: str) -> None:
+    """Refuse a folder (to read or write) in which a symbolic link leads outside the tool files folder."""
+    root = ctx.files().resolve()
+    if not folder.is_dir():
+        return
+    for base, dirs, files in os.walk(folder):
+        for entry in dirs + files:
+            path = Path(base) / entry
+            if path.is_symlink():
+                real = Path(os.path.realpath(path))
+                if not _inside(root, real):
+                    raise ArtifactError(f"{name!r} holds a symbolic link {display(ctx, path)!r} that leads outside the "
+                                        f"tool files folder {root} (to {real}); tools only read and write inside it")
+
+
+def write_bytes(ctx: ToolContext, path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` (from ``resolve``) atomically, never through a symbolic link.
+
+    The bytes go to a new temporary file (created exclusively, so no link can be followed) that
+    is then renamed over ``path``: a link planted at ``path`` is replaced, not written through.
+    """
+    root = ctx.files().resolve()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    parent = _confined(root, path.parent, str(path.parent))
+    handle, tmp = tempfile.mkstemp(dir=parent, prefix="." + path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(tmp, parent / path.name)  # atomic: a reader never sees half a file
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_text(ctx: ToolContext, path: Path, text: str) -> None:
+    write_bytes(ctx, path, text.encode("utf-8"))
+
+
+def write_folder(ctx: ToolContext, folder: Path, name: str, fill) -> None:
+    """Let ``fill(staging_folder)`` write files, then move them into ``folder`` without following links.
+
+    For library calls that write a set of files into a folder (VASP inputs): they write into a
+    fresh folder, and each file is renamed into place, replacing (never following) a link there.
+    """
+    root = ctx.files().resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    folder = _confined(root, folder, name)
+    check_folder(ctx, folder, name)
+    with tempfile.TemporaryDirectory(dir=folder, prefix=".staging-") as staging:
+        fill(Path(staging))
+        for base, dirs, files in os.walk(staging):
+            target = folder / Path(base).relative_to(staging)
+            for entry in dirs:
+                (target / entry).mkdir(exist_ok=True)
+                _confined(root, target / entry, name)
+            for entry in files:
+                os.replace(Path(base) / entry, target / entry)
 
 
 def display(ctx: ToolContext, path: Path) -> str:
@@ -75,10 +154,7 @@ def save(ctx: ToolContext, name: str, kind: str, data: Any) -> str:
     from chemground.agent.jsonsafe import to_jsonable
 
     path = resolve(ctx, name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({MAGIC: kind, "version": 1, "data": to_jsonable(data)}), encoding="utf-8")
-    tmp.replace(path)  # atomic: a reader never sees half a file
+    write_text(ctx, path, json.dumps({MAGIC: kind, "version": 1, "data": to_jsonable(data)}))
     return display(ctx, path)
 
 

@@ -4,7 +4,9 @@ A tool call that hangs (a symmetry search on a huge cell, an oxidation-state gue
 millions of combinations) must not hang chemground, and a thread cannot be killed. So
 calls run in one long-lived worker process, ``python -m chemground.agent.worker`` (started
 on first use, reused after), speaking JSON lines over its stdin/stdout; when a call passes
-its time limit the worker is terminated and the next call starts a fresh one.
+its time limit the worker is terminated and the next call starts a fresh one. The worker's
+address space is capped (``memory_mb``, default 3 GiB, or CHEMGROUND_TOOL_MEMORY_MB): a call
+that passes it ends as "ran out of memory" and the next call starts a fresh worker.
 Arguments are validated here, before the worker sees them, so bad input fails fast with a
 message naming the parameter. Results come back as plain JSON.
 """
@@ -18,6 +20,7 @@ import os
 import select
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -27,6 +30,7 @@ from typing import Any
 from chemground.agent.registry import ToolContext, ToolRegistry, default_registry, run_function
 from chemground.agent.validation import ToolArgumentError, ToolError
 from chemground.evidence import Evidence
+from chemground.forking import SPAWN_LOCK
 
 
 class ToolTimeout(ToolError):
@@ -46,7 +50,7 @@ class ToolResult:
     ok: bool
     value: Any = None
     error: str | None = None
-    error_kind: str | None = None  # arguments | not_found | tool | offline | timeout | crashed
+    error_kind: str | None = None  # arguments | not_found | tool | offline | timeout | memory | crashed
     elapsed_ms: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
@@ -75,15 +79,33 @@ class ToolResult:
                         provenance={"tool": self.tool, "elapsed_ms": round(self.elapsed_ms, 2)})
 
 
-class ToolRunner:
-    """Validates and runs tool calls with a per-call time limit.
+DEFAULT_MEMORY_MB = 3072
+MEMORY_ENV = "CHEMGROUND_TOOL_MEMORY_MB"
+# What a worker that died of memory leaves on its stderr (Python, C++ and C libraries).
+_MEMORY_SIGNS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory", "Out of memory",
+                 "failed to allocate", "Failed to allocate", "mmap failed")
 
-    ``isolate=False`` runs calls in this process (no time limit): for tests of tool logic and
-    for callers that already run in a sandbox.
+
+def default_memory_mb() -> int:
+    """The tool worker's address-space limit in MiB: CHEMGROUND_TOOL_MEMORY_MB, else 3072 (0 = none)."""
+    text = os.environ.get(MEMORY_ENV, "").strip()
+    try:
+        return max(0, int(text)) if text else DEFAULT_MEMORY_MB
+    except ValueError:
+        return DEFAULT_MEMORY_MB
+
+
+class ToolRunner:
+    """Validates and runs tool calls with a per-call time limit and a memory limit.
+
+    ``isolate=False`` runs calls in this process (no time or memory limit): for tests of tool
+    logic and for callers that already run in a sandbox. ``memory_mb`` caps the worker's
+    address space (0 for none; default :func:`default_memory_mb`).
     """
 
     def __init__(self, registry: ToolRegistry | None = None, settings: Any = None, files_dir: Path | None = None,
-                 timeout_s: float | None = None, isolate: bool = True, kb_progress: Any = None) -> None:
+                 timeout_s: float | None = None, isolate: bool = True, kb_progress: Any = None,
+                 memory_mb: int | None = None) -> None:
         from chemground.settings import get_settings
 
         self.registry = registry or default_registry()
@@ -91,7 +113,9 @@ class ToolRunner:
         self.files_dir = Path(files_dir) if files_dir else self.settings.cache_dir / "tool-files"
         self.timeout_s = timeout_s
         self.isolate = isolate
+        self.memory_mb = default_memory_mb() if memory_mb is None else max(0, int(memory_mb))
         self._process: subprocess.Popen | None = None
+        self._stderr: Any = None
         self._lock = threading.Lock()
         self._kb_ready = False
         self._kb_progress = kb_progress
@@ -110,11 +134,18 @@ class ToolRunner:
         """Start ``python -m chemground.agent.worker`` and send it its settings (one JSON line)."""
         env = dict(os.environ)
         env.setdefault("PYTHONWARNINGS", "ignore")
-        process = subprocess.Popen([sys.executable, "-m", "chemground.agent.worker"], stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True,
-                                   encoding="utf-8", bufsize=1)
+        if self.memory_mb:
+            # Under an address-space limit, per-thread malloc arenas and BLAS thread buffers reserve
+            # address space they never use; tools are small computations, one thread each is plenty.
+            for name in ("MALLOC_ARENA_MAX", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+                env.setdefault(name, "2" if name == "MALLOC_ARENA_MAX" else "1")
+        self._stderr = tempfile.TemporaryFile()  # read back when the worker dies: did it run out of memory?
+        with SPAWN_LOCK:  # see chemground.forking
+            process = subprocess.Popen([sys.executable, "-m", "chemground.agent.worker"], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=self._stderr, env=env, text=True,
+                                       encoding="utf-8", bufsize=1)
         setup = {"settings": self.settings.model_dump(mode="json"), "files_dir": str(self.files_dir),
-                 "modules": self._extra_modules()}
+                 "modules": self._extra_modules(), "memory_mb": self.memory_mb}
         process.stdin.write(json.dumps(setup) + "\n")
         process.stdin.flush()
         self._process = process
@@ -131,11 +162,39 @@ class ToolRunner:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(2)
-        for stream in (process.stdin, process.stdout):
+        for stream in (process.stdin, process.stdout, self._stderr):
             try:
-                stream.close()
+                if stream is not None:
+                    stream.close()
             except (OSError, ValueError):
                 pass
+        self._stderr = None
+
+    def _trim_stderr(self) -> None:
+        """Keep the worker's stderr file small (the worker writes through the same file offset)."""
+        try:
+            if self._stderr is not None and os.fstat(self._stderr.fileno()).st_size > 1_000_000:
+                self._stderr.seek(0)
+                self._stderr.truncate()
+        except (OSError, ValueError):
+            pass
+
+    def _died_of_memory(self) -> bool:
+        """After the worker died: does its stderr say it ran out of memory?"""
+        if not self.memory_mb or self._stderr is None:
+            return False
+        try:
+            self._stderr.seek(0, os.SEEK_END)
+            size = self._stderr.tell()
+            self._stderr.seek(max(0, size - 16384))
+            tail = self._stderr.read().decode("utf-8", "replace")
+        except (OSError, ValueError):
+            return False
+        return any(sign in tail for sign in _MEMORY_SIGNS)
+
+    def _memory_message(self, name: str) -> str:
+        return (f"tool {name} ran out of memory (limit {self.memory_mb} MB) and was stopped; "
+                "try a smaller input")
 
     def close(self) -> None:
         with self._lock:
@@ -187,6 +246,7 @@ class ToolRunner:
                 self._stop()
                 self._start()
             process = self._process
+            self._trim_stderr()
             try:
                 process.stdin.write(json.dumps({"tool": manifest.name, "arguments": kwargs}) + "\n")
                 process.stdin.flush()
@@ -201,9 +261,21 @@ class ToolRunner:
                     raise EOFError
                 reply = json.loads(line)
             except (EOFError, OSError, ValueError):
+                try:
+                    process.wait(2)
+                except subprocess.TimeoutExpired:
+                    pass
+                memory = self._died_of_memory()
                 self._stop()
+                if memory:
+                    return self._record(ToolResult(manifest.name, kwargs, False, error_kind="memory",
+                                                   elapsed_ms=_ms(started), error=self._memory_message(manifest.name)))
                 return self._record(ToolResult(manifest.name, kwargs, False, error_kind="crashed", elapsed_ms=_ms(started),
                                                error="the tool worker process died during the call"))
+            if not reply["ok"] and reply.get("kind") == "memory":
+                self._stop()  # a fresh worker for the next call: this one's heap may be in pieces
+                return self._record(ToolResult(manifest.name, kwargs, False, error_kind="memory", elapsed_ms=_ms(started),
+                                               error=self._memory_message(manifest.name)))
         if reply["ok"]:
             return self._record(ToolResult(manifest.name, kwargs, True, value=reply["value"], elapsed_ms=_ms(started)))
         return self._record(ToolResult(manifest.name, kwargs, False, error=reply["error"], error_kind=reply["kind"],

@@ -1,9 +1,13 @@
 """The tool worker process: ``python -m chemground.agent.worker`` (started by ToolRunner).
 
-Protocol, one JSON object per line: first ``{"settings", "files_dir", "modules"}``, then
-requests ``{"tool", "arguments"}`` answered by ``{"ok": true, "value"}`` or
+Protocol, one JSON object per line: first ``{"settings", "files_dir", "modules", "memory_mb"}``,
+then requests ``{"tool", "arguments"}`` answered by ``{"ok": true, "value"}`` or
 ``{"ok": false, "kind", "error"}``. The protocol owns the process's original stdout;
 anything a library prints goes to /dev/null so it cannot corrupt the replies.
+
+Before importing any tool the worker caps its own address space (``RLIMIT_AS``) at
+``memory_mb``: a tool that allocates past it gets a MemoryError (or dies in a C library),
+which the runner reports as "ran out of memory" and answers by starting a fresh worker.
 """
 
 from __future__ import annotations
@@ -14,6 +18,43 @@ import sys
 import warnings
 from pathlib import Path
 
+MAX_REPLY_CHARS = 64_000_000  # one reply line; a larger result would only burden the caller's memory
+
+
+def limit_memory(memory_mb: int | None) -> int | None:
+    """Cap this process's address space at ``memory_mb`` MiB (never above an inherited hard limit).
+
+    Returns the limit applied in bytes, or None when there is none (0/None, or no ``resource``).
+    """
+    if not memory_mb or memory_mb <= 0:
+        return None
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not POSIX
+        return None
+    limit = int(memory_mb) * 2**20
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    return limit
+
+
+def is_memory_error(error: BaseException) -> bool:
+    """True when ``error`` is, or was raised while handling, a MemoryError (tools wrap library errors)."""
+    seen = 0
+    current: BaseException | None = error
+    while current is not None and seen < 20:
+        if isinstance(current, MemoryError):
+            return True
+        current = current.__cause__ or current.__context__
+        seen += 1
+    reason = getattr(error, "reason", "") or ""
+    return isinstance(reason, str) and reason.startswith(("MemoryError", "_ArrayMemoryError"))
+
 
 def main() -> int:
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
@@ -22,12 +63,14 @@ def main() -> int:
     sys.stdout = open(os.devnull, "w")
     warnings.simplefilter("ignore")
 
+    setup = json.loads(sys.stdin.readline())
+    limit_memory(setup.get("memory_mb"))
+
     from chemground.agent.registry import ToolContext, default_registry, run_function
     from chemground.agent.runner import ToolOffline
     from chemground.agent.validation import ToolArgumentError, ToolError
     from chemground.settings import Settings
 
-    setup = json.loads(sys.stdin.readline())
     registry = default_registry()
     known = {m.implementation.split(":")[0] for m in registry.manifests()}
     for module in setup.get("modules", []):
@@ -48,15 +91,24 @@ def main() -> int:
         except ToolArgumentError as error:
             reply = {"ok": False, "kind": "arguments", "error": error.reason}
         except ToolError as error:
-            reply = {"ok": False, "kind": "tool", "error": error.reason}
+            reply = {"ok": False, "kind": "memory" if is_memory_error(error) else "tool", "error": error.reason}
+        except MemoryError as error:
+            reply = {"ok": False, "kind": "memory", "error": f"MemoryError: {error}"}
         except Exception as error:  # reported to the caller as the tool's failure
-            reply = {"ok": False, "kind": "tool", "error": f"{type(error).__name__}: {error}"}
+            reply = {"ok": False, "kind": "memory" if is_memory_error(error) else "tool",
+                     "error": f"{type(error).__name__}: {error}"}
         try:
             text = json.dumps(reply, ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError) as error:
             text = json.dumps({"ok": False, "kind": "tool", "error": f"result is not JSON: {error}"})
+        except MemoryError:
+            text = json.dumps({"ok": False, "kind": "memory", "error": "the result is too large to send back"})
+        if len(text) > MAX_REPLY_CHARS:
+            text = json.dumps({"ok": False, "kind": "tool", "error": f"the result is too large to send back "
+                               f"({len(text) / 1e6:.0f} MB of JSON; the limit is {MAX_REPLY_CHARS / 1e6:.0f} MB)"})
         protocol.write(text + "\n")
         protocol.flush()
+        reply = value = text = None  # free a large result before waiting for the next request
     return 0
 
 

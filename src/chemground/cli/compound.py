@@ -16,7 +16,7 @@ def compound(
     reactions: int = typer.Option(10, "--reactions", help="How many linked reaction ids to list."),
 ) -> None:
     """Show a compound: names, SMILES, formula, molecular weight, ids and linked reactions."""
-    with state(ctx).workspace(readonly=False) as ws:
+    with state(ctx).workspace(readonly=True) as ws:  # a look-up never writes to the KB
         found = lookup_compound(ws.kb, ws.resolver, query, max_reactions=reactions)
     data = found.to_dict()
     if as_json:

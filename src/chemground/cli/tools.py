@@ -63,9 +63,11 @@ def call_tool(
     files_dir: Optional[Path] = typer.Option(None, "--files-dir", help="Folder the tool reads and writes files in "
                                              "(default: the current folder)."),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Time limit in seconds (default: the tool's)."),
+    memory_mb: Optional[int] = typer.Option(None, "--memory-mb", help="Memory limit of the tool worker in MB (default "
+                                            "3072 or CHEMGROUND_TOOL_MEMORY_MB; 0 for none)."),
     as_json: bool = typer.Option(False, "--json", help="Print the full call record as JSON."),
 ) -> None:
-    """Validate the arguments against the manifest and run the tool (in a worker process with a time limit)."""
+    """Validate the arguments against the manifest and run the tool (in a worker process with time and memory limits)."""
     from chemground.agent.runner import ToolRunner
     from chemground.cli.common import build_progress
 
@@ -75,7 +77,7 @@ def call_tool(
         raise ChemgroundError(f"--args is not valid JSON: {error}") from None
     settings = state(ctx).settings
     with ToolRunner(settings=settings, files_dir=(files_dir or Path.cwd()).resolve(), timeout_s=timeout,
-                    kb_progress=build_progress()) as runner:
+                    kb_progress=build_progress(), memory_mb=memory_mb) as runner:
         result = runner.call(name, arguments)
     if as_json:
         print_json(result.to_json())

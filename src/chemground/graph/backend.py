@@ -4,8 +4,9 @@ Callers get query results as plain JSON-able rows: nodes become ``{"label", ...p
 relationships ``{"type", ...}`` and paths ``{"nodes": [...], "relationships": [...]}``, so
 evidence, benchmarks and the CLI never see an engine's own value types. ``query`` is the one
 door for Cypher that comes from outside (a user, an LLM): it refuses write and admin
-clauses before the engine sees them. Loading the graph goes through the backend's own
-bulk path instead.
+clauses before the engine sees them, and (embedded engine) runs the query in a separate
+process with memory and time limits unless the caller marks it ``trusted`` (chemground's own
+bounded queries). Loading the graph goes through the backend's own bulk path instead.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ class GraphQueryError(ChemgroundError):
         super().__init__(message)
         self.query = query
         self.engine_message = engine_message or message
+
+
+class GraphLimitError(GraphQueryError):
+    """A query passed its memory or time limit (or its result was too large) and was stopped."""
 
 
 @dataclass
@@ -69,11 +74,16 @@ class GraphBackend(ABC):
 
     # -- reading (guarded) ---------------------------------------------------------------
     def query(self, cypher: str, params: dict[str, Any] | None = None, *, limit: int | None = None,
-              timeout_s: float = 30.0) -> QueryResult:
-        """Run read-only Cypher; refuses write/admin clauses before execution (ReadOnlyViolation)."""
+              timeout_s: float = 30.0, trusted: bool = False) -> QueryResult:
+        """Run read-only Cypher; refuses write/admin clauses before execution (ReadOnlyViolation).
+
+        Untrusted queries (the default: a user's or an LLM's) run under the backend's memory and
+        time limits (GraphLimitError when passed); ``trusted=True`` is for chemground's own queries.
+        """
         ensure_read_only(cypher)
         started = time.perf_counter()
-        result = self._read(cypher, params or {}, limit or self.default_row_limit, timeout_s)
+        read = self._read if trusted else self._read_untrusted
+        result = read(cypher, params or {}, limit or self.default_row_limit, timeout_s)
         result.elapsed_ms = (time.perf_counter() - started) * 1000
         return result
 
@@ -84,6 +94,10 @@ class GraphBackend(ABC):
 
     @abstractmethod
     def _read(self, cypher: str, params: dict[str, Any], limit: int, timeout_s: float) -> QueryResult: ...
+
+    def _read_untrusted(self, cypher: str, params: dict[str, Any], limit: int, timeout_s: float) -> QueryResult:
+        """A query from outside; backends that can confine it further override this."""
+        return self._read(cypher, params, limit, timeout_s)
 
     @abstractmethod
     def _explain(self, cypher: str) -> None: ...

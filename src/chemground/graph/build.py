@@ -85,6 +85,25 @@ def _fill(backend: GraphBackend, kb: SQLiteKB, since_rowid: int, summary: BuildS
     return tables.max_rowid
 
 
+def graph_is_current(kb_path: Path, settings: GraphSettings | None = None, kb: SQLiteKB | None = None) -> bool:
+    """True when the embedded graph of ``kb_path`` exists and was built from the KB as it is now."""
+    folder = graph_dir_for(Path(kb_path), settings)
+    target, manifest_path = folder / GRAPH_FILE, folder / MANIFEST_FILE
+    if not target.exists() or not manifest_path.exists():
+        return False
+    try:
+        manifest = json.loads(manifest_path.read_text())
+    except (OSError, ValueError):
+        return False
+    own = kb is None
+    kb = kb or SQLiteKB(kb_path, readonly=True)
+    try:
+        return _plan(manifest, kb_fingerprint(kb), False) == "unchanged"
+    finally:
+        if own:
+            kb.close()
+
+
 def build_graph(kb_path: Path, *, backend: str | None = None, settings: GraphSettings | None = None,
                 full: bool = False, progress: Progress | None = None) -> BuildSummary:
     """Build or update the reaction graph of the KB at ``kb_path``; returns what was done."""

@@ -4,6 +4,8 @@ The embedded graph sits next to the knowledge base (``<kb>.graph/graph.lbug``) s
 ``--kb`` flag picks both. Neo4j is used when asked for (``--backend neo4j`` or
 CHEMGROUND_GRAPH_BACKEND=neo4j) and configured with CHEMGROUND_NEO4J_URL (+ _USER,
 _PASSWORD, _DATABASE). These settings are read from the environment like the main Settings.
+Cypher from a user or an LLM runs in a separate process capped at
+CHEMGROUND_GRAPH_QUERY_MEMORY_MB (default 2048; 0 runs it in-process without a cap).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ class GraphSettings(BaseSettings):
     neo4j_user: str | None = None
     neo4j_password: str | None = Field(default=None, repr=False)
     neo4j_database: str | None = None
+    graph_query_memory_mb: int = Field(default=2048, ge=0, description="memory limit of a user's or an LLM's graph "
+                                       "query (embedded graph), in MB; 0 runs queries in-process without a limit")
 
 
 def graph_dir_for(kb_path: Path, settings: GraphSettings | None = None) -> Path:
@@ -38,6 +42,25 @@ def graph_dir_for(kb_path: Path, settings: GraphSettings | None = None) -> Path:
         return Path(settings.graph_dir).expanduser()
     kb_path = Path(kb_path)
     return kb_path.with_name(kb_path.name + ".graph")
+
+
+def cache_graph_dir(kb_path: Path, cache_dir: Path) -> Path:
+    """Where a read-only workspace keeps its own copy of the graph: under the user cache dir,
+    one folder per KB file (its real path and inode, so a KB replaced by a new file gets a new
+    graph), so nothing is ever written beside a read-only KB. The build's manifest then keeps
+    that graph up to date with changes made to the KB in place."""
+    import hashlib
+    import os
+
+    real = os.path.realpath(Path(kb_path).expanduser())
+    try:
+        info = os.stat(real)
+        identity = f"{info.st_dev}:{info.st_ino}"
+    except OSError:
+        identity = "missing"
+    place = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    file = hashlib.sha256(identity.encode()).hexdigest()[:8]
+    return Path(cache_dir) / "graphs" / f"{Path(real).name}-{place}-{file}"
 
 
 def open_neo4j(settings: GraphSettings) -> GraphBackend:
@@ -63,4 +86,4 @@ def open_graph(kb_path: Path, backend: str | None = None, settings: GraphSetting
     path = graph_dir_for(kb_path, settings) / GRAPH_FILE
     if not path.exists():
         raise GraphError(f"no reaction graph for {kb_path} (looked for {path}); build it with `chemground graph build`")
-    return LadybugBackend(path, readonly=readonly)
+    return LadybugBackend(path, readonly=readonly, query_memory_mb=settings.graph_query_memory_mb)

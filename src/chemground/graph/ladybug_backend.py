@@ -3,6 +3,10 @@
 The graph is one file; tables are declared up front and filled with ``COPY ... FROM`` over
 Arrow tables (no per-row CREATE), which is what makes a 50k-reaction rebuild take seconds.
 Readers open the file read-only, so even a query that slipped past the guard cannot write.
+Queries from a user or an LLM on a read-only graph run in a separate process with memory and
+time limits (``chemground.graph.sandbox``); chemground's own queries run here. Under an
+address-space limit (the tool worker's) the engine's reservations (buffer pool, database
+size) are sized to fit, since its defaults reserve most of the machine's memory and 8 TB.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Any
 
 from chemground.graph.backend import GraphBackend, GraphCounts, GraphError, GraphQueryError, QueryResult
 from chemground.graph.export import GraphTables
+from chemground.graph.sandbox import QuerySandbox, file_reservation, to_plain
 from chemground.graph.schema import MOLECULE, NODES, REACTION, RELATIONSHIPS, ladybug_ddl
 
 try:
@@ -22,58 +27,69 @@ except ImportError as _error:  # pragma: no cover - a core dependency
     _IMPORT_ERROR = _error
 
 
-def _clean_node(value: dict[str, Any]) -> dict[str, Any]:
-    out = {"label": value.get("_LABEL")}
-    out.update({k: v for k, v in value.items() if not k.startswith("_") and v is not None})
-    return out
+def engine_options(path: Path, readonly: bool) -> dict[str, int]:
+    """Buffer-pool and database-size options that fit under this process's address-space limit.
 
+    Without a limit the engine's defaults stand. With one (e.g. inside the tool worker) the
+    buffer pool gets a quarter of it (at most 1 GiB) and the database-size reservation the
+    smallest power of two that holds the file (read-only) or a quarter of the limit (writing).
+    """
+    try:
+        import resource
 
-def _convert(value: Any) -> Any:
-    """LadybugDB values -> plain JSON-able values (nodes, relationships, paths, NaN -> None)."""
-    if isinstance(value, float) and value != value:
-        return None
-    if isinstance(value, list):
-        return [_convert(v) for v in value]
-    if isinstance(value, dict):
-        if "_NODES" in value and "_RELS" in value:
-            nodes = [_clean_node(n) for n in value["_NODES"]]
-            by_id = {(n["_ID"]["table"], n["_ID"]["offset"]): i for i, n in enumerate(value["_NODES"])}
-            rels = []
-            for rel in value["_RELS"]:
-                src = by_id.get((rel["_SRC"]["table"], rel["_SRC"]["offset"]))
-                dst = by_id.get((rel["_DST"]["table"], rel["_DST"]["offset"]))
-                item = {"type": rel.get("_LABEL"), "start": src, "end": dst}
-                item.update({k: _convert(v) for k, v in rel.items() if not k.startswith("_") and v is not None})
-                rels.append(item)
-            return {"nodes": nodes, "relationships": rels}
-        if "_LABEL" in value and "_SRC" in value:
-            item = {"type": value["_LABEL"]}
-            item.update({k: _convert(v) for k, v in value.items() if not k.startswith("_") and v is not None})
-            return item
-        if "_LABEL" in value and "_ID" in value:
-            return _clean_node(value)
-        return {k: _convert(v) for k, v in value.items()}
-    return value
+        soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
+        if soft == resource.RLIM_INFINITY:
+            return {}
+    except ImportError:  # pragma: no cover - not POSIX
+        return {}
+    pool = max(64 * 2**20, min(soft // 4, 2**30))
+    if readonly:
+        return {"buffer_pool_size": pool, "max_db_size": file_reservation(path)}
+    size = 2**26
+    while size * 2 <= soft // 4:
+        size *= 2
+    return {"buffer_pool_size": pool, "max_db_size": max(size, file_reservation(path))}
 
 
 class LadybugBackend(GraphBackend):
     name = "ladybug"
     dialect = "ladybug"
 
-    def __init__(self, path: str | Path, readonly: bool = True, threads: int = 2) -> None:
+    def __init__(self, path: str | Path, readonly: bool = True, threads: int = 2,
+                 query_memory_mb: int | None = None) -> None:
         if ladybug is None:  # pragma: no cover
             raise GraphError(f"the embedded graph needs the 'ladybug' package: {_IMPORT_ERROR}")
         self.path = Path(path)
         self.readonly = readonly
+        self.threads = threads
+        if query_memory_mb is None:
+            from chemground.graph.config import GraphSettings
+
+            query_memory_mb = GraphSettings().graph_query_memory_mb
+        self.query_memory_mb = query_memory_mb
         if readonly and not self.path.exists():
             raise GraphError(f"no reaction graph at {self.path}; build it with `chemground graph build`")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not readonly:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = ladybug.Database(str(self.path), read_only=readonly, max_num_threads=threads)
+            self._db = ladybug.Database(str(self.path), read_only=readonly, max_num_threads=threads,
+                                        **engine_options(self.path, readonly))
             self._conn = ladybug.Connection(self._db, num_threads=threads)
         except RuntimeError as error:
             raise GraphError(f"cannot open the reaction graph at {self.path}: {error}") from error
         self._lock = threading.Lock()
+        self._sandbox: QuerySandbox | None = None
+
+    def _read_untrusted(self, cypher: str, params: dict[str, Any], limit: int, timeout_s: float) -> QueryResult:
+        """A user's or an LLM's query: in the sandbox process (read-only graphs with a memory limit)."""
+        if not self.readonly or self.query_memory_mb <= 0:
+            return self._read(cypher, params, limit, timeout_s)
+        with self._lock:
+            if self._sandbox is None:
+                self._sandbox = QuerySandbox(self.path, memory_mb=self.query_memory_mb, threads=self.threads)
+            sandbox = self._sandbox
+        columns, rows, truncated = sandbox.run(cypher, params, limit, timeout_s)
+        return QueryResult(columns, rows, truncated)
 
     # -- reading -------------------------------------------------------------------------
     def _read(self, cypher: str, params: dict[str, Any], limit: int, timeout_s: float) -> QueryResult:
@@ -92,7 +108,7 @@ class LadybugBackend(GraphBackend):
                     if len(rows) >= limit:
                         truncated = True
                         break
-                    rows.append({c: _convert(v) for c, v in zip(columns, values)})
+                    rows.append({c: to_plain(v) for c, v in zip(columns, values)})
             finally:
                 result.close()
         return QueryResult(columns, rows, truncated)
@@ -158,7 +174,10 @@ class LadybugBackend(GraphBackend):
 
     def close(self) -> None:
         with self._lock:
+            sandbox, self._sandbox = self._sandbox, None
             try:
+                if sandbox is not None:
+                    sandbox.close()
                 self._conn.close()
             finally:
                 self._db.close()

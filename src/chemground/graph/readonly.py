@@ -23,6 +23,14 @@ WRITE_OR_ADMIN = frozenset({
 # names, e.g. ``RETURN s AS start``).
 ADMIN_LEADING = frozenset({
     "START", "STOP", "ENABLE", "DISABLE", "RENAME", "SHOW", "TERMINATE", "GRANT", "REVOKE", "DENY",
+    "COMMENT", "UPDATE", "ANALYZE",
+})
+# Tokens after which an expression (and so a variable, never a clause) is expected.
+_EXPRESSION_AFTER_PUNCT = frozenset({"(", "[", ",", "=", "<>", "!=", "<", ">", "<=", ">=", "+", "-", "*", "/", "%",
+                                     "^", "=~", "+="})
+_EXPRESSION_AFTER_WORD = frozenset({
+    "RETURN", "WITH", "WHERE", "AND", "OR", "XOR", "NOT", "IN", "DISTINCT", "BY", "WHEN", "THEN", "ELSE", "CASE",
+    "UNWIND", "SKIP", "LIMIT", "CONTAINS",
 })
 
 # Procedures that only read (LadybugDB table functions and Neo4j schema procedures).
@@ -50,6 +58,27 @@ def _is_name_position(tokens: list[Token], i: int) -> bool:
     return nxt == ":" and prev in ("{", ",")
 
 
+def _declares_variable(tokens: list[Token], i: int) -> bool:
+    """True when tokens[i] names a new variable: ``... AS x`` or the start of a pattern ``(x:Label)``, ``[x]``."""
+    prev = tokens[i - 1].text if i > 0 else ""
+    if prev.upper() == "AS":
+        return True
+    nxt = tokens[i + 1].text if i + 1 < len(tokens) else ""
+    return prev in ("(", "[") and nxt in (":", ")", "]", "{", "*")
+
+
+def _is_variable_use(tokens: list[Token], i: int, declared: set[str]) -> bool:
+    """True when tokens[i] is a variable the query declared earlier, standing where an expression goes."""
+    if tokens[i].upper not in declared:
+        return False
+    prev = tokens[i - 1] if i > 0 else None
+    if prev is None:
+        return False
+    if prev.kind == "punct":
+        return prev.text in _EXPRESSION_AFTER_PUNCT
+    return prev.kind == "ident" and prev.upper in _EXPRESSION_AFTER_WORD
+
+
 def _procedure_name(tokens: list[Token], i: int) -> str:
     parts = []
     while i < len(tokens) and tokens[i].kind in ("ident", "quoted"):
@@ -69,17 +98,30 @@ def read_only_problem(query: str) -> tuple[str, str] | None:
         return "syntax", f"the query cannot be read: {error}"
     if not tokens:
         return "empty", "the query is empty"
+    declared: set[str] = set()
     for i, token in enumerate(tokens):
         if token.text == ";" and any(t.text != ";" for t in tokens[i + 1:]):
             return ";", "more than one statement (only one read-only query is allowed)"
+        if token.kind == "quoted" and _declares_variable(tokens, i):
+            declared.add(token.value.upper())
         if token.kind != "ident" or _is_name_position(tokens, i):
+            if token.kind == "ident" and _declares_variable(tokens, i):
+                declared.add(token.upper)
             continue
         word = token.upper
-        leading = i == 0 or tokens[i - 1].text == ";" or (
-            i >= 2 and tokens[i - 1].upper in ("EXPLAIN", "PROFILE") and i - 1 == 0)
-        if word in WRITE_OR_ADMIN or (word in ADMIN_LEADING and leading):
-            after = tokens[i + 1].upper if i + 1 < len(tokens) else ""
-            clause = f"{word} {after}" if word in ("LOAD", "DETACH", "COPY") and after else word
+        after = tokens[i + 1].upper if i + 1 < len(tokens) else ""
+        if word in WRITE_OR_ADMIN or word in ADMIN_LEADING or word == "CALL":
+            if _declares_variable(tokens, i):
+                declared.add(word)
+                continue
+            if _is_variable_use(tokens, i, declared):
+                continue
+        elif _declares_variable(tokens, i):
+            declared.add(word)
+        start = i - 1 if i >= 1 and tokens[i - 1].upper in ("EXPLAIN", "PROFILE") else i
+        leading = start == 0 or tokens[start - 1].text == ";"
+        if word in WRITE_OR_ADMIN or (word in ADMIN_LEADING and leading) or (word == "COMMENT" and after == "ON"):
+            clause = f"{word} {after}" if word in ("LOAD", "DETACH", "COPY", "COMMENT") and after else word
             return clause, f"it contains the write/admin clause {clause} (at offset {token.start})"
         if word == "CALL":
             if i + 1 < len(tokens) and tokens[i + 1].text == "{":

@@ -4,7 +4,9 @@ Route questions ("route from A to B", "what can I make from A in two steps?") go
 route search over the reaction graph; ``--method graph`` sends any question through
 Text2Cypher (an LLM writes read-only Cypher). Both return ``graph_path`` / ``graph_row``
 evidence. The graph of the default KB is built on first use (it takes about a second);
-after the KB changes, `chemground graph build` brings it up to date.
+after the KB changes, `chemground graph build` brings it up to date. A read-only workspace
+(``chemground serve --readonly``, the tools) never writes beside the KB: it uses the graph
+there when that is up to date, else keeps its own copy under the user cache dir.
 """
 
 from __future__ import annotations
@@ -37,17 +39,42 @@ class GraphAccess:
 
     def graph(self):
         if self._graph is None:
-            from chemground.graph.backend import GraphError
-            from chemground.graph.build import build_graph
-            from chemground.graph.config import open_graph
+            if getattr(self.workspace, "readonly", False):
+                self._graph = self._read_only_graph()
+            else:
+                from chemground.graph.backend import GraphError
+                from chemground.graph.build import build_graph
+                from chemground.graph.config import open_graph
 
-            path = self.workspace.settings.kb_path
-            try:
-                self._graph = open_graph(path)
-            except GraphError:
-                build_graph(path)
-                self._graph = open_graph(path)
+                path = self.workspace.settings.kb_path
+                try:
+                    self._graph = open_graph(path)
+                except GraphError:
+                    build_graph(path)
+                    self._graph = open_graph(path)
         return self._graph
+
+    def _read_only_graph(self):
+        """The graph beside the KB if it is up to date, else a copy built (or updated) in the cache dir."""
+        from chemground.graph.backend import GraphError
+        from chemground.graph.build import build_graph, graph_is_current
+        from chemground.graph.config import GraphSettings, cache_graph_dir, open_graph
+
+        path = self.workspace.settings.kb_path
+        settings = GraphSettings()
+        if settings.graph_backend != "ladybug" or settings.graph_dir is not None:
+            return open_graph(path, settings=settings)  # a graph the user placed and builds themselves
+        kb = self.workspace.kb  # opened (read-only) here, so a missing KB is reported as usual
+        if graph_is_current(path, settings, kb=kb):
+            return open_graph(path, settings=settings)
+        cached = settings.model_copy(update={"graph_dir": cache_graph_dir(path, self.workspace.settings.cache_dir)})
+        try:
+            build_graph(path, settings=cached)
+        except (OSError, GraphError) as error:
+            raise GraphError(f"the reaction graph of {path} is missing or out of date, and this read-only workspace "
+                             f"could not build its own copy under {cached.graph_dir}: {error}. Run `chemground graph "
+                             "build` to build it beside the knowledge base") from error
+        return open_graph(path, settings=cached)
 
 
 class RouteRetriever:

@@ -12,6 +12,7 @@ has no DFT. Namespaces follow the benchmark (``Phase_Diagrams``, ``Thermodynamic
 
 from __future__ import annotations
 
+import io
 import warnings
 from typing import Any
 
@@ -421,6 +422,7 @@ def create_neb_analysis(ctx: ToolContext, neb_dir: str, output_neb_analysis_pick
     folder = artifacts.resolve(ctx, neb_dir, must_exist=True)
     if not folder.is_dir():
         raise ChemgroundError(f"{neb_dir!r} is not a folder")
+    artifacts.check_folder(ctx, folder, neb_dir)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -619,8 +621,10 @@ def plot_fermi_surface(ctx: ToolContext, dos_pickle_file_path: str) -> dict:
     stem = artifacts.resolve(ctx, dos_pickle_file_path).name.split(".")[0]
     image = artifacts.resolve(ctx, f"{stem}_fermi.png")
     figure.tight_layout()
-    figure.savefig(image, dpi=120)
+    png = io.BytesIO()
+    figure.savefig(png, format="png", dpi=120)
     plt.close(figure)
+    artifacts.write_bytes(ctx, image, png.getvalue())
     at_fermi = float(np.interp(0.0, energies, total))
     return {"image": artifacts.display(ctx, image), "fermi_level_eV": float(dos.efermi), "dos_at_fermi": at_fermi,
             "has_fermi_surface": at_fermi > 1e-3}

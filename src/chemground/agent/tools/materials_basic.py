@@ -243,9 +243,8 @@ def write_structure_to_file(ctx: ToolContext, structure_pickle_file_path: str, o
     if fmt is None:
         raise ChemgroundError(f"cannot tell the file format of {output_file_path!r}; use one of "
                               f"{', '.join(sorted(WRITE_FORMATS))} or a POSCAR name")
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = structure.to(fmt=fmt)
-    path.write_text(text, encoding="utf-8")
+    artifacts.write_text(ctx, path, text)
     return {"path": artifacts.display(ctx, path), "format": fmt, "bytes": len(text.encode())}
 
 
@@ -274,7 +273,8 @@ def create_vasp_input_files(ctx: ToolContext, structure_pickle_file_path: str, o
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         input_set = MPRelaxSet(structure)
-        input_set.write_input(str(folder), potcar_spec=True)
+        artifacts.write_folder(ctx, folder, output_directory,
+                               lambda staging: input_set.write_input(str(staging), potcar_spec=True))
         incar = dict(input_set.incar)
         kpoints = str(input_set.kpoints).splitlines()
         symbols = list(input_set.potcar_symbols)

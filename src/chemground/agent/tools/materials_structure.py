@@ -238,8 +238,7 @@ def handle_cif(ctx: ToolContext, structure_pickle_file_path: str, output_cif_pic
     if path.name.endswith(".json"):  # a pickle-style name: keep the CIF in an artifact
         written = artifacts.save(ctx, output_cif_pickle_file_path, "cif", {"cif": text})
     else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        artifacts.write_text(ctx, path, text)
         written = artifacts.display(ctx, path)
     return {"path": written, "cif": text}
 
@@ -257,6 +256,7 @@ def handle_vasp(ctx: ToolContext, vasp_pickle_file_path: str) -> dict:
         if path.is_dir():
             from pymatgen.io.vasp import Incar, Kpoints, Poscar
 
+            artifacts.check_folder(ctx, path, vasp_pickle_file_path)
             out: dict[str, Any] = {"directory": artifacts.display(ctx, path), "files": sorted(p.name for p in path.iterdir())}
             if (path / "INCAR").exists():
                 out["incar"] = dict(Incar.from_file(path / "INCAR"))
