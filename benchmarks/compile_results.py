@@ -14,6 +14,8 @@ ORDER = [
     ("kb", "python benchmarks/kb_benchmark.py"),
     ("retrieval", "python benchmarks/retrieval_benchmark.py"),
     ("table_rag", "python benchmarks/table_rag_benchmark.py"),
+    ("user_questions", "python benchmarks/user_questions_benchmark.py --split all"),
+    ("api_load", "python benchmarks/api_load.py"),
     ("extract", "python benchmarks/extract_gold_ceiling.py; python benchmarks/extract_cost.py"),
     ("graph", "python benchmarks/graph_build.py; python benchmarks/graph_routes.py; python benchmarks/graph_tasks.py"),
     ("lit", "python benchmarks/lit_retrieval.py; python benchmarks/lit_scale.py"),
