@@ -34,7 +34,7 @@ def test_adaptive_makes_three_calls_and_keeps_every_stage(small_kb_path, opsin, 
         qa = make_qa(small_kb_path, opsin, tmp_path, server)
         answer = qa.ask(QUESTION, reasoner="adaptive")
     assert [s["step"] for s in answer.trace["steps"]] == ["plan", "ground", "execute"]
-    assert answer.answer == "N'-benzylidenebenzohydrazide"
+    assert answer.answer == "N'-benzylidenebenzohydrazide" and answer.status == "answered"
     assert answer.value == ["O=C(NN=Cc1ccccc1)c1ccccc1"]  # the named product resolved to its structure
     assert answer.citations == ["[reaction starter:imine_formation-01]"]
     assert answer.usage["calls"] == 3 and answer.usage["total_tokens"] == 54 and answer.usage["model"] == "fake-chem-7b"
@@ -57,6 +57,7 @@ def test_ablations_and_simple_reasoners(small_kb_path, opsin, tmp_path, reasoner
         answer = qa.ask("What is the molecular weight of aspirin?", reasoner=reasoner)
     assert [s["step"] for s in answer.trace["steps"]] == steps
     assert answer.value == 180.16 and len(server.requests) == calls
+    assert answer.status == "answered"  # 180.16 is aspirin's weight in the evidence
     if reasoner == "direct":
         assert "Evidence" not in server.requests[0]["body"]["messages"][1]["content"]
 

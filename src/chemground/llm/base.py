@@ -11,6 +11,8 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -32,6 +34,68 @@ class LLMUnavailable(LLMError):
 
 class LLMBadOutput(LLMError):
     """The model's reply could not be used (not JSON, wrong shape), even after one re-ask."""
+
+
+class LLMDeadlineExceeded(LLMError):
+    """The model did not answer within the wall-clock deadline of one call or of one answer."""
+
+
+CALL_DEADLINE_SETTING = "CHEMGROUND_LLM_CALL_DEADLINE_S"
+ANSWER_DEADLINE_SETTING = "CHEMGROUND_LLM_ANSWER_DEADLINE_S"
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """A wall-clock limit: ``at`` on the monotonic clock, ``seconds`` as configured, and
+    whether it is the limit of one call or the budget of one answer (for the message)."""
+
+    at: float
+    seconds: float
+    scope: str = "call"  # "call" | "answer"
+
+    @classmethod
+    def after(cls, seconds: float, scope: str = "call") -> "Deadline":
+        return cls(time.monotonic() + seconds, seconds, scope)
+
+    def remaining(self) -> float:
+        return self.at - time.monotonic()
+
+    def expired(self) -> bool:
+        return self.remaining() <= 0
+
+    def explain(self, who: str, detail: str = "") -> str:
+        """``who`` did not answer within N s (with the setting that changes N)."""
+        if self.scope == "answer":
+            limit = f"the {self.seconds:g} s allowed for one answer (set {ANSWER_DEADLINE_SETTING} to change it)"
+        else:
+            limit = f"{self.seconds:g} s (set {CALL_DEADLINE_SETTING} to change it)"
+        return f"{who} did not answer within {limit}" + (f"; last problem: {detail}" if detail else "")
+
+
+_ANSWER_BUDGET: ContextVar[Deadline | None] = ContextVar("chemground_llm_answer_budget", default=None)
+
+
+@contextmanager
+def answer_budget(seconds: float | None):
+    """Every LLM call inside shares one wall-clock budget of ``seconds`` (one answer's worth:
+    all the calls of one reasoner run). None or <= 0: no budget. Nested budgets keep the
+    tighter one. Per thread / per async task (a context variable)."""
+    if not seconds or seconds <= 0:
+        yield None
+        return
+    budget = Deadline.after(seconds, "answer")
+    outer = _ANSWER_BUDGET.get()
+    if outer is not None and outer.at <= budget.at:
+        budget = outer
+    token = _ANSWER_BUDGET.set(budget)
+    try:
+        yield budget
+    finally:
+        _ANSWER_BUDGET.reset(token)
+
+
+def current_answer_budget() -> Deadline | None:
+    return _ANSWER_BUDGET.get()
 
 
 @dataclass
@@ -82,6 +146,7 @@ class LLMResponse:
     finish_reason: str | None = None
     cached: bool = False
     raw: dict[str, Any] = field(default_factory=dict)
+    cache_key: str = ""  # where the response cache holds it ("" when not cached), for ``LLM.forget``
 
 
 class UsageLedger:
@@ -123,12 +188,38 @@ class LLM(ABC):
 
     model: str = "unknown"
     is_real_model: bool = True  # False for the scripted test double
+    call_deadline_s: float | None = None    # wall clock for one call, retries included (None: none)
+    answer_deadline_s: float | None = None  # wall clock shared by all calls of one answer (see answer_budget)
 
     def __init__(self) -> None:
         self.ledger = UsageLedger()
 
     @abstractmethod
-    def _chat(self, messages: list[Message], params: dict[str, Any]) -> LLMResponse: ...
+    def _chat(self, messages: list[Message], params: dict[str, Any]) -> LLMResponse:
+        """One completion. ``params["_deadline"]`` (a :class:`Deadline` or None) is the
+        wall-clock limit the implementation must respect, retries and reading included."""
+
+    def describe(self) -> str:
+        """How error messages name this model ("the model at http://...")."""
+        return f"the model {self.model}"
+
+    def forget(self, response: LLMResponse) -> None:
+        """Drop ``response`` from the response cache (it proved unusable). No cache: nothing to do."""
+
+    def answer_budget(self):
+        """Context manager: the calls inside share this LLM's per-answer budget."""
+        return answer_budget(self.answer_deadline_s)
+
+    def _deadline(self) -> Deadline | None:
+        """The tighter of this call's deadline and the current answer's budget."""
+        seconds = self.call_deadline_s
+        call = Deadline.after(seconds, "call") if seconds and seconds > 0 else None
+        budget = current_answer_budget()
+        if budget is None:
+            return call
+        if call is None or budget.at < call.at:
+            return budget
+        return call
 
     def chat(
         self,
@@ -154,6 +245,10 @@ class LLM(ABC):
             params["response_format"] = {"type": "json_object"}
         params["_cache"] = cache
         params["_sample"] = sample
+        deadline = self._deadline()
+        if deadline is not None and deadline.expired():
+            raise LLMDeadlineExceeded(deadline.explain(self.describe(), "the time was spent before this call"))
+        params["_deadline"] = deadline
         started = time.perf_counter()
         response = self._chat(messages, params)
         if not response.usage.latency_s:
@@ -188,7 +283,11 @@ class LLM(ABC):
                 if check is not None:
                     value = check(value)
                 return value, response
-            except (JSONParseError, ValidationError, ValueError) as error:
+            except (JSONParseError, ValidationError, ValueError, TypeError, KeyError, IndexError,
+                    AttributeError) as error:
+                # (a ``check`` that trips over an odd shape - a list for an object, a missing key - is
+                # an unusable reply too, not a traceback)
+                self.forget(response)  # an unusable reply is not worth replaying from the cache
                 last_error = _short(error)
                 history = [*history, {"role": "assistant", "content": response.text},
                            {"role": "user", "content": REASK.format(error=last_error)}]
@@ -199,6 +298,8 @@ class LLM(ABC):
 
 def _short(error: Exception) -> str:
     text = str(error)
+    if isinstance(error, (TypeError, KeyError, IndexError, AttributeError)):
+        text = f"unexpected shape ({type(error).__name__}: {error})"
     if isinstance(error, ValidationError):
         text = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()[:5])
     return text[:400]

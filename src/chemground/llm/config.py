@@ -29,4 +29,6 @@ def llm_from_settings(settings: Settings, model: str | None = None) -> LLM:
         concurrency=settings.llm_concurrency,
         cache_path=(settings.cache_dir / "llm-cache.sqlite") if settings.llm_cache else None,
         cost_per_1k_input=settings.llm_cost_per_1k_input, cost_per_1k_output=settings.llm_cost_per_1k_output,
+        call_deadline_s=settings.llm_call_deadline_s, answer_deadline_s=settings.llm_answer_deadline_s,
+        max_response_bytes=settings.llm_max_response_bytes, cache_max_entries=settings.llm_cache_max_entries,
     )

@@ -5,13 +5,26 @@ POST ``{base_url}/chat/completions`` with httpx. Retries with exponential backof
 requests; responses are cached on disk keyed by model, messages and parameters; every
 response carries token usage, latency and cost. An endpoint that cannot be reached is a
 clear :class:`LLMUnavailable`, not a stack trace.
+
+No call can stall: httpx's time-outs are per read, so a server that trickles a byte every few
+seconds would never time out. Each call therefore has a wall-clock deadline (connect, every
+retry, every backoff and the whole body; the tighter of the call's own deadline and the
+budget of the answer it is part of). The body is streamed and the deadline checked between
+reads, each read is limited to the time left, and a watchdog shuts the socket down at the
+deadline, so even a server that trickles its headers is cut off on time. The body is read up
+to a size cap (a 20 MB reply is refused, not buffered), and every field of the reply is
+checked: a reply of the wrong shape is a clear :class:`LLMError`, never a traceback, and it
+is never cached.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import math
 import random
+import socket
 import sqlite3
 import threading
 import time
@@ -20,32 +33,198 @@ from typing import Any
 
 import httpx
 
-from chemground.llm.base import LLM, LLMError, LLMResponse, LLMUnavailable, Message, ToolCall, Usage
+from chemground.llm.base import (
+    LLM,
+    Deadline,
+    LLMDeadlineExceeded,
+    LLMError,
+    LLMResponse,
+    LLMUnavailable,
+    Message,
+    ToolCall,
+    Usage,
+)
 from chemground.llm.jsonparse import JSONParseError, parse_json
 
+log = logging.getLogger(__name__)
+
 RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504}
+DEFAULT_MAX_RESPONSE_BYTES = 2_000_000
+DEFAULT_CACHE_MAX_ENTRIES = 50_000
 
 
 class ResponseCache:
-    """Completed responses on disk, keyed by a hash of the full request."""
+    """Completed responses on disk, keyed by a hash of the full request.
 
-    def __init__(self, path: Path) -> None:
+    Only replies that parsed into a usable response are stored (and ``delete`` drops one that
+    later proved unusable); the table is trimmed to ``max_entries``, oldest first. A cache file
+    that is not a readable SQLite database is moved aside and started afresh; any later
+    database error turns the cache off for this process (a warning, never a failed call).
+    """
+
+    def __init__(self, path: Path, max_entries: int = DEFAULT_CACHE_MAX_ENTRIES) -> None:
         self.path = path
+        self.max_entries = max_entries
         self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, check_same_thread=False, timeout=30)
-        self._db.execute("PRAGMA journal_mode = WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, body TEXT NOT NULL)")
+        try:
+            self._db = self._open()
+        except sqlite3.DatabaseError as error:
+            aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+            log.warning("LLM response cache %s is unreadable (%s); moved it to %s and started a new one",
+                        path, error, aside)
+            try:
+                path.rename(aside)
+                for suffix in ("-wal", "-shm"):
+                    Path(f"{path}{suffix}").unlink(missing_ok=True)
+                self._db = self._open()
+            except (OSError, sqlite3.DatabaseError) as again:
+                log.warning("LLM response cache %s cannot be used (%s); caching is off", path, again)
+                self._db = None
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, body TEXT NOT NULL)")
+            db.execute("SELECT count(*) FROM responses").fetchone()
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
+
+    def _failed(self, error: sqlite3.Error) -> None:
+        log.warning("LLM response cache %s failed (%s); caching is off for this process", self.path, error)
+        try:
+            if self._db is not None:
+                self._db.close()
+        except sqlite3.Error:
+            pass
+        self._db = None
 
     def get(self, key: str) -> dict[str, Any] | None:
         with self._lock:
-            row = self._db.execute("SELECT body FROM responses WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+            if self._db is None:
+                return None
+            try:
+                row = self._db.execute("SELECT body FROM responses WHERE key = ?", (key,)).fetchone()
+            except sqlite3.Error as error:
+                self._failed(error)
+                return None
+        if not row:
+            return None
+        try:
+            body = json.loads(row[0])
+        except (TypeError, ValueError):
+            body = None
+        if not isinstance(body, dict):
+            self.delete(key)
+            return None
+        return body
 
     def put(self, key: str, body: dict[str, Any]) -> None:
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?)", (key, json.dumps(body)))
-            self._db.commit()
+            if self._db is None:
+                return
+            try:
+                self._db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?)", (key, json.dumps(body)))
+                if self.max_entries and self.max_entries > 0:
+                    self._trim()  # a count of the primary key: a millisecond beside a call of seconds
+                self._db.commit()
+            except sqlite3.Error as error:
+                self._failed(error)
+
+    def _trim(self) -> None:
+        count = self._db.execute("SELECT count(*) FROM responses").fetchone()[0]  # type: ignore[union-attr]
+        extra = count - self.max_entries
+        if extra > 0:  # INSERT OR REPLACE gives a new rowid, so the smallest rowids are the oldest writes
+            self._db.execute("DELETE FROM responses WHERE rowid IN "  # type: ignore[union-attr]
+                             "(SELECT rowid FROM responses ORDER BY rowid LIMIT ?)", (extra,))
+
+    def delete(self, key: str) -> None:
+        with self._lock:
+            if self._db is None:
+                return
+            try:
+                self._db.execute("DELETE FROM responses WHERE key = ?", (key,))
+                self._db.commit()
+            except sqlite3.Error as error:
+                self._failed(error)
+
+    def __len__(self) -> int:
+        with self._lock:
+            if self._db is None:
+                return 0
+            return int(self._db.execute("SELECT count(*) FROM responses").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+
+class _Expired(Exception):
+    """The deadline passed while a request was in flight."""
+
+
+class _TooLarge(Exception):
+    def __init__(self, size: int, declared: bool) -> None:
+        super().__init__(size)
+        self.size = size
+        self.declared = declared
+
+
+class _Watchdog:
+    """Shuts the request's socket down when the deadline passes.
+
+    httpx has no overall time-out, and a read that receives a byte now and then never times
+    out; the socket is learnt from httpcore's ``trace`` extension as the connection is made
+    (connections are not kept alive, so every request makes one) and shut down from a timer
+    thread, which ends any read in progress at once.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sockets: list[socket.socket] = []
+        self.fired = False
+        self._done = False
+
+    def trace(self, event: str, info: dict[str, Any]) -> None:
+        stream = info.get("return_value") if event.endswith(".complete") else None
+        get_extra = getattr(stream, "get_extra_info", None)
+        if get_extra is None:
+            return
+        try:
+            sock = get_extra("socket")
+        except Exception:  # noqa: BLE001 - a backend without sockets: the per-read limits still hold
+            return
+        if isinstance(sock, socket.socket):
+            with self._lock:
+                self._sockets.append(sock)
+                if self.fired:
+                    self._shutdown(sock)
+
+    def fire(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self.fired = True
+            for sock in self._sockets:
+                self._shutdown(sock)
+
+    def done(self) -> None:
+        with self._lock:
+            self._done = True
+            self._sockets.clear()
+
+    @staticmethod
+    def _shutdown(sock: socket.socket) -> None:
+        try:  # the plain socket method, also for a TLS socket (whose own would drop its SSL state mid-read)
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
+        except OSError:
+            pass
 
 
 class OpenAICompatibleLLM(LLM):
@@ -67,6 +246,10 @@ class OpenAICompatibleLLM(LLM):
         cost_per_1k_input: float = 0.0,
         cost_per_1k_output: float = 0.0,
         backoff_base_s: float = 1.0,
+        call_deadline_s: float | None = 60.0,
+        answer_deadline_s: float | None = 180.0,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        cache_max_entries: int = DEFAULT_CACHE_MAX_ENTRIES,
     ) -> None:
         super().__init__()
         if not base_url:
@@ -78,16 +261,27 @@ class OpenAICompatibleLLM(LLM):
         self.defaults = {"temperature": temperature, "top_p": top_p}
         if max_tokens:
             self.defaults["max_tokens"] = max_tokens
+        self.timeout_s = timeout_s
         self.max_retries = max_retries
         self.backoff_base_s = backoff_base_s
+        self.call_deadline_s = call_deadline_s if call_deadline_s and call_deadline_s > 0 else None
+        self.answer_deadline_s = answer_deadline_s if answer_deadline_s and answer_deadline_s > 0 else None
+        self.max_response_bytes = max_response_bytes
         self.cost_per_1k_input = cost_per_1k_input
         self.cost_per_1k_output = cost_per_1k_output
         self._slots = threading.BoundedSemaphore(max(1, concurrency))
-        self.cache = ResponseCache(cache_path) if cache_path else None
+        self.cache = ResponseCache(cache_path, cache_max_entries) if cache_path else None
         headers = {"Content-Type": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
-        self._http = httpx.Client(timeout=httpx.Timeout(timeout_s, connect=min(10.0, timeout_s)), headers=headers)
+        # No keep-alive: every request makes its own connection, so the deadline watchdog always
+        # knows the socket to cut (a pooled connection is invisible to it). An LLM call takes
+        # seconds; a connection more is nothing beside it.
+        self._http = httpx.Client(timeout=httpx.Timeout(timeout_s, connect=min(10.0, timeout_s)), headers=headers,
+                                  limits=httpx.Limits(max_keepalive_connections=0))
+
+    def describe(self) -> str:
+        return f"the model at {self.base_url}"
 
     def _request_body(self, messages: list[Message], params: dict[str, Any]) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "messages": messages, **self.defaults}
@@ -105,24 +299,50 @@ class OpenAICompatibleLLM(LLM):
         if use_cache:
             cached = self.cache.get(key)  # type: ignore[union-attr]
             if cached is not None:
-                response = self._parse(cached, latency=0.0)
-                response.cached = True
-                response.usage.cost_usd = 0.0
-                return response
+                try:
+                    response = self._parse(cached, latency=0.0)
+                except LLMError:  # a bad entry (written by an older version): drop it and ask again
+                    self.cache.delete(key)  # type: ignore[union-attr]
+                else:
+                    response.cached = True
+                    response.cache_key = key
+                    response.usage.cost_usd = 0.0
+                    return response
+        deadline = _tighter(params.get("_deadline"), self._deadline())  # a wrapper may pass none of its own
         started = time.perf_counter()
-        data = self._post_with_retries(body)
+        data = self._post_with_retries(body, deadline)
         response = self._parse(data, latency=time.perf_counter() - started)
-        if use_cache:
+        if use_cache and (response.text.strip() or response.tool_calls):  # an empty reply is not worth keeping
             self.cache.put(key, data)  # type: ignore[union-attr]
+            response.cache_key = key
         return response
 
-    def _post_with_retries(self, body: dict[str, Any]) -> dict[str, Any]:
+    def forget(self, response: LLMResponse) -> None:
+        if self.cache is not None and response.cache_key:
+            self.cache.delete(response.cache_key)
+            response.cache_key = ""
+
+    # -- HTTP ------------------------------------------------------------------------------------
+    def _expired(self, deadline: Deadline, last_problem: str = "") -> LLMDeadlineExceeded:
+        return LLMDeadlineExceeded(deadline.explain(self.describe(), last_problem))
+
+    def _post_with_retries(self, body: dict[str, Any], deadline: Deadline | None = None) -> dict[str, Any]:
         url = f"{self.base_url}/chat/completions"
         last_problem = ""
         for attempt in range(self.max_retries + 1):
+            if deadline is not None and deadline.expired():
+                raise self._expired(deadline, last_problem)
+            wait: float | None = None  # seconds before the next attempt (None: the usual backoff)
             try:
-                with self._slots:
-                    reply = self._http.post(url, json=body)
+                status, headers, content = self._send(url, body, deadline)
+            except _Expired:
+                assert deadline is not None  # only a deadline expires
+                raise self._expired(deadline, last_problem or "the reply was still coming") from None
+            except _TooLarge as error:  # not retried: the same request would get the same reply
+                raise LLMError(
+                    f"the reply from {self.describe()} is larger than the {self.max_response_bytes:,} bytes allowed "
+                    + (f"(it announced {error.size:,} bytes)" if error.declared else "(stopped reading there)")
+                    + "; set CHEMGROUND_LLM_MAX_RESPONSE_BYTES to allow more") from None
             except httpx.TimeoutException as error:
                 last_problem = f"timed out ({type(error).__name__})"
             except httpx.ConnectError as error:
@@ -135,67 +355,212 @@ class OpenAICompatibleLLM(LLM):
             except httpx.HTTPError as error:
                 last_problem = f"HTTP error ({type(error).__name__}: {error})"
             else:
-                if reply.status_code == 200:
+                if status == 200:
                     try:
-                        return reply.json()
-                    except json.JSONDecodeError:
-                        last_problem = f"the endpoint returned a body that is not JSON: {reply.text[:120]!r}"
-                elif reply.status_code in RETRY_STATUSES:
-                    last_problem = f"HTTP {reply.status_code}: {reply.text[:200]}"
-                    retry_after = reply.headers.get("retry-after")
-                    if retry_after and attempt < self.max_retries:
+                        return json.loads(content)
+                    except (ValueError, RecursionError):  # (UnicodeDecodeError is a ValueError)
+                        last_problem = f"the endpoint returned a body that is not JSON: {_snippet(content, 120)!r}"
+                elif status in RETRY_STATUSES:
+                    last_problem = f"HTTP {status}: {_snippet(content, 200)}"
+                    retry_after = headers.get("retry-after")
+                    if retry_after:
                         try:
-                            time.sleep(min(float(retry_after), 60.0))
-                            continue
-                        except ValueError:
-                            pass
+                            asked = float(retry_after)
+                            wait = min(max(asked, 0.0), 60.0) if math.isfinite(asked) else None
+                        except ValueError:  # an HTTP date: the usual backoff
+                            wait = None
                 else:
-                    raise LLMError(self._explain(reply))
+                    raise LLMError(self._explain(status, content))
             if attempt < self.max_retries:
-                time.sleep(self.backoff_base_s * (2 ** attempt) * (0.5 + random.random() / 2))
+                if wait is None:
+                    wait = self.backoff_base_s * (2 ** attempt) * (0.5 + random.random() / 2)
+                if deadline is not None and deadline.remaining() <= wait:
+                    # no time for another attempt: stop now instead of sleeping into the deadline
+                    raise self._expired(deadline, last_problem)
+                time.sleep(wait)
         raise LLMError(f"the LLM endpoint {self.base_url} failed after {self.max_retries + 1} attempts: {last_problem}")
 
-    def _explain(self, reply: httpx.Response) -> str:
-        detail = reply.text[:300]
+    def _send(self, url: str, body: dict[str, Any], deadline: Deadline | None) -> tuple[int, httpx.Headers, bytes]:
+        """POST and read the whole body, within the deadline and the size cap."""
+        if deadline is None:
+            self._slots.acquire()
+        elif not self._slots.acquire(timeout=max(0.0, deadline.remaining())):
+            raise _Expired()  # waited for a free slot the whole time
+        read_s = self.timeout_s
+        if deadline is not None:
+            read_s = min(read_s, deadline.remaining())
+            if read_s <= 0:
+                self._slots.release()
+                raise _Expired()
+        timeout = httpx.Timeout(read_s, connect=min(10.0, read_s))
+        cap = self.max_response_bytes
+        watchdog = _Watchdog()
+        timer = threading.Timer(deadline.remaining(), watchdog.fire) if deadline is not None else None
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
         try:
-            detail = reply.json().get("error", {}).get("message", detail)
-        except (json.JSONDecodeError, AttributeError):
+            with self._http.stream("POST", url, json=body, timeout=timeout,
+                                   extensions={"trace": watchdog.trace}) as reply:
+                declared = reply.headers.get("content-length", "")
+                if cap and declared.isdigit() and int(declared) > cap:
+                    raise _TooLarge(int(declared), declared=True)
+                chunks: list[bytes] = []
+                size = 0
+                for chunk in reply.iter_bytes():
+                    size += len(chunk)
+                    if cap and (size > cap or reply.num_bytes_downloaded > cap):
+                        raise _TooLarge(size, declared=False)
+                    chunks.append(chunk)
+                    if deadline is not None and deadline.expired():
+                        raise _Expired()
+                return reply.status_code, reply.headers, b"".join(chunks)
+        except httpx.HTTPError:
+            if watchdog.fired or (deadline is not None and deadline.expired()):
+                raise _Expired() from None
+            raise
+        finally:
+            watchdog.done()
+            if timer is not None:
+                timer.cancel()
+            self._slots.release()
+
+    def _explain(self, status: int, content: bytes) -> str:
+        detail = _snippet(content, 300)
+        try:
+            data = json.loads(content)
+            message = data.get("error", {}).get("message") if isinstance(data, dict) else None
+            if isinstance(data, dict) and isinstance(data.get("error"), str):
+                message = data["error"]
+            if isinstance(message, str) and message:
+                detail = message[:300]
+        except (ValueError, RecursionError, AttributeError):
             pass
-        if reply.status_code in (401, 403):
-            return f"the LLM endpoint refused the request (HTTP {reply.status_code}): {detail}. Check CHEMGROUND_LLM_API_KEY."
-        if reply.status_code == 404:
+        if status in (401, 403):
+            return f"the LLM endpoint refused the request (HTTP {status}): {detail}. Check CHEMGROUND_LLM_API_KEY."
+        if status == 404:
             return (f"the LLM endpoint has no {self.base_url}/chat/completions or no model {self.model!r} "
                     f"(HTTP 404): {detail}")
-        return f"the LLM endpoint rejected the request (HTTP {reply.status_code}): {detail}"
+        return f"the LLM endpoint rejected the request (HTTP {status}): {detail}"
 
-    def _parse(self, data: dict[str, Any], latency: float) -> LLMResponse:
-        try:
-            choice = data["choices"][0]
-            message = choice.get("message") or {}
-        except (KeyError, IndexError, TypeError) as error:
-            raise LLMError(f"the endpoint's reply has no choices[0].message: {str(data)[:200]}") from error
-        text = message.get("content") or ""
+    # -- the reply -------------------------------------------------------------------------------
+    def _bad_reply(self, what: str, data: Any) -> LLMError:
+        return LLMError(f"{self.describe()} sent a reply chemground cannot use: {what} "
+                        f"(reply began: {_snippet(json.dumps(data, default=str).encode(), 200)!r})")
+
+    def _parse(self, data: Any, latency: float) -> LLMResponse:
+        """The response in ``data``, every field checked (a wrong shape is an LLMError)."""
+        if not isinstance(data, dict):
+            raise self._bad_reply(f"a JSON {type(data).__name__}, not an object", data)
+        if data.get("error") and not data.get("choices"):
+            error = data["error"]
+            message = error.get("message") if isinstance(error, dict) else error
+            raise LLMError(f"{self.describe()} returned an error: {str(message)[:300]}")
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices:
+            raise self._bad_reply("no choices", data)
+        choice = choices[0]
+        if not isinstance(choice, dict):
+            raise self._bad_reply("choices[0] is not an object", data)
+        message = choice.get("message")
+        if not isinstance(message, dict):
+            raise self._bad_reply("choices[0] has no message" if message is None
+                                  else "choices[0].message is not an object", data)
+        raw_calls = message.get("tool_calls") or []
+        if not isinstance(raw_calls, list):
+            raise self._bad_reply("tool_calls is not a list", data)
+        if message.get("content") is None and not raw_calls:
+            refusal = message.get("refusal")
+            if isinstance(refusal, str) and refusal.strip():
+                raise LLMError(f"{self.describe()} refused: {refusal[:300]}")
+            finish = choice.get("finish_reason")
+            raise self._bad_reply("the message has no content and no tool calls"
+                                  + (f" (finish_reason {finish!r})" if isinstance(finish, str) else ""), data)
+        text = _content_text(message.get("content"))
+        if text is None:
+            raise self._bad_reply(f"the message content is a {type(message.get('content')).__name__}, not text", data)
         calls = []
-        for raw in message.get("tool_calls") or []:
-            function = raw.get("function") or {}
-            arguments_text = function.get("arguments") or "{}"
-            try:
-                arguments = parse_json(arguments_text) if isinstance(arguments_text, str) else dict(arguments_text)
-            except JSONParseError:
-                arguments = {}
-            calls.append(ToolCall(id=raw.get("id", ""), name=function.get("name", ""),
+        for raw in raw_calls:
+            if not isinstance(raw, dict):
+                raise self._bad_reply("a tool call is not an object", data)
+            function = raw.get("function") if isinstance(raw.get("function"), dict) else {}
+            arguments_text = function.get("arguments")
+            if arguments_text is None:
+                arguments_text = "{}"
+            arguments: Any = {}
+            if isinstance(arguments_text, str):
+                arguments_text = _valid_text(arguments_text)
+                try:
+                    arguments = parse_json(arguments_text)
+                except JSONParseError:
+                    arguments = {}
+                raw_arguments = arguments_text
+            else:
+                arguments = arguments_text
+                raw_arguments = json.dumps(arguments_text, default=str)
+            calls.append(ToolCall(id=str(raw.get("id") or ""), name=str(function.get("name") or ""),
                                   arguments=arguments if isinstance(arguments, dict) else {},
-                                  raw_arguments=arguments_text if isinstance(arguments_text, str) else json.dumps(arguments_text)))
-        usage_data = data.get("usage") or {}
-        prompt = int(usage_data.get("prompt_tokens") or 0)
-        completion = int(usage_data.get("completion_tokens") or 0)
+                                  raw_arguments=raw_arguments))
+        usage_data = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        prompt = _count(usage_data.get("prompt_tokens"))
+        completion = _count(usage_data.get("completion_tokens"))
         estimated = not usage_data
         if estimated:
             completion = max(1, len(text) // 4)
         usage = Usage(prompt_tokens=prompt, completion_tokens=completion, latency_s=latency, estimated=estimated)
         usage.cost_usd = prompt / 1000 * self.cost_per_1k_input + completion / 1000 * self.cost_per_1k_output
-        return LLMResponse(text=text, model=data.get("model") or self.model, usage=usage, tool_calls=calls,
-                           finish_reason=choice.get("finish_reason"), raw=data)
+        model = data.get("model") if isinstance(data.get("model"), str) and data.get("model") else self.model
+        finish = choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None
+        return LLMResponse(text=text, model=model, usage=usage, tool_calls=calls, finish_reason=finish, raw=data)
 
     def close(self) -> None:
         self._http.close()
+        if self.cache is not None:
+            self.cache.close()
+
+
+def _tighter(a: Deadline | None, b: Deadline | None) -> Deadline | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a if a.at <= b.at else b
+
+
+def _content_text(content: Any) -> str | None:
+    """The message content as text: a string, None (no text, e.g. only tool calls: "") or a list
+    with ``{"type": "text", "text": ...}`` parts. Anything else gives None (not text)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return _valid_text(content)
+    if isinstance(content, list) and all(isinstance(p, dict) for p in content):
+        parts = [p.get("text") for p in content if p.get("type") in (None, "text")]
+        if parts and all(isinstance(p, str) for p in parts):
+            return _valid_text("".join(parts))  # type: ignore[arg-type]
+    return None
+
+
+def _valid_text(text: str) -> str:
+    """``text`` with lone surrogates (valid in JSON escapes, not in UTF-8) replaced, so that
+    printing or serving the answer cannot fail on them."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", errors="replace").decode("utf-8")
+
+
+def _count(value: Any) -> int:
+    """A token count from the reply's usage (0 when it is missing or not a number)."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, (int, float)) and value == value and 0 <= value < 1e12:
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return 0
+
+
+def _snippet(content: bytes, limit: int) -> str:
+    return content[: limit * 4].decode("utf-8", errors="replace")[:limit]

@@ -13,7 +13,9 @@ from pydantic import BaseModel, Field
 
 from chemground.evidence import Evidence
 
-STATUSES = ("answered", "partial", "no_evidence", "not_understood", "error")
+# "unsupported": an LLM reasoner answered, but its answer is garbled or its value is not in (nor
+# derivable from) the evidence; the notes say why (see reasoning.llm_reasoners.check_support).
+STATUSES = ("answered", "partial", "no_evidence", "not_understood", "unsupported", "error")
 
 
 class Answer(BaseModel):
