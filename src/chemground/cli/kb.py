@@ -81,6 +81,9 @@ def import_(
     strict: bool = typer.Option(False, "--strict", help="Skip reactions with a participant that cannot be resolved."),
     skip_bad_rows: bool = typer.Option(False, "--skip-bad-rows", help="Import the readable rows of a file with bad rows."),
     dataset: Optional[str] = typer.Option(None, "--dataset", help="Dataset label for CSV/JSONL/reaction-SMILES rows."),
+    encoding: Optional[str] = typer.Option(
+        None, "--encoding", help="Text encoding of the files (e.g. latin-1, cp1252, utf-16) when they are neither "
+                                 "UTF-8 nor marked by a byte-order mark; such files are refused without it."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON summary per file."),
 ) -> None:
     """Import reactions (CSV, JSONL, reaction SMILES, ORD) or compounds (SDF, ChEBI OBO)."""
@@ -93,7 +96,8 @@ def import_(
                     enabled=not as_json,
                 ) as progress:
                     summary = import_file(ws.kb, path, fmt=fmt, resolver=ws.resolver, strict=strict,
-                                          skip_bad_rows=skip_bad_rows, dataset=dataset, progress=progress)
+                                          skip_bad_rows=skip_bad_rows, dataset=dataset, progress=progress,
+                                          encoding=encoding)
             except ChemgroundError as error:
                 failures += 1
                 err_console.print(f"[bold red]error:[/] {error}", highlight=False)

@@ -28,6 +28,10 @@ def add(
     chunk_size: int = typer.Option(2000, "--chunk-size", help="Largest chunk, in characters."),
     overlap: int = typer.Option(200, "--overlap", help="Characters repeated between neighbouring chunks."),
     fmt: str | None = typer.Option(None, "--format", help="pdf, xml, html or text (default: from the file)."),
+    encoding: str | None = typer.Option(
+        None, "--encoding", help="Encoding of text (and HTML) files that are neither UTF-8 nor marked by a "
+                                 "byte-order mark, e.g. latin-1 or cp1252; such files are refused without it."),
+    max_file_mb: float = typer.Option(50.0, "--max-file-mb", help="Refuse files larger than this (MB)."),
     mentions: bool = typer.Option(True, "--mentions/--no-mentions", help="Index compound names/SMILES in chunks."),
     index: bool = typer.Option(True, "--index/--no-index", help="Update the search index afterwards."),
     dense: bool = typer.Option(True, "--dense/--no-dense", help="Embed sentence windows for dense search."),
@@ -37,7 +41,7 @@ def add(
     library = _library(ctx, dense)
     with stage_progress({"files": "papers", **_INDEX_LABELS}, enabled=not as_json) as progress:
         summary = library.add(paths, chunk_size=chunk_size, overlap=overlap, find_mentions=mentions, fmt=fmt,
-                              progress=progress)
+                              progress=progress, encoding=encoding, max_file_mb=max_file_mb)
         if index and (summary.changed or not library.index_dir.exists()):
             library.index(progress)
     data = summary.to_dict()
@@ -45,6 +49,8 @@ def add(
         data["index"] = library.last_build.to_dict()
     if library.dense_note:
         data["notes"] = [library.dense_note]
+    for skipped in summary.skipped:  # warnings, on stderr also with --json
+        err_console.print(f"[bold yellow]skipped[/] {skipped.path}: {skipped.reason}", highlight=False)
     if as_json:
         print_json(data)
     else:
@@ -62,7 +68,8 @@ def add(
                 console.print(f"[bold]{f.status}[/] {name} → {f.document_id} ({detail})"
                               + (f" — {f.note}" if f.note else ""), highlight=False)
         console.print(f"{data['added']} added, {data['updated']} updated, {data['unchanged']} unchanged, "
-                      f"{data['failed']} failed; {data['chunks_added']} chunks in {data['seconds']:.1f} s", highlight=False)
+                      f"{data['failed']} failed" + (f", {len(summary.skipped)} skipped" if summary.skipped else "")
+                      + f"; {data['chunks_added']} chunks in {data['seconds']:.1f} s", highlight=False)
         if library.last_build is not None:
             b = library.last_build
             console.print(f"index: {b.chunks} chunks, {b.windows} sentence windows, dense {'yes' if b.dense else 'no'} "

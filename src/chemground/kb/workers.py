@@ -2,14 +2,25 @@
 
 RDKit work holds the GIL, so structures are computed in worker processes; one pool per
 process, started on first use and reused across files.
+
+Workers die with the process that started them, however it ends (``kill -9`` included):
+on Linux the kernel sends them SIGKILL when their parent dies (``PR_SET_PDEATHSIG``, set
+only when the pool is forked from the main thread: the signal follows the forking
+*thread*), and a watchdog thread in each worker exits it when its parent process is gone
+(its parent pid changes), for the other cases and other systems.
 """
 
 from __future__ import annotations
 
 import atexit
+import ctypes
 import gc
 import multiprocessing
 import os
+import signal
+import sys
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 
 from chemground.forking import SPAWN_LOCK
@@ -32,10 +43,35 @@ def pool_started() -> bool:
     return _POOL is not None
 
 
-def _start_worker() -> None:
+PARENT_POLL_S = 0.5  # how often a worker's watchdog checks that its parent is alive
+_PR_SET_PDEATHSIG = 1
+
+
+def _start_worker(parent_pid: int, death_signal: bool) -> None:
     os.nice(WORKER_NICENESS)
     # forked while an import had paused the cyclic collector, a worker would inherit the pause
     gc.enable()
+    tie_to_parent(parent_pid, death_signal)
+
+
+def tie_to_parent(parent_pid: int, death_signal: bool = True) -> None:
+    """Make this (child) process exit when ``parent_pid`` dies: see the module docstring."""
+    if death_signal and sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # the watchdog below still covers it
+    if os.getppid() != parent_pid:  # the parent died before the signal was armed
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent_pid,), name="parent-watchdog", daemon=True).start()
+
+
+def _watch_parent(parent_pid: int) -> None:
+    while True:
+        time.sleep(PARENT_POLL_S)
+        if os.getppid() != parent_pid:  # re-parented: the process that started us is gone
+            os._exit(1)
 
 
 def pool() -> ProcessPoolExecutor:
@@ -43,8 +79,10 @@ def pool() -> ProcessPoolExecutor:
     global _POOL
     if _POOL is None:
         with SPAWN_LOCK:
+            on_main_thread = threading.current_thread() is threading.main_thread()
             executor = ProcessPoolExecutor(
-                max_workers=worker_count(), mp_context=multiprocessing.get_context("fork"), initializer=_start_worker)
+                max_workers=worker_count(), mp_context=multiprocessing.get_context("fork"), initializer=_start_worker,
+                initargs=(os.getpid(), on_main_thread))
             executor.submit(os.getpid).result()  # with "fork", the first job forks every worker
         atexit.register(executor.shutdown, wait=False, cancel_futures=True)
         _POOL = executor

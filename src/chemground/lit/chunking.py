@@ -5,6 +5,11 @@ sentence ends, clause punctuation, spaces), so a chunk ends at a paragraph or se
 whenever one is near, and it reports each chunk's character offsets. Sizes are counted in
 characters (2,000 by default, as the ChemLit-QA chunks were); ``overlap`` repeats the end of
 a chunk at the start of the next, so a sentence cut at a boundary is still whole somewhere.
+
+A long text is chunked one segment (about a million characters, cut at a paragraph break
+when there is one) at a time: semchunk holds every piece it splits a text into, which for
+a text without separators is one string per character (1.2 GB for 20 MB of text), so
+segments keep the memory bounded whatever the file, and the time linear.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from chemground.lit.records import TextSpan
 
 DEFAULT_CHUNK_SIZE = 2000
 DEFAULT_OVERLAP = 200
+SEGMENT_CHARS = 1_000_000  # the most text handed to semchunk at once
 
 
 @dataclass(frozen=True)
@@ -46,7 +52,13 @@ def chunk_text(text: str, spans: list[TextSpan], size: int = DEFAULT_CHUNK_SIZE,
         raise ChemgroundError(f"chunk overlap {overlap} must be at least 0 and smaller than the chunk size {size}")
     if not text.strip():
         return []
-    _, offsets = _chunker(size)(text, offsets=True, overlap=overlap or None)
+    chunker = _chunker(size)
+    offsets: list[tuple[int, int]] = []
+    for first, last in segments(text, max(SEGMENT_CHARS, 4 * size)):
+        piece = text if (first, last) == (0, len(text)) else text[first:last]
+        _, found = chunker(piece, offsets=True, overlap=overlap or None)
+        offsets.extend((first + start, first + end) for start, end in found)
+        del piece
     starts = [span.start for span in spans]
     out = []
     for start, end in offsets:
@@ -60,6 +72,27 @@ def chunk_text(text: str, spans: list[TextSpan], size: int = DEFAULT_CHUNK_SIZE,
             page_end=last.page if last else None,
             section=first.section if first else None,
         ))
+    return out
+
+
+def segments(text: str, limit: int) -> list[tuple[int, int]]:
+    """(start, end) of consecutive parts of ``text``, each at most ``limit`` characters, cut at a
+    paragraph break (else a line break, else a space) in the second half of the limit when
+    there is one there."""
+    out = []
+    start, length = 0, len(text)
+    while length - start > limit:
+        end = start + limit
+        low = start + limit // 2
+        cut = text.rfind("\n\n", low, end)
+        if cut < 0:
+            cut = text.rfind("\n", low, end)
+        if cut < 0:
+            cut = text.rfind(" ", low, end)
+        cut = end if cut <= start else cut
+        out.append((start, cut))
+        start = cut
+    out.append((start, length))
     return out
 
 

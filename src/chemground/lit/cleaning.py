@@ -87,8 +87,11 @@ _AUTHOR_YEAR = re.compile(
     r"\s?\((?:(?:see\s+)?(?:e\.g\.,?\s+)?[A-Z][A-Za-z'’\-]+(?:\s+(?:et\s+al\.?|and|&)(?:\s+[A-Z][A-Za-z'’\-]+)?)?,?\s+"
     r"(?:19|20)\d{2}[a-z]?(?:\s*[;,]\s*)?)+\)"
 )
-_EMPTY_BRACKETS = re.compile(r"\s?(?:\[\s*[,;\s]*\]|\(\s*[,;\s]*\))")
-_SPACE_BEFORE_PUNCT = re.compile(r"[ \t]+([.,;:!?](?:\s|$))")
+# Linear-time patterns: a run of spaces is matched from its first character only (a pattern
+# that could start anywhere in a run, or split it between two quantifiers, costs time
+# quadratic in the run's length: 16 s for "(" and 20,000 spaces).
+_EMPTY_BRACKETS = re.compile(r"\s?(?:\[[,;\s]*\]|\([,;\s]*\))")
+_SPACE_BEFORE_PUNCT = re.compile(r"(?<![ \t])[ \t]+([.,;:!?](?:\s|$))")
 # units after which a superscript number is an exponent, not a citation
 _UNITS = {
     "m", "cm", "mm", "nm", "km", "dm", "pm", "um", "μm", "µm", "s", "ms", "g", "kg", "l", "ml", "mol", "k", "a",
@@ -342,9 +345,18 @@ def clean(parsed: ParsedDocument) -> CleanedDocument:
     return CleanedDocument("\n\n".join(parts), spans, report)
 
 
+# control characters have no meaning in a paper's text; vertical tab, form feed (a page break)
+# and the Unicode line/paragraph separators are line breaks
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u2028\u2029]")
+_BREAKS = frozenset("\x0b\x0c\u2028\u2029")
+_SPACES = re.compile(r"[ \t\u00a0]+")
+_SPACED_NEWLINE = re.compile(r" ?\n ?")  # after _SPACES, a space never comes in a run
+
+
 def _normalise_spaces(text: str) -> str:
     text = text.replace("\u00ad", "").replace("\u200b", "").replace("\ufeff", "")
-    text = re.sub(r"[ \t\u00a0]+", " ", text)
-    text = re.sub(r" *\n *", "\n", text)
+    text = _CONTROL.sub(lambda m: "\n" if m.group() in _BREAKS else "", text)
+    text = _SPACES.sub(" ", text)
+    text = _SPACED_NEWLINE.sub("\n", text)
     text = re.sub(r"\n{3,}", "\n\n", text)
     return text.strip()

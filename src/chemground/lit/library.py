@@ -13,7 +13,7 @@ from pathlib import Path
 
 from chemground.errors import ConfigError
 from chemground.lit.index import IndexStats, LitIndex, Progress, default_index_dir, open_index
-from chemground.lit.ingest import AddSummary, Ingestor
+from chemground.lit.ingest import DEFAULT_MAX_FILE_MB, AddSummary, Ingestor
 from chemground.lit.retriever import LitRetriever
 from chemground.lit.store import LitStore
 from chemground.workspace import Workspace
@@ -60,9 +60,10 @@ class Library:
         return Embedder(self.settings.cache_dir / "embeddings.sqlite")
 
     def add(self, paths, *, chunk_size: int, overlap: int, find_mentions: bool = True, fmt: str | None = None,
-            progress: Progress | None = None) -> AddSummary:
+            progress: Progress | None = None, encoding: str | None = None,
+            max_file_mb: float | None = DEFAULT_MAX_FILE_MB) -> AddSummary:
         ingestor = Ingestor(self.workspace.kb, chunk_size=chunk_size, overlap=overlap,
-                            find_mentions=find_mentions, fmt=fmt)
+                            find_mentions=find_mentions, fmt=fmt, encoding=encoding, max_file_mb=max_file_mb)
         return ingestor.add(paths, progress=progress)
 
     def index(self, progress: Progress | None = None, rebuild: bool = False) -> LitIndex:

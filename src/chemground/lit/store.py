@@ -134,6 +134,15 @@ class LitStore:
         for chunk in chunks:
             if document.text[chunk.start:chunk.end] != chunk.text:
                 raise ValueError(f"chunk {chunk.id} does not match the document text at {chunk.start}-{chunk.end}")
+        pairs = ((chunk, mentions[index] if mentions else ()) for index, chunk in enumerate(chunks))
+        self.insert_stream(document, pairs, replace)
+
+    def insert_stream(self, document: Document, chunks: Iterable[tuple[Chunk, Sequence[Mention]]],
+                      replace: Iterable[str] = ()) -> int:
+        """:meth:`insert` for chunks (with their mentions) made one at a time while they are
+        stored, so that a long paper's chunks and mentions are never all in memory at once.
+        Still one transaction: an error from the iterable stores nothing. Returns the count."""
+        count = 0
         with self.kb.transaction():
             for old in replace:
                 self._delete(old)
@@ -143,7 +152,9 @@ class LitStore:
                 (document.id, document.sha256, document.path, document.format, document.title, document.n_pages,
                  document.text, json.dumps(document.metadata), document.added_at or _now()),
             )
-            for index, chunk in enumerate(chunks):
+            for chunk, found in chunks:
+                if document.text[chunk.start:chunk.end] != chunk.text:
+                    raise ValueError(f"chunk {chunk.id} does not match the document text at {chunk.start}-{chunk.end}")
                 cursor = self.kb.execute(
                     "INSERT INTO chunks (id, document_id, seq, char_start, char_end, page, page_end, section, text) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -151,13 +162,15 @@ class LitStore:
                      chunk.section, chunk.text),
                 )
                 rowid = cursor.lastrowid
-                for mention in (mentions[index] if mentions else ()):
+                for mention in found:
                     self.kb.execute(
                         "INSERT INTO chunk_mentions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                         (rowid, mention.inchikey, mention.connectivity, mention.compound_id, mention.text,
                          chunk.start + mention.start, chunk.start + mention.end, mention.source),
                     )
+                count += 1
             self._bump_generation()
+        return count
 
     def delete(self, document_id: str) -> None:
         with self.kb.transaction():

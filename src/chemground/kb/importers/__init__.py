@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-import gzip
+import io
 import json
 from pathlib import Path
 
@@ -16,6 +16,7 @@ from chemground.kb.importers.compounds import CompoundImportSummary, read_obo, r
 from chemground.kb.importers.ord import read_ord_file
 from chemground.kb.importers.reaction_smiles import read_reaction_smiles_file
 from chemground.kb.importers.tabular import ROLE_FIELDS, read_csv, read_jsonl
+from chemground.kb.importers.textio import check_encoding, open_binary, require_regular_file, sniff_encoding
 from chemground.kb.sqlite_store import SQLiteKB
 
 REACTION_FORMATS = ("csv", "jsonl", "reaction-smiles", "ord")
@@ -23,19 +24,23 @@ COMPOUND_FORMATS = ("sdf", "obo")
 FORMATS = REACTION_FORMATS + COMPOUND_FORMATS
 
 
-def _first_line(path: Path) -> str:
-    opener = gzip.open if path.suffix == ".gz" else open
+def _first_line(path: Path, encoding: str | None = None) -> str:
+    codec = sniff_encoding(path, encoding)
     try:
-        with opener(path, "rt", encoding="utf-8-sig", errors="replace") as handle:
-            return handle.readline()
-    except (OSError, EOFError) as error:
-        raise ImportFileError(f"{path}: cannot read: {error}") from error
+        with open_binary(path) as binary:
+            handle = io.TextIOWrapper(binary, encoding=codec, errors="replace")
+            try:
+                return handle.readline(1 << 20)
+            finally:
+                handle.detach()
+    except OSError as error:
+        raise ImportFileError(f"{path}: cannot read: {error}") from None
 
 
-def detect_format(path: Path) -> str:
+def detect_format(path: Path, encoding: str | None = None) -> str:
     """The import format of ``path`` from its name and first line."""
     name = path.name.lower().removesuffix(".gz")
-    if name.endswith((".pb", ".pbtxt")):
+    if name.endswith((".pb", ".pbtxt", ".binpb", ".txtpb")):
         return "ord"
     if name.endswith((".sdf", ".sd", ".mol")):
         return "sdf"
@@ -43,7 +48,7 @@ def detect_format(path: Path) -> str:
         return "obo"
     if name.endswith((".smi", ".rsmi", ".txt")):
         return "reaction-smiles"
-    first = _first_line(path)
+    first = _first_line(path, encoding)
     if name.endswith((".jsonl", ".ndjson", ".json")):
         try:
             record = json.loads(first) if first.strip() else {}
@@ -70,23 +75,30 @@ def import_file(
     skip_bad_rows: bool = False,
     dataset: str | None = None,
     progress: Progress | None = None,
+    encoding: str | None = None,
 ) -> ImportSummary | CompoundImportSummary:
-    """Import one file into ``kb`` (atomic, idempotent)."""
+    """Import one file into ``kb`` (atomic, idempotent).
+
+    ``encoding`` names the text encoding of a file that is neither UTF-8 nor marked by a
+    byte-order mark; without it such a file is refused (see :mod:`.textio`)."""
     path = Path(path)
-    if not path.exists():
-        raise ImportFileError(f"{path}: no such file")
-    fmt = fmt or detect_format(path)
+    if require_regular_file(path).st_size == 0:
+        raise ImportFileError(f"{path}: empty file (0 bytes), nothing to import")
+    check_encoding(encoding)
+    fmt = fmt or detect_format(path, encoding)
     if fmt not in FORMATS:
         raise ImportFileError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if fmt == "sdf":
-        return run_compound_import(kb, read_sdf(path), path=path, fmt=fmt, skip_bad_rows=skip_bad_rows, progress=progress)
+        return run_compound_import(kb, read_sdf(path, encoding), path=path, fmt=fmt, skip_bad_rows=skip_bad_rows,
+                                   progress=progress)
     if fmt == "obo":
-        return run_compound_import(kb, read_obo(path), path=path, fmt=fmt, skip_bad_rows=skip_bad_rows, progress=progress)
+        return run_compound_import(kb, read_obo(path, encoding), path=path, fmt=fmt, skip_bad_rows=skip_bad_rows,
+                                   progress=progress)
     readers = {
-        "csv": lambda: read_csv(path, dataset),
-        "jsonl": lambda: read_jsonl(path, dataset),
-        "reaction-smiles": lambda: read_reaction_smiles_file(path, dataset),
-        "ord": lambda: read_ord_file(path),
+        "csv": lambda: read_csv(path, dataset, encoding),
+        "jsonl": lambda: read_jsonl(path, dataset, encoding),
+        "reaction-smiles": lambda: read_reaction_smiles_file(path, dataset, encoding=encoding),
+        "ord": lambda: read_ord_file(path, encoding),
     }
     return run_import(kb, readers[fmt](), path=path, fmt=fmt, resolver=resolver, strict=strict,
                       skip_bad_rows=skip_bad_rows, progress=progress)

@@ -141,6 +141,95 @@ def is_generic_name(name: str) -> bool:
     return len(text) < 2 or bool(_GENERIC_NAME.match(text))
 
 
+# C0 and C1 control characters (NUL, ESC, DEL...): never part of a name, a structure or an id.
+# Free text (a procedure, notes) may hold tabs and line breaks, nothing else of the kind.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_FREE_TEXT = {"title", "description", "notes", "operations", "provenance", "temperature_text"}
+
+
+def control_character_problem(raw: RawReaction) -> str | None:
+    """Why a row must be refused for a control character in one of its fields, or None.
+
+    Such a character (a NUL byte, most often) is a sign of a damaged or binary file; stored,
+    it would make a name that looks right but never matches, so the row is reported instead."""
+    strict = [raw.id, raw.source, raw.dataset, raw.reaction_class, raw.reaction_smiles, raw.conditions.atmosphere]
+    for p in raw.participants:
+        strict += (p.name, p.smiles, p.inchi, p.amount)
+    free = (raw.title, raw.description, raw.notes, raw.conditions.temperature_text)
+    if (_CONTROL.search(_joined(strict)) is None  # one search for the lot: the usual case
+            and _CONTROL_IN_TEXT.search(_joined(free)) is None
+            and (not raw.operations or _find_control(raw.operations, _CONTROL_IN_TEXT) is None)
+            and (not raw.provenance or _find_control(raw.provenance, _CONTROL_IN_TEXT) is None)):
+        return None
+    fields: list[tuple[str, Any]] = [
+        ("id", raw.id), ("source", raw.source), ("dataset", raw.dataset), ("reaction_class", raw.reaction_class),
+        ("reaction_smiles", raw.reaction_smiles), ("title", raw.title), ("description", raw.description),
+        ("notes", raw.notes), ("atmosphere", raw.conditions.atmosphere),
+        ("temperature_text", raw.conditions.temperature_text), ("operations", raw.operations),
+        ("provenance", raw.provenance),
+    ]
+    for p in raw.participants:
+        role = getattr(p.role, "value", p.role)
+        fields += [(f"{role} name", p.name), (f"{role} SMILES", p.smiles), (f"{role} InChI", p.inchi),
+                   (f"{role} amount", p.amount)]
+    for label, value in fields:
+        found = control_character_in(value, free_text=label in _FREE_TEXT)
+        if found:
+            return f"control character {found} in {label}: the row is refused, not stored"
+    return None
+
+
+def _joined(values) -> str:
+    try:
+        return "".join(filter(None, values))
+    except TypeError:  # a number where a string usually is (a JSON amount): not text to check
+        return "".join(v for v in values if isinstance(v, str))
+
+
+def control_character_in(value: Any, free_text: bool = False) -> str | None:
+    """The first control character in ``value`` (a string, or strings in lists and dicts) and
+    where it is, for an error message; None when there is none. ``free_text`` allows tabs and
+    line breaks."""
+    found = _find_control(value, _CONTROL_IN_TEXT if free_text else _CONTROL)
+    if found is None:
+        return None
+    text, at = found
+    return f"{_char_name(text[at])} {_excerpt(text, at)}"
+
+
+def _find_control(value: Any, pattern: re.Pattern, depth: int = 0) -> tuple[str, int] | None:
+    if isinstance(value, str):
+        match = pattern.search(value)
+        return (value, match.start()) if match else None
+    if depth > 4:
+        return None
+    if isinstance(value, dict):
+        items = [*value.keys(), *value.values()]
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        return None
+    for item in items:
+        found = _find_control(item, pattern, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def _char_name(char: str) -> str:
+    names = {"\x00": "NUL", "\t": "TAB", "\n": "LF", "\r": "CR", "\x1b": "ESC", "\x7f": "DEL"}
+    code = f"U+{ord(char):04X}"
+    return f"{code} ({names[char]})" if char in names else code
+
+
+def _excerpt(text: str, at: int) -> str:
+    """Where in the value the character is, shown safely (control characters escaped)."""
+    start = max(0, at - 20)
+    shown = text[start:at + 20].encode("unicode_escape").decode("ascii")
+    return f"at position {at} ({'…' if start else ''}{shown}{'…' if at + 20 < len(text) else ''})"
+
+
 def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
@@ -541,6 +630,10 @@ def _run_import(
     try:
         for row in rows:
             summary.rows_read += 1
+            if not isinstance(row, RowError):
+                problem = control_character_problem(row)
+                if problem:
+                    row = RowError(row.line, problem)
             if isinstance(row, RowError):
                 summary.errors.append((row.line, row.message))
             elif skip_bad_rows or not summary.errors:  # a file about to be refused needs no more work
@@ -610,6 +703,7 @@ def _write_batch(
     added = set(kb.add_reactions(built))
     for reaction in built:
         if reaction.id in added:
+            added.discard(reaction.id)  # a row repeated in the file is inserted (and counted) once
             summary.reactions_added += 1
             summary.participants += len(reaction.participants)
             summary.reactions_flagged += int(bool(reaction.flags))

@@ -8,7 +8,6 @@ and counted. Everything is written in one transaction and re-importing changes n
 
 from __future__ import annotations
 
-import gzip
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -20,7 +19,10 @@ from rdkit import Chem
 from chemground.chem.names import guess_name_format, normalize_name
 from chemground.chem.structure import is_inchikey, rdkit_messages
 from chemground.errors import ImportFileError
-from chemground.kb.importers.base import Progress, RowError, file_sha256
+from chemground.kb.importers.base import Progress, RowError, control_character_in, file_sha256
+from chemground.kb.importers.textio import (
+    GZIP_ERRORS, decoding_error, first_bad_byte, open_utf8_bytes, sniff_encoding,
+)
 from chemground.kb.records import Compound
 from chemground.kb.sqlite_store import SQLiteKB
 from chemground.kb.structures import compute_many
@@ -71,37 +73,50 @@ def _split_values(value: str) -> list[str]:
     return [v.strip() for v in value.replace("\r", "").split("\n") if v.strip()]
 
 
-def read_sdf(path: Path) -> Iterator[RawCompound | RowError]:
-    opener = gzip.open if path.suffix == ".gz" else open
-    try:
-        handle = opener(path, "rb")
-        supplier = Chem.ForwardSDMolSupplier(handle, sanitize=True, removeHs=True)
-        for index, mol in enumerate(_iterate(supplier), start=1):
-            if mol is None:
-                yield RowError(index, "record could not be parsed as a molecule")
-                continue
-            props = mol.GetPropsAsDict(includePrivate=True)
-            names: list[str] = []
-            for prop in NAME_PROPS:
-                if prop in props:
-                    names += _split_values(str(props[prop]))
-            title = str(props.get("_Name", "")).strip()
-            if title and not title.isdigit():
-                names.append(title)
-            description = next((str(props[p]).strip() for p in DESCRIPTION_PROPS if p in props), "")
-            cid = next((props[p] for p in CID_PROPS if p in props), None)
-            cas = next((str(props[p]).strip() for p in CAS_PROPS if p in props), None)
-            iupac = next((_split_values(str(props[p]))[0] for p in ("PUBCHEM_IUPAC_NAME", "IUPAC_NAME", "IUPAC Names")
-                          if p in props and str(props[p]).strip()), None)
-            with rdkit_messages():
-                smiles = Chem.MolToSmiles(mol)
-            yield RawCompound(
-                names=list(dict.fromkeys(names)), smiles=smiles, description=description, iupac_name=iupac,
-                pubchem_cid=int(cid) if cid not in (None, "") and str(cid).isdigit() else None, cas=cas,
-                external_id=str(props.get("ChEBI ID") or props.get("chembl_id") or "") or None, line=index,
-            )
-    except (OSError, EOFError) as error:
-        yield RowError(None, f"file is truncated or unreadable: {error}")
+def read_sdf(path: Path, encoding: str | None = None) -> Iterator[RawCompound | RowError]:
+    with open_utf8_bytes(path, encoding) as handle:
+        try:
+            yield from _read_sdf(handle)
+        except UnicodeDecodeError:
+            # RDKit decodes property values as UTF-8 while it reads: find where, and say what to do
+            raise decoding_error(path, sniff_encoding(path, encoding), explicit=encoding is not None) from None
+        except (OSError, EOFError, RuntimeError, SystemError) as error:
+            # an error raised while RDKit reads the stream comes back as a SystemError around it
+            inner = error.__context__ if isinstance(error, SystemError) and error.__context__ else error
+            if isinstance(inner, UnicodeDecodeError):
+                raise decoding_error(path, sniff_encoding(path, encoding), explicit=encoding is not None) from None
+            if isinstance(inner, GZIP_ERRORS):
+                raise ImportFileError(f"{path}: truncated or corrupt gzip data ({type(inner).__name__}: {inner})") \
+                    from None
+            raise ImportFileError(f"{path}: truncated or unreadable SDF ({type(inner).__name__}: {inner})") from None
+
+
+def _read_sdf(handle) -> Iterator[RawCompound | RowError]:
+    supplier = Chem.ForwardSDMolSupplier(handle, sanitize=True, removeHs=True)
+    for index, mol in enumerate(_iterate(supplier), start=1):
+        if mol is None:
+            yield RowError(index, "record could not be parsed as a molecule")
+            continue
+        props = mol.GetPropsAsDict(includePrivate=True)
+        names: list[str] = []
+        for prop in NAME_PROPS:
+            if prop in props:
+                names += _split_values(str(props[prop]))
+        title = str(props.get("_Name", "")).strip()
+        if title and not title.isdigit():
+            names.append(title)
+        description = next((str(props[p]).strip() for p in DESCRIPTION_PROPS if p in props), "")
+        cid = next((props[p] for p in CID_PROPS if p in props), None)
+        cas = next((str(props[p]).strip() for p in CAS_PROPS if p in props), None)
+        iupac = next((_split_values(str(props[p]))[0] for p in ("PUBCHEM_IUPAC_NAME", "IUPAC_NAME", "IUPAC Names")
+                      if p in props and str(props[p]).strip()), None)
+        with rdkit_messages():
+            smiles = Chem.MolToSmiles(mol)
+        yield RawCompound(
+            names=list(dict.fromkeys(names)), smiles=smiles, description=description, iupac_name=iupac,
+            pubchem_cid=int(cid) if cid not in (None, "") and str(cid).isdigit() else None, cas=cas,
+            external_id=str(props.get("ChEBI ID") or props.get("chembl_id") or "") or None, line=index,
+        )
 
 
 def _iterate(supplier):
@@ -109,15 +124,20 @@ def _iterate(supplier):
         yield from supplier
 
 
-def read_obo(path: Path) -> Iterator[RawCompound | RowError]:
+def read_obo(path: Path, encoding: str | None = None) -> Iterator[RawCompound | RowError]:
     import fastobo
 
-    opener = gzip.open if path.suffix == ".gz" else open
-    try:
-        with opener(path, "rb") as handle:
+    with open_utf8_bytes(path, encoding) as handle:
+        try:
             document = fastobo.load(handle)
-    except (SyntaxError, ValueError, OSError, EOFError) as error:
-        raise ImportFileError(f"{path}: not a readable OBO file: {error}") from error
+        except UnicodeDecodeError:
+            raise decoding_error(path, sniff_encoding(path, encoding), explicit=encoding is not None) from None
+        except (SyntaxError, ValueError, OSError, EOFError, TypeError, RuntimeError) as error:
+            detail = " ".join(str(error).split())[:300]
+            codec = sniff_encoding(path, encoding)
+            if "utf-8" in detail.lower() and first_bad_byte(path, codec) is not None:
+                raise decoding_error(path, codec, explicit=encoding is not None) from None
+            raise ImportFileError(f"{path}: not a readable OBO file: {detail}") from None
     for index, frame in enumerate(document, start=1):
         if type(frame).__name__ != "TermFrame":
             continue
@@ -152,6 +172,21 @@ def read_obo(path: Path) -> Iterator[RawCompound | RowError]:
             )
 
 
+def _control_character_problem(raw: RawCompound) -> str | None:
+    """A record with a control character in a name or identifier is refused (see base)."""
+    fields = [("name", n) for n in raw.names] + [
+        ("SMILES", raw.smiles), ("InChIKey", raw.inchikey), ("IUPAC name", raw.iupac_name), ("CAS", raw.cas),
+        ("id", raw.external_id)]
+    for label, value in fields:
+        found = control_character_in(value)
+        if found:
+            return f"control character {found} in {label}: the record is refused, not stored"
+    found = control_character_in(raw.description, free_text=True)
+    if found:
+        return f"control character {found} in description: the record is refused, not stored"
+    return None
+
+
 def run_compound_import(kb: SQLiteKB, records: Iterator[RawCompound | RowError], *, path: Path, fmt: str,
                         skip_bad_rows: bool = False, progress: Progress | None = None) -> CompoundImportSummary:
     started = time.perf_counter()
@@ -159,10 +194,17 @@ def run_compound_import(kb: SQLiteKB, records: Iterator[RawCompound | RowError],
     raws: list[RawCompound] = []
     for record in records:
         summary.records_read += 1
+        if not isinstance(record, RowError):
+            problem = _control_character_problem(record)
+            if problem:
+                record = RowError(record.line, problem)
         if isinstance(record, RowError):
             summary.errors.append((record.line, record.message))
         else:
             raws.append(record)
+    if summary.records_read == 0:
+        what = "SDF records" if fmt == "sdf" else "OBO terms with a name"
+        raise ImportFileError(f"{path}: no {what} found, nothing was imported")
     if summary.errors and not skip_bad_rows:
         shown = "; ".join(f"record {line}: {msg}" if line else msg for line, msg in summary.errors[:10])
         raise ImportFileError(f"{path}: {len(summary.errors)} record(s) could not be read, nothing was imported: "

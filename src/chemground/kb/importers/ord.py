@@ -8,13 +8,12 @@ temperature, pressure, atmosphere, time, yields and the workup steps.
 
 from __future__ import annotations
 
-import gzip
 import json
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
-from google.protobuf import json_format
+from google.protobuf import json_format, text_format
 from google.protobuf.message import DecodeError
 from ord_schema import message_helpers
 from ord_schema.proto import dataset_pb2, reaction_pb2
@@ -22,6 +21,7 @@ from ord_schema.proto import dataset_pb2, reaction_pb2
 from chemground.errors import ImportFileError
 from chemground.kb.importers.base import RawParticipant, RawReaction, RowError
 from chemground.kb.importers.reaction_smiles import strip_atom_maps
+from chemground.kb.importers.textio import GZIP_ERRORS, open_binary, open_text
 from chemground.kb.records import Conditions, Role
 from chemground.kb.units import bar, celsius, hours
 
@@ -199,36 +199,57 @@ def raw_reaction_from_ord(reaction: reaction_pb2.Reaction, dataset_name: str, li
     )
 
 
-def read_ord_file(path: Path) -> Iterator[RawReaction | RowError]:
+def read_ord_file(path: Path, encoding: str | None = None) -> Iterator[RawReaction | RowError]:
     """Reactions of an ORD Dataset file or of a JSON Lines file of ORD reactions."""
     name = path.name.lower()
-    if name.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
-        yield from _read_jsonl(path)
+    if name.endswith((".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")):
+        yield from _read_jsonl(path, encoding)
         return
-    try:
-        dataset = message_helpers.load_message(path, dataset_pb2.Dataset)
-    except (ValueError, DecodeError, EOFError, OSError, gzip.BadGzipFile, json_format.ParseError) as error:
-        raise ImportFileError(f"{path}: not a readable ORD dataset ({type(error).__name__}: {error})") from error
+    dataset = _load_dataset(path, encoding)
     dataset_name = dataset.name or dataset.dataset_id or path.stem
     for index, reaction in enumerate(dataset.reactions, start=1):
         yield raw_reaction_from_ord(reaction, dataset_name, line=index)
 
 
-def _read_jsonl(path: Path) -> Iterator[RawReaction | RowError]:
-    opener = gzip.open if path.name.lower().endswith(".gz") else open
+def _load_dataset(path: Path, encoding: str | None) -> dataset_pb2.Dataset:
+    """An ORD Dataset from text (.pbtxt, .txtpb), JSON (.json) or binary (.pb, .binpb, anything else),
+    optionally gzipped."""
+    name = path.name.lower().removesuffix(".gz")
     try:
-        with opener(path, "rt", encoding="utf-8") as handle:
-            for line_number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                    payload = record.get("reaction", record)
-                    reaction = json_format.ParseDict(payload, reaction_pb2.Reaction(), ignore_unknown_fields=True)
-                except (json.JSONDecodeError, json_format.ParseError, AttributeError) as error:
-                    yield RowError(line_number, f"not an ORD reaction: {error}")
-                    continue
-                dataset_name = record.get("dataset_name") or record.get("dataset_id") or path.stem
-                yield raw_reaction_from_ord(reaction, dataset_name, line=line_number)
-    except (EOFError, gzip.BadGzipFile, UnicodeDecodeError) as error:
-        yield RowError(None, f"file is truncated or corrupt: {type(error).__name__}: {error}")
+        if name.endswith((".pbtxt", ".txtpb", ".json")):
+            with open_text(path, encoding) as handle:
+                text = _read_all(handle, path)
+            if name.endswith(".json"):
+                return json_format.Parse(text, dataset_pb2.Dataset())
+            return text_format.Parse(text, dataset_pb2.Dataset())
+        with open_binary(path) as handle:
+            data = _read_all(handle, path)
+        return dataset_pb2.Dataset.FromString(data)
+    except (ValueError, DecodeError, json_format.ParseError, text_format.ParseError, RecursionError) as error:
+        detail = " ".join(str(error).split())[:300]
+        raise ImportFileError(f"{path}: not a readable ORD dataset ({type(error).__name__}: {detail})") from None
+
+
+def _read_all(handle, path: Path):
+    try:
+        return handle.read()
+    except GZIP_ERRORS as error:
+        raise ImportFileError(f"{path}: not a readable ORD dataset (truncated or corrupt gzip data: "
+                              f"{type(error).__name__}: {error})") from None
+
+
+def _read_jsonl(path: Path, encoding: str | None) -> Iterator[RawReaction | RowError]:
+    with open_text(path, encoding) as handle:
+        for line_number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                payload = record.get("reaction", record)
+                reaction = json_format.ParseDict(payload, reaction_pb2.Reaction(), ignore_unknown_fields=True)
+            except (json.JSONDecodeError, json_format.ParseError, AttributeError, TypeError, ValueError,
+                    RecursionError) as error:
+                yield RowError(line_number, f"not an ORD reaction: {' '.join(str(error).split())[:300]}")
+                continue
+            dataset_name = record.get("dataset_name") or record.get("dataset_id") or path.stem
+            yield raw_reaction_from_ord(reaction, dataset_name, line=line_number)

@@ -16,6 +16,7 @@ from typing import Iterator
 
 from chemground.chem.solvents import agent_role
 from chemground.kb.importers.base import RawParticipant, RawReaction, RowError, content_id
+from chemground.kb.importers.textio import open_text
 from chemground.kb.records import Role
 from chemground.kb.units import parse_percent
 
@@ -76,9 +77,10 @@ def participants_from_reaction_smiles(reaction_smiles: str) -> list[RawParticipa
     return participants
 
 
-def read_reaction_smiles_file(path: Path, dataset: str | None = None, smiles_column: str | None = None) -> Iterator[RawReaction | RowError]:
+def read_reaction_smiles_file(path: Path, dataset: str | None = None, smiles_column: str | None = None,
+                              encoding: str | None = None) -> Iterator[RawReaction | RowError]:
     dataset = dataset or path.stem
-    with open(path, encoding="utf-8-sig", newline="") as handle:
+    with open_text(path, encoding, newline="") as handle:
         first = handle.readline()
         handle.seek(0)
         if ">" in first.split(",")[0].split("\t")[0] and not first.lower().startswith(SMILES_COLUMNS):
@@ -86,46 +88,53 @@ def read_reaction_smiles_file(path: Path, dataset: str | None = None, smiles_col
             return
         dialect = "excel-tab" if first.count("\t") > first.count(",") else "excel"
         reader = csv.DictReader(handle, dialect=dialect)
-        header = reader.fieldnames or []
-        column = smiles_column or _find_column(header, SMILES_COLUMNS)
-        if column is None or column not in header:
-            raise_missing = RowError(
-                1, f"no reaction SMILES column found in header {header}; expected one of {', '.join(SMILES_COLUMNS)} "
-                   "(or name it with --smiles-column)")
-            yield raise_missing
-            return
-        text_col = _find_column(header, TEXT_COLUMNS)
-        source_col = _find_column(header, SOURCE_COLUMNS)
-        title_col = _find_column(header, TITLE_COLUMNS)
-        yield_col = _find_column(header, YIELD_COLUMNS)
-        for line_number, row in enumerate(reader, start=2):
-            if None in row:
-                yield RowError(line_number, f"more fields than the header has ({len(header)} columns)")
-                continue
-            rxn = (row.get(column) or "").strip()
-            if not rxn:
-                yield RowError(line_number, f"empty {column!r}")
-                continue
-            try:
-                participants = participants_from_reaction_smiles(rxn)
-            except ValueError as error:
-                yield RowError(line_number, str(error))
-                continue
-            text = (row.get(text_col) or "").strip() if text_col else ""
-            source = (row.get(source_col) or "").strip() if source_col else ""
-            title = (row.get(title_col) or "").strip() if title_col else None
-            yield RawReaction(
-                participants=participants,
-                id=content_id(dataset, rxn, text),
-                source=source or dataset,
-                dataset=dataset,
-                title=title or None,
-                description=text,
-                reaction_smiles=strip_atom_maps(rxn),
-                yield_percent=parse_percent(row.get(yield_col)) if yield_col else None,
-                provenance={"columns": {k: v for k, v in row.items() if k not in (column, text_col) and v}},
-                line=line_number,
-            )
+        try:
+            yield from _read_table(reader, dataset, smiles_column)
+        except csv.Error as error:
+            yield RowError(reader.line_num, f"malformed CSV: {error}")
+
+
+def _read_table(reader: csv.DictReader, dataset: str, smiles_column: str | None) -> Iterator[RawReaction | RowError]:
+    header = reader.fieldnames or []
+    column = smiles_column or _find_column(header, SMILES_COLUMNS)
+    if column is None or column not in header:
+        shown = repr(header) if len(repr(header)) <= 200 else repr(header)[:200] + "…]"
+        yield RowError(
+            1, f"no reaction SMILES column found in header {shown}; expected one of {', '.join(SMILES_COLUMNS)} "
+               "(or name it with --smiles-column)")
+        return
+    text_col = _find_column(header, TEXT_COLUMNS)
+    source_col = _find_column(header, SOURCE_COLUMNS)
+    title_col = _find_column(header, TITLE_COLUMNS)
+    yield_col = _find_column(header, YIELD_COLUMNS)
+    for line_number, row in enumerate(reader, start=2):
+        if None in row:
+            yield RowError(line_number, f"more fields than the header has ({len(header)} columns)")
+            continue
+        rxn = (row.get(column) or "").strip()
+        if not rxn:
+            yield RowError(line_number, f"empty {column!r}")
+            continue
+        try:
+            participants = participants_from_reaction_smiles(rxn)
+        except ValueError as error:
+            yield RowError(line_number, str(error))
+            continue
+        text = (row.get(text_col) or "").strip() if text_col else ""
+        source = (row.get(source_col) or "").strip() if source_col else ""
+        title = (row.get(title_col) or "").strip() if title_col else None
+        yield RawReaction(
+            participants=participants,
+            id=content_id(dataset, rxn, text),
+            source=source or dataset,
+            dataset=dataset,
+            title=title or None,
+            description=text,
+            reaction_smiles=strip_atom_maps(rxn),
+            yield_percent=parse_percent(row.get(yield_col)) if yield_col else None,
+            provenance={"columns": {k: v for k, v in row.items() if k not in (column, text_col) and v}},
+            line=line_number,
+        )
 
 
 def _read_plain(handle, dataset: str) -> Iterator[RawReaction | RowError]:

@@ -16,7 +16,6 @@ participant or a reaction SMILES):
 from __future__ import annotations
 
 import csv
-import gzip
 import json
 from pathlib import Path
 from typing import Any, Iterator
@@ -24,6 +23,7 @@ from typing import Any, Iterator
 from chemground.chem.structure import looks_like_smiles
 from chemground.kb.importers.base import RawParticipant, RawReaction, RowError
 from chemground.kb.importers.reaction_smiles import participants_from_reaction_smiles, strip_atom_maps
+from chemground.kb.importers.textio import open_text
 from chemground.kb.records import Conditions, Role
 from chemground.kb.units import parse_duration, parse_percent, parse_pressure, parse_temperature
 
@@ -163,18 +163,21 @@ def _reaction(record: dict[str, Any], participants: list[RawParticipant], datase
     )
 
 
-def read_csv(path: Path, dataset: str | None = None) -> Iterator[RawReaction | RowError]:
+def read_csv(path: Path, dataset: str | None = None, encoding: str | None = None) -> Iterator[RawReaction | RowError]:
     dataset = dataset or path.stem
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8-sig", newline="") as handle:
+    with open_text(path, encoding, newline="") as handle:
         sample = handle.readline()
         handle.seek(0)
         dialect = "excel-tab" if sample.count("\t") > sample.count(",") else "excel"
         reader = csv.DictReader(handle, dialect=dialect)
-        header = [h.strip() for h in (reader.fieldnames or [])]
+        try:
+            header = [h.strip() for h in (reader.fieldnames or [])]
+        except csv.Error as error:
+            yield RowError(1, f"malformed CSV header: {error}")
+            return
         reader.fieldnames = header
         if not (set(header) & (set(ROLE_FIELDS) | {f"{r}_smiles" for r in ROLE_FIELDS} | {"reaction_smiles"})):
-            yield RowError(1, f"missing columns: the header {header} has none of "
+            yield RowError(1, f"missing columns: the header {_shown(header)} has none of "
                               f"{', '.join(list(ROLE_FIELDS) + ['reaction_smiles'])}")
             return
         try:
@@ -193,10 +196,15 @@ def read_csv(path: Path, dataset: str | None = None) -> Iterator[RawReaction | R
             yield RowError(reader.line_num, f"malformed CSV: {error}")
 
 
-def read_jsonl(path: Path, dataset: str | None = None) -> Iterator[RawReaction | RowError]:
+def _shown(header: list[str], limit: int = 200) -> str:
+    """A header for an error message, cut short (a binary file's "header" can be megabytes)."""
+    text = repr(header)
+    return text if len(text) <= limit else text[:limit] + "…]"
+
+
+def read_jsonl(path: Path, dataset: str | None = None, encoding: str | None = None) -> Iterator[RawReaction | RowError]:
     dataset = dataset or path.stem.removesuffix(".jsonl")
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:
+    with open_text(path, encoding) as handle:
         for line, text in enumerate(handle, start=1):
             if not text.strip():
                 continue

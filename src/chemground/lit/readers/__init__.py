@@ -12,7 +12,7 @@ from pathlib import Path
 from chemground.lit.errors import DocumentReadError
 from chemground.lit.readers.html import read_html
 from chemground.lit.readers.pdf import read_pdf
-from chemground.lit.readers.text import read_text
+from chemground.lit.readers.text import bom_encoding, read_text
 from chemground.lit.readers.xml import read_xml
 from chemground.lit.records import ParsedDocument
 
@@ -32,6 +32,9 @@ def detect_format(path: Path) -> str:
     by_suffix = SUFFIXES.get(suffix)
     with path.open("rb") as handle:
         head = handle.read(2048)
+    bom = bom_encoding(head)
+    if bom and bom != "utf-8-sig":  # UTF-16/32 text: sniff its characters, not its bytes
+        head = head.decode(bom, errors="ignore").encode("utf-8")
     sniff = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
     if by_suffix == "pdf" or sniff.startswith(b"%pdf-"):
         return "pdf"  # the PDF reader reports a missing header as corruption
@@ -48,13 +51,17 @@ def detect_format(path: Path) -> str:
     return "text"
 
 
-def read_document(path: Path, fmt: str | None = None) -> ParsedDocument:
-    """Read ``path`` with the reader for ``fmt`` (detected when not given)."""
+def read_document(path: Path, fmt: str | None = None, encoding: str | None = None) -> ParsedDocument:
+    """Read ``path`` with the reader for ``fmt`` (detected when not given). ``encoding`` is
+    for text and HTML files that are neither UTF-8 nor marked by a byte-order mark (XML and
+    HTML files usually declare their own)."""
     if not path.is_file():
         raise DocumentReadError(f"{path}: no such file")
     fmt = fmt or detect_format(path)
     if fmt not in _READERS:
         raise DocumentReadError(f"unknown document format {fmt!r}; use one of {', '.join(FORMATS)}")
+    if fmt in ("text", "html"):
+        return _READERS[fmt](path, encoding)
     return _READERS[fmt](path)
 
 

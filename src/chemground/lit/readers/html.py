@@ -13,24 +13,49 @@ from pathlib import Path
 
 from chemground.lit.cleaning import is_reference_heading, superscript_is_citation
 from chemground.lit.errors import DocumentReadError
+from chemground.lit.readers.text import check_encoding
 from chemground.lit.readers.tree import remove_keep_tail
 from chemground.lit.records import Block, ParsedDocument
 
 _CITATION_SUP = re.compile(r"^[\s\d,\-–—\[\]()]+$")
 
 
-def read_html(path: Path) -> ParsedDocument:
+def html_dependencies():
+    """(trafilatura, lxml.etree, lxml.html), or DocumentReadError naming what is really missing.
+
+    trafilatura's own import can fail on a module it needs rather than on itself: with lxml 6,
+    ``lxml.html.clean`` is the separate package ``lxml_html_clean`` (used by jusText)."""
     try:
         import trafilatura
         from lxml import etree
         from lxml import html as lxml_html
-    except ImportError as error:  # pragma: no cover - dependencies
-        raise DocumentReadError("reading HTML needs trafilatura and lxml: pip install trafilatura") from error
+    except ImportError as error:
+        missing = getattr(error, "name", None) or ""
+        package = {"lxml.html.clean": "lxml_html_clean", "lxml_html_clean": "lxml_html_clean"}.get(
+            missing, missing.split(".")[0])
+        hint = f"; install it: pip install {package}" if package else ""
+        raise DocumentReadError(
+            f"reading HTML needs trafilatura and lxml, and importing them failed: {type(error).__name__}: "
+            f"{error}{hint}") from error
+    return trafilatura, etree, lxml_html
+
+
+def read_html(path: Path, encoding: str | None = None) -> ParsedDocument:
+    trafilatura, etree, lxml_html = html_dependencies()
     raw = path.read_bytes()
     if not raw.strip():
         raise DocumentReadError(f"{path.name}: empty HTML file")
+    if b"\x00" in raw[:4096] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")) and encoding is None:
+        raise DocumentReadError(f"{path.name}: binary data, not HTML (NUL bytes)")
     try:
-        tree = lxml_html.fromstring(raw)
+        if encoding is not None:
+            text = raw.decode(check_encoding(encoding) or "utf-8")
+            tree = lxml_html.fromstring(text.encode("utf-8"), parser=lxml_html.HTMLParser(encoding="utf-8"))
+        else:
+            tree = lxml_html.fromstring(raw)
+    except UnicodeDecodeError as error:
+        raise DocumentReadError(f"{path.name}: not valid {encoding} text at byte {error.start:,}; "
+                                "check the --encoding given") from None
     except (etree.ParserError, ValueError) as error:
         raise DocumentReadError(f"{path.name}: unreadable HTML ({error})") from error
     page_title = (tree.findtext(".//title") or "").strip() or None
