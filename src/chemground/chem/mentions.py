@@ -10,6 +10,12 @@ The finder tries, at each position, the longest span first:
   4. fuzzy matching (rapidfuzz, with a similarity floor) for words that look like names
      but matched nothing, reporting the correction.
 Common English and question words never count as compounds on their own.
+
+The work is linear in the length of the text and bounded whatever the text: at most
+``MAX_MENTIONS`` mentions, ``MAX_OPSIN_ATTEMPTS`` OPSIN calls (``MAX_OPSIN_CHARS`` characters in
+all), ``MAX_FUZZY_ATTEMPTS`` typo look-ups and ``MAX_SMILES_ATTEMPTS`` SMILES parses per text,
+and only the first ``MAX_SCAN_CHARS`` characters are read (questions are shorter: see
+``reasoning.parser``; LLM answers may not be).
 """
 
 from __future__ import annotations
@@ -19,12 +25,25 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from chemground.chem.names import NameResolver, Resolution, guess_name_format, normalize_name
-from chemground.chem.structure import Structure, looks_like_smiles, structure_from_smiles
-from chemground.errors import ChemgroundError, StructureError
+from chemground.chem.structure import (
+    MAX_NAME_CHARS,
+    Structure,
+    looks_like_smiles,
+    mol_from_smiles,
+    structure_from_smiles,
+)
+from chemground.errors import ChemgroundError, StructureError, StructureLimitError
 
 MAX_SPAN_WORDS = 10
 MAX_OPSIN_ATTEMPTS = 24
 MAX_FUZZY_WORDS = 4
+# Bounds per text (see the module docstring); a normal question uses at most 4 mentions,
+# 3 OPSIN calls and 7 typo look-ups (the 677 user-style questions of benchmarks/user_questions).
+MAX_MENTIONS = 32
+MAX_OPSIN_CHARS = 3_000
+MAX_FUZZY_ATTEMPTS = 12  # ~15 ms each over the default KB's names
+MAX_SMILES_ATTEMPTS = 64
+MAX_SCAN_CHARS = 20_000
 CONTINUATION_MIN_SCORE = 90.0
 
 # Words that are never a compound on their own (some are junk PubChem synonyms, e.g. "product").
@@ -161,6 +180,45 @@ def _is_stop(text: str) -> bool:
     return text.lower().strip("'") in STOPWORDS
 
 
+@dataclass
+class _Budget:
+    """What one ``find`` may still spend (one per call: a finder is shared between threads)."""
+
+    mentions: int
+    found: int = 0  # mentions of finished stages
+    opsin: int = MAX_OPSIN_ATTEMPTS
+    opsin_chars: int = MAX_OPSIN_CHARS
+    fuzzy: int = MAX_FUZZY_ATTEMPTS
+    smiles: int = MAX_SMILES_ATTEMPTS
+    exhausted: bool = False  # whether a bound stopped the search early
+    memo: dict = field(default_factory=dict)  # per-text results of repeated look-ups
+
+    def full(self, out: list) -> bool:
+        if self.found + len(out) >= self.mentions:
+            self.exhausted = True
+            return True
+        return False
+
+    def take_opsin(self, name: str) -> bool:
+        """Whether OPSIN may be asked about ``name`` (and charge it if so)."""
+        if len(name) > MAX_NAME_CHARS:
+            return False  # OPSIN refuses it anyway
+        if self.opsin <= 0 or self.opsin_chars < len(name):
+            self.exhausted = True
+            return False
+        self.opsin -= 1
+        self.opsin_chars -= len(name)
+        return True
+
+    def take(self, kind: str) -> bool:
+        left = getattr(self, kind)
+        if left <= 0:
+            self.exhausted = True
+            return False
+        setattr(self, kind, left - 1)
+        return True
+
+
 class MentionFinder:
     """Finds and resolves chemical mentions in a question (see the module docstring)."""
 
@@ -169,21 +227,33 @@ class MentionFinder:
         self.kb = resolver.dictionary
         self.fuzzy = fuzzy  # a FuzzyNameIndex, or None to skip typo correction
 
-    def find(self, text: str) -> list[Mention]:
+    def find(self, text: str, max_mentions: int = MAX_MENTIONS) -> list[Mention]:
+        """The mentions in ``text`` (its first ``MAX_SCAN_CHARS`` characters), in order; at most
+        ``max_mentions`` (see ``find_bounded`` to know whether a bound cut the search short)."""
+        return self.find_bounded(text, max_mentions)[0]
+
+    def find_bounded(self, text: str, max_mentions: int = MAX_MENTIONS) -> tuple[list[Mention], bool]:
+        """``find``, and whether a bound (mentions, OPSIN or typo look-ups, text length) stopped
+        the search before the whole text was read."""
+        budget = _Budget(max_mentions)
+        if len(text) > MAX_SCAN_CHARS:
+            text, budget.exhausted = text[:MAX_SCAN_CHARS], True
         words = _words(text)
         taken = [False] * len(words)
         mentions: list[Mention] = []
-        mentions += self._smiles(text, words, taken)
-        mentions += self._dictionary(text, words, taken)
-        mentions += self._systematic(text, words, taken)
-        mentions += self._fuzzy(text, words, taken)
-        mentions += self._unresolved(text, words, taken)
-        return sorted(mentions, key=lambda m: m.start)
+        for stage in (self._smiles, self._dictionary, self._systematic, self._fuzzy, self._unresolved):
+            if budget.full(mentions):
+                break
+            mentions += stage(text, words, taken, budget)
+            budget.found = len(mentions)
+        return sorted(mentions[:max_mentions], key=lambda m: m.start), budget.exhausted
 
     # -- 1. SMILES -----------------------------------------------------------------------------
-    def _smiles(self, text: str, words: list[_Word], taken: list[bool]) -> list[Mention]:
+    def _smiles(self, text: str, words: list[_Word], taken: list[bool], budget: _Budget) -> list[Mention]:
         out = []
         for i, word in enumerate(words):
+            if budget.full(out):
+                break
             token = word.text
             quoted = word.start > 0 and text[word.start - 1] in "\"'`“‘"
             letters_only = token.isalpha()
@@ -192,14 +262,25 @@ class MentionFinder:
             if letters_only and not (quoted or (token.isupper() and len(token) >= 3)):
                 continue  # "CO", "NO", "I": words, unless quoted
             if letters_only and self.kb is not None:
-                hits = self.kb.lookup_name(normalize_name(token))
-                if hits and hits[0].name_rank < 0:
+                if ("abbreviation", token) not in budget.memo:
+                    hits = self.kb.lookup_name(normalize_name(token))
+                    budget.memo["abbreviation", token] = bool(hits and hits[0].name_rank < 0)
+                if budget.memo["abbreviation", token]:
                     continue  # a curated abbreviation (NBS, PCC): the dictionary pass takes it
-            try:
-                structure = structure_from_smiles(token)
-            except StructureError as error:
-                if not letters_only and _SMILES_SYNTAX.search(token):
-                    out.append(Mention(token, word.start, word.end, "smiles", reason=str(error), confidence=0.0))
+            if ("smiles", token) not in budget.memo:
+                if not budget.take("smiles"):
+                    break
+                try:
+                    budget.memo["smiles", token] = structure_from_smiles(token)
+                except StructureError as error:
+                    budget.memo["smiles", token] = error
+            structure = budget.memo["smiles", token]
+            if isinstance(structure, StructureError):
+                # over a limit ("SMILES has 1,500 heavy atoms"), or with SMILES syntax: say why
+                if isinstance(structure, StructureLimitError) or (
+                        not letters_only and _SMILES_SYNTAX.search(token)):
+                    out.append(Mention(token, word.start, word.end, "smiles", reason=str(structure),
+                                       confidence=0.0))
                     taken[i] = True
                 continue
             hits = self.kb.lookup_structure(structure) if self.kb is not None else []
@@ -210,7 +291,7 @@ class MentionFinder:
         return out
 
     # -- 2. dictionary names -------------------------------------------------------------------
-    def _dictionary(self, text: str, words: list[_Word], taken: list[bool]) -> list[Mention]:
+    def _dictionary(self, text: str, words: list[_Word], taken: list[bool], budget: _Budget) -> list[Mention]:
         if self.kb is None:
             return []
         spans: dict[str, list[tuple[int, int, str]]] = {}
@@ -225,7 +306,7 @@ class MentionFinder:
         known = self._known_names(list(spans))
         out = []
         i = 0
-        while i < len(words):
+        while i < len(words) and not budget.full(out):
             best = None
             for j in range(min(len(words), i + MAX_SPAN_WORDS) - 1, i - 1, -1):
                 if any(taken[i:j + 1]):
@@ -243,7 +324,7 @@ class MentionFinder:
             if hit.structure is not None and _carbon_radical(hit.structure.smiles) and "radical" not in text.lower():
                 i += 1  # "propan-2-yl", "phenylmethyl": a substituent, i.e. part of a longer (misspelt) name
                 continue
-            extended = self._extend_with_opsin(text, words, taken, i, j)
+            extended = self._extend_with_opsin(text, words, taken, i, j, budget)
             if extended is not None:  # "benzoic acid hydrazide", "trioctyl borate": a longer systematic name
                 mention, first, last = extended
                 out.append(mention)
@@ -251,7 +332,7 @@ class MentionFinder:
                     taken[k] = True
                 i = last + 1
                 continue
-            longer = self._misspelt_continuation(text, words, taken, i, j)
+            longer = self._misspelt_continuation(text, words, taken, i, j, budget)
             if longer is not None:  # "acetic anhydrde": "acetic" is a name, but the two words are one
                 out.append(longer[0])
                 for k in range(i, longer[1] + 1):
@@ -266,7 +347,8 @@ class MentionFinder:
             i = j + 1
         return out
 
-    def _misspelt_continuation(self, text: str, words: list[_Word], taken: list[bool], i: int, j: int):
+    def _misspelt_continuation(self, text: str, words: list[_Word], taken: list[bool], i: int, j: int,
+                               budget: _Budget):
         """A dictionary name followed by a misspelt word that, with it, is a longer known name
         (similarity >= ``CONTINUATION_MIN_SCORE``)."""
         end = j + 1
@@ -275,7 +357,7 @@ class MentionFinder:
         raw, start = _strip(text[words[i].start:words[end].end], words[i].start)
         if normalize_name(raw) in self._known_names([normalize_name(raw)]):
             return None  # spelt right: the dictionary stage takes it
-        match = self.fuzzy.correct(raw, min_score=CONTINUATION_MIN_SCORE)
+        match = self._correct(raw, CONTINUATION_MIN_SCORE, budget)
         mention = self._fuzzy_mention(raw, start, match) if match else None
         return (mention, end) if mention is not None else None
 
@@ -289,14 +371,15 @@ class MentionFinder:
                        compound_id=hit.compound_id, resolved_by="fuzzy", matched_name=name, correction=name,
                        confidence=score / 100.0, notes=[f"read {raw!r} as {name!r} (similarity {score:.0f}%)"])
 
-    def _extend_with_opsin(self, text: str, words: list[_Word], taken: list[bool], i: int, j: int):
+    def _extend_with_opsin(self, text: str, words: list[_Word], taken: list[bool], i: int, j: int,
+                           budget: _Budget):
         """"benzoic acid hydrazide", "trioctyl borate": a dictionary name with class words after
         it, or an alkyl word before it, may be part of a longer systematic name; OPSIN decides
         (longest first). Returns (mention, first word, last word)."""
         if self.resolver.opsin is None:
             return None
         end = j
-        while end + 1 < len(words) and not taken[end + 1] and (
+        while end + 1 < len(words) and end + 1 < i + MAX_SPAN_WORDS and not taken[end + 1] and (
                 words[end + 1].text.lower() in CHEMICAL_CLASS_WORDS
                 or self._chemical_word(words[end + 1].text, first=False)):
             end += 1
@@ -304,6 +387,8 @@ class MentionFinder:
         for first in firsts:
             for last in range(end, j if first == i else j - 1, -1):
                 raw, start = _strip(text[words[first].start:words[last].end], words[first].start)
+                if not budget.take_opsin(raw):
+                    continue
                 structure = _opsin_compound(self.resolver.opsin.translate(raw))
                 if structure is None:
                     continue
@@ -343,19 +428,19 @@ class MentionFinder:
         return len(letters) >= 2 or rank < 0
 
     # -- 3. systematic names via OPSIN ---------------------------------------------------------
-    def _systematic(self, text: str, words: list[_Word], taken: list[bool]) -> list[Mention]:
+    def _systematic(self, text: str, words: list[_Word], taken: list[bool], budget: _Budget) -> list[Mention]:
         if self.resolver.opsin is None:
             return []
         out = []
-        attempts = 0
         i = 0
-        while i < len(words) and attempts < MAX_OPSIN_ATTEMPTS:
+        while i < len(words) and budget.opsin > 0 and not budget.full(out):
             prefix = not taken[i] and self._ester_prefix(words, taken, i)
             if taken[i] or not (prefix or self._chemical_word(words[i].text, first=True)):
                 i += 1
                 continue
             j = i
-            while j + 1 < len(words) and not taken[j + 1] and self._chemical_word(words[j + 1].text, first=False):
+            while (j + 1 < len(words) and j + 1 < i + MAX_SPAN_WORDS and not taken[j + 1]
+                   and self._chemical_word(words[j + 1].text, first=False)):
                 j += 1
             found = None
             shortest = i + 1 if prefix else i  # a bare "butyl" is not a compound
@@ -363,12 +448,13 @@ class MentionFinder:
                 raw, start = _strip(text[words[i].start:words[end].end], words[i].start)
                 if not (_SYSTEMATIC.search(raw) or raw.lower() in ELEMENT_NAMES):
                     continue
-                attempts += 1
+                if not budget.take_opsin(raw):
+                    if budget.opsin <= 0:
+                        break
+                    continue
                 structure = _opsin_compound(self.resolver.opsin.translate(raw))
                 if structure is not None:
                     found = (end, raw, start, structure)
-                    break
-                if attempts >= MAX_OPSIN_ATTEMPTS:
                     break
             if found is None:
                 i += 1  # "Translate 4-(aminomethyl)...": the name may start at the next word
@@ -400,22 +486,39 @@ class MentionFinder:
         return bool(_SYSTEMATIC.search(word))
 
     # -- 4. typos ------------------------------------------------------------------------------
-    def _fuzzy(self, text: str, words: list[_Word], taken: list[bool]) -> list[Mention]:
+    def _correct(self, raw: str, min_score: float | None, budget: _Budget):
+        """``fuzzy.correct``, remembered per text and charged to the budget (None when spent)."""
+        key = ("fuzzy", normalize_name(raw), min_score)
+        if key not in budget.memo:
+            if not budget.take("fuzzy"):
+                return None
+            budget.memo[key] = (self.fuzzy.correct(raw) if min_score is None
+                                else self.fuzzy.correct(raw, min_score=min_score))
+        return budget.memo[key]
+
+    def _fuzzy(self, text: str, words: list[_Word], taken: list[bool], budget: _Budget) -> list[Mention]:
         """Typos: spans of up to ``MAX_FUZZY_WORDS`` name-like words, longest first, so that a
         misspelt two-word name ("butyl N-phenylcarbamae") is corrected as a whole rather than
         one of its words being matched to some shorter name."""
         if self.fuzzy is None:
             return []
         out = []
+        fuzzy_word: dict[int, bool] = {}  # per word, computed once
+
+        def name_like(k: int) -> bool:
+            if k not in fuzzy_word:
+                fuzzy_word[k] = self._fuzzy_word(words[k].text)
+            return fuzzy_word[k]
+
         i = 0
-        while i < len(words):
+        while i < len(words) and budget.fuzzy > 0 and not budget.full(out):
             found = None
             for j in range(min(len(words), i + MAX_FUZZY_WORDS) - 1, i - 1, -1):
-                if any(taken[i:j + 1]) or not all(self._fuzzy_word(w.text) for w in words[i:j + 1]):
+                if any(taken[i:j + 1]) or not all(name_like(k) for k in range(i, j + 1)):
                     continue
                 raw, start = _strip(text[words[i].start:words[j].end], words[i].start)
                 # several words must be closer to a known name to count as one misspelt name
-                match = self.fuzzy.correct(raw, min_score=CONTINUATION_MIN_SCORE) if j > i else self.fuzzy.correct(raw)
+                match = self._correct(raw, CONTINUATION_MIN_SCORE if j > i else None, budget)
                 mention = self._fuzzy_mention(raw, start, match) if match else None
                 if mention is not None:
                     found = (j, mention)
@@ -442,9 +545,11 @@ class MentionFinder:
         return not (word.isalpha() and is_common_word(word, threshold=FUZZY_WORD_ZIPF))
 
     # -- 5. what still looks like a compound ---------------------------------------------------
-    def _unresolved(self, text: str, words: list[_Word], taken: list[bool]) -> list[Mention]:
+    def _unresolved(self, text: str, words: list[_Word], taken: list[bool], budget: _Budget) -> list[Mention]:
         out = []
         for i, word in enumerate(words):
+            if budget.full(out):
+                break
             if taken[i] or _is_stop(word.text) or len(word.text) < 6:
                 continue
             if re.search(r"\d.*-|-.*\d|\(.+\)", word.text) and _SYSTEMATIC.search(word.text):
@@ -457,13 +562,11 @@ class MentionFinder:
 
 @lru_cache(maxsize=4096)
 def _carbon_radical(smiles: str) -> bool:
-    from rdkit import Chem
-
-    from chemground.chem.structure import rdkit_messages
-
-    with rdkit_messages():
-        mol = Chem.MolFromSmiles(smiles)
-    return mol is not None and any(a.GetSymbol() == "C" and a.GetNumRadicalElectrons() for a in mol.GetAtoms())
+    try:
+        mol = mol_from_smiles(smiles)  # the size limits apply to what OPSIN returns, too
+    except StructureError:
+        return False
+    return any(a.GetSymbol() == "C" and a.GetNumRadicalElectrons() for a in mol.GetAtoms())
 
 
 def _opsin_compound(result) -> Structure | None:

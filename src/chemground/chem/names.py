@@ -16,6 +16,7 @@ from typing import Protocol, Sequence
 
 from chemground.chem.opsin import Opsin
 from chemground.chem.structure import (
+    MAX_NAME_CHARS,
     Structure,
     is_inchi,
     is_inchikey,
@@ -23,7 +24,16 @@ from chemground.chem.structure import (
     structure_from_inchi,
     structure_from_smiles,
 )
-from chemground.errors import ChemgroundError, NameResolutionError, StructureError
+from chemground.errors import (
+    ChemgroundError,
+    NameLimitError,
+    NameResolutionError,
+    StructureError,
+    StructureLimitError,
+    clip,
+    control_character,
+    preview,
+)
 
 _GREEK = {
     "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ζ": "zeta",
@@ -48,6 +58,17 @@ def normalize_name(name: str) -> str:
     text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch))
     return _NON_ALNUM.sub("", text)
+
+
+def check_name(name: str, what: str = "name", limit: int | None = MAX_NAME_CHARS) -> None:
+    """Refuse (NameLimitError) a name no dictionary or OPSIN should see: one with a control
+    character or lone surrogate (a NUL byte is no part of a name, though normalize_name would
+    silently drop it and match "eth\\x00anol" to ethanol), or longer than ``limit``."""
+    bad = control_character(name)
+    if bad:
+        raise NameLimitError(f"{what} {preview(name)} contains {bad}")
+    if limit is not None and len(name) > limit:
+        raise NameLimitError(f"{what} is {len(name):,} characters; the limit is {limit:,}")
 
 
 def is_cas_number(text: str) -> bool:
@@ -123,6 +144,9 @@ class NameResolver:
         query = text.strip().strip("\"'`")
         if not query:
             raise NameResolutionError("empty name")
+        # what no identifier holds, refused before any parser sees it; the length limits differ
+        # (a SMILES or an InChI may be longer than a name) and are checked where each is parsed
+        check_name(query, "identifier", limit=None)
         if is_inchi(query):
             return Resolution(query, structure_from_inchi(query), "inchi", "inchi")
         if is_inchikey(query):
@@ -140,6 +164,8 @@ class NameResolver:
         if looks_like_smiles(query):
             try:
                 structure = structure_from_smiles(query)
+            except StructureLimitError:
+                raise  # "SMILES has 20,000 heavy atoms": no name is meant, and none that long exists
             except StructureError as error:
                 smiles_error = error
             else:
@@ -148,6 +174,10 @@ class NameResolver:
         return self.resolve_name(query, smiles_error=smiles_error)
 
     def resolve_name(self, name: str, smiles_error: StructureError | None = None) -> Resolution:
+        try:
+            check_name(name)
+        except NameLimitError as error:
+            raise NameLimitError(self._failure(name, str(error), smiles_error)) from None
         fmt = guess_name_format(name)
         hits = self.dictionary.lookup_name(normalize_name(name)) if self.dictionary else []
         if hits:
@@ -166,7 +196,8 @@ class NameResolver:
         try:
             structure = structure_from_smiles(result.smiles or "")
         except StructureError as error:
-            raise NameResolutionError(f"OPSIN parsed {name!r} but RDKit rejected the structure: {error}") from error
+            raise NameResolutionError(
+                f"OPSIN parsed {preview(name)} but RDKit rejected the structure: {error}") from error
         return self._attach_compound(Resolution(name, structure, "opsin", "iupac"))
 
     def resolve_many(self, texts: Sequence[str]) -> dict[str, Resolution | ChemgroundError]:
@@ -209,7 +240,7 @@ class NameResolver:
 
     @staticmethod
     def _failure(name: str, reason: str, smiles_error: StructureError | None) -> str:
-        message = f"could not resolve {name!r}: {reason}"
+        message = f"could not resolve {preview(name)}: {clip(reason, 200)}"
         if smiles_error is not None:
-            message += f"; as SMILES: {smiles_error}"
+            message += f"; as SMILES: {clip(smiles_error, 200)}"
         return message

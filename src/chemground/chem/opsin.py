@@ -15,11 +15,13 @@ import shutil
 import sqlite3
 import subprocess
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from chemground.errors import ExternalToolError
+from chemground.chem.structure import MAX_NAME_CHARS
+from chemground.errors import ExternalToolError, clip, control_character, preview
 from chemground.forking import SPAWN_LOCK
 
 OPSIN_TIMEOUT_S = 20.0
@@ -27,6 +29,7 @@ OPSIN_TIMEOUT_S = 20.0
 # by an older version are tried again rather than served from the disk cache.
 CACHE_VERSION = 3
 _CACHE_TABLE = f"opsin_v{CACHE_VERSION}"
+MEMORY_ENTRIES = 100_000  # results kept in memory (least recently used dropped); the disk keeps all
 
 
 _LOWER_N_LOCANT = re.compile(r"(?<![a-z])n(?=\d*(?:'{1,3})?(?:,\s*n\d*(?:'{1,3})?)*-|\d*(?:'{1,3})?,\s*n)")
@@ -60,6 +63,18 @@ class OpsinResult:
     @property
     def ok(self) -> bool:
         return bool(self.smiles)
+
+
+def refusal(key: str) -> str | None:
+    """Why OPSIN is not asked about ``key`` (a whitespace-joined name), or None: names with
+    control characters or longer than ``MAX_NAME_CHARS`` never reach the JVM (OPSIN's time grows
+    faster than linearly with length: 0.2 s for 1,200 characters of "chlorochloro...")."""
+    bad = control_character(key)
+    if bad:
+        return f"the name contains {bad}"
+    if len(key) > MAX_NAME_CHARS:
+        return f"the name is {len(key):,} characters; the limit is {MAX_NAME_CHARS:,}"
+    return None
 
 
 def opsin_jar() -> Path:
@@ -123,7 +138,7 @@ class _OpsinProcess:
             line = self._stdout.get(timeout=OPSIN_TIMEOUT_S)
         except queue.Empty:
             self.close()
-            raise ExternalToolError(f"OPSIN did not answer within {OPSIN_TIMEOUT_S:.0f} s for {name!r}")
+            raise ExternalToolError(f"OPSIN did not answer within {OPSIN_TIMEOUT_S:.0f} s for {preview(name)}")
         if line is None:
             raise ExternalToolError("the OPSIN process exited unexpectedly")
         if line.strip():
@@ -138,7 +153,9 @@ class _OpsinProcess:
         # OPSIN's greeting has no newline, so it arrives glued to the first error message
         text = " ".join(m.strip() for m in messages if m.strip())
         text = re.sub(r"^.*?chemical name to begin:\s*", "", text)
-        message = text or "OPSIN could not interpret the name"
+        if len(clean) > 20:  # OPSIN echoes the name, which the caller quotes already
+            text = text.replace(clean, "the name")
+        message = clip(text, 200) if text else "OPSIN could not interpret the name"
         return OpsinResult(name, None, message)
 
     def translate_batch(self, names: list[str]) -> list[OpsinResult]:
@@ -192,7 +209,7 @@ class Opsin:
     def __init__(self, cache_path: Path | None = None) -> None:
         self._lock = threading.Lock()
         self._process: _OpsinProcess | None = None
-        self._memory: dict[str, OpsinResult] = {}
+        self._memory: OrderedDict[str, OpsinResult] = OrderedDict()  # bounded: see _remember
         self._cache_path = cache_path
         self._db: sqlite3.Connection | None = None
         atexit.register(self.close)
@@ -203,6 +220,11 @@ class Opsin:
         if self._db is None:
             self._cache_path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self._cache_path, check_same_thread=False, timeout=10)
+            try:  # a cache: a commit need not wait for the disk (13 ms each, per new name asked)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+            except sqlite3.OperationalError:  # another process holds it: keep its journal mode
+                pass
             for old in range(1, CACHE_VERSION):  # failures cached by older translation logic
                 self._db.execute(f"DROP TABLE IF EXISTS {'opsin' if old == 1 else f'opsin_v{old}'}")
             self._db.execute(
@@ -210,19 +232,30 @@ class Opsin:
             )
         return self._db
 
+    def _remember(self, key: str, result: OpsinResult) -> OpsinResult:
+        """Keep ``result`` in memory, dropping the least recently used beyond MEMORY_ENTRIES
+        (a long-running server sees an unbounded number of distinct names)."""
+        self._memory[key] = result
+        self._memory.move_to_end(key)
+        while len(self._memory) > MEMORY_ENTRIES:
+            self._memory.popitem(last=False)
+        return result
+
     def translate(self, name: str) -> OpsinResult:
         """SMILES for a systematic name, or an OpsinResult with OPSIN's failure message."""
         key = " ".join(name.split())
+        refused = refusal(key)
+        if refused is not None:
+            return OpsinResult(name, None, refused)  # neither asked nor cached
         with self._lock:
             if key in self._memory:
+                self._memory.move_to_end(key)
                 return self._memory[key]
             db = self._cache()
             if db is not None:
                 row = db.execute(f"SELECT smiles, message FROM {_CACHE_TABLE} WHERE name = ?", (key,)).fetchone()
                 if row is not None:
-                    result = OpsinResult(name, row[0] or None, row[1] or "")
-                    self._memory[key] = result
-                    return result
+                    return self._remember(key, OpsinResult(name, row[0] or None, row[1] or ""))
             if not key or "\n" in key:
                 result = OpsinResult(name, None, "empty name")
             else:
@@ -234,7 +267,7 @@ class Opsin:
                     if retry.ok:
                         result = OpsinResult(name, retry.smiles, f"parsed as {variant!r}")
                         break
-            self._memory[key] = result
+            self._remember(key, result)
             if db is not None:
                 db.execute(
                     f"INSERT OR REPLACE INTO {_CACHE_TABLE} VALUES (?, ?, ?)", (key, result.smiles, result.message)
@@ -250,14 +283,15 @@ class Opsin:
             db = self._cache()
             for name in dict.fromkeys(names):
                 key = " ".join(name.split())
-                if not key:
-                    out[name] = OpsinResult(name, None, "empty name")
+                refused = refusal(key) if key else "empty name"
+                if refused is not None:
+                    out[name] = OpsinResult(name, None, refused)
                 elif key in self._memory:
                     out[name] = self._memory[key]
                 else:
                     row = db.execute(f"SELECT smiles, message FROM {_CACHE_TABLE} WHERE name = ?", (key,)).fetchone() if db else None
                     if row is not None:
-                        out[name] = self._memory[key] = OpsinResult(name, row[0] or None, row[1] or "")
+                        out[name] = self._remember(key, OpsinResult(name, row[0] or None, row[1] or ""))
                     else:
                         todo.append(name)
             if todo:
@@ -267,7 +301,7 @@ class Opsin:
                     for result in self._process.translate_batch(todo[start:start + 500]):
                         if result.ok:
                             key = " ".join(result.name.split())
-                            out[result.name] = self._memory[key] = result
+                            out[result.name] = self._remember(key, result)
                             if db is not None:
                                 db.execute(f"INSERT OR REPLACE INTO {_CACHE_TABLE} VALUES (?, ?, ?)", (key, result.smiles, ""))
                 if db is not None:

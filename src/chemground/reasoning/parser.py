@@ -4,24 +4,55 @@ from __future__ import annotations
 
 from collections import Counter
 
-from chemground.chem.mentions import MentionFinder
+from chemground.chem.mentions import MAX_MENTIONS, MentionFinder
 from chemground.chem.names import NameResolver
+from chemground.errors import ChemgroundError, InputLimitError, control_character, preview
 from chemground.reasoning.aspects import classify_aspect, mask_mentions
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.roles import infer_roles
 
 
+def check_question(question: str, max_chars: int) -> str:
+    """The question with its whitespace collapsed, or a ChemgroundError: empty, longer than
+    ``max_chars`` characters (the setting ``max_question_chars``), or holding a control
+    character or a lone surrogate (which no question needs and no JSON or terminal takes)."""
+    if not isinstance(question, str):
+        raise ChemgroundError(f"the question must be text, not {type(question).__name__}")
+    if len(question) > max_chars:
+        raise InputLimitError(
+            f"the question is {len(question):,} characters; the limit is {max_chars:,} "
+            "(setting max_question_chars, CHEMGROUND_MAX_QUESTION_CHARS)")
+    text = " ".join(question.split())
+    if not text:
+        raise ChemgroundError("the question is empty")
+    bad = control_character(text)
+    if bad:
+        raise InputLimitError(f"the question {preview(text)} contains {bad}")
+    return text
+
+
 class RuleParser:
-    """Parses questions with the mention finder and the aspect/role rules."""
+    """Parses questions with the mention finder and the aspect/role rules.
+
+    Parsing takes time linear in the question's length, which is at most ``max_chars``
+    characters (default: the setting ``max_question_chars``), and reads at most
+    ``MAX_MENTIONS`` compound mentions.
+    """
 
     name = "rules"
 
-    def __init__(self, resolver: NameResolver, fuzzy=None) -> None:
+    def __init__(self, resolver: NameResolver, fuzzy=None, max_chars: int | None = None) -> None:
         self.finder = MentionFinder(resolver, fuzzy)
+        self.max_chars = max_chars
 
     def parse(self, question: str) -> QueryTuple:
-        text = " ".join(question.split())
-        mentions = self.finder.find(text)
+        max_chars = self.max_chars
+        if max_chars is None:
+            from chemground.settings import get_settings
+
+            max_chars = get_settings().max_question_chars
+        text = check_question(question, max_chars)
+        mentions, cut = self.finder.find_bounded(text, MAX_MENTIONS)
         masked = mask_mentions(text, [(m.start, m.end) for m in mentions])
         aspect = classify_aspect(masked)
         problems: list[str] = []
@@ -38,7 +69,10 @@ class RuleParser:
             )
         for m in mentions:
             if not m.resolved:
-                problems.append(f"{m.text!r} looks like a compound but could not be resolved: {m.reason}")
+                problems.append(f"{preview(m.text)} looks like a compound but could not be resolved: {m.reason}")
+        if cut:
+            problems.append(f"the question holds more possible compound names than are read: {len(mentions)} "
+                            f"mention(s) read (at most {MAX_MENTIONS}, with a bounded number of name look-ups)")
         if not resolved:
             problems.append("no compound in the question could be resolved (try a name, SMILES, InChI or CAS number)")
         query_mentions = [QueryMention.from_mention(m) for m in mentions]

@@ -14,6 +14,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import LCSseq
 
 from chemground.chem.names import normalize_name
+from chemground.chem.structure import MAX_NAME_CHARS
 from chemground.kb.sqlite_store import CURATED_DICTIONARY_SOURCES, SQLiteKB
 
 DEFAULT_MIN_SCORE = 85.0
@@ -84,6 +85,8 @@ class FuzzyNameIndex:
 
     def correct(self, text: str, min_score: float = DEFAULT_MIN_SCORE) -> tuple[str, int, float] | None:
         """(name, compound id, score) of the closest known name above ``min_score``, if any."""
+        if len(text) > MAX_NAME_CHARS:
+            return None  # longer than any name worth correcting towards
         norm = normalize_name(text)
         if len(norm) < 5:
             return None
@@ -96,6 +99,8 @@ class FuzzyNameIndex:
 
     def similar(self, text: str, limit: int = 5, min_score: float = 50.0) -> list[tuple[str, int, float]]:
         """Names most similar to ``text`` (character ROUGE-L), for "did you mean" evidence."""
+        if len(text) > MAX_NAME_CHARS:
+            return []  # longer than any name worth comparing with
         norm = normalize_name(text)
         if not norm:
             return []

@@ -7,17 +7,21 @@ structures (Morgan/Tanimoto). Reaction questions: the question's compounds are m
 reactions they take part in through the link table, and reactions are ranked by how fully
 they cover ALL the question's compounds in the roles the question implies, then by how the
 compounds matched, then by whether the reaction holds the data the aspect asks for.
+
+Work is linear in the number of question compounds (the parser reads at most
+``chem.mentions.MAX_MENTIONS``): each compound's links are read once, and the same compound
+named twice is looked up once.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 
+import numpy as np
 from rdkit import DataStructs
 
 from chemground.chem.fingerprints import morgan_fingerprint
-from chemground.chem.structure import structure_from_smiles
+from chemground.chem.structure import release_memory, structure_from_smiles
 from chemground.evidence import Evidence
 from chemground.kb.records import Role
 from chemground.kb.sqlite_store import SQLiteKB
@@ -126,9 +130,17 @@ class TableRetriever:
                                 record=compound_record(compound), retriever=self.name, why=why))
         ids, fingerprints = self.kb.fingerprints()
         if ids:
-            scores = DataStructs.BulkTanimotoSimilarity(morgan_fingerprint(structure.smiles), fingerprints)
-            ranked = sorted(range(len(ids)), key=lambda i: -scores[i])
-            for i in ranked[: k + len(related) + 1]:
+            query_fingerprint = morgan_fingerprint(structure.smiles)
+            if len(structure.smiles) > 500:
+                release_memory()  # ring perception of a large structure: see chem.structure
+            scores = DataStructs.BulkTanimotoSimilarity(query_fingerprint, fingerprints)
+            # the best k + len(related) + 1, best first and ties in KB order (a stable sort of all
+            # scores did this in Python, 35 ms for 76k compounds); those under the floor were
+            # skipped anyway, and they sort after all the others
+            values = np.asarray(scores, dtype=float)
+            above = np.flatnonzero(values >= SIMILARITY_FLOOR)
+            ranked = above[np.argsort(-values[above], kind="stable")][: k + len(related) + 1].tolist()
+            for i in ranked:
                 if ids[i] == mention.compound_id or ids[i] in related or scores[i] < SIMILARITY_FLOOR:
                     continue
                 compound = self.kb.get_compound(ids[i], with_reactions=0)
@@ -140,16 +152,22 @@ class TableRetriever:
     # -- reactions -----------------------------------------------------------------------------
     def _targets(self, query: QueryTuple) -> list[_Target]:
         targets = []
+        looked_up: dict[str, tuple[list[int], list[int]]] = {}  # smiles -> (same structure, same parent)
         for mention in query.resolved_mentions:
             weights: dict[int, float] = {}
             if mention.compound_id is not None:
                 weights[mention.compound_id] = 1.0 if mention.resolved_by != "fuzzy" else mention.confidence
             if mention.smiles:
-                structure = structure_from_smiles(mention.smiles)
-                for hit in self.kb.lookup_structure(structure):
-                    weights.setdefault(hit.compound_id, 1.0)
-                for hit in self.kb.lookup_parent(structure.parent_inchikey):
-                    weights.setdefault(hit.compound_id, PARENT_WEIGHT)
+                if mention.smiles not in looked_up:
+                    structure = structure_from_smiles(mention.smiles)
+                    looked_up[mention.smiles] = (
+                        [hit.compound_id for hit in self.kb.lookup_structure(structure)],
+                        [hit.compound_id for hit in self.kb.lookup_parent(structure.parent_inchikey)])
+                same, parent = looked_up[mention.smiles]
+                for compound_id in same:
+                    weights.setdefault(compound_id, 1.0)
+                for compound_id in parent:
+                    weights.setdefault(compound_id, PARENT_WEIGHT)
             targets.append(_Target(mention, weights))  # a compound the KB lacks still counts as asked for
         return targets
 
@@ -157,23 +175,27 @@ class TableRetriever:
         targets = self._targets(query)
         if not any(t.compound_weights for t in targets):
             return self._reactions_of_similar(query, targets, k) if targets else []
-        # reaction id -> per-target best (score, role found)
-        coverage: dict[str, list[tuple[float, Role | None]]] = defaultdict(lambda: [(0.0, None)] * len(targets))
+        # reaction id -> per-target best (score, role found); each row is updated in place (a
+        # copy per link made this quadratic in the number of question compounds)
+        coverage: dict[str, list[tuple[float, Role | None]]] = {}
+        links_of: dict[tuple[int, ...], list] = {}  # the same compound named twice is read once
         for index, target in enumerate(targets):
             if not target.compound_weights:
                 continue
-            links = self.kb.reaction_links(target.compound_weights)
-            if len(links) > MAX_LINKS_PER_COMPOUND * 4:
-                links = links[: MAX_LINKS_PER_COMPOUND * 4]
-            for link in links:
+            key = tuple(target.compound_weights)
+            if key not in links_of:
+                links = self.kb.reaction_links(target.compound_weights)
+                links_of[key] = links[: MAX_LINKS_PER_COMPOUND * 4]
+            for link in links_of[key]:
                 weight = target.compound_weights[link.compound_id]
                 wanted = target.mention.role
                 if wanted is not None and link.role != wanted:
                     weight *= WRONG_ROLE_WEIGHT
-                if weight > coverage[link.reaction_id][index][0]:
-                    row = list(coverage[link.reaction_id])
+                row = coverage.get(link.reaction_id)
+                if row is None:
+                    row = coverage[link.reaction_id] = [(0.0, None)] * len(targets)
+                if weight > row[index][0]:
                     row[index] = (weight, link.role)
-                    coverage[link.reaction_id] = row
         if not coverage:
             return self._reactions_of_similar(query, targets, k)
         scored = []
@@ -208,8 +230,12 @@ class TableRetriever:
     def _reactions_of_similar(self, query: QueryTuple, targets: list[_Target], k: int) -> list[Evidence]:
         """No reaction has the question's compounds: reactions of structurally similar ones."""
         out: list[Evidence] = []
+        similar: dict[tuple, list[Evidence]] = {}  # the same compound named twice is compared once
         for target in targets:
-            for evidence in self._similar_compounds(target.mention, 3):
+            key = (target.mention.smiles, target.mention.compound_id, target.mention.text)
+            if key not in similar:
+                similar[key] = self._similar_compounds(target.mention, 3)
+            for evidence in similar[key]:
                 compound_id = int(evidence.id)
                 for link in self.kb.reaction_links([compound_id])[:k]:
                     if target.mention.role is not None and link.role != target.mention.role:
