@@ -69,6 +69,10 @@ def test_typo_is_corrected_and_reported(parser):
 
 def test_ordinary_words_are_not_compounds(parser):
     query = parser.parse("What is the boiling point of the moon?")
+    # boiling point is a tool aspect now; the router sends a question naming no compound out of scope
+    assert query.mentions == [] and query.aspect == Aspect.BOILING_POINT
+    assert any("no compound in the question could be resolved" in p for p in query.problems)
+    query = parser.parse("What is the colour of the moon?")
     assert query.mentions == [] and query.aspect is None
     assert any("could not tell what the question asks for" in p for p in query.problems)
 

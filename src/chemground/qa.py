@@ -3,7 +3,9 @@
 ``QA`` holds the parser, the retrievers (``--method``) and the reasoners (``--reasoner``);
 the CLI, the HTTP API and the benchmarks call it. A retriever is anything with
 ``retrieve(query, k) -> list[Evidence]``; a reasoner anything with
-``reason(query, evidence) -> Reasoned`` (see ``reasoning.extractive``).
+``reason(query, evidence) -> Reasoned`` (see ``reasoning.extractive``). Method ``auto`` (the
+default) lets the routing table (``chemground.routing``) pick the channel: table, tools,
+routes, papers or out of scope; the answer's ``trace["route"]`` says which and why.
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ from chemground.evidence import Evidence
 from chemground.reasoning.answer import Answer
 from chemground.llm.base import LLMError
 from chemground.reasoning.extractive import ExtractiveReasoner, Reasoned
-from chemground.reasoning.parser import RuleParser
+from chemground.reasoning.parser import RuleParser, check_question
 from chemground.reasoning.query import QueryTuple
 from chemground.retrieval.fuzzy import FuzzyNameIndex
 from chemground.retrieval.graph import GraphAccess, RouteRetriever
 from chemground.retrieval.table import TableRetriever
+from chemground.retrieval.tools import ToolChannel
+from chemground.routing import Route, override, refine, route
 from chemground.workspace import Workspace
 
 
@@ -32,7 +36,10 @@ class QA:
         self.workspace = workspace
         self.llm = llm
         self._retrievers: dict[str, Callable[[], object]] = {
+            "auto": lambda: RoutedRetriever(self),
             "table": lambda: TableRetriever(self.workspace.kb, self.fuzzy, RouteRetriever(self.workspace, self.graph)),
+            "tools": lambda: ToolChannel(self.workspace.settings),
+            "routes": lambda: RouteRetriever(self.workspace, self.graph),
         }
         self._reasoners: dict[str, Callable[[], object]] = {"extractive": ExtractiveReasoner}
         self._cache: dict[str, object] = {}
@@ -48,7 +55,7 @@ class QA:
 
     @cached_property
     def parser(self) -> RuleParser:
-        return RuleParser(self.workspace.resolver, self.fuzzy)
+        return RuleParser(self.workspace.resolver, self.fuzzy, max_chars=self.workspace.settings.max_question_chars)
 
     @property
     def query_parser(self):
@@ -88,17 +95,28 @@ class QA:
         return self._component("reasoner", name, self._reasoners)
 
     def parse(self, question: str) -> QueryTuple:
-        if not question or not question.strip():
-            raise ChemgroundError("the question is empty")
+        """Parse ``question``; an empty one, one longer than the setting ``max_question_chars``
+        or one with control characters is refused (ChemgroundError) before any parser runs."""
+        check_question(question, self.workspace.settings.max_question_chars)
         return self.query_parser.parse(question)
 
-    def retrieve(self, question: str, method: str = "table", k: int = 5) -> tuple[QueryTuple, list[Evidence]]:
+    def retrieve(self, question: str, method: str = "auto", k: int = 5) -> tuple[QueryTuple, list[Evidence]]:
         query = self.parse(question)
+        if method == "auto":
+            query = refine(query)
         if method == "none":
             return query, []
         return query, self.retriever(method).retrieve(query, k)  # type: ignore[attr-defined]
 
-    def ask(self, question: str, *, method: str = "table", reasoner: str = "extractive", k: int = 5,
+    def route(self, query: QueryTuple, method: str = "auto") -> tuple[QueryTuple, Route]:
+        """The question refined for routing and the channel that answers it (``chemground.routing``);
+        any ``method`` but ``auto`` overrides the routing table."""
+        if method != "auto":
+            return query, override(method, query)
+        query = refine(query)
+        return query, route(query, has_papers="lit" in self._retrievers)
+
+    def ask(self, question: str, *, method: str = "auto", reasoner: str = "extractive", k: int = 5,
             id: str | None = None) -> Answer:
         self.workspace.kb  # a first run builds the default KB here, outside the timings
         timings: dict[str, float] = {}
@@ -107,8 +125,16 @@ class QA:
         query = self.parse(question)
         timings["parse"] = (time.perf_counter() - started) * 1000
         mark = time.perf_counter()
-        evidence = [] if method == "none" else self.retriever(method).retrieve(query, k)  # type: ignore[attr-defined]
+        query, decision = self.route(query, method)
+        timings["route"] = (time.perf_counter() - mark) * 1000
+        method = decision.method
         notes: list[str] = []
+        if decision.channel == "papers":
+            evidence, method = [], "table"  # the papers are tried below, as for an unrecognised table question
+        elif method in ("none", "out_of_scope"):
+            evidence = []
+        else:
+            evidence = self.retriever(method).retrieve(query, k)  # type: ignore[attr-defined]
         if method == "table" and query.aspect is None and "lit" in self._retrievers:
             # Not a table question ("why is ... per the papers?"): the papers may answer it.
             literature = self.retriever("lit")
@@ -123,7 +149,11 @@ class QA:
         mark = time.perf_counter()
         engine = self.reasoner(reasoner)
         try:
-            reasoned = engine.reason(query, evidence)  # type: ignore[attr-defined]
+            if decision.channel == "out_of_scope" and query.aspect is not None:
+                reasoned = Reasoned(f"I could not tell what the question asks for: {decision.why}.", None,
+                                    "not_understood")
+            else:
+                reasoned = engine.reason(query, evidence)  # type: ignore[attr-defined]
         except LLMError as error:  # the evidence is still worth showing
             reasoned = Reasoned(f"The {reasoner} reasoner failed: {error}", None, "error")
         timings["reason"] = (time.perf_counter() - mark) * 1000
@@ -139,5 +169,20 @@ class QA:
             query=query.to_json(), timings_ms={k: round(v, 3) for k, v in timings.items()}, usage=usage,
             notes=notes + reasoned.notes + ([] if method == "lit" else
                                             [p for p in query.problems if p not in reasoned.answer]),
-            trace={**reasoned.trace, "parser": query.parser},
+            trace={**reasoned.trace, "parser": query.parser, "route": decision.to_json()},
         )
+
+
+class RoutedRetriever:
+    """``--method auto`` as a retriever: the routing table picks the channel, that channel retrieves."""
+
+    name = "auto"
+
+    def __init__(self, qa: QA) -> None:
+        self.qa = qa
+
+    def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
+        query, decision = self.qa.route(query, "auto")
+        if decision.method in ("none", "out_of_scope") or decision.method not in self.qa._retrievers:
+            return []
+        return self.qa.retriever(decision.method).retrieve(query, k)  # type: ignore[attr-defined]

@@ -13,7 +13,7 @@ from chemground.retrieval.graph import GraphRetriever, LiteratureRetriever
 from chemground.retrieval.text_records import BM25RecordRetriever, DenseRecordRetriever
 from chemground.workspace import Workspace
 
-METHODS = ("table", "bm25", "dense", "graph", "lit", "none")
+METHODS = ("auto", "table", "tools", "routes", "bm25", "dense", "graph", "lit", "none")  # auto: chemground.routing
 REASONERS = ("extractive", *LLM_REASONERS)
 
 

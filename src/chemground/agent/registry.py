@@ -34,6 +34,7 @@ TOOL_MODULES: list[str] = [
     "chemground.agent.tools.materials_analysis",
     "chemground.agent.tools.chemground_tools",
     "chemground.agent.tools.chemground_retrieval",
+    "chemground.agent.tools.properties",
 ]
 ENTRY_POINT_GROUP = "chemground.tools"
 

@@ -56,6 +56,9 @@ def _evidence_summary(e: Evidence) -> str:
     if e.kind == "graph_path":
         names = [m.get("name") or m.get("smiles") or m.get("key") for m in r.get("molecules", [])]
         return " → ".join(str(n) for n in names) + f" ({r.get('length')} step{'s' if r.get('length') != 1 else ''})"
+    if e.kind == "tool_result":
+        result = r.get("result") if r.get("ok") else f"error: {r.get('error')}"
+        return f"{r.get('tool')}({', '.join(f'{k}={v!r}' for k, v in (r.get('arguments') or {}).items())}) -> {result}"[:300]
     if e.kind in ("compound", "computed"):
         return " ".join(str(x) for x in (r.get("name") or "", r.get("smiles") or "", r.get("formula") or "") if x)
     return str(r.get("text") or r)[:120]
@@ -76,6 +79,9 @@ def print_answer(answer: Answer) -> None:
             record = f"[bold]{e.kind} {escape(e.id)}[/]\n{escape(_evidence_summary(e))}"
             table.add_row(str(i), f"{e.match}\n{e.score:.2f}", record, escape(e.why))
         console.print(table)
+    route = answer.trace.get("route") or {}
+    if route.get("rule") not in (None, "override"):
+        console.print(f"[dim]route: {escape(route.get('channel', ''))} ({escape(route.get('why', ''))})[/]")
     console.print(f"[dim]method={answer.method} reasoner={answer.reasoner} aspect={answer.aspect} "
                   f"time={answer.timings_ms.get('total', 0):.0f} ms[/]")
 
@@ -86,7 +92,9 @@ def ask(
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
     batch: Optional[Path] = typer.Option(None, "--batch", help='JSONL file of {"id", "question"}; one JSON answer per line.'),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="With --batch: write answers here (default stdout)."),
-    method: str = typer.Option("table", "--method", "-m", help="Retrieval: table | bm25 | dense | none."),
+    method: str = typer.Option("auto", "--method", "-m",
+                               help="auto (the routing table picks: table, tools, routes or papers) | table | tools | "
+                                    "routes | bm25 | dense | graph | lit | none."),
     reasoner: str = typer.Option("extractive", "--reasoner", "-r",
                                  help="extractive | direct | cot | adaptive | adaptive-no-prototype | "
                                       "adaptive-no-grounding | rag-direct (all but extractive need an LLM)."),
@@ -147,7 +155,7 @@ def retrieve(
     ctx: typer.Context,
     question: str = typer.Argument(..., help="The question."),
     k: int = typer.Option(5, "-k", help="How many records."),
-    method: str = typer.Option("table", "--method", "-m", help="table | bm25 | dense."),
+    method: str = typer.Option("auto", "--method", "-m", help="auto | table | tools | routes | bm25 | dense."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON: the parsed query and the hits."),
 ) -> None:
     """Show how a question is parsed (QueryTuple) and which records it retrieves."""

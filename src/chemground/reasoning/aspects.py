@@ -11,14 +11,60 @@ import re
 
 from chemground.reasoning.query import Aspect
 
-_RULES: list[tuple[Aspect, str]] = [
+_MASS_UNIT = r"(?:mg|g|kg|grams?|milligrams?|kilograms?|gram)(?![/\w])"
+_MOL_UNIT = r"(?:mol|moles?|mmol|millimoles?|millimol|kmol)(?![/\w])"
+_NUM = r"\d+(?:[.,]\d+)?(?:\s*[x×*]\s*10\^?-?\d+|e-?\d+)?"
+_TARGET = r"(?:moles?|mol|mmol|millimoles?|grams?|mass|weigh\w*|molecules|amount of substance|mg|kg|g)"
+# Tool-computable properties (chemground.routing sends them to the tools channel). They come first:
+# "how much does 2 mol of X weigh" is a conversion, not a molecular weight; "bp in °C" is a boiling point.
+TOOL_RULES: list[tuple[Aspect, str]] = [
+    (Aspect.AMOUNT, rf"\b{_NUM}\s*{_MASS_UNIT}.*\b(?:moles?|mol|mmol|millimoles?|molecules|amount of substance)\b"
+                    rf"|\b{_NUM}\s*{_MOL_UNIT}.*\b(?:grams?|g|mg|kg|mass|weigh\w*|molecules)\b(?!/)"
+                    rf"|\b(?:how many|number of|what|convert|express|calculate)\b.*\b{_TARGET}\b.*\b{_NUM}\s*(?:{_MASS_UNIT}|{_MOL_UNIT})"
+                    rf"|\b{_NUM}\s*(?:{_MASS_UNIT}|{_MOL_UNIT})\s*(?:of\s+)?x\s*(?:->|→|=|to|in|into|as)\s*{_TARGET}\b"
+                    rf"|\b(?:moles?|mol|mmol)\s+(?:in|of|are in|is)\s+{_NUM}\s*{_MASS_UNIT}"
+                    rf"|\bgrams?\s+(?:in|of|are in|is)\s+{_NUM}\s*{_MOL_UNIT}"
+                    rf"|\b(?:moles?|mol|mmol|millimoles?|molecules)\b.*\b{_NUM}\s*{_MASS_UNIT}"
+                    rf"|\b(?:grams?|mass|mg)\b.*\b{_NUM}\s*{_MOL_UNIT}"),
+    (Aspect.BALANCE, r"\bbalanc(e|es|ed|ing)\b|\bstoichiometric coefficients\b|\bcoefficients (of|for|in) (the|this)"),
+    (Aspect.QED, r"\bqed\b|\bquantitative estimate of drug|\bdrug-?likeness score\b|\bdrug-?likeness \(qed\)"),
+    (Aspect.LIPINSKI, r"\blipinski|\brule of (5|five)\b|\bro5\b|\bdrug-?like(ness)?\b|\borally (bioavailable|active)\b"
+                      r"|\brule-of-(5|five)\b|\bfive rules?\b"),
+    (Aspect.LOGP, r"\b[cx]?log ?p(ow)?\b|\blog ?k ?ow\b|\bpartition coeff?icient\b|\blipophil|\bhydrophob"
+                  r"|\boctanol[- /]?(water|h2o)\b|\bcrippen\b|\bfat[- ]solub|\bgreasy\b|\bgreasier\b"),
+    (Aspect.TPSA, r"\btpsa\b|\bpsa\b|\bpolar surface\b|\bsurface area\b|\bmore polar\b|\bless polar\b"),
+    (Aspect.HBD, r"\b(h|hydrogen)[- ]?bond(ing)?[- ]donors?\b|\bdonors?\b.{0,12}\b(h|hydrogen)[- ]?bond|\bhbds?\b|\b(h|hydrogen)[- ]donors?\b|\bdonor (atoms|groups|count)\b"
+                 r"|\b(how many|number of|count of|no\. of|#)\s*(h-?bond |hydrogen[- ]bond(ing)? )?donors?\b"),
+    (Aspect.HBA, r"\b(h|hydrogen)[- ]?bond(ing)?[- ]acceptors?\b|\bacceptors?\b.{0,12}\b(h|hydrogen)[- ]?bond|\bhbas?\b|\b(h|hydrogen)[- ]acceptors?\b|\bacceptor (atoms|groups|count)\b"
+                 r"|\b(how many|number of|count of|no\. of|#)\s*(h-?bond |hydrogen[- ]bond(ing)? )?acceptors?\b"),
+    (Aspect.ROTATABLE_BONDS, r"\brotat(a|e)ble\b|\brotor(s)?\b|\bfreely rotating\b|\bn ?rot ?b\b|\brot\.? bonds?\b"
+                             r"|\bhow flexible\b|\bflexibility\b"),
+    (Aspect.STEREOCENTRES, r"\bstereo[- ]?(cent(re|er)s?|genic|isomers?|atoms?)\b|\bchiral (cent(re|er)s?|carbons?|atoms?)\b|\bchirality cent"
+                           r"|\b(is|are) x (\w+ )?chiral\b|\bhow many chiral\b|\bchiral\?|\bchirality\b(?! of the)"
+                           r"|\basymmetric (carbons?|cent(re|er)s?|atoms?)\b|\b(r|s)/(s|r) cent"),
+    (Aspect.RING_COUNT, r"\b(how many|number of|count|counts?|no\. of|#|num)\b.*\brings?\b(?!-)"
+                        r"|\bring count\b|\brings? (does|do|has|have|are there|in)\b|\brings\?"),
+    (Aspect.INCHIKEY, r"\b(standard )?inchi ?-?key\b(?!\s*:?\s*[a-z]{14}-)"),
+    (Aspect.INCHI, r"\b(standard )?inchi\b(?!=)|\binternational chemical identifier\b"),
+    (Aspect.FUNCTIONAL_GROUPS, r"\bfunctional (groups?|groupings)\b|\bfunctionalit(y|ies)\b|\bmoiet(y|ies)\b"
+                               r"|\bwhich groups\b|\bwhat groups\b|\bfunctional grps?\b|\bfg'?s\b"),
+    (Aspect.FLASH_POINT, r"\bflash ?-?points?\b|\bflashpoint\b"),
+    (Aspect.BOILING_POINT, r"\bboil(s|ing|ed)?\b|\bb\.?\s?p\.?(?=\s|$|\?)|\bbpt\b|\bvapou?ri[sz](es|ation) temperature\b"),
+    (Aspect.MELTING_POINT, r"\bmelt(s|ing|ed)?\b|\bm\.?\s?p\.?(?=\s|$|\?)|\bmpt\b|\bfreez(e|es|ing) point\b|\bfusion point\b"),
+    (Aspect.DENSITY, r"\bdensit(y|ies)\b|\bdenser\b|\bg/ml\b|\bg/cm3\b|\bg ?cm-3\b|\bspecific gravity\b|\bhow dense\b"),
+    (Aspect.HAZARDS, r"\bghs\b|\bhazard(s|ous)?\b|\bsafety (data|information|info)\b|\bis x (safe|dangerous|toxic)\b"
+                     r"|\bcarcinogen(ic|icity)?\b|\bexposure limits?\b|\bpictograms?\b|\bh-?statements?\b"
+                     r"|\bsignal word\b|\bhow (toxic|dangerous)\b|\btoxicity\b"),
+]
+
+_RULES: list[tuple[Aspect, str]] = TOOL_RULES + [
     (Aspect.ROUTE, r"\broutes?\b|\bpath(way)?s? (from|to|between)\b|\bsynthetic (route|path|sequence)\b"
                    r"|\bhow (can|do|could|would) (i|we|you|one) (get|go) from x to x\b|\bfrom x to x in\b"
                    r"|\bin (two|three|four|\d) steps\b|\bmulti-?step\b|\bwhat can (i|we|you|one) make from x\b"
                    r"|\bintermediates? (between|from)\b"),
     (Aspect.EXACT_MASS, r"\b(exact|monoisotopic|accurate)\s+mass\b"),
     (Aspect.MOLECULAR_WEIGHT, r"\b(molecular|molar|formula|mol\.?)\s*(weight|mass)\b|\bmw\b|\bm\.w\.|\bhow heavy\b"
-                              r"|\bweigh(s|t)?\b|\bg/mol\b"),
+                              r"|\bweigh(s|t)?\b|\bg/mol\b|\bheavier\b|\blighter\b|\bheaviest\b|\blightest\b"),
     (Aspect.FORMULA, r"\b(molecular|chemical|empirical|sum)\s+formula\b|\bformula\b"),
     (Aspect.SMILES_TO_NAME, r"\biupac\b|\bsystematic name\b|\bchemical name\b|\bname (of|for) (the )?(compound|molecule|structure|smiles)\b"
                             r"|\bwhat is (the )?name\b|\bname (this|it)\b|\bwhat is x called\b|\bx is called\b|\bhow is x named\b"

@@ -13,6 +13,7 @@ from typing import Any
 
 from chemground.evidence import Evidence
 from chemground.reasoning.query import Aspect, QueryTuple
+from chemground.routing import TOOL_ASPECTS
 
 
 @dataclass
@@ -51,6 +52,12 @@ class ExtractiveReasoner:
         if query.aspect is None:
             hint = query.problems[0] if query.problems else "could not tell what the question asks for"
             return Reasoned(f"I {hint}.", None, "not_understood")
+        tools = [e for e in evidence if e.kind == "tool_result"]
+        if tools or (query.aspect in TOOL_ASPECTS and not any(e.kind in ("compound", "computed") for e in evidence)):
+            from chemground.reasoning.tool_answers import tool_answer
+            from chemground.retrieval.tools import unresolved_mentions
+
+            return tool_answer(query, tools, [m.text for m in unresolved_mentions(query)])
         if not query.resolved_mentions:
             problems = "; ".join(query.problems) or "no compound was recognised"
             similar = self._similar_note(evidence)

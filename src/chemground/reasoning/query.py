@@ -37,6 +37,26 @@ class Aspect(StrEnum):
     SIMILAR = "similar_compounds"
     REACTIONS = "reactions_involving"
     ROUTE = "route"
+    # computed by a tool (see chemground.routing): descriptors, identifiers, stoichiometry, constants
+    LOGP = "logp"
+    TPSA = "tpsa"
+    QED = "qed"
+    HBD = "h_bond_donors"
+    HBA = "h_bond_acceptors"
+    ROTATABLE_BONDS = "rotatable_bonds"
+    RING_COUNT = "ring_count"
+    STEREOCENTRES = "stereocentres"
+    INCHI = "inchi"
+    INCHIKEY = "inchikey"
+    FUNCTIONAL_GROUPS = "functional_groups"
+    LIPINSKI = "lipinski"
+    AMOUNT = "amount_conversion"
+    BALANCE = "balance_equation"
+    BOILING_POINT = "boiling_point"
+    MELTING_POINT = "melting_point"
+    DENSITY = "density"
+    FLASH_POINT = "flash_point"
+    HAZARDS = "hazards"
 
     @property
     def level(self) -> str:

@@ -1,0 +1,261 @@
+"""Answers read off tool evidence (no LLM): values with sensible rounding and units.
+
+Used by the extractive reasoner for tool-computable aspects. One compound gives one value;
+several compounds give each value, and a comparison ("which is heavier, X or Y?") names the
+winner. A compound that could not be resolved is named in the answer, never dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from chemground.evidence import Evidence
+from chemground.reasoning.query import Aspect, QueryTuple
+
+_SUB = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+_MIN_WORDS = re.compile(r"\b(lighter|lightest|lower|lowest|less|least|smaller|smallest|fewer|fewest|"
+                        r"hydrophilic|more polar than)\b", re.IGNORECASE)
+_WHICH = re.compile(r"\b(which|who|what one)\b", re.IGNORECASE)
+_KELVIN = re.compile(r"\bkelvin\b|\bin k\b|\b(?<!°)k\?", re.IGNORECASE)
+_GHS = re.compile(r"\bghs\b|\bpictograms?\b|\bh-?statements?\b|\bsignal word\b|\bhazard (statements?|codes?)\b",
+                  re.IGNORECASE)
+
+
+def _num(value: float, digits: int) -> str:
+    return f"{value:.{digits}f}"
+
+
+def _sig(value: float, figures: int = 4) -> str:
+    if value == 0:
+        return "0"
+    if abs(value) >= 1e6 or abs(value) < 1e-3:
+        return f"{value:.{figures - 1}e}"
+    return f"{value:.{figures}g}"
+
+
+def tidy_equation(text: str) -> str:
+    """chemlib's '2H₂ + 1O₂ --> 2H₂O₁' as '2 H2 + O2 -> 2 H2O'."""
+    sides = []
+    for side in text.translate(_SUB).split("-->"):
+        terms = []
+        for term in side.split("+"):
+            match = re.match(r"\s*(\d*)\s*(.+?)\s*$", term)
+            coefficient, formula = match.group(1), match.group(2)
+            formula = re.sub(r"(?<=[A-Za-z)\]])1(?!\d)", "", formula)
+            terms.append(f"{coefficient} {formula}" if coefficient not in ("", "1") else formula)
+        sides.append(" + ".join(terms))
+    return " -> ".join(sides)
+
+
+def _value(query: QueryTuple, e: Evidence) -> tuple[Any, str]:
+    """(typed value, text) of one successful call."""
+    r = e.record
+    raw = r.get("result")
+    aspect = query.aspect
+    if aspect == Aspect.LOGP:
+        value = round(float(raw), 2) + 0.0  # no "-0.00"
+        return value, _num(value, 2)
+    if aspect == Aspect.TPSA:
+        return round(float(raw), 2), f"{float(raw):.2f} Å²"
+    if aspect == Aspect.QED:
+        return round(float(raw), 3), _num(float(raw), 3)
+    if aspect in (Aspect.HBD, Aspect.HBA, Aspect.ROTATABLE_BONDS):
+        return int(raw), str(int(raw))
+    if aspect == Aspect.RING_COUNT:
+        if re.search(r"\baromatic\b", query.question, re.IGNORECASE):
+            return int(raw["aromatic_rings"]), f"{raw['aromatic_rings']} aromatic (of {raw['rings']} rings)"
+        return int(raw["rings"]), f"{raw['rings']} ({raw['aromatic_rings']} aromatic)"
+    if aspect == Aspect.STEREOCENTRES:
+        labels = ", ".join(f"{c['symbol']}{c['atom'] + 1} ({c['label']})" for c in raw["centres"])
+        unassigned = sum(1 for c in raw["centres"] if c["label"] == "?")
+        extra = f": {labels}" if labels else ""
+        if unassigned:
+            extra += f"; {unassigned} not specified by the SMILES"
+        return int(raw["count"]), f"{raw['count']}{extra}"
+    if aspect in (Aspect.INCHI, Aspect.INCHIKEY):
+        return str(raw), str(raw)
+    if aspect == Aspect.FUNCTIONAL_GROUPS:
+        text = str(raw)
+        if "none of the listed" in text:
+            return [], "none of the groups the tool knows"
+        body = re.sub(r"^This molecule contains\s+", "", text).rstrip(".")
+        groups = [g.strip() for g in re.split(r",\s*(?:and\s+)?|\s+and\s+", body) if g.strip()]
+        return groups, ", ".join(groups)
+    if aspect == Aspect.LIPINSKI:
+        violations = [] if isinstance(raw, str) else list(raw)
+        passes = len(violations) <= 1
+        if not violations:
+            return True, "no violations of Lipinski's rule of five: it passes"
+        listed = "; ".join(violations)
+        verdict = "it still passes (at most one violation is allowed)" if passes else "it fails"
+        return passes, f"{len(violations)} violation{'s' if len(violations) > 1 else ''} ({listed}): {verdict}"
+    if aspect == Aspect.MOLECULAR_WEIGHT:
+        weight = raw["molecular_weight"] if isinstance(raw, dict) else raw
+        formula = f" ({raw['formula']})" if isinstance(raw, dict) and raw.get("formula") else ""
+        return round(float(weight), 2), f"{float(weight):.2f} g/mol{formula}"
+    if aspect == Aspect.EXACT_MASS:
+        return round(float(raw), 4), f"{float(raw):.4f} Da"
+    if aspect in (Aspect.BOILING_POINT, Aspect.MELTING_POINT, Aspect.FLASH_POINT):
+        kelvin = float(raw["value"])
+        celsius = kelvin - 273.15
+        estimate = "; an estimate" if raw.get("estimate") else ""
+        text = f"{celsius:.1f} °C ({kelvin:.2f} K; source: {raw['source']}{estimate})"
+        if _KELVIN.search(query.question):
+            return round(kelvin, 2), f"{kelvin:.2f} K ({celsius:.1f} °C; source: {raw['source']}{estimate})"
+        return round(celsius, 1), text
+    if aspect == Aspect.DENSITY:
+        return round(float(raw["value"]), 3), f"{float(raw['value']):.3f} g/cm³ ({raw.get('state', '')}; source: {raw['source']})"
+    return raw, str(raw)
+
+
+def _failure(e: Evidence, label: str, compound: str) -> str:
+    error = str(e.record.get("error") or "the tool failed")
+    if "not in the offline tables" in error:
+        return f"No {label} of {compound} is in the offline tables of the 'chemicals' package."
+    return f"The {label} of {compound} could not be computed: {error}"
+
+
+def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[str]):
+    """A ``Reasoned`` for a tool aspect from its tool evidence."""
+    from chemground.reasoning.extractive import Reasoned
+
+    aspect = query.aspect
+    calls = [e for e in evidence if e.kind == "tool_result"]
+    ok = [e for e in calls if e.record.get("ok")]
+    failed = [e for e in calls if not e.record.get("ok")]
+    cite = [e.citation() for e in calls]
+    missing = ""
+    if unresolved:
+        names = ", ".join(repr(u) for u in unresolved)
+        missing = (f" I could not resolve {names} to a structure, so {'it was' if len(unresolved) == 1 else 'they were'}"
+                   " not computed.")
+    if aspect == Aspect.BALANCE:
+        return _balance(calls, cite)
+    if aspect == Aspect.AMOUNT:
+        return _amount(calls, cite, query)
+    if not calls:
+        if unresolved:
+            return Reasoned(missing.strip(), None, "no_evidence")
+        return Reasoned(f"I found no compound in the question to compute the {aspect.value.replace('_', ' ')} of.",
+                        None, "not_understood")
+    label = calls[0].record.get("label") or aspect.value
+    if aspect == Aspect.HAZARDS:
+        return _hazards(query, ok, failed, cite, missing)
+    parts, values = [], {}
+    for e in ok:
+        value, text = _value(query, e)
+        name = e.record.get("compound") or e.record.get("smiles")
+        values[name] = value
+        parts.append((name, value, text))
+    failures = [_failure(e, label, e.record.get("compound") or "?") for e in failed]
+    status = "answered" if ok and not failed and not unresolved else ("partial" if ok else "no_evidence")
+    tool = ok[0].record["tool"] if ok else calls[0].record["tool"]
+    notes = [f"computed by {tool} (chosen from the aspect; no LLM)"]
+    if not parts:
+        return Reasoned(" ".join(failures) + missing, None, status, cite, notes)
+    if len(parts) == 1:
+        name, value, text = parts[0]
+        if aspect in (Aspect.LIPINSKI, Aspect.FUNCTIONAL_GROUPS):
+            answer = f"{label[:1].upper() + label[1:]} of {name}: {text}."
+        else:
+            answer = f"The {label} of {name} is {text}."
+        return Reasoned(" ".join([answer, *failures]) + missing, value, status, cite, notes)
+    listing = "; ".join(f"{name}: {text}" for name, _, text in parts)
+    answer = f"{label[:1].upper() + label[1:]}: {listing}."
+    value: Any = values
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for _, v, _ in parts)
+    if numeric and len(parts) >= 2:
+        pick_min = bool(_MIN_WORDS.search(query.question))
+        ordered = sorted(parts, key=lambda p: p[1], reverse=not pick_min)
+        best, runner_up = ordered[0], ordered[1]
+        if best[1] == runner_up[1]:
+            answer += f" {best[0]} and {runner_up[0]} have the same {label}."
+        else:
+            if aspect == Aspect.MOLECULAR_WEIGHT:
+                answer += f" {best[0]} is {'lighter' if pick_min else 'heavier'}"
+            else:
+                answer += f" {best[0]} has the {'lower' if pick_min else 'higher'} {label}"
+            answer += "."
+            if _WHICH.search(query.question):
+                value = best[0]
+    return Reasoned(" ".join([answer, *failures]) + missing, value, status, cite,
+                    notes, {"values": values})
+
+
+def _balance(calls: list[Evidence], cite: list[str]):
+    from chemground.reasoning.extractive import Reasoned
+
+    if not calls:
+        return Reasoned("I found no equation to balance in the question; write it with formulas, e.g. "
+                        "'balance H2 + O2 -> H2O'.", None, "not_understood")
+    e = calls[0]
+    if not e.record.get("ok"):
+        return Reasoned(f"The equation {e.record.get('equation')} could not be balanced: {e.record.get('error')}",
+                        None, "no_evidence", cite)
+    equation = tidy_equation(str(e.record["result"]))
+    return Reasoned(f"Balanced: {equation}.", equation, "answered", cite,
+                    [f"balanced by {e.record['tool']} (no LLM)"])
+
+
+def _amount(calls: list[Evidence], cite: list[str], query: QueryTuple):
+    from chemground.reasoning.extractive import Reasoned
+
+    if not calls:
+        return Reasoned("I need an amount with a unit (g, mg, mol, mmol) and a compound to convert, e.g. "
+                        "'how many moles are in 5 g of NaCl?'.", None, "not_understood")
+    e = calls[0]
+    r = e.record
+    if not r.get("ok"):
+        return Reasoned(f"The amount of {r.get('compound')} could not be converted: {r.get('error')}", None,
+                        "no_evidence", cite)
+    result = r["result"]
+    want = r.get("want", "moles")
+    value = float(result[want])
+    grams, moles = float(result["grams"]), float(result["moles"])
+    molar = grams / moles if moles else None
+    unit = {"grams": "g", "moles": "mol", "molecules": "molecules"}[want]
+    formula = r.get("formula")
+    name = r.get("compound")
+    about = f"{name}" + (f" ({formula}" + (f", {molar:.2f} g/mol)" if molar else ")") if formula != name or molar else "")
+    if want == "grams" and value < 0.1:
+        answer = f"{r.get('given')} of {about} is {_sig(value)} g ({_sig(value * 1000)} mg)."
+    elif want == "moles" and value < 0.1:
+        answer = f"{r.get('given')} of {about} is {_sig(value)} mol ({_sig(value * 1000)} mmol)."
+    else:
+        answer = f"{r.get('given')} of {about} is {_sig(value)} {unit}."
+    return Reasoned(answer, float(_sig(value, 6)) if want != "molecules" else value, "answered", cite,
+                    [f"converted by {r['tool']} with the molar mass of {formula}"], {"unit": unit})
+
+
+def _hazards(query: QueryTuple, ok: list[Evidence], failed: list[Evidence], cite: list[str], missing: str):
+    from chemground.reasoning.extractive import Reasoned
+
+    lines, value = [], {}
+    for e in ok:
+        r = e.record["result"]
+        facts = []
+        if r.get("flash_point_c") is not None:
+            facts.append(f"flash point {r['flash_point_c']:g} °C")
+        if r.get("autoignition_c") is not None:
+            facts.append(f"autoignition {r['autoignition_c']:g} °C")
+        carcinogen = r.get("carcinogen")
+        if isinstance(carcinogen, dict):
+            iarc = carcinogen.get("International Agency for Research on Cancer")
+            if iarc and iarc != "Unlisted":
+                facts.append(f"IARC: {iarc}")
+        for limit in ("TWA", "STEL"):
+            if r.get(limit):
+                facts.append(f"{limit} {r[limit]}")
+        name = e.record.get("compound")
+        value[name] = r
+        lines.append(f"{name} (CAS {r.get('cas')}): " + (", ".join(facts) if facts else "no offline safety data"))
+    ghs = bool(_GHS.search(query.question))
+    network = ("GHS hazard statements and pictograms are not in the offline data; they need the network (PubChem: "
+               "set CHEMGROUND_ALLOW_NETWORK=1).")
+    if not ok:
+        text = " ".join(_failure(e, "safety data", e.record.get("compound") or "?") for e in failed)
+        return Reasoned(f"{text} {network}{missing}".strip(), None, "no_evidence", cite)
+    answer = "Offline safety data: " + "; ".join(lines) + ". " + network + missing
+    status = "partial" if ghs or failed or missing else "answered"
+    return Reasoned(answer, value, status, cite, ["offline safety tables of the 'chemicals' package"])

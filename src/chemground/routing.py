@@ -1,0 +1,207 @@
+"""The one routing table: which channel answers a parsed question.
+
+A parsed question (``QueryTuple``) goes to one channel:
+
+========== =============================================================================
+table      facts read from (or computed exactly on) the compound / reaction records
+tools      properties a tool computes from the structure, a formula or an equation
+           (logP, TPSA, QED, H-bond donors, Tb/Tm, grams <-> moles, balancing...), and
+           comparisons of several compounds
+routes     multi-step routes: paths in the reaction graph
+papers     why / how questions: passages of the papers (``chemground lit add``)
+out_of_scope  nothing here can answer it; the answer says what was understood
+========== =============================================================================
+
+``ROUTING_TABLE`` is read top to bottom; the first rule whose condition holds decides, and
+its reason goes into ``Answer.trace["route"]``. ``--method`` overrides the table (a user who
+names a retrieval method gets exactly that method). The table is data, so a new channel is
+one rule here plus one retriever registered on ``QA``.
+
+Before routing, :func:`refine` repairs what the mention finder cannot know about property
+questions: a property word taken for a compound ("TPSA", "QED" are also abbreviations of
+chemicals) is un-masked and the aspect re-read; and a balancing question does not need its
+formulas resolved to structures.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from chemground.reasoning.aspects import classify_aspect, mask_mentions
+from chemground.reasoning.query import Aspect, QueryTuple
+
+CHANNELS = ("table", "tools", "routes", "papers", "out_of_scope")
+# The retrieval method (QA.retriever name) behind each channel.
+CHANNEL_METHOD = {"table": "table", "tools": "tools", "routes": "routes", "papers": "lit", "out_of_scope": "none"}
+
+TOOL_ASPECTS = frozenset({
+    Aspect.LOGP, Aspect.TPSA, Aspect.QED, Aspect.HBD, Aspect.HBA, Aspect.ROTATABLE_BONDS, Aspect.RING_COUNT,
+    Aspect.STEREOCENTRES, Aspect.INCHI, Aspect.INCHIKEY, Aspect.FUNCTIONAL_GROUPS, Aspect.LIPINSKI, Aspect.AMOUNT,
+    Aspect.BALANCE, Aspect.BOILING_POINT, Aspect.MELTING_POINT, Aspect.DENSITY, Aspect.FLASH_POINT, Aspect.HAZARDS,
+})
+# Table aspects a tool can also compute: used when several compounds are compared, or when the
+# question gives a bare formula that resolves to no structure ("molar mass of Fe2O3").
+COMPARABLE_TABLE_ASPECTS = frozenset({Aspect.MOLECULAR_WEIGHT, Aspect.EXACT_MASS})
+NO_STRUCTURE_NEEDED = frozenset({Aspect.BALANCE, Aspect.AMOUNT})
+
+# Words that name a property or a unit but are also names or abbreviations of chemicals in the
+# dictionary ("TPSA", "Kow", "b.p", "per mole"), and "H"/"hydrogen" in "H-bond donors".
+PROPERTY_WORD = re.compile(
+    r"(?:c|x)?log ?p|log ?k ?ow|kow|t?psa|qed|hb[da]s?|mw|b\.?p\.?|m\.?p\.?|bpt|mpt|inchi ?(?:key)?|ro5|ghs|pka|rotb"
+    r"|(?:per )?(?:moles?|mol|mmol)|grams?|mg|kg|(?:h|hydrogen)[- ]?bond(?:ing)?"
+    r"|(?:1-)?octanol[- /]?(?:water|h2o)|water[- /](?:1-)?octanol", re.IGNORECASE)
+BOND_WORD = re.compile(r"^[- ]?bond", re.IGNORECASE)
+
+
+def is_property_word(question: str, mention) -> bool:
+    text = mention.text.strip()
+    if PROPERTY_WORD.fullmatch(text):
+        return True
+    return text.lower() in ("h", "hydrogen") and bool(BOND_WORD.match(question[mention.end:]))
+COMPARISON = re.compile(
+    r"\b(compare|comparison|versus|vs\.?|which (one |compound |molecule )?(is|has|of)|higher|lower|greater|smaller|"
+    r"larger|bigger|more|less|heavier|lighter|difference between|rank|order)\b", re.IGNORECASE)
+WHY_HOW = re.compile(r"^\s*(why|how come|how does|how do|how is|how are|explain|what is the mechanism|what causes)\b"
+                     r"|\bmechanism\b|\bwhy\b|\baccording to (the )?(papers?|literature)\b|\bper the papers\b",
+                     re.IGNORECASE)
+FORMULA_TOKEN = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z][a-z]?\d*|\((?:[A-Z][a-z]?\d*)+\)\d*){2,}(?![A-Za-z0-9])")
+
+
+def candidate_name(question: str) -> str | None:
+    """What a question that names no known compound seems to ask about ("... of flurbozamine?")."""
+    text = re.sub(r"\s+in\s+(°\s?c|celsius|kelvin|k|fahrenheit|g/mol)\b.*$", "", question.strip(), flags=re.I)
+    text = re.sub(r"[?!.]+\s*$", "", text)
+    parts = re.split(r"\b(?:of|for|in|does|do|is|are)\s+", text, flags=re.I)
+    if len(parts) < 2:
+        return None
+    tail = re.sub(r"^(?:the|a|an)\s+", "", parts[-1], flags=re.I)
+    tail = re.sub(r"\s+(?:have|has|got|contain|contains)\b.*$", "", tail, flags=re.I).strip(" '\"")
+    return tail[:60] or None
+
+
+@dataclass(frozen=True)
+class Signals:
+    """Cheap facts about a question that the routing rules read (computed once)."""
+
+    resolved: int
+    mentions: int
+    comparison: bool
+    why_how: bool
+    formula_token: bool
+    has_papers: bool
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    channel: str
+    when: Callable[[QueryTuple, Signals], bool]
+    why: Callable[[QueryTuple, Signals], str]
+
+
+@dataclass(frozen=True)
+class Route:
+    """The decision: a channel, the retrieval method behind it, and why."""
+
+    channel: str
+    method: str
+    rule: str
+    why: str
+    comparison: bool = False
+
+    def to_json(self) -> dict:
+        return {"channel": self.channel, "method": self.method, "rule": self.rule, "why": self.why,
+                **({"comparison": True} if self.comparison else {})}
+
+
+def _aspect(q: QueryTuple) -> str:
+    return q.aspect.value if q.aspect else "none"
+
+
+ROUTING_TABLE: tuple[Rule, ...] = (
+    Rule("no_compound", "out_of_scope",
+         lambda q, s: q.aspect in TOOL_ASPECTS and q.aspect not in NO_STRUCTURE_NEEDED and s.mentions == 0,
+         lambda q, s: f"it asks for the {_aspect(q).replace('_', ' ')} " + (
+             f"of {candidate_name(q.question)!r}, which I could not resolve to a compound" if candidate_name(q.question)
+             else "but names no compound I could recognise")),
+    Rule("tool_aspect", "tools", lambda q, s: q.aspect in TOOL_ASPECTS,
+         lambda q, s: f"aspect {_aspect(q)} is computed by a tool"),
+    Rule("comparison", "tools",
+         lambda q, s: q.aspect in COMPARABLE_TABLE_ASPECTS and s.resolved >= 2 and s.comparison,
+         lambda q, s: f"a comparison of {_aspect(q)} over {s.resolved} compounds: one tool call per compound"),
+    Rule("bare_formula", "tools",
+         lambda q, s: q.aspect == Aspect.MOLECULAR_WEIGHT and s.resolved == 0 and s.formula_token,
+         lambda q, s: "a molar mass of a formula that names no known structure: computed from the formula"),
+    Rule("route", "routes", lambda q, s: q.aspect == Aspect.ROUTE,
+         lambda q, s: "a multi-step route: paths in the reaction graph"),
+    Rule("table_fact", "table", lambda q, s: q.aspect is not None,
+         lambda q, s: f"aspect {_aspect(q)} is read from the compound/reaction records"),
+    Rule("why_how", "papers", lambda q, s: s.why_how and s.has_papers,
+         lambda q, s: "a why/how question: answered from the papers' passages"),
+    Rule("papers_fallback", "papers", lambda q, s: s.has_papers,
+         lambda q, s: "no table or tool aspect recognised: the papers may answer it"),
+    Rule("out_of_scope", "out_of_scope", lambda q, s: True,
+         lambda q, s: "no aspect recognised and no papers to search"),
+)
+
+
+def signals(query: QueryTuple, has_papers: bool = True) -> Signals:
+    text = query.question
+    return Signals(
+        resolved=len(query.resolved_mentions), mentions=len(query.mentions),
+        comparison=bool(COMPARISON.search(text)), why_how=bool(WHY_HOW.search(text)),
+        formula_token=bool(FORMULA_TOKEN.search(text)), has_papers=has_papers,
+    )
+
+
+def route(query: QueryTuple, has_papers: bool = True) -> Route:
+    """The first rule of ``ROUTING_TABLE`` that holds for ``query``."""
+    s = signals(query, has_papers)
+    for rule in ROUTING_TABLE:
+        if rule.when(query, s):
+            return Route(rule.channel, CHANNEL_METHOD[rule.channel], rule.name, rule.why(query, s),
+                         comparison=s.comparison and s.resolved >= 2)
+    raise AssertionError("the routing table ends with a rule that always holds")  # pragma: no cover
+
+
+def override(method: str, query: QueryTuple) -> Route:
+    """The route a user forced with ``--method``."""
+    channel = {v: k for k, v in CHANNEL_METHOD.items()}.get(method, method)
+    return Route(channel, method, "override", f"--method {method} chosen by the user",
+                 comparison=bool(COMPARISON.search(query.question)) and len(query.resolved_mentions) >= 2)
+
+
+def refine(query: QueryTuple) -> QueryTuple:
+    """``query`` with property words un-masked (when taken for compounds) and its aspect re-read.
+
+    Only questions whose aspect could be a tool property change; all others come back as they are.
+    """
+    property_mentions = [m for m in query.mentions if is_property_word(query.question, m)]
+    aspect = query.aspect
+    mentions = query.mentions
+    problems = list(query.problems)
+    if property_mentions:
+        mentions = [m for m in query.mentions if m not in property_mentions]
+        masked = mask_mentions(query.question, [(m.start, m.end) for m in mentions])
+        new = classify_aspect(masked)
+        if new is not None:
+            aspect = new
+            problems = [p for p in problems if not p.startswith("could not tell what the question asks for")
+                        and not any(repr(m.text) in p or m.text in p for m in property_mentions)]
+            if mentions and any(m.resolved for m in mentions):
+                problems = [p for p in problems if not p.startswith("no compound in the question could be resolved")]
+        else:
+            mentions = query.mentions
+    if aspect in NO_STRUCTURE_NEEDED:
+        # Formulas in an equation or an amount are read from the text by the tools channel.
+        problems = [p for p in problems if "could not be resolved" not in p]
+    if aspect is query.aspect and mentions is query.mentions and problems == query.problems:
+        return query
+    level = aspect.level if aspect else query.level
+    return query.model_copy(update={"aspect": aspect, "mentions": mentions, "problems": problems, "level": level})
+
+
+__all__ = ["CHANNELS", "CHANNEL_METHOD", "COMPARABLE_TABLE_ASPECTS", "ROUTING_TABLE", "TOOL_ASPECTS", "Route",
+           "Rule", "Signals", "override", "refine", "route", "signals"]

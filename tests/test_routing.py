@@ -1,0 +1,77 @@
+"""The routing table (chemground.routing): which channel answers a parsed question, and why."""
+
+from __future__ import annotations
+
+import pytest
+
+from chemground.chem.opsin import Opsin
+from chemground.qa import QA
+from chemground.reasoning.query import Aspect
+from chemground.retrieval.tools import ToolChannel
+from chemground.routing import ROUTING_TABLE, TOOL_ASPECTS, refine, route
+from chemground.settings import Settings
+from chemground.workspace import Workspace
+
+
+@pytest.fixture(scope="module")
+def qa(small_kb_path, tmp_path_factory):
+    opsin = Opsin(tmp_path_factory.mktemp("opsin") / "cache.sqlite")
+    settings = Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("cache"))
+    workspace = Workspace(settings, readonly=True)
+    workspace.__dict__["opsin"] = opsin
+    qa = QA(workspace)
+    qa.register_retriever("tools", lambda: ToolChannel(settings, isolate=False))
+    yield qa
+    opsin.close()
+
+
+@pytest.mark.parametrize("question, channel, rule", [
+    ("What is the logP of caffeine?", "tools", "tool_aspect"),
+    ("how lipophilic is caffeine", "tools", "tool_aspect"),
+    ("TPSA of morphine", "tools", "tool_aspect"),               # "TPSA" is also a chemical's abbreviation
+    ("how many moles in 5 g of NaCl", "tools", "tool_aspect"),
+    ("balance H2 + O2 = H2O", "tools", "tool_aspect"),
+    ("bp of toluene", "tools", "tool_aspect"),
+    ("which is heavier, benzene or toluene?", "tools", "comparison"),
+    ("Fe2O3 molar mass", "tools", "bare_formula"),
+    ("What is the molecular weight of aspirin?", "table", "table_fact"),
+    ("What forms when benzaldehyde reacts with benzohydrazide?", "table", "table_fact"),
+    ("Which solvent is used for the Suzuki coupling of bromobenzene with phenylboronic acid?", "table", "table_fact"),
+    ("route from benzaldehyde to benzoic acid", "routes", "route"),
+    ("What is the boiling point of the moon?", "out_of_scope", "no_compound"),
+    ("Why is the sky blue?", "out_of_scope", "out_of_scope"),   # no papers channel registered on a bare QA
+])
+def test_routing_decisions(qa, question, channel, rule):
+    query, decision = qa.route(qa.parse(question))
+    assert (decision.channel, decision.rule) == (channel, rule), decision
+    assert decision.why
+
+
+def test_papers_when_a_literature_channel_exists(qa):
+    query = qa.parse("Why is the sky blue?")
+    assert route(query, has_papers=True).channel == "papers"
+    assert route(query, has_papers=False).channel == "out_of_scope"
+
+
+def test_the_table_ends_with_a_catch_all_and_every_tool_aspect_routes_to_tools():
+    assert ROUTING_TABLE[-1].name == "out_of_scope"
+    assert {Aspect.LOGP, Aspect.BALANCE, Aspect.BOILING_POINT, Aspect.AMOUNT} <= TOOL_ASPECTS
+
+
+def test_refine_drops_property_words_taken_for_compounds(qa):
+    query = refine(qa.parse("serotonin: # of H bond donors"))
+    assert query.aspect == Aspect.HBD and all(m.text != "H" for m in query.mentions)
+
+
+def test_trace_records_the_route_and_method_override(qa):
+    answer = qa.ask("What is the logP of caffeine?")
+    assert answer.trace["route"]["channel"] == "tools" and "logp" in answer.trace["route"]["why"]
+    assert answer.method == "tools"
+    forced = qa.ask("What is the molecular weight of aspirin?", method="table")
+    assert forced.trace["route"]["rule"] == "override" and forced.method == "table"
+
+
+def test_table_questions_still_answer_from_the_table(qa):
+    answer = qa.ask("What is the molecular weight of CC(=O)Nc1ccc(O)cc1?")
+    assert answer.method == "table" and answer.value == 151.16
+    assert answer.trace["route"]["channel"] == "table"
