@@ -108,3 +108,13 @@ def test_the_time_limited_worker_runs_the_tools(small_kb_path, tmp_path):
         assert channel.runner.isolate and evidence[0].record["result"] == Lipinski.NumRotatableBonds(IBUPROFEN)
     finally:
         channel.runner.close()
+
+
+def test_a_carbon_chain_is_a_smiles_not_a_formula():
+    """'molecular weight of CCCC...' (1,500 atoms, over the structure limit) was computed as the
+    formula C1500 (18,016 g/mol, hydrogens missing); condensed formulas still read as formulas."""
+    from chemground.retrieval.tools import is_formula
+
+    assert not is_formula("C" * 1500)
+    assert not is_formula("CCCC")
+    assert all(is_formula(f) for f in ("CH3COOH", "CH3CH2OH", "H2O", "CuSO4", "CO2"))

@@ -113,12 +113,19 @@ def formula_of(smiles: str) -> str | None:
     return re.sub(r"[+-]\d*$", "", formula) or None
 
 
+MAX_FORMULA_CHARS = 60  # longer than any formula a chemist types; the input limits apply to SMILES
+BARE_SYMBOL_RUN = re.compile(r"([A-Z][a-z]?)(?![a-z\d])\1(?![a-z\d])\1(?![a-z\d])")
+
+
 def is_formula(text: str) -> bool:
+    """True when ``text`` reads as a molecular formula (H2O, CH3COOH, CuSO4·5H2O), not a SMILES."""
     from chemground.agent.tools._common import parse_formula
     from chemground.errors import ChemgroundError
 
     text = text.strip()
-    if not FORMULA.fullmatch(text) or not re.search(r"[A-Z]", text):
+    if len(text) > MAX_FORMULA_CHARS or not FORMULA.fullmatch(text) or not re.search(r"[A-Z]", text):
+        return False
+    if BARE_SYMBOL_RUN.search(text):  # "CCCC", "CCO": a SMILES, not a formula (chemists write C4H10)
         return False
     try:
         parse_formula(text)
