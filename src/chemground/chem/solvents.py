@@ -12,8 +12,10 @@ from functools import lru_cache
 
 from rdkit import Chem
 
-from chemground.chem.structure import canonical_smiles, mol_from_smiles, rdkit_messages, strip_atom_maps
-from chemground.errors import StructureError
+from chemground.chem.structure import (
+    canonical_smiles, check_smiles, mol_from_smiles, rdkit_messages, strip_atom_maps,
+)
+from chemground.errors import ChemgroundError, StructureError
 from chemground.kb.records import Role
 
 # Common reaction solvents (our list): canonicalised at first use.
@@ -71,6 +73,10 @@ def is_common_solvent(smiles: str) -> bool:
 
 
 def has_transition_metal(smiles: str) -> bool:
+    try:
+        check_smiles(smiles)  # the size limits every structure path keeps
+    except ChemgroundError:
+        return False
     with rdkit_messages():
         mol = Chem.MolFromSmiles(smiles, sanitize=False)
     return mol is not None and any(atom.GetSymbol() in TRANSITION_METALS for atom in mol.GetAtoms())

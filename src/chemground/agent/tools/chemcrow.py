@@ -78,8 +78,13 @@ def _controlled_keys() -> set[str]:
 def _is_smiles(text: str) -> bool:
     from rdkit import Chem
 
-    from chemground.chem.structure import rdkit_messages
+    from chemground.chem.structure import check_smiles, rdkit_messages
+    from chemground.errors import ChemgroundError
 
+    try:
+        check_smiles(text)  # the size limits every structure path keeps
+    except ChemgroundError:
+        return False
     with rdkit_messages():
         return Chem.MolFromSmiles(text, sanitize=False) is not None
 
