@@ -66,6 +66,18 @@ COMPARISON = re.compile(
 WHY_HOW = re.compile(r"^\s*(why|how come|how does|how do|how is|how are|explain|what is the mechanism|what causes)\b"
                      r"|\bmechanism\b|\bwhy\b|\baccording to (the )?(papers?|literature)\b|\bper the papers\b",
                      re.IGNORECASE)
+# Words that make a question chemistry even when it names no compound: the papers are searched
+# only for such a question ("What is the capital of France?" is out of scope, papers or not).
+CHEMISTRY_WORD = re.compile(
+    r"\b(chemi\w*|reactions?|react\w*|synthe\w*|cataly\w*|mechanis\w*|molecul\w*|compounds?|bonds?|bonding|acids?|"
+    r"acidic|bases?|basic|solvents?|yields?|oxidi\w*|reduc\w*|polymer\w*|ions?|ionic|atoms?|atomic|electron\w*|orbital\w*|"
+    r"spectr\w*|nmr|chromatograph\w*|crystal\w*|enzym\w*|proteins?|drugs?|elements?|metals?|organic|inorganic|"
+    r"stereo\w*|chiral\w*|isomer\w*|esters?|amines?|alcohols?|ketones?|aldehydes?|hydrogenat\w*|functional|"
+    r"substituent\w*|aromatic\w*|rings?|equilibri\w*|kinetic\w*|thermodynam\w*|ph|pka|salts?|dissolv\w*|solub\w*|"
+    r"precipitat\w*|titrat\w*|concentrations?|molar\w*|moles?|formulas?|structures?|smiles|inchi\w*|papers?|"
+    r"literature|experiment\w*|labs?|laborator\w*|reagents?|products?|yield|temperature|electrophil\w*|"
+    r"nucleophil\w*|radical\w*|carbon\w*|hydrogen\w*|oxygen\w*|nitrogen\w*|sulfur\w*|halogen\w*|"
+    r"photo\w*|electrochem\w*|distill\w*|purif\w*|toxic\w*|hazard\w*)\b", re.IGNORECASE)
 FORMULA_TOKEN = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z][a-z]?\d*|\((?:[A-Z][a-z]?\d*)+\)\d*){2,}(?![A-Za-z0-9])")
 
 
@@ -91,6 +103,7 @@ class Signals:
     why_how: bool
     formula_token: bool
     has_papers: bool
+    chemistry: bool = True  # the question names a compound, a reaction class or a chemistry word
 
 
 @dataclass(frozen=True)
@@ -140,10 +153,11 @@ ROUTING_TABLE: tuple[Rule, ...] = (
          lambda q, s: f"aspect {_aspect(q)} is read from the compound/reaction records"),
     Rule("why_how", "papers", lambda q, s: s.why_how and s.has_papers,
          lambda q, s: "a why/how question: answered from the papers' passages"),
-    Rule("papers_fallback", "papers", lambda q, s: s.has_papers,
+    Rule("papers_fallback", "papers", lambda q, s: s.has_papers and s.chemistry,
          lambda q, s: "no table or tool aspect recognised: the papers may answer it"),
     Rule("out_of_scope", "out_of_scope", lambda q, s: True,
-         lambda q, s: "no aspect recognised and no papers to search"),
+         lambda q, s: "no aspect recognised and no papers to search" if not s.has_papers else
+         "no compound, reaction or chemistry word recognised: not a chemistry question"),
 )
 
 
@@ -153,7 +167,15 @@ def signals(query: QueryTuple, has_papers: bool = True) -> Signals:
         resolved=len(query.resolved_mentions), mentions=len(query.mentions),
         comparison=bool(COMPARISON.search(text)), why_how=bool(WHY_HOW.search(text)),
         formula_token=bool(FORMULA_TOKEN.search(text)), has_papers=has_papers,
+        chemistry=is_chemistry(query),
     )
+
+
+def is_chemistry(query: QueryTuple) -> bool:
+    """Does the question name a compound, a reaction class or a chemistry word?"""
+    from chemground.reasoning.reaction_classes import find_classes
+
+    return bool(query.mentions) or bool(CHEMISTRY_WORD.search(query.question)) or bool(find_classes(query.question))
 
 
 def route(query: QueryTuple, has_papers: bool = True) -> Route:
@@ -197,6 +219,16 @@ def refine(query: QueryTuple) -> QueryTuple:
     if aspect in NO_STRUCTURE_NEEDED:
         # Formulas in an equation or an amount are read from the text by the tools channel.
         problems = [p for p in problems if "could not be resolved" not in p]
+    if aspect is not None and aspect.level == "reaction":
+        from chemground.reasoning.reaction_classes import find_classes, without_class_words
+
+        classes = find_classes(query.question)
+        if classes:  # "reagent for Boc deprotection?": the class is what is asked about
+            stripped = without_class_words(query.model_copy(update={"mentions": mentions, "problems": problems}),
+                                           classes)
+            mentions, problems = stripped.mentions, stripped.problems
+            if not mentions:
+                problems = [p for p in problems if not p.startswith("no compound in the question could be resolved")]
     if aspect is query.aspect and mentions is query.mentions and problems == query.problems:
         return query
     level = aspect.level if aspect else query.level

@@ -57,7 +57,28 @@ TOOL_RULES: list[tuple[Aspect, str]] = [
                      r"|\bsignal word\b|\bhow (toxic|dangerous)\b|\btoxicity\b"),
 ]
 
-_RULES: list[tuple[Aspect, str]] = TOOL_RULES + [
+# Phrasings that must win over the generic rules below: an arrow or "gives?" asks for the
+# product ("rxn: PhCHO + NaBH4 in EtOH -> ?"), "which reactions use X as solvent" lists reactions
+# (not the solvent), "what do people call X" asks for the common name, "mol wt" is a weight.
+_FIRST_RULES: list[tuple[Aspect, str]] = [
+    (Aspect.REACTANTS, r"<-\s*\?|\bfrom\s*\?\s*$|\b(which|what) (\w+ )?and (\w+ )?(give|gives|form|forms)\b"),
+    (Aspect.PRODUCT, r"(->|→|=>)\s*(\?|(the |what |which )?products?\s*\??|what\s*\??)\s*$"
+                     r"|^(?!.*\b(yields?|temp\w*|solvents?|catalysts?|reagents?|conditions|how long|time|base)\b).*\bgives?\s*\?\s*$"
+                     r"|\bgives? (which|what)\b|\bwhat'?s? (is )?left after\b|^\s*(give|name|predict|draw|what is|what's)"
+                     r" (me )?(the )?(main |major )?products?\b"),
+    (Aspect.REACTIONS, r"^\s*(which|what) reactions\b|\b(list|show|find)( me)?( all)?( the)? reactions\b"
+                       r"|\breactions (that |which )?(use|used|using|involve|involving|employ|have)\b"),
+    (Aspect.MOLECULAR_WEIGHT, r"\bnot (the )?(exact|monoisotopic|accurate) mass\b|\bmol\.? ?wts?\b|\bm\.? ?wt\b|\bmolwt\b|\bgrams? (per|a|/) ?mole?s?\b|\bg (per|/) ?mol\b"
+                              r"|\bg ?mol-1\b|\bg·mol"),
+    (Aspect.SYNONYMS, r"\bwhat (do|does|did|would) (people|chemists|we|you|they|most people|everyone|pharmacists) "
+                      r"(usually |normally |commonly )?call\b|\b(usual|everyday|common|trivial|familiar|popular|street|"
+                      r"colloquial|household|non-systematic|lay) names?\b|\bbetter known as\b|\bknown as what\b"),
+    (Aspect.SMILES_TO_NAME, r"\bname the following\b|\bname (this|the following|that) (molecule|compound|structure|smiles)\b"
+                            r"|\bsystematically\b|\bsystematic(al)? nam"),
+    (Aspect.DESCRIPTION, r"^\s*(please )?(summari[sz]e|give (me )?(a |an )?(summary|overview) of)\b|\bsummary of what\b"),
+]
+
+_RULES: list[tuple[Aspect, str]] = TOOL_RULES + _FIRST_RULES + [
     (Aspect.ROUTE, r"\broutes?\b|\bpath(way)?s? (from|to|between)\b|\bsynthetic (route|path|sequence)\b"
                    r"|\bhow (can|do|could|would) (i|we|you|one) (get|go) from x to x\b|\bfrom x to x in\b"
                    r"|\bin (two|three|four|\d) steps\b|\bmulti-?step\b|\bwhat can (i|we|you|one) make from x\b"
@@ -75,15 +96,18 @@ _RULES: list[tuple[Aspect, str]] = TOOL_RULES + [
                       r"|\baka\b|\bbrand names?\b|\balternative names?\b"),
     (Aspect.SIMILAR, r"\bsimilar\b|\banalog(ue)?s?\b|\bresembl|\blook(s)? like\b|\brelated (compounds|structures|molecules)\b"
                      r"|\bstructurally close\b|\bneighbou?rs?\b"),
-    (Aspect.YIELD, r"\byield\b(?!s)(?! of x)|\bwhat (percent|percentage)\b|\bhow much (product|of x) (was|is) (obtained|formed|isolated)\b"
+    (Aspect.YIELD, r"\by(ei|ie)ld\b(?!s)(?! of x)|\byeild|\bwhat (percent|percentage)\b|\bhow much (product|of x) (was|is) (obtained|formed|isolated)\b"
                    r"|\b(percent|%) yield\b|\byield of\b|\bhow efficient\b|\bconversion\b"),
-    (Aspect.CATALYST, r"\bcataly[sz](t|ts|ed|es|ing|is)\b|\bcatalytic\b"),
+    (Aspect.REAGENT, r"^\s*(what|which)?\s*('s |is |are )?(the )?bases?\b(?! (peak|pair|metal))|\bbase (for|in|used)\b"
+                     r"|\b(which|what) (oxidant|reductant|borohydride|hydride|reducing agent|oxidi[sz]ing agent)s?\b"
+                     r"|\b(oxidant|reductant)s? (for|in|used)\b"),
+    (Aspect.CATALYST, r"\bcataly[sz](t|ts|ed|es|ing|is)\b|\bcatalytic\b|\bcatalist\b|\bcat\.?\s*\?\s*$"),
     (Aspect.SOLVENT, r"\bsolvents?\b|\bmedium\b|\bdissolved in\b|\bin what (liquid|medium)\b"),
     (Aspect.REAGENT, r"\breagents?\b|\bwhich base\b|\bwhat base\b|\boxidi[sz]ing agent\b|\breducing agent\b|\bcoupling agent\b"
                      r"|\bactivat(or|ing agent)\b"),
-    (Aspect.TEMPERATURE, r"\btemperature\b|\bhow (hot|warm|cold)\b|\bat what temp|\b°c\b|\bdegrees\b|\bheated to\b"),
-    (Aspect.TIME, r"\bhow long\b|\breaction time\b|\bduration\b|\bhow many (hours|minutes|days)\b|\bfor how long\b"),
-    (Aspect.CONDITIONS, r"\bconditions?\b|\bhow (can|could|do|does|is|are|would) (i |you |we |one )?(convert|transform|turn)\b"
+    (Aspect.TEMPERATURE, r"\btemperature\b|\btemps?\b|\btemp(er|re)a?ture\b|\btempreature\b|\bhow (hot|warm|cold)\b|\bat what temp|\b°c\b|\bdegrees\b|\bheated to\b"),
+    (Aspect.TIME, r"\bhow long\b|\b(reaction|rxn|rx) time\b|\bduration\b|\bhow many (hours|minutes|days)\b|\bfor how long\b"),
+    (Aspect.CONDITIONS, r"\bconditions?\b|\bcondit?ons?\b|\bcondtions?\b|\bhow (can|could|do|does|is|are|would) (i |you |we |one )?(convert|transform|turn)\b"
                         r"|\bhow (can|could|is|are) x (be )?(converted|transformed|turned)\b|\bhow (is|was|are|were|do|does|can|could|should) (the |this |that )?(reaction|coupling|"
                         r"esterification|alkylation|step|it) (be )?(run|done|carried out|performed|conducted)\b|\bprocedure\b|\bprotocol\b"),
     (Aspect.REACTANTS, r"\breactants?\b|\bstarting materials?\b|\bprecursors?\b|\bhow (is|are|was|were|can|could|do|does|would) (i |you |one |we )?"

@@ -11,9 +11,44 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from collections import Counter
+
 from chemground.evidence import Evidence
 from chemground.reasoning.query import Aspect, QueryTuple
+from chemground.reasoning.reaction_classes import ClassMention, find_classes, without_class_words
 from chemground.routing import TOOL_ASPECTS
+
+# Acids, Lewis acids and bases a record may file as a reagent although a chemist calls them the
+# catalyst (AlCl3 in a Friedel-Crafts acylation, H2SO4 in a nitration, piperidine in a Knoevenagel).
+_ACID_OR_BASE_SMILES = {
+    "OS(=O)(=O)O", "Cl", "[H]Cl", "Br", "O=S(=O)(O)C(F)(F)F", "Cc1ccc(S(=O)(=O)O)cc1", "CS(=O)(=O)O",
+    "O=C(O)C(F)(F)F", "OP(=O)(O)O", "CC(=O)O", "O=[N+]([O-])O", "CCN(CC)CC", "CCN(C(C)C)C(C)C", "c1ccncc1",
+    "CN(C)c1ccncc1", "C1CCNCC1", "C1CCC2=NCCCN2CC1", "[Na+].[OH-]", "[K+].[OH-]", "[Li+].[OH-]", "[OH-].[Na+]",
+    "[OH-].[K+]", "[OH-].[Li+]", "O=C([O-])[O-].[K+].[K+]", "O=C([O-])[O-].[Cs+].[Cs+]", "O=C([O-])[O-].[Na+].[Na+]",
+    "CC(C)(C)[O-].[K+]", "CC(C)(C)[O-].[Na+]", "C[O-].[Na+]", "CC[O-].[Na+]", "[H-].[Na+]", "[NaH]",
+}
+_CANONICAL: set[str] = set()
+_LEWIS_ELEMENTS = {"Al", "Fe", "Ti", "Zn", "Sn", "Sc", "Bi", "In", "B", "Yb", "La", "Ce", "Zr", "Hf"}
+_HALOGENS = {"F", "Cl", "Br", "I"}
+
+
+def is_acid_base_or_lewis_acid(smiles: str | None) -> bool:
+    """An acid, a base or a Lewis acid (a small metal or boron halide or triflate), by SMILES."""
+    if not smiles:
+        return False
+    if smiles in _ACID_OR_BASE_SMILES:
+        return True
+    from rdkit import Chem
+
+    mol = Chem.MolFromSmiles(smiles)
+    if mol is None or mol.GetNumHeavyAtoms() > 14:
+        return False
+    if not _CANONICAL:
+        _CANONICAL.update(Chem.MolToSmiles(m) for m in map(Chem.MolFromSmiles, _ACID_OR_BASE_SMILES) if m)
+    if Chem.MolToSmiles(mol) in _CANONICAL:
+        return True
+    elements = {a.GetSymbol() for a in mol.GetAtoms()}
+    return bool(elements & _LEWIS_ELEMENTS) and bool(elements & _HALOGENS)
 
 
 @dataclass
@@ -50,22 +85,40 @@ class ExtractiveReasoner:
         if chunks:
             return self._passages(chunks)
         if query.aspect is None:
+            from chemground.routing import is_chemistry
+
+            if not is_chemistry(query):
+                return Reasoned("This question is out of scope: it names no compound, reaction or chemistry "
+                                "property that the knowledge base, the tools or the papers could answer.", None,
+                                "not_understood", notes=["out of scope"])
             hint = query.problems[0] if query.problems else "could not tell what the question asks for"
             return Reasoned(f"I {hint}.", None, "not_understood")
+        classes = find_classes(query.question)
+        if classes:
+            query = without_class_words(query, classes)
         tools = [e for e in evidence if e.kind == "tool_result"]
         if tools or (query.aspect in TOOL_ASPECTS and not any(e.kind in ("compound", "computed") for e in evidence)):
             from chemground.reasoning.tool_answers import tool_answer
             from chemground.retrieval.tools import unresolved_mentions
 
             return tool_answer(query, tools, [m.text for m in unresolved_mentions(query)])
+        if classes and query.level == "reaction" and query.aspect != Aspect.ROUTE:
+            return self._reaction(query, evidence, classes)
         if not query.resolved_mentions:
             problems = "; ".join(query.problems) or "no compound was recognised"
             similar = self._similar_note(evidence)
             return Reasoned(f"I could not identify the compound(s) in the question: {problems}.{similar}", None,
                             "not_understood")
         if query.level == "reaction":
-            return self._reaction(query, evidence)
-        return self._compound(query, evidence)
+            return self._reaction(query, evidence, classes)
+        reasoned = self._compound(query, evidence)
+        unresolved = [m.text for m in query.mentions if not m.resolved]
+        if unresolved and reasoned.status == "answered":
+            reasoned.status = "partial"
+            reasoned.notes.append("could not resolve " + ", ".join(repr(u) for u in unresolved)
+                                  + " to a compound; the answer is about the compound(s) that were resolved")
+            reasoned.answer += " (Not resolved: " + ", ".join(repr(u) for u in unresolved) + ".)"
+        return reasoned
 
     @staticmethod
     def _passages(chunks: list[Evidence], snippets: int = 3) -> Reasoned:
@@ -155,21 +208,45 @@ class ExtractiveReasoner:
         return Reasoned(f"{name}: {r.get('formula')}, SMILES {r.get('smiles')}.", r.get("smiles"), "partial", cite)
 
     # -- reactions -----------------------------------------------------------------------------
-    def _reaction(self, query: QueryTuple, evidence: list[Evidence]) -> Reasoned:
-        names = " and ".join(repr(m.text) for m in query.resolved_mentions)
+    def _reaction(self, query: QueryTuple, evidence: list[Evidence],
+                  classes: list[ClassMention] | None = None) -> Reasoned:
+        classes = classes or []
+        asked = [m for m in query.mentions]
+        names = " and ".join(repr(m.text) for m in asked) or "the compounds asked"
+        unresolved = [m.text for m in asked if not m.resolved]
         graph = [e for e in evidence if e.kind in ("graph_path", "graph_row")]
         if query.aspect == Aspect.ROUTE or (graph and not any(e.kind == "reaction" for e in evidence)):
-            return self._graph(query, graph, names)
+            return self._graph(query, graph, " and ".join(repr(m.text) for m in query.resolved_mentions))
         reactions = [e for e in evidence if e.kind == "reaction"]
+        class_names = " / ".join(c.name for c in classes)
+        unresolved_note = (" I could not resolve " + ", ".join(repr(u) for u in unresolved) + " to a compound."
+                           if unresolved else "")
         if not reactions:
-            return Reasoned(f"The knowledge base holds no reaction involving {names}.", None, "no_evidence")
+            if classes:
+                known = [c for c in classes if c.known]
+                what = (f"no {class_names} reaction" if not known else
+                        f"no {class_names} reaction" + (f" involving {names}" if asked else ""))
+                return Reasoned(f"The knowledge base holds {what}.{unresolved_note}", None, "no_evidence")
+            if not query.resolved_mentions:
+                problems = "; ".join(query.problems) or "no compound was recognised"
+                return Reasoned(f"I could not identify the compound(s) in the question: {problems}.", None,
+                                "not_understood")
+            return Reasoned(f"The knowledge base holds no reaction involving {names}.{unresolved_note}", None,
+                            "no_evidence")
+        if classes and not asked:
+            return self._class_answer(query.aspect, reactions, class_names)
         top = reactions[0]
         partial = top.match != "exact"
         aspect = query.aspect
         if aspect == Aspect.REACTIONS:
-            listed = [f"{e.id}: {self._summary(e.record)}" for e in reactions]
-            return Reasoned(f"Reactions involving {names}: " + " | ".join(listed), [e.id for e in reactions],
-                            "answered", [e.citation() for e in reactions])
+            shown = [e for e in reactions if e.match == "exact"] or reactions
+            listed = [f"{e.id}: {self._summary(e.record)}" for e in shown]
+            roles = [f"{m.text!r} as {m.role.value}" for m in asked if m.role is not None]
+            head = f"Reactions with {', '.join(roles)}" if roles else f"Reactions involving {names}"
+            if partial:
+                head = f"No reaction matches all of {names}; the closest ({top.why})"
+            return Reasoned(head + ": " + " | ".join(listed) + "." + unresolved_note, [e.id for e in shown],
+                            "partial" if partial else "answered", [e.citation() for e in shown])
         result = self._read(aspect, top.record)
         notes = []
         if result is None:
@@ -180,18 +257,102 @@ class ExtractiveReasoner:
                     top, result = other, self._read(aspect, other.record)
                     break
         if result is None:
-            return Reasoned(f"The best-matching reaction ({top.id}: {self._summary(top.record)}) records no "
-                            f"{aspect.value}.", None, "no_evidence", [top.citation()])
-        text, value = result
+            what = "best-matching" if not partial else "closest"
+            return Reasoned(f"The {what} reaction ({top.id}: {self._summary(top.record)}) records no "
+                            f"{aspect.value}.{unresolved_note}", None, "no_evidence", [top.citation()])
+        text, value, filed = result
+        if filed:
+            notes.append(filed)
+            text = text[:-1] + f" ({filed})."
         variants = self._variants(aspect, reactions, top)
         if variants:
             notes.append(variants)
         if partial:
-            text = (f"No reaction in the knowledge base matches all of {names} in the roles asked; "
-                    f"the closest ({top.why}) gives: {text}")
+            text = (f"No reaction in the knowledge base matches all of {names} in the roles asked; the closest "
+                    f"({top.why}) gives: {text}")
+            notes.append(f"closest match only: {top.why}")
         source = top.record.get("source") or top.record.get("dataset")
-        text += f" [reaction {top.id}" + (f", {source}" if source else "") + "]"
+        text += f" [reaction {top.id}" + (f", {source}" if source else "") + "]" + unresolved_note
         return Reasoned(text, value, "partial" if partial else "answered", [top.citation()], notes)
+
+    def _class_answer(self, aspect: Aspect | None, reactions: list[Evidence], class_names: str) -> Reasoned:
+        """A class and no compound ("reagent for Boc deprotection?"): what the class's reactions record,
+        most common first, with counts."""
+        n = len(reactions)
+        cite = [e.citation() for e in reactions]
+        ids = ", ".join(e.id for e in reactions[:8]) + (", ..." if n > 8 else "")
+        role_key = {Aspect.SOLVENT: "solvents", Aspect.CATALYST: "catalysts", Aspect.REAGENT: "reagents"}.get(aspect)  # type: ignore[arg-type]
+        if role_key:
+            counts: Counter = Counter()
+            smiles: dict[str, str] = {}
+            filed_as: dict[str, str] = {}
+            for e in reactions:
+                read = self._read(aspect, e.record)
+                if read is None:
+                    continue
+                items = read[1] or []
+                for item in dict.fromkeys(items):
+                    counts[item] += 1
+                    if read[2]:
+                        filed_as[item] = read[2]
+                for key in ("reagents", "catalysts", "solvents"):
+                    for p in e.record.get(key) or []:
+                        smiles.setdefault(p.get("name") or p.get("smiles"), p.get("smiles"))
+            if not counts:
+                return Reasoned(f"None of the {n} {class_names} reactions in the knowledge base records a "
+                                f"{role_key[:-1]}.", None, "no_evidence", cite)
+            ranked = [name for name, _ in counts.most_common()]
+            top_count = counts[ranked[0]]
+            tied = [name for name in ranked if counts[name] == top_count]
+            rest = [f"{name} ({counts[name]} of {n})" for name in ranked[len(tied):6]]
+            label = role_key[:-1]
+            head = (f"{tied[0]} ({top_count} of {n})" if len(tied) == 1 else
+                    " and ".join(tied) + f" (each in {top_count} of {n})")
+            text = (f"Across the {n} {class_names} reactions in the knowledge base, the {label} is most often "
+                    f"{head}" + ("; also " + ", ".join(rest) if rest else "") + f". [reactions {ids}]")
+            notes = [f"counted over the {n} reactions of the class; no compound was named"]
+            if filed_as:
+                notes.append("; ".join(sorted(set(filed_as.values()))))
+            return Reasoned(text, ranked, "answered", cite, notes)
+        if aspect in (Aspect.TEMPERATURE, Aspect.TIME, Aspect.YIELD):
+            key, unit = {Aspect.TEMPERATURE: ("temperature_c", " °C"), Aspect.TIME: ("time_h", " h"),
+                         Aspect.YIELD: ("yield_percent", "%")}[aspect]
+            values = [e.record.get(key) for e in reactions if e.record.get(key) is not None]
+            if not values:
+                return Reasoned(f"None of the {n} {class_names} reactions records a {aspect.value}.", None,
+                                "no_evidence", cite)
+            counts = Counter(values)
+            common, times = counts.most_common(1)[0]
+            spread = f" (range {min(values):g}–{max(values):g}{unit} over {len(values)} reactions)" \
+                if len(counts) > 1 else f" (all {len(values)} reactions)"
+            return Reasoned(f"{class_names} reactions in the knowledge base are typically run at "
+                            f"{common:g}{unit}{spread}. [reactions {ids}]" if aspect == Aspect.TEMPERATURE else
+                            f"{aspect.value.capitalize()} of {class_names} reactions in the knowledge base: most often "
+                            f"{common:g}{unit}{spread}. [reactions {ids}]", common, "answered", cite,
+                            [f"most common value over the {n} reactions of the class"])
+        if aspect == Aspect.CONDITIONS:
+            temps = Counter(e.record.get("temperature_c") for e in reactions if e.record.get("temperature_c") is not None)
+            solvents: Counter = Counter()
+            for e in reactions:
+                for p in e.record.get("solvents") or []:
+                    solvents[p.get("name") or p.get("smiles")] += 1
+            value: dict[str, Any] = {}
+            parts = []
+            if temps:
+                value["temperature_c"] = temps.most_common(1)[0][0]
+                parts.append(f"most often {value['temperature_c']:g} °C")
+            if solvents:
+                top_count = solvents.most_common(1)[0][1]
+                value["solvents"] = [name for name, c in solvents.most_common() if c == top_count]
+                parts.append("solvent " + ", ".join(f"{name} ({c} of {n})" for name, c in solvents.most_common(3)))
+            if not parts:
+                return Reasoned(f"None of the {n} {class_names} reactions records conditions.", None, "no_evidence",
+                                cite)
+            return Reasoned(f"Typical conditions of the {n} {class_names} reactions in the knowledge base: "
+                            + "; ".join(parts) + f". [reactions {ids}]", value, "answered", cite)
+        listed = [f"{e.id}: {self._summary(e.record)}" for e in reactions[:10]]
+        return Reasoned(f"The knowledge base holds {n} {class_names} reaction(s); name a compound to ask about "
+                        f"one of them: " + " | ".join(listed), [e.id for e in reactions], "partial", cite)
 
     @staticmethod
     def _graph(query: QueryTuple, graph: list[Evidence], names: str) -> Reasoned:
@@ -215,7 +376,31 @@ class ExtractiveReasoner:
         return Reasoned("The graph query returned no rows.", [], "no_evidence")
 
     @staticmethod
-    def _read(aspect: Aspect | None, r: dict[str, Any]) -> tuple[str, Any] | None:
+    def _read(aspect: Aspect | None, r: dict[str, Any]) -> tuple[str, Any, str | None] | None:
+        """(text, value, note on how the record files it) for ``aspect``, or None."""
+        out = ExtractiveReasoner._read_plain(aspect, r)
+        if out is not None or aspect not in (Aspect.CATALYST, Aspect.REAGENT):
+            return None if out is None else (*out, None)
+        if aspect == Aspect.CATALYST:
+            # a chemist calls the acid, base or Lewis acid of a record without a catalyst its catalyst
+            items = [p for p in (r.get("reagents") or []) if is_acid_base_or_lewis_acid(p.get("smiles"))]
+            if not items:
+                return None
+            label = "catalyst" if len(items) == 1 else "catalysts"
+            names = ", ".join(p.get("name") or p.get("smiles") for p in items)
+            return (f"{label.capitalize()}: " + "; ".join(_label(p) for p in items) + ".",
+                    [p.get("name") or p.get("smiles") for p in items],
+                    f"the record lists {names} as {'a reagent' if len(items) == 1 else 'reagents'} and no catalyst")
+        items = r.get("catalysts") or []  # a reagent question: a record with only a catalyst answers with that
+        if not items:
+            return None
+        names = ", ".join(p.get("name") or p.get("smiles") for p in items)
+        return ("Reagent: " + "; ".join(_label(p) for p in items) + ".", [p.get("name") or p.get("smiles") for p in items],
+                f"the record lists no reagent; {names} {'is' if len(items) == 1 else 'are'} filed as "
+                f"{'the catalyst' if len(items) == 1 else 'catalysts'}")
+
+    @staticmethod
+    def _read_plain(aspect: Aspect | None, r: dict[str, Any]) -> tuple[str, Any] | None:
         if aspect == Aspect.PRODUCT:
             products = r.get("products") or []
             if not products:
@@ -234,8 +419,6 @@ class ExtractiveReasoner:
                                  ("reagents", Aspect.REAGENT)):
             if aspect == role_aspect:
                 items = r.get(key) or []
-                if aspect == Aspect.REAGENT and not items:
-                    items = r.get("catalysts") or []
                 if not items:
                     return None
                 label = key[:-1] if len(items) == 1 else key

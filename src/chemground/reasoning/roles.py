@@ -31,6 +31,11 @@ _BEFORE_REACTANT = re.compile(
 _BEFORE_SOLVENT = re.compile(r"(in|solvent|dissolved in|in the solvent|using solvent)\s*(the |a |an )?$")
 _BEFORE_AGENT = re.compile(r"(using|over|catalys[eiz]+d by|cataly[sz]ed by|in (the )?presence of|with (a |the )?catalyst|"
                            r"promoted by|mediated by|by)\s*(the |a |an )?$")
+_AFTER_ROLE = re.compile(r"^\s*,?\s*(?:is |was |are )?(?:used )?as (?:the |a |an )?(solvents?|catalysts?|reagents?|bases?|"
+                         r"reactants?|starting materials?|substrates?|products?)\b")
+_ROLE_WORD = {"solvent": Role.SOLVENT, "catalyst": Role.CATALYST, "reagent": Role.REAGENT, "base": Role.REAGENT,
+              "reactant": Role.REACTANT, "starting material": Role.REACTANT, "substrate": Role.REACTANT,
+              "product": Role.PRODUCT}
 _AFTER_PRODUCT = re.compile(r"^\s*(is|was|were|are)?\s*(formed|obtained|produced|made|prepared|synthesi[sz]ed)")
 
 
@@ -41,7 +46,10 @@ def infer_roles(question: str, mentions: list[QueryMention], aspect: Aspect | No
         before = lowered[max(0, mention.start - 40):mention.start].rstrip()
         after = lowered[mention.end:mention.end + 30]
         role: Role | None = None
-        if _AFTER_PRODUCT.search(after) and aspect in (Aspect.REACTANTS, Aspect.CONDITIONS, Aspect.CATALYST,
+        named = _AFTER_ROLE.search(after)
+        if named:  # "which reactions use DMF as solvent"
+            role = _ROLE_WORD[named.group(1).rstrip("s") if not named.group(1).endswith("ss") else named.group(1)]
+        elif _AFTER_PRODUCT.search(after) and aspect in (Aspect.REACTANTS, Aspect.CONDITIONS, Aspect.CATALYST,
                                                        Aspect.SOLVENT, Aspect.REAGENT, Aspect.YIELD, Aspect.TEMPERATURE):
             role = Role.PRODUCT
         elif _BEFORE_PRODUCT.search(before):

@@ -188,4 +188,44 @@ class LiteratureRetriever:
             from chemground.lit.library import Library
 
             self._retriever = Library(self.workspace).retriever()
-        return self._retriever.search(query.question, k=k).evidence
+        evidence = self._retriever.search(query.question, k=k).evidence
+        return [e for e in evidence if relevant(query.question, e)]
+
+
+# The relevance floor of the paper fallback: fused ranks (RRF) always rank *something* first, so
+# a passage is evidence only if it names a compound of the question or shares content words
+# with it (words that are not question words or common English).
+_STOPWORDS = frozenset("""
+a about above after again all also am an and any are as at be because been before being below between both but
+by can could did do does doing done down during each even ever every few for from further get gets got had has
+have having he her here hers him his how i if in into is it its itself just know let like made make makes many
+may me might more most much must my no nor not now of off often on once one only or other our out over own per
+please same say says she should show so some such tell than that the their them then there these they this
+those through to too under until up us use used uses using very via want was way we well were what when where
+which while who whom whose why will with would yes yet you your
+answer question paper papers literature according mean means meaning give gives given thing things find
+name names called call good best better new common usually typical typically really quite
+""".split())
+
+
+def content_words(text: str) -> set[str]:
+    words = set()
+    for token in re.findall(r"[a-z0-9]+", text.lower()):
+        if len(token) < 3 or token in _STOPWORDS:
+            continue
+        words.add(token[:-1] if len(token) > 4 and token.endswith("s") else token)
+    return words
+
+
+def relevant(question: str, evidence) -> bool:
+    """Does a passage share chemistry content with the question (a compound, or a content word)?"""
+    if evidence.kind != "chunk":
+        return True
+    if evidence.match == "exact" or "mention" in (evidence.why or ""):
+        return True
+    asked = content_words(question)
+    if not asked:
+        return False
+    text = str(evidence.record.get("text") or evidence.record.get("snippet") or "")
+    shared = asked & content_words(text)
+    return len(shared) >= (1 if len(asked) <= 2 else 2) or any(len(w) >= 7 for w in shared)

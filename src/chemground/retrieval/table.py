@@ -26,6 +26,8 @@ from chemground.evidence import Evidence
 from chemground.kb.records import Role
 from chemground.kb.sqlite_store import SQLiteKB
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
+from chemground.reasoning.reaction_classes import (ClassMention, class_reaction_ids, find_classes, has_marker,
+                                                   in_class_span)
 from chemground.retrieval.fuzzy import FuzzyNameIndex
 from chemground.retrieval.records import compound_record, reaction_record
 
@@ -33,6 +35,8 @@ SIMILARITY_FLOOR = 0.35  # Tanimoto below this is not "similar" enough to show
 PARENT_WEIGHT = 0.85     # a salt form of the asked compound
 WRONG_ROLE_WEIGHT = 0.5  # the compound is in the reaction, but not in the role asked
 MAX_LINKS_PER_COMPOUND = 5000
+SIMILAR_REACTION_FLOOR = 0.5  # Tanimoto (or salt/stereo form) for showing a similar compound's reactions
+MAX_CLASS_REACTIONS = 30  # reactions of a named class shown when the question names no compound
 
 _ASPECT_FIELD = {
     Aspect.TEMPERATURE: lambda r: r["temperature_c"] is not None or bool(r["temperature_text"]),
@@ -150,11 +154,19 @@ class TableRetriever:
         return out
 
     # -- reactions -----------------------------------------------------------------------------
-    def _targets(self, query: QueryTuple) -> list[_Target]:
+    def _targets(self, query: QueryTuple, classes: list[ClassMention] | None = None) -> list[_Target]:
+        """One target per compound the question names, resolved or not: an unresolved compound
+        still counts as asked for, so a reaction can never match the question fully without it.
+        Words of a named reaction class ("Appel", "Boc") are not compounds."""
         targets = []
         looked_up: dict[str, tuple[list[int], list[int]]] = {}  # smiles -> (same structure, same parent)
-        for mention in query.resolved_mentions:
+        for mention in query.mentions:
+            if classes and in_class_span(mention, classes):
+                continue
             weights: dict[int, float] = {}
+            if not mention.resolved:
+                targets.append(_Target(mention, weights))
+                continue
             if mention.compound_id is not None:
                 weights[mention.compound_id] = 1.0 if mention.resolved_by != "fuzzy" else mention.confidence
             if mention.smiles:
@@ -172,8 +184,65 @@ class TableRetriever:
         return targets
 
     def reactions(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
-        targets = self._targets(query)
+        classes = find_classes(query.question)
+        targets = self._targets(query, classes)
+        if classes:
+            return self._class_reactions(query, classes, targets, k)
+        return self._ranked(query, targets, k)
+
+    def _class_reactions(self, query: QueryTuple, classes: list[ClassMention], targets: list[_Target],
+                         k: int) -> list[Evidence]:
+        """The question names a reaction class: only reactions of that class answer it.
+
+        With compounds, the class's reactions are ranked as usual; when none of them holds any of
+        the compounds, the class's reactions come back as ``similar`` (the answer says so). Without
+        compounds ("reagent for Boc deprotection?"), every reaction of the class is evidence. A
+        class the KB holds no reaction of gives no evidence: the reactions of another class never
+        stand in for it."""
+        allowed: dict[str, None] = {}
+        for c in classes:
+            if not c.known:
+                continue
+            ids = [rid for cid in c.reaction_class.class_ids for rid in class_reaction_ids(self.kb, cid)]
+            if c.reaction_class.markers and ids:
+                records = self.kb.get_reactions(ids[:MAX_LINKS_PER_COMPOUND])
+                ids = [rid for rid in ids if rid in records
+                       and has_marker(reaction_record(records[rid]), c.reaction_class.markers)]
+            allowed.update(dict.fromkeys(ids))
+        if not allowed:
+            return []
+        named = " / ".join(c.name for c in classes if c.known)
+        if any(t.compound_weights for t in targets):
+            ranked = self._ranked(query, targets, k, allowed=set(allowed))
+            if ranked:
+                for e in ranked:
+                    e.why = f"a {named} reaction; " + e.why
+                return ranked
+        class_only = not targets
+        ids = list(allowed)[: MAX_CLASS_REACTIONS if class_only else k]
+        reactions = self.kb.get_reactions(ids)
+        curated_first = sorted(ids, key=lambda rid: (0 if reactions[rid].dataset == "starter" else 1, rid)) \
+            if reactions else []
+        asked = ", ".join(repr(t.mention.text) for t in targets)
+        out = []
+        for rid in curated_first:
+            if rid not in reactions:
+                continue
+            reaction = reactions[rid]
+            why = (f"a {named} reaction (the question names the class and no compound)" if class_only else
+                   f"a {named} reaction, but no {named} reaction in the knowledge base involves {asked}")
+            out.append(Evidence(kind="reaction", id=rid, score=1.0 if class_only else 0.1,
+                                match="exact" if class_only else "similar", record=reaction_record(reaction),
+                                retriever=self.name, why=why,
+                                provenance={"source": reaction.source, "dataset": reaction.dataset,
+                                            "reaction_class": named}))
+        return out
+
+    def _ranked(self, query: QueryTuple, targets: list[_Target], k: int,
+                allowed: set[str] | None = None) -> list[Evidence]:
         if not any(t.compound_weights for t in targets):
+            if allowed is not None:
+                return []
             return self._reactions_of_similar(query, targets, k) if targets else []
         # reaction id -> per-target best (score, role found); each row is updated in place (a
         # copy per link made this quadratic in the number of question compounds)
@@ -187,6 +256,8 @@ class TableRetriever:
                 links = self.kb.reaction_links(target.compound_weights)
                 links_of[key] = links[: MAX_LINKS_PER_COMPOUND * 4]
             for link in links_of[key]:
+                if allowed is not None and link.reaction_id not in allowed:
+                    continue
                 weight = target.compound_weights[link.compound_id]
                 wanted = target.mention.role
                 if wanted is not None and link.role != wanted:
@@ -197,7 +268,7 @@ class TableRetriever:
                 if weight > row[index][0]:
                     row[index] = (weight, link.role)
         if not coverage:
-            return self._reactions_of_similar(query, targets, k)
+            return [] if allowed is not None else self._reactions_of_similar(query, targets, k)
         scored = []
         for reaction_id, row in coverage.items():
             total = sum(score for score, _ in row) / len(targets)
@@ -215,9 +286,16 @@ class TableRetriever:
         for total, exact, reaction_id in shortlist[:k]:
             row = coverage[reaction_id]
             found = [f"{t.mention.text} as {role.value}" for t, (score, role) in zip(targets, row) if role is not None]
-            missing = [t.mention.text for t, (score, _) in zip(targets, row) if score == 0]
-            why = "has " + ", ".join(found) + f" ({sum(1 for s, _ in row if s > 0)} of {len(targets)} question compounds"
-            why += ", in the roles asked)" if exact == len(targets) else ")"
+            missing = [t.mention.text + ("" if t.mention.resolved else " (not resolved to a structure)")
+                       for t, (score, _) in zip(targets, row) if score == 0]
+            held = sum(1 for s, _ in row if s > 0)
+            why = "has " + ", ".join(found) + f" ({held} of {len(targets)} question compounds"
+            if exact == len(targets):
+                why += ", in the roles asked)"
+            elif held == len(targets):
+                why += ", not all in the roles asked or as the same structure)"
+            else:
+                why += ")"
             if missing:
                 why += "; lacks " + ", ".join(missing)
             out.append(Evidence(kind="reaction", id=reaction_id, score=round(total, 4),
@@ -236,6 +314,8 @@ class TableRetriever:
             if key not in similar:
                 similar[key] = self._similar_compounds(target.mention, 3)
             for evidence in similar[key]:
+                if evidence.score < SIMILAR_REACTION_FLOOR:
+                    continue  # a loosely similar compound's reactions are unrelated chemistry
                 compound_id = int(evidence.id)
                 for link in self.kb.reaction_links([compound_id])[:k]:
                     if target.mention.role is not None and link.role != target.mention.role:
