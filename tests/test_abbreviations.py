@@ -13,6 +13,8 @@ FORMULAS_BY_HAND = {
     "DMP": "C13H13IO8", "TEMPO": "C9H18NO", "Pd/C": "Pd", "Pd(PPh3)4": "C72H60P4Pd", "Pd2(dba)3": "C51H42O3Pd2",
     "Pd-C": "Pd", "Pd on C": "Pd", "Pd/charcoal": "Pd", "palladium on charcoal": "Pd",
 }
+# OPSIN reads these oxides as ions ([O-2].[Cr+6]); the dictionary holds the covalent form.
+IONIC_IN_OPSIN = {"CrO3", "MnO2"}
 
 
 @pytest.fixture
@@ -40,7 +42,8 @@ def test_listed_smiles_match_what_opsin_makes_of_the_name(opsin):
         if not result.ok:
             unparsed.append(entry.abbreviation)
             continue
-        if structure_from_smiles(result.smiles).inchikey != structure_from_smiles(entry.smiles).inchikey:
+        if (structure_from_smiles(result.smiles).inchikey != structure_from_smiles(entry.smiles).inchikey
+                and entry.abbreviation not in IONIC_IN_OPSIN):
             mismatches.append((entry.abbreviation, entry.name, result.smiles, entry.smiles))
     assert not mismatches
     assert set(unparsed) == set(FORMULAS_BY_HAND)

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from chemground.chem.names import NameResolver, Resolution, guess_name_format, normalize_name
+from chemground.chem.names import NameResolver, Resolution, guess_name_format, normalize_name, recase_name
 from chemground.chem.structure import (
     MAX_NAME_CHARS,
     Structure,
@@ -73,11 +73,43 @@ lead leads tin air work worked workup
 """.split())
 
 FUNCTION_WORDS = {"in", "of", "the", "a", "an", "to", "from", "with", "and", "or", "for", "at", "by", "on", "as",
-                  "is", "are", "was", "were", "into", "than", "via", "using", "give", "gives"}
+                  "is", "are", "was", "were", "into", "than", "via", "using", "give", "gives", "per"}
+
+# Named reactions and reaction words: in a question they name a reaction, not a compound
+# ("Appel", "aldol", "Swern"); never a mention on their own, nor a typo of some name.
+REACTION_WORDS = set("""
+aldol appel arndt baeyer barton baylis beckmann biginelli birch buchwald cannizzaro chan claisen clemmensen corey
+crafts cuaac curtius dakin darzens dess diels alder fischer friedel gabriel glaser grignard grubbs hartwig heck
+henry hiyama hofmann horner hwe jones julia knoevenagel kolbe kumada luche mannich martin michael mitsunobu
+miyaura mukaiyama nazarov negishi nef ozonolysis passerini paal knorr pictet spengler pinnick prins reformatsky
+ritter robinson sandmeyer schmidt sharpless shapiro sonogashira staudinger steglich stille strecker suzuki swern
+tebbe ullmann ugi vilsmeier villiger wadsworth emmons williamson wittig wolff kishner wurtz
+""".split())
+# Class words that PubChem also files as one ion or compound ("amide" = the amide anion,
+# "hydrochloride" = proguanil): alone in a question they name a class, so they are only a
+# compound when nothing else in the question is (see ``Mention.ambiguous``).
+GENERIC_WORDS = set("""
+amide azide isocyanate isothiocyanate cyanate nitro hydrochloride hydrobromide borohydride hydride diene dienophile
+alkyne alkene alkane arene epoxide nitrile imine enamine enol enolate ylide carbanion carbocation halide carbamate
+anhydride azo diazo peroxide hydroperoxide oxidant reductant thiol sulfonamide lactone lactam
+""".split())
+# Words a question uses for a bond or an atom, not a compound: "hydrogen bond", "carbon atom".
+_NOT_COMPOUND_AFTER = re.compile(r"^[\s-]*(?:bond|bonds|bonding|atom|atoms|count|counts|nmr|isotope|isotopes)\b",
+                                 re.IGNORECASE)
+# Contractions and possessives: "I'm", "it's", "don't", "ibuprofen's" (the word is its base).
+_CONTRACTION = re.compile(r"^(.+?)(?:n['’]t|['’](?:s|m|re|ve|ll|d))$", re.IGNORECASE)
+_CAS_TOKEN = re.compile(r"^\d{2,7}-\d{2}-\d$")
+_INCHIKEY_TOKEN = re.compile(r"^[A-Z]{14}-[A-Z]{10}-[A-Z]$")
+# Letters-only SMILES chemists type for small halogen compounds ("BrBr", "ClCCl", "BrCCBr").
+_HALOGEN_SMILES = re.compile(r"^(?:Br|Cl|C|N|O|S|F|I)+$")
+# How a fuzzy correction may not change a name's ending: "…hydrazone" is not "…hydrazine".
+_SUFFIXES = ("amine", "amide", "one", "ine", "ane", "ene", "yne", "ol", "al", "ide", "ate", "ite", "yl")
+_PROCESS_WORD = re.compile(r"(?:ation|ations|ing|ysis|yses|yse|yze|yzed|ise|ize|ised|ized|ant|ants)$", re.IGNORECASE)
 
 # Symbols that are also English words or too ambiguous to be read as elements in a question.
 AMBIGUOUS_SHORT = {"in", "as", "at", "be", "he", "no", "i", "es", "am", "ho", "bi", "co", "cs", "ca", "s", "b", "c",
-                   "n", "o", "p", "f", "k", "u", "v", "w", "y", "ar", "ne", "pa", "ga", "la", "ac"}
+                   "n", "o", "p", "f", "k", "u", "v", "w", "y", "ar", "ne", "pa", "ga", "la", "ac", "h", "d", "t"}
+SHORT_SYNONYM_LETTERS = 4  # a PubChem synonym this short ("IM", "EQ", "TPSA") is a word first
 _ELEMENT_SYMBOL = re.compile(r"^[A-Z][a-z]?$")
 _WORD = re.compile(r"\S+")
 _OUTER_LEFT = "\"'`“”‘’([{<"
@@ -131,6 +163,9 @@ class Mention:
     confidence: float = 1.0
     reason: str | None = None  # why it could not be resolved
     notes: list[str] = field(default_factory=list)
+    # why the text may not mean a compound at all ("IM", "azide"): such a mention is dropped
+    # when the question names another compound (see ``MentionFinder.find_detailed``)
+    ambiguous: str | None = None
 
     @property
     def resolved(self) -> bool:
@@ -160,9 +195,39 @@ def _words(text: str) -> list[_Word]:
     out = []
     for match in _WORD.finditer(text):
         word, start = _strip(match.group(), match.start())
+        contraction = _CONTRACTION.match(word)
+        if contraction and contraction.group(1).isalpha():
+            word = contraction.group(1)  # "I'm" -> "I", "ibuprofen's" -> "ibuprofen"
+            word, start = _strip(word, start)
         if word:
             out.append(_Word(word, start, start + len(word)))
     return out
+
+
+def _split_lists(words: list[_Word]) -> list[_Word]:
+    """"HNO3/H2SO4", "TFA/DCM", "4-iodoanisole/phenylacetylene": two names joined by a slash
+    (not a SMILES with stereo bonds, an InChI, or one abbreviation such as "Pd/C")."""
+    from chemground.kb.abbreviations import curated_abbreviation
+
+    out = []
+    for word in words:
+        token = word.text
+        parts = token.split("/")
+        if (len(parts) < 2 or any(len(p) < 2 for p in parts) or re.search(r"[=#\[\]@\\]", token)
+                or token.startswith("InChI") or curated_abbreviation(token) is not None):
+            out.append(word)
+            continue
+        start = word.start
+        for part in parts:
+            text, begin = _strip(part, start)
+            if text:
+                out.append(_Word(text, begin, begin + len(text)))
+            start += len(part) + 1
+    return out
+
+
+def _punctuation(word: _Word) -> bool:
+    return not any(ch.isalnum() for ch in word.text)
 
 
 COMMON_WORD_ZIPF = 4.0  # wordfreq Zipf frequency: 4 = once per 100,000 words of English
@@ -235,18 +300,98 @@ class MentionFinder:
     def find_bounded(self, text: str, max_mentions: int = MAX_MENTIONS) -> tuple[list[Mention], bool]:
         """``find``, and whether a bound (mentions, OPSIN or typo look-ups, text length) stopped
         the search before the whole text was read."""
+        mentions, exhausted, _ = self.find_detailed(text, max_mentions)
+        return mentions, exhausted
+
+    def find_detailed(self, text: str, max_mentions: int = MAX_MENTIONS) -> tuple[list[Mention], bool, list[str]]:
+        """``find_bounded``, and notes on words that were read as words although the dictionary
+        also knows them as a compound ("IM" for imipramine beside "caffeine")."""
         budget = _Budget(max_mentions)
         if len(text) > MAX_SCAN_CHARS:
             text, budget.exhausted = text[:MAX_SCAN_CHARS], True
         words = _words(text)
         taken = [False] * len(words)
         mentions: list[Mention] = []
-        for stage in (self._smiles, self._dictionary, self._systematic, self._fuzzy, self._unresolved):
+        for stage in (self._identifiers, self._curated, self._smiles, "split", self._curated, self._dictionary,
+                      self._systematic, self._fuzzy, self._unresolved):
+            if stage == "split":  # the whole tokens were tried; now the parts of "HNO3/H2SO4"
+                kept = [w for w, t in zip(words, taken) if not t]
+                words = [w for w, t in zip(words, taken) if t] + _split_lists(kept)
+                words.sort(key=lambda w: w.start)
+                spans = {(m.start, m.end) for m in mentions}
+                taken = [any(m_start <= w.start and w.end <= m_end for m_start, m_end in spans) for w in words]
+                continue
             if budget.full(mentions):
                 break
             mentions += stage(text, words, taken, budget)
             budget.found = len(mentions)
-        return sorted(mentions[:max_mentions], key=lambda m: m.start), budget.exhausted
+        notes = [f"read {word!r} as a word, not as a compound ({why})"
+                 for word, why in budget.memo.get("skipped", {}).items()]
+        if any(not m.ambiguous for m in mentions):  # another compound, resolved or not
+            for m in mentions:
+                if m.ambiguous:
+                    notes.append(f"read {m.text!r} as a word, not as a compound ({m.ambiguous})")
+            mentions = [m for m in mentions if not m.ambiguous]
+        else:
+            for m in mentions:
+                if m.ambiguous:
+                    notes.append(f"{m.text!r} may not mean a compound ({m.ambiguous}); "
+                                 "read it as one because the question names no other")
+        return sorted(mentions[:max_mentions], key=lambda m: m.start), budget.exhausted, notes
+
+    # -- 0. identifiers and curated reagents ---------------------------------------------------
+    def _identifiers(self, text: str, words: list[_Word], taken: list[bool], budget: _Budget) -> list[Mention]:
+        """CAS numbers (check digit verified), InChIKeys and InChI strings anywhere in the text."""
+        from chemground.chem.names import is_valid_cas
+
+        out = []
+        for i, word in enumerate(words):
+            if budget.full(out):
+                break
+            token = word.text
+            if _CAS_TOKEN.match(token):
+                fmt = "cas"
+                if not is_valid_cas(token):
+                    out.append(Mention(token, word.start, word.end, fmt, confidence=0.0,
+                                       reason=f"{token} is not a valid CAS number (its check digit is wrong)"))
+                    taken[i] = True
+                    continue
+            elif _INCHIKEY_TOKEN.match(token):
+                fmt = "inchikey"
+            elif token.startswith("InChI="):
+                fmt = "inchi"
+            else:
+                continue
+            try:
+                resolution = self.resolver.resolve(token)
+            except ChemgroundError as error:
+                out.append(Mention(token, word.start, word.end, fmt, confidence=0.0, reason=str(error)))
+            else:
+                out.append(Mention(token, word.start, word.end, fmt, structure=resolution.structure,
+                                   compound_id=resolution.compound_id, resolved_by=fmt,
+                                   matched_name=resolution.matched_name))
+            taken[i] = True
+        return out
+
+    def _curated(self, text: str, words: list[_Word], taken: list[bool], budget: _Budget) -> list[Mention]:
+        """Laboratory abbreviations and reagent formulas as chemists write them ("Br2", "PhMgBr",
+        "NaBH4", "Pd(PPh3)4", "Boc2O"), from the curated list, whatever KB is open."""
+        from chemground.kb.abbreviations import curated_abbreviation, curated_structure
+
+        out = []
+        for i, word in enumerate(words):
+            if taken[i] or budget.full(out):
+                continue
+            entry = curated_abbreviation(word.text)
+            if entry is None:
+                continue
+            structure = curated_structure(word.text)
+            hits = self.kb.lookup_structure(structure) if self.kb is not None else []
+            out.append(Mention(word.text, word.start, word.end, "common_name", structure=structure,
+                               compound_id=hits[0].compound_id if hits else None, resolved_by="abbreviation",
+                               matched_name=entry.abbreviation))
+            taken[i] = True
+        return out
 
     # -- 1. SMILES -----------------------------------------------------------------------------
     def _smiles(self, text: str, words: list[_Word], taken: list[bool], budget: _Budget) -> list[Mention]:
@@ -254,12 +399,16 @@ class MentionFinder:
         for i, word in enumerate(words):
             if budget.full(out):
                 break
+            if taken[i]:
+                continue
             token = word.text
             quoted = word.start > 0 and text[word.start - 1] in "\"'`“‘"
             letters_only = token.isalpha()
             if not looks_like_smiles(token):
                 continue
-            if letters_only and not (quoted or (token.isupper() and len(token) >= 3)):
+            halogen = (letters_only and bool(_HALOGEN_SMILES.match(token)) and ("Br" in token or "Cl" in token)
+                       and len(token) >= 4)
+            if letters_only and not (quoted or halogen or (token.isupper() and len(token) >= 3)):
                 continue  # "CO", "NO", "I": words, unless quoted
             if letters_only and self.kb is not None:
                 if ("abbreviation", token) not in budget.memo:
@@ -299,6 +448,8 @@ class MentionFinder:
             for j in range(i, min(len(words), i + MAX_SPAN_WORDS)):
                 if any(taken[i:j + 1]):
                     break
+                if _punctuation(words[i]) or _punctuation(words[j]):
+                    continue  # "EtOH -", "+ NaBH4": a name does not start or end with an arrow
                 raw, start = _strip(text[words[i].start:words[j].end], words[i].start)
                 norm = normalize_name(raw)
                 if norm:
@@ -309,13 +460,21 @@ class MentionFinder:
         while i < len(words) and not budget.full(out):
             best = None
             for j in range(min(len(words), i + MAX_SPAN_WORDS) - 1, i - 1, -1):
-                if any(taken[i:j + 1]):
+                if any(taken[i:j + 1]) or _punctuation(words[i]) or _punctuation(words[j]):
                     continue
                 raw, start = _strip(text[words[i].start:words[j].end], words[i].start)
                 norm = normalize_name(raw)
-                if norm in known and self._acceptable(raw, known[norm], j - i + 1):
+                if norm in known and self._acceptable(raw, known[norm], j - i + 1) and not (
+                        known[norm] >= 0 and _NOT_COMPOUND_AFTER.match(text[words[j].end:])):
                     best = (j, raw, start)
                     break
+                if norm in known and j == i and known[norm] >= 1 and raw.isalpha() and raw.isupper() \
+                        and len(raw) >= 2 and not _is_stop(raw):
+                    hits = self.kb.lookup_name(norm)  # "IM": say why it is not read as imipramine
+                    if hits:
+                        budget.memo.setdefault("skipped", {})[raw] = (
+                            f"a short capitalised word; the dictionary also lists it as a synonym of "
+                            f"{self._common_name(hits[0])}")
             if best is None:
                 i += 1
                 continue
@@ -341,11 +500,19 @@ class MentionFinder:
                 continue
             fmt = "iupac" if hit.name_rank == 0 or guess_name_format(raw) == "iupac" else "common_name"
             out.append(Mention(raw, start, start + len(raw), fmt, structure=hit.structure, compound_id=hit.compound_id,
-                               resolved_by="dictionary", matched_name=hit.matched_name))
+                               resolved_by="dictionary", matched_name=recase_name(hit.matched_name),
+                               ambiguous=_ambiguity(raw, hit.name_rank, hit.matched_name)))
             for k in range(i, j + 1):
                 taken[k] = True
             i = j + 1
         return out
+
+    def _common_name(self, hit) -> str:
+        """The name a note shows for a dictionary hit ("imipramine" for the synonym "im")."""
+        try:
+            return self.kb.get_compound(hit.compound_id, with_reactions=0).name
+        except Exception:  # noqa: BLE001 - a note is not worth a failure
+            return hit.matched_name
 
     def _misspelt_continuation(self, text: str, words: list[_Word], taken: list[bool], i: int, j: int,
                                budget: _Budget):
@@ -363,6 +530,8 @@ class MentionFinder:
 
     def _fuzzy_mention(self, raw: str, start: int, match: tuple[str, int, float]) -> Mention | None:
         name, compound_id, score = match
+        if not _plausible_correction(raw, name):
+            return None
         hits = self.kb.lookup_name(normalize_name(name)) if self.kb is not None else []
         hit = next((h for h in hits if h.compound_id == compound_id), hits[0] if hits else None)
         if hit is None or hit.structure is not None and _carbon_radical(hit.structure.smiles):
@@ -413,6 +582,11 @@ class MentionFinder:
     def _acceptable(raw: str, rank: int, n_words: int) -> bool:
         if n_words == 1 and _is_stop(raw) and rank >= 0:
             return False
+        if n_words == 1 and rank >= 0 and raw.lower() in REACTION_WORDS:
+            return False  # "aldol", "Appel": a reaction name
+        if n_words == 1 and rank >= 2 and raw.isalpha() and raw.islower() and len(raw) <= SHORT_SYNONYM_LETTERS \
+                and raw.lower() not in ELEMENT_NAMES:
+            return False  # "im", "rt", "eq": lower-case short synonyms are words or units
         if n_words == 1 and rank >= 2 and raw.isalpha() and not raw.isupper() and is_common_word(raw):
             return False  # "moon", "ice", "speed" are PubChem synonyms, but in a question they are words
         words = raw.split()
@@ -505,7 +679,9 @@ class MentionFinder:
         out = []
         fuzzy_word: dict[int, bool] = {}  # per word, computed once
 
-        def name_like(k: int) -> bool:
+        def name_like(k: int, first: bool = True) -> bool:
+            if not first and words[k].text.lower() in CHEMICAL_CLASS_WORDS:
+                return True  # "vanilyl alcohol": a class word continues a misspelt name
             if k not in fuzzy_word:
                 fuzzy_word[k] = self._fuzzy_word(words[k].text)
             return fuzzy_word[k]
@@ -514,7 +690,7 @@ class MentionFinder:
         while i < len(words) and budget.fuzzy > 0 and not budget.full(out):
             found = None
             for j in range(min(len(words), i + MAX_FUZZY_WORDS) - 1, i - 1, -1):
-                if any(taken[i:j + 1]) or not all(name_like(k) for k in range(i, j + 1)):
+                if any(taken[i:j + 1]) or not all(name_like(k, k == i) for k in range(i, j + 1)):
                     continue
                 raw, start = _strip(text[words[i].start:words[j].end], words[i].start)
                 # several words must be closer to a known name to count as one misspelt name
@@ -542,6 +718,10 @@ class MentionFinder:
             return False
         if not re.search(r"[a-z]{3}", word.lower()):
             return False
+        if word.lower() in REACTION_WORDS or word.lower() in GENERIC_WORDS:
+            return False
+        if word.isalpha() and _PROCESS_WORD.search(word):
+            return False  # "nitration", "hydrolysis", "nitrating", "oxidant": what is done, not a compound
         return not (word.isalpha() and is_common_word(word, threshold=FUZZY_WORD_ZIPF))
 
     # -- 5. what still looks like a compound ---------------------------------------------------
@@ -552,12 +732,70 @@ class MentionFinder:
                 break
             if taken[i] or _is_stop(word.text) or len(word.text) < 6:
                 continue
-            if re.search(r"\d.*-|-.*\d|\(.+\)", word.text) and _SYSTEMATIC.search(word.text):
+            if _made_up_name(word.text):  # "flurbozamine": a name nothing here knows, not English
+                out.append(Mention(word.text, word.start, word.end, "common_name", confidence=0.0,
+                                   reason="looks like a compound name but is not in the dictionary, and OPSIN "
+                                          "cannot read it"))
+                taken[i] = True
+                continue
+            inner = word.text[1:-1] if word.text[:1] in "([" and word.text[-1:] in ")]" else word.text
+            if re.search(r"\d.*-|-.*\d|.\(.+\)", inner) and _SYSTEMATIC.search(inner):
                 out.append(Mention(word.text, word.start, word.end, "iupac", confidence=0.0,
                                    reason="looks like a systematic name but neither the dictionary nor OPSIN "
                                           "could resolve it"))
                 taken[i] = True
         return out
+
+
+def _ambiguity(raw: str, rank: int, matched: str) -> str | None:
+    """Why a dictionary hit may be a word rather than a compound (None when it is a name)."""
+    if rank < 0:
+        return None  # a curated abbreviation
+    letters = re.sub(r"[^A-Za-z]", "", raw)
+    if rank >= 1 and len(letters) <= SHORT_SYNONYM_LETTERS and raw.isupper() and len(raw.split()) == 1:
+        return f"a short capitalised word; the dictionary also lists it as a synonym of {matched}"
+    if raw.lower() in GENERIC_WORDS:
+        return "a class of compounds rather than one compound"
+    return None
+
+
+_NAME_ENDING = re.compile(r"(?:amine|azine|azole|idine|oline|amide|mycin|cillin|pril|sartan|olol|azepam|oxacin|"
+                          r"tinib|vir|zamine|xetine|pine|done|pam|ine|ol|one)$")
+
+
+def _made_up_name(word: str) -> bool:
+    """A long, unknown word with a drug-like ending ("flurbozamine"): a compound nobody here knows."""
+    low = word.lower()
+    return (word.isalpha() and len(word) >= 8 and bool(_NAME_ENDING.search(low)) and low not in STOPWORDS
+            and low not in REACTION_WORDS and low not in GENERIC_WORDS and not is_common_word(low, threshold=2.0))
+
+
+def _plausible_correction(raw: str, name: str) -> bool:
+    """Whether ``name`` is a believable spelling of ``raw``: it keeps the name's class ending
+    ("…hydrazone" is not "…hydrazine") and adds no charge or radical the text did not write."""
+    low, target = raw.lower(), name.lower()
+    if normalize_name(raw) in normalize_name(name):
+        return False  # "carboxylic acid" is part of "dicarboxylic acid", not a typo of it
+    for word in ("ion", "cation", "anion", "radical", "ylium", "ide ion"):
+        if re.search(rf"\b{word}\b", target) and not re.search(rf"\b{word}\b", low):
+            return False
+    end = next((s for s in _SUFFIXES if low.endswith(s)), None)
+    target_end = next((s for s in _SUFFIXES if target.endswith(s)), None)
+    if end and target_end and end != target_end:
+        return False
+    if end == "yl" and target_end != "yl":
+        return False  # "vanilyl" alone is a substituent word, not "vanilla"
+    return True
+
+
+def _list_of_compounds(smiles: str) -> bool:
+    """Whether OPSIN read a list of compounds ("iodobenzene methyl acrylate", "octanol-water"):
+    several neutral fragments of two or more heavy atoms, or a neutral fragment with water."""
+    fragments = smiles.split(".")
+    if len(fragments) < 2 or any(ch in smiles for ch in "+-"):
+        return False
+    heavy = [len(re.findall(r"Cl|Br|[BCNOPSFI]|[cnops]|\[[^\]]+\]", f)) for f in fragments]
+    return sum(1 for n in heavy if n >= 2) >= 2 or ("O" in fragments and any(n >= 2 for n in heavy))
 
 
 @lru_cache(maxsize=4096)
@@ -574,6 +812,8 @@ def _opsin_compound(result) -> Structure | None:
     on its own ("propan-2-yl", "phenylmethyl") parses to a carbon radical: that is a piece
     of a longer name (perhaps misspelt), not the compound asked about."""
     if not result.ok or _carbon_radical(result.smiles or ""):
+        return None
+    if _list_of_compounds(result.smiles or ""):
         return None
     try:
         return structure_from_smiles(result.smiles or "")

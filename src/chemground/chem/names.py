@@ -154,6 +154,11 @@ class NameResolver:
         if is_cas_number(query):
             return self._resolve_cas(query)
         smiles_error: StructureError | None = None
+        curated = _curated(query)
+        if curated is not None:  # "Br2", "PhMgBr", "Boc2O": as chemists write them, whatever the KB
+            hits = self.dictionary.lookup_structure(curated) if self.dictionary is not None else []
+            return Resolution(query, curated, "dictionary", "common_name",
+                              hits[0].compound_id if hits else None, hits[0].matched_name if hits else query)
         if looks_like_smiles(query) and query.isalpha() and self.dictionary is not None:
             # "NBS", "PCC", "BPO" parse as SMILES but chemists mean the reagent: a curated
             # abbreviation wins over a letters-only SMILES (while "CCO" stays ethanol).
@@ -232,6 +237,8 @@ class NameResolver:
         return Resolution(key, hit.structure, "inchikey", "inchikey", hit.compound_id, hit.matched_name)
 
     def _resolve_cas(self, cas: str) -> Resolution:
+        if not is_valid_cas(cas):
+            raise NameResolutionError(f"{cas} is not a valid CAS number (its check digit is wrong)")
         hits = self.dictionary.lookup_cas(cas) if self.dictionary else []
         if not hits:
             raise NameResolutionError(f"CAS number {cas} is not in the compound dictionary")
@@ -244,3 +251,35 @@ class NameResolver:
         if smiles_error is not None:
             message += f"; as SMILES: {clip(smiles_error, 200)}"
         return message
+
+
+def _curated(token: str) -> Structure | None:
+    """The structure of a curated laboratory abbreviation or reagent formula (kb/data)."""
+    from chemground.kb.abbreviations import curated_structure  # the data lives with the KB
+
+    return curated_structure(token)
+
+
+# -- names as chemists write them --------------------------------------------------------------
+# The PubChem-derived dictionary stores names in lower case, which loses meaning: "(2r)" for
+# (2R), "l-phenylalanine", "copper(ii)", "n,n-dimethylformamide", "1h-indole".
+_STEREO_PLAIN = re.compile(r"(?<![a-z])\(((?:\d+[a-z]?)?(?:r|s|e|z|rs)(?:,(?:\d+[a-z]?)?(?:r|s|e|z|rs))*)\)(?=-)")
+_D_L = re.compile(r"(?:(?<=^)|(?<=[\s(\[,-]))(dl|d|l)(?=-(?:\(|[a-z]))")
+_OXIDATION = re.compile(r"(?<=[a-z])\((0|i{1,3}|iv|v|vi{1,3}|ix|x)\)")
+_INDICATED_H = re.compile(r"(?<=\d)h(?=[-),\]])")
+_N_LOCANT = re.compile(r"(?:(?<=^)|(?<=[\s(\[,-]))n(?=(?:['’]*,|['’]+-|-\(|-\[|,?\d*-(?!(?:prop|but|pent|hex|hept|oct|non|dec|undec|dodec|tetradec|hexadec|octadec))))")
+
+
+def recase_name(name: str) -> str:
+    """``name`` with the case restored where it carries meaning: stereodescriptors (R/S/E/Z),
+    D/L, oxidation states, indicated hydrogen and N-locants. A name with any capital letter is
+    taken as written (only all-lower-case names, as the dictionary stores them, are changed)."""
+    if not name or any(ch.isupper() for ch in name):
+        return name
+    out = _STEREO_PLAIN.sub(lambda m: "(" + ",".join(p[:-1] + p[-1].upper() if not p.isalpha() else p.upper()
+                                                      for p in m.group(1).split(",")) + ")", name)
+    out = _D_L.sub(lambda m: m.group(1).upper(), out)
+    out = _OXIDATION.sub(lambda m: "(" + m.group(1).upper() + ")", out)
+    out = _INDICATED_H.sub("H", out)
+    out = _N_LOCANT.sub("N", out)
+    return out

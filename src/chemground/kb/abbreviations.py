@@ -8,7 +8,9 @@ highest name priority, attached to the compound with that structure (added if mi
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from chemground.chem.fingerprints import fingerprint_to_bytes, morgan_fingerprint
 from chemground.chem.names import normalize_name
@@ -28,7 +30,45 @@ class Abbreviation:
 
 
 def load_abbreviations() -> list[Abbreviation]:
-    return [Abbreviation(*row) for row in read_data_tsv("abbreviations.tsv", ("abbreviation", "name", "SMILES"))]
+    return list(_abbreviations())
+
+
+@lru_cache(maxsize=1)
+def _abbreviations() -> tuple[Abbreviation, ...]:
+    return tuple(Abbreviation(*row) for row in read_data_tsv("abbreviations.tsv", ("abbreviation", "name", "SMILES")))
+
+
+# A formula-like abbreviation ("Br2", "CO2", "NaBH4", "Co"): its case carries meaning, so it is
+# matched as written ("co2" is not CO2, "CO" is not Co).
+_FORMULA_LIKE = re.compile(r"^(?:[A-Z][a-z]?\d*|\(|\)\d*)+$")
+
+
+@lru_cache(maxsize=1)
+def _by_text() -> tuple[dict[str, Abbreviation], dict[str, Abbreviation]]:
+    exact: dict[str, Abbreviation] = {}
+    folded: dict[str, Abbreviation] = {}
+    for entry in _abbreviations():
+        exact.setdefault(entry.abbreviation, entry)
+        if not _FORMULA_LIKE.match(entry.abbreviation) and len(entry.abbreviation) >= 3:
+            folded.setdefault(entry.abbreviation.casefold(), entry)
+    return exact, folded
+
+
+def curated_abbreviation(token: str) -> Abbreviation | None:
+    """The curated entry a token names, as chemists write it ("Br2", "PhMgBr", "n-BuLi", "mcpba").
+
+    Formula-like abbreviations match only as written; others (three characters or more) also
+    match in any case. Works without a KB (the mention finder uses it for any KB, also one built
+    before an entry was added)."""
+    exact, folded = _by_text()
+    return exact.get(token) or folded.get(token.casefold())
+
+
+@lru_cache(maxsize=512)
+def curated_structure(token: str):
+    """The Structure of ``curated_abbreviation(token)`` (None when there is none)."""
+    entry = curated_abbreviation(token)
+    return structure_from_smiles(entry.smiles) if entry is not None else None
 
 
 def add_abbreviations(kb: SQLiteKB) -> int:

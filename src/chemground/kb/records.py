@@ -60,8 +60,15 @@ class Compound(BaseModel):
 
     @property
     def name(self) -> str:
-        """The name to show a chemist: common name, else IUPAC name, else SMILES."""
-        return self.common_name or self.iupac_name or (self.synonyms[0] if self.synonyms else "") or (self.smiles or "")
+        """The name to show a chemist: common name, else IUPAC name, else a synonym, else SMILES;
+        never a CAS number (PubChem gives some compounds one as their "common name"), and with
+        the case that carries meaning restored ("(2R)", "L-", "copper(II)", "N,N-")."""
+        from chemground.chem.names import is_cas_number, recase_name
+
+        for name in (self.common_name, self.iupac_name, *self.synonyms):
+            if name and not is_cas_number(name):
+                return recase_name(name)
+        return self.smiles or self.common_name or ""
 
     def all_names(self) -> list[str]:
         names = [self.iupac_name, self.common_name, *self.synonyms]

@@ -52,7 +52,7 @@ class RuleParser:
 
             max_chars = get_settings().max_question_chars
         text = check_question(question, max_chars)
-        mentions, cut = self.finder.find_bounded(text, MAX_MENTIONS)
+        mentions, cut, word_notes = self.finder.find_detailed(text, MAX_MENTIONS)
         masked = mask_mentions(text, [(m.start, m.end) for m in mentions])
         aspect = classify_aspect(masked)
         problems: list[str] = []
@@ -68,13 +68,14 @@ class RuleParser:
                 "description, similar compounds or the reactions of a compound"
             )
         for m in mentions:
-            if not m.resolved:
+            if not m.resolved:  # never dropped: QueryTuple.unresolved_mentions lists it for the answer
                 problems.append(f"{preview(m.text)} looks like a compound but could not be resolved: {m.reason}")
         if cut:
             problems.append(f"the question holds more possible compound names than are read: {len(mentions)} "
                             f"mention(s) read (at most {MAX_MENTIONS}, with a bounded number of name look-ups)")
         if not resolved:
             problems.append("no compound in the question could be resolved (try a name, SMILES, InChI or CAS number)")
+        problems += word_notes  # "read 'IM' as a word, not as a compound (...)": said, not guessed
         query_mentions = [QueryMention.from_mention(m) for m in mentions]
         for mention, role in zip(query_mentions, infer_roles(text, query_mentions, aspect)):
             mention.role = role

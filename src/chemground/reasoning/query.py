@@ -113,5 +113,10 @@ class QueryTuple(BaseModel):
     def resolved_mentions(self) -> list[QueryMention]:
         return [m for m in self.mentions if m.resolved]
 
+    @property
+    def unresolved_mentions(self) -> list[QueryMention]:
+        """What looks like a compound but could not be resolved (with ``reason``): an answer names them."""
+        return [m for m in self.mentions if not m.resolved]
+
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
