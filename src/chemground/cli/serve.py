@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import typer
 
 from chemground.cli.common import err_console, state
@@ -11,12 +13,38 @@ def serve(
     ctx: typer.Context,
     host: str = typer.Option("127.0.0.1", "--host", help="Interface to bind (loopback by default)."),
     port: int = typer.Option(8000, "--port", help="Port."),
+    workers: Optional[int] = typer.Option(
+        None, "--workers", min=1, show_default=False,
+        help="Worker processes (default: setting api_workers, else one per CPU core, at most 4)."),
+    threads: Optional[int] = typer.Option(
+        None, "--threads", min=1, show_default=False,
+        help="Threads answering requests in each worker (default: setting api_threads, 8)."),
+    token: Optional[str] = typer.Option(
+        None, "--token", show_default=False,
+        help="Require 'Authorization: Bearer TOKEN' on every endpoint but /, /health and /docs. "
+             "Prefer env CHEMGROUND_API_TOKEN: other users can see a command line."),
+    allow_host: list[str] = typer.Option(
+        [], "--allow-host", show_default=False,
+        help="A Host name to answer to besides localhost and the bound address (repeatable; "
+             "'*.example.org' for a domain)."),
 ) -> None:
     """Serve the HTTP API (POST /ask, POST /retrieve, GET /compound) and a web page at /."""
-    import uvicorn
+    from chemground.api.app import default_workers
+    from chemground.api.server import run_server
+    from chemground.cli.common import build_progress
+    from chemground.workspace import ensure_kb
 
-    from chemground.api.app import create_app
+    settings = state(ctx).settings.with_overrides(api_token=token, api_threads=threads)
+    hosts = [h.strip() for h in settings.api_allowed_hosts.split(",") if h.strip()]
+    hosts += [*allow_host, host]
+    if host in ("0.0.0.0", "::", ""):  # every interface: also answer to this machine's own names
+        import socket
 
-    app = create_app(state(ctx).settings)
-    err_console.print(f"chemground at http://{host}:{port}/  (API docs: /docs)")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+        hosts += [socket.gethostname(), socket.getfqdn()]
+    settings = settings.model_copy(update={"api_allowed_hosts": ",".join(dict.fromkeys(hosts))})
+    workers = workers or settings.api_workers or default_workers()
+    ensure_kb(settings.kb_path, build_progress())  # once, here: not by every worker at the same time
+    err_console.print(f"chemground at http://{host}:{port}/  (API docs: /docs; {workers} worker"
+                      f"{'s' if workers > 1 else ''} x {settings.api_threads} threads"
+                      f"{'; token required' if settings.api_token else ''})")
+    run_server(settings, host, port, workers)

@@ -15,6 +15,7 @@ import re
 import sqlite3
 import threading
 import warnings
+import weakref
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
@@ -241,6 +242,15 @@ class _BackgroundCheckpointer:
         self._thread.join()
 
 
+class _Reader:
+    """One thread's connection to a read-only KB (a holder: a Connection cannot be weakly referenced)."""
+
+    __slots__ = ("conn", "__weakref__")
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+
 class SQLiteKB(KnowledgeBase):
     """Knowledge base in one SQLite file."""
 
@@ -257,6 +267,16 @@ class SQLiteKB(KnowledgeBase):
             self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
+        # A read-only KB gives each thread its own connection (the HTTP API answers on several
+        # threads): a shared connection runs one statement at a time, so every reader would
+        # queue behind the slowest. Read-only connections need no coordination; the creating
+        # thread keeps the first one. A thread's connection lives in its thread-local storage,
+        # so it is closed when the thread ends; close() closes those still open.
+        self._local = threading.local() if readonly else None
+        self._readers: weakref.WeakSet[_Reader] = weakref.WeakSet()
+        if self._local is not None:
+            self._local.reader = _Reader(self._conn)
+            self._readers.add(self._local.reader)
         self._depth = 0
         self._fingerprint_cache: tuple[list[int], list[Any]] | None = None
         self._checkpointer: _BackgroundCheckpointer | None = None
@@ -299,9 +319,26 @@ class SQLiteKB(KnowledgeBase):
 
     @property
     def connection(self) -> sqlite3.Connection:
-        return self._conn
+        return self._conn if self._local is None else self._thread_connection()
+
+    def _thread_connection(self) -> sqlite3.Connection:
+        """This thread's connection to a read-only KB (opened on the thread's first query)."""
+        reader = getattr(self._local, "reader", None)
+        if reader is None:
+            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False,
+                                   isolation_level=None)
+            conn.row_factory = sqlite3.Row
+            for pragma in ("busy_timeout = 30000", "foreign_keys = ON", "mmap_size = 268435456",
+                           "cache_size = -65536"):  # as for the first connection (__init__)
+                conn.execute(f"PRAGMA {pragma}")
+            reader = self._local.reader = _Reader(conn)
+            with self._lock:
+                self._readers.add(reader)
+        return reader.conn
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        if self._local is not None:
+            return self._thread_connection().execute(sql, params)
         with self._lock:
             return self._conn.execute(sql, params)
 
@@ -361,6 +398,8 @@ class SQLiteKB(KnowledgeBase):
         self._stop_checkpointer()
         with self._lock:
             self._conn.close()
+            for reader in list(self._readers):  # a read-only KB's per-thread connections
+                reader.conn.close()
 
     # -- meta ----------------------------------------------------------------------------
     def get_meta(self, key: str, default: str | None = None) -> str | None:
