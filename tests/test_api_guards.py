@@ -25,7 +25,7 @@ from chemground.api.guards import host_name
 from chemground.errors import ChemgroundError
 from chemground.settings import Settings
 
-LIMITS = dict(api_max_body_bytes=16 * 1024, api_max_question_chars=4000, api_max_query_chars=300)
+LIMITS = dict(api_max_body_bytes=16 * 1024, max_question_chars=4000, api_max_query_chars=300)
 
 
 def _free_port() -> int:
@@ -102,7 +102,7 @@ def test_a_question_over_the_limit_is_a_422_naming_it(base_url):
         reply = httpx.post(f"{base_url}{path}", json={"question": "C" * 4001}, timeout=30)
         assert reply.status_code == 422
         assert "4,001 characters" in _detail(reply) and "limit is 4,000" in _detail(reply)
-        assert "api_max_question_chars" in _detail(reply) and "CCCC" not in _detail(reply)
+        assert "max_question_chars" in _detail(reply) and "CCCC" not in _detail(reply)
 
 
 def test_a_compound_query_over_the_limit_is_a_422(base_url):

@@ -108,8 +108,6 @@ class Settings(BaseSettings):
     api_threads: int = Field(
         default=8, description="Threads answering requests in each worker process.")
     api_max_body_bytes: int = Field(default=64 * 1024, description="Largest request body, in bytes (413 above).")
-    api_max_question_chars: int = Field(
-        default=2000, description="Longest question /ask and /retrieve take, in characters (422 above).")
     api_max_query_chars: int = Field(
         default=2000, description="Longest name or SMILES /compound takes, in characters (422 above).")
     api_health_refresh_s: float = Field(

@@ -51,8 +51,8 @@ _LIMIT_ERRORS = tuple(c for c in (getattr(errors, "InputLimitError", None),) if 
 
 class AskRequest(BaseModel):
     question: str = Field(..., min_length=1, examples=["What forms when benzaldehyde reacts with benzohydrazide?"],
-                          description="At most api_max_question_chars characters (2,000 by default).")
-    method: str = Field("table", max_length=64)
+                          description="At most max_question_chars characters (2,000 by default).")
+    method: str = Field("auto", max_length=64)
     reasoner: str = Field("extractive", max_length=64)
     k: int = Field(5, ge=1, le=50)
     id: str | None = Field(None, max_length=200)
@@ -204,7 +204,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return Response(body, status_code=status, media_type="application/json")
 
     def check_request(request: AskRequest) -> None:
-        _check_text(request.question, "question", settings.api_max_question_chars, "api_max_question_chars")
+        _check_text(request.question, "question", settings.max_question_chars, "max_question_chars")
         for what, value in (("method", request.method), ("reasoner", request.reasoner), ("id", request.id)):
             if value is not None:
                 _check_unicode(value, what)

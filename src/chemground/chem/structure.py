@@ -11,6 +11,7 @@ import ctypes
 import ctypes.util
 import hashlib
 import re
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -26,6 +27,9 @@ RDLogger.DisableLog("rdApp.warning")
 RDLogger.DisableLog("rdApp.info")
 
 
+_CAPTURE_LOCK = threading.RLock()
+
+
 class _RDKitMessages:
     """Context manager behind :func:`rdkit_messages` (a class: a generator-based one cost
     a third of a SMILES parse, and imports make one per molecule)."""
@@ -34,15 +38,25 @@ class _RDKitMessages:
 
     def __enter__(self) -> list[str]:
         self.messages: list[str] = []
-        self._capture = rdBase.CaptureErrorLog()
-        self._capture.__enter__()
+        # RDKit's error log is one per process: under threads (the HTTP API) another request's
+        # parse error would land in this capture, or this one's be lost, without the lock.
+        _CAPTURE_LOCK.acquire()
+        try:
+            self._capture = rdBase.CaptureErrorLog()
+            self._capture.__enter__()
+        except BaseException:
+            _CAPTURE_LOCK.release()
+            raise
         return self.messages
 
     def __exit__(self, *exc: object) -> None:
         try:
             text = self._capture.messages
         finally:
-            self._capture.__exit__(*exc)
+            try:
+                self._capture.__exit__(*exc)
+            finally:
+                _CAPTURE_LOCK.release()
         if text:
             self.messages.extend(line for line in str(text).splitlines() if line.strip())
 

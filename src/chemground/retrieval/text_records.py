@@ -8,6 +8,7 @@ the KB's content, so they are built once per KB state.
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import threading
 from pathlib import Path
@@ -67,11 +68,18 @@ def load_or_build(folder: Path, kb: SQLiteKB, load, build):
         ids.append(record_id)
         texts.append(text)
     index = build(texts, ids)
-    tmp = folder.with_name(folder.name + ".tmp")
+    # a folder of this process's own: two server workers may build the same index at once
+    tmp = folder.with_name(f"{folder.name}.tmp-{os.getpid()}-{threading.get_ident()}")
     shutil.rmtree(tmp, ignore_errors=True)
     index.save(tmp)
-    shutil.rmtree(folder, ignore_errors=True)
-    tmp.rename(folder)
+    try:
+        tmp.rename(folder)  # atomic; fails when another worker got there first (or a stale copy sits there)
+    except OSError:
+        if (folder / "ids.json").exists():  # the other worker's identical index: keep it
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+            tmp.rename(folder)
     return index
 
 
