@@ -13,8 +13,8 @@ FORMULAS_BY_HAND = {
     "DMP": "C13H13IO8", "TEMPO": "C9H18NO", "Pd/C": "Pd", "Pd(PPh3)4": "C72H60P4Pd", "Pd2(dba)3": "C51H42O3Pd2",
     "Pd-C": "Pd", "Pd on C": "Pd", "Pd/charcoal": "Pd", "palladium on charcoal": "Pd",
 }
-# OPSIN reads these oxides as ions ([O-2].[Cr+6]); the dictionary holds the covalent form.
-IONIC_IN_OPSIN = {"CrO3", "MnO2"}
+# Oxides are written as OPSIN reads their names, as ions ([O-2].[Cr+6]), like the descriptions file.
+IONIC_IN_OPSIN: set[str] = set()
 
 
 @pytest.fixture
