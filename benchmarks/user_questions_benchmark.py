@@ -4,7 +4,7 @@
     python benchmarks/user_questions_benchmark.py --split test     # report; never fix from its failures
     python benchmarks/user_questions_benchmark.py --split all
 
-Runs ``QA.ask`` (method table, reasoner extractive, no LLM) over a split of
+Runs ``QA.ask`` (method auto: the router, as `chemground ask` does; reasoner extractive, no LLM) over a split of
 benchmarks/user_questions/ on the default KB (dictionary + starter reactions, built once at
 /tmp/chemground-bench/kb-default.sqlite unless --kb is given), scores each answer against its
 gold by type, prints a table and writes benchmarks/results/user_questions.md (the failure list
@@ -290,7 +290,7 @@ def run(items: list[dict], qa) -> list[dict]:
     for item in items:
         started = time.perf_counter()
         try:
-            answer = qa.ask(item["question"], method="table", reasoner="extractive", id=item["id"]).to_json()
+            answer = qa.ask(item["question"], method="auto", reasoner="extractive", id=item["id"]).to_json()
         except Exception as error:  # noqa: BLE001 - a crash is a result too
             answer = {"status": "error", "answer": f"{type(error).__name__}: {error}", "value": None, "evidence": []}
         ms = (time.perf_counter() - started) * 1000
@@ -413,7 +413,7 @@ def write_results(split_sections: dict[str, str]) -> Path:
         "(OPSIN), reaction facts from the curated starter records; out-of-scope and trick questions must not be "
         "`answered`. Kinds: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + ". "
         "Split 70/30 by kind (seed 13): tune only on dev; test is held out (see "
-        "`benchmarks/user_questions/README.md`). Method `table`, reasoner `extractive`, no LLM, default KB "
+        "`benchmarks/user_questions/README.md`). Method `auto` (the router), reasoner `extractive`, no LLM, default KB "
         "(dictionary + starter reactions).", "",
         "Accuracy counts right values with status `answered` or `partial`. CONFIDENTLY WRONG = status `answered` "
         "with a wrong value (or any `answered` reply to a question that must be refused). Refused = an answerable "
