@@ -22,24 +22,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
+from chemground.encodings import bom_encoding, normalise_encoding
 from chemground.errors import ImportFileError
 
 GZIP_MAGIC = b"\x1f\x8b"
-_BOMS = (  # UTF-32 first: its little-endian mark starts with UTF-16's
-    (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
-)
 _SNIFF_BYTES = 8192
 # what a damaged gzip stream raises while it is read
 GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
-
-
-def bom_encoding(head: bytes) -> str | None:
-    """The encoding a byte-order mark at the start of ``head`` names, or None."""
-    for bom, encoding in _BOMS:
-        if head.startswith(bom):
-            return encoding
-    return None
 
 
 def check_encoding(encoding: str | None) -> str | None:
@@ -47,10 +36,9 @@ def check_encoding(encoding: str | None) -> str | None:
     if encoding is None:
         return None
     try:
-        name = codecs.lookup(encoding).name
-    except LookupError:
-        raise ImportFileError(f"unknown text encoding {encoding!r} (e.g. utf-8, latin-1, cp1252, utf-16)") from None
-    return "utf-8-sig" if name == "utf-8" else name
+        return normalise_encoding(encoding)
+    except ValueError as error:
+        raise ImportFileError(str(error)) from None
 
 
 def require_regular_file(path: Path) -> os.stat_result:

@@ -12,7 +12,8 @@ from pathlib import Path
 from chemground.lit.errors import DocumentReadError
 from chemground.lit.readers.html import read_html
 from chemground.lit.readers.pdf import read_pdf
-from chemground.lit.readers.text import bom_encoding, read_text
+from chemground.encodings import bom_encoding
+from chemground.lit.readers.text import read_text
 from chemground.lit.readers.xml import read_xml
 from chemground.lit.records import ParsedDocument
 

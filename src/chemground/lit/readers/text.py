@@ -9,24 +9,11 @@ byte and the option to use, never read with guessed characters.
 
 from __future__ import annotations
 
-import codecs
 from pathlib import Path
 
+from chemground.encodings import bom_encoding, normalise_encoding
 from chemground.lit.errors import DocumentReadError
 from chemground.lit.records import Block, ParsedDocument
-
-_BOMS = (  # UTF-32 first: its little-endian mark starts with UTF-16's
-    (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
-)
-
-
-def bom_encoding(head: bytes) -> str | None:
-    """The encoding a byte-order mark at the start of ``head`` names, or None."""
-    for bom, encoding in _BOMS:
-        if head.startswith(bom):
-            return encoding
-    return None
 
 
 def check_encoding(encoding: str | None) -> str | None:
@@ -34,10 +21,9 @@ def check_encoding(encoding: str | None) -> str | None:
     if encoding is None:
         return None
     try:
-        name = codecs.lookup(encoding).name
-    except LookupError:
-        raise DocumentReadError(f"unknown text encoding {encoding!r} (e.g. utf-8, latin-1, cp1252, utf-16)") from None
-    return "utf-8-sig" if name == "utf-8" else name
+        return normalise_encoding(encoding)
+    except ValueError as error:
+        raise DocumentReadError(str(error)) from None
 
 
 def decode_text(raw: bytes, encoding: str | None = None, name: str = "the file") -> tuple[str, str]:
