@@ -18,29 +18,11 @@ import sys
 import warnings
 from pathlib import Path
 
+from chemground.forking import limit_memory
+
 MAX_REPLY_CHARS = 64_000_000  # one reply line; a larger result would only burden the caller's memory
 
 
-def limit_memory(memory_mb: int | None) -> int | None:
-    """Cap this process's address space at ``memory_mb`` MiB (never above an inherited hard limit).
-
-    Returns the limit applied in bytes, or None when there is none (0/None, or no ``resource``).
-    """
-    if not memory_mb or memory_mb <= 0:
-        return None
-    try:
-        import resource
-    except ImportError:  # pragma: no cover - not POSIX
-        return None
-    limit = int(memory_mb) * 2**20
-    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    try:
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    except (ValueError, OSError):
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-    return limit
 
 
 def is_memory_error(error: BaseException) -> bool:

@@ -25,6 +25,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from chemground.forking import limit_memory
+
 DEFAULT_MEMORY_MB = 2048
 MAX_REPLY_CHARS = 32_000_000  # one reply line: a larger result is refused, not shipped to the caller
 _MEMORY_SIGNS = ("bad_alloc", "Unable to allocate memory", "MemoryError", "Cannot allocate memory",
@@ -97,22 +99,6 @@ def to_plain(value: Any) -> Any:
 
 # --- the worker ----------------------------------------------------------------------------------
 
-def _limit(memory_mb: int, reservation: int) -> int | None:
-    import resource
-
-    if memory_mb <= 0:
-        return None
-    limit = memory_mb * 2**20 + reservation
-    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    try:
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    except (ValueError, OSError):
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-    return limit
-
-
 def _answer(conn, request: dict[str, Any]) -> dict[str, Any]:
     conn.set_query_timeout(max(1, int(request.get("timeout_ms") or 30000)))
     limit = int(request.get("limit") or 1000)
@@ -162,7 +148,7 @@ def main() -> int:
     path = Path(setup["path"])
     reservation = file_reservation(path)
     memory_mb = int(setup.get("memory_mb") or 0)
-    _limit(memory_mb, reservation)
+    limit_memory(memory_mb, reservation)
     try:
         import ladybug
 
