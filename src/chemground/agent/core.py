@@ -31,6 +31,7 @@ class Action:
     answer: str | None = None
     problem: str | None = None  # why the reply was invalid
     call_id: str | None = None
+    mapped_from: str | None = None  # the tool name as the model wrote it, when it was mapped to ``tool``
 
 
 @dataclass
@@ -54,7 +55,7 @@ class AgentAnswer:
     answer: str
     reasoner: str
     steps: list[AgentStep] = field(default_factory=list)
-    status: str = "answered"  # answered | budget_exhausted | failed
+    status: str = "answered"  # answered | unsupported (contradicts its tool results) | budget_exhausted | failed
     trace: dict[str, Any] = field(default_factory=dict)
     usage: dict[str, Any] = field(default_factory=dict)
     timings_ms: dict[str, float] = field(default_factory=dict)
@@ -97,6 +98,65 @@ def describe_tools(manifests: Sequence[ToolManifest]) -> str:
     return "\n".join(blocks)
 
 
+# -- tool names as a model writes them ----------------------------------------------------------------
+#
+# A model copies what the prompt shows: "cactus/CalculateQED(compound_SMILES: string) -> number",
+# "- `cactus/CalculateQED`", "CalculateQED", "cactus__CalculateQED", "Cactus/calculateQed". Each is
+# mapped to the registry name when exactly one fits; a fuzzy match needs a clear margin over the next.
+
+_FUZZY_MIN = 88.0
+_FUZZY_MARGIN = 5.0
+
+
+def _bare_tool_name(raw: str) -> str:
+    text = str(raw).strip().lstrip("-*•").strip().strip("`'\"").strip()
+    text = text.split("(", 1)[0].split("->", 1)[0].split(":", 1)[0] if "(" in text or "->" in text else text
+    return from_openai_name(text.strip().strip("`'\".").strip())
+
+
+def _squash(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+def match_tool_name(raw: Any, known: Sequence[str] | set[str]) -> tuple[str | None, str | None]:
+    """(the registry name ``raw`` stands for or None, a note when it was not written exactly).
+
+    Tolerates signatures, backticks, case, the OpenAI ``__`` form, the name without its
+    ``family/`` prefix and small misspellings (unambiguous fuzzy match)."""
+    if not isinstance(raw, str) or not raw.strip():
+        return None, None
+    names = list(known)
+    if raw in names:
+        return raw, None
+    bare = _bare_tool_name(raw)
+    if bare in names:
+        return bare, f"tool name {raw!r} read as {bare!r}"
+    lower = {n.lower(): n for n in names}
+    if bare.lower() in lower:
+        return lower[bare.lower()], f"tool name {raw!r} read as {lower[bare.lower()]!r}"
+    squashed = {}
+    for n in names:
+        squashed.setdefault(_squash(n), []).append(n)
+    if len(squashed.get(_squash(bare), [])) == 1:
+        found = squashed[_squash(bare)][0]
+        return found, f"tool name {raw!r} read as {found!r}"
+    tails: dict[str, list[str]] = {}
+    for n in names:
+        tails.setdefault(_squash(n.rsplit("/", 1)[-1]), []).append(n)
+    tail = _squash(bare.rsplit("/", 1)[-1])
+    if len(tails.get(tail, [])) == 1:
+        found = tails[tail][0]
+        return found, f"tool name {raw!r} read as {found!r} (same tool name, family left out or different)"
+    from rapidfuzz import fuzz, process
+
+    choices = {n: _squash(n) for n in names}
+    best = process.extract(_squash(bare), choices, scorer=fuzz.ratio, limit=2)
+    if best and best[0][1] >= _FUZZY_MIN and (len(best) == 1 or best[0][1] - best[1][1] >= _FUZZY_MARGIN):
+        found = best[0][2]
+        return found, f"tool name {raw!r} matched to {found!r} (similarity {best[0][1]:.0f})"
+    return None, None
+
+
 def parse_action(response: LLMResponse, known: set[str]) -> Action:
     """The model's action from a native tool call or a JSON action in its text."""
     if response.tool_calls:
@@ -107,9 +167,11 @@ def parse_action(response: LLMResponse, known: set[str]) -> Action:
                 parse_json(call.raw_arguments)
             except JSONParseError as error:
                 return Action("invalid", thought=response.text, problem=f"the arguments of {name} are not JSON: {error}")
-        if name not in known:
-            return Action("invalid", thought=response.text, tool=name, problem=f"there is no tool named {name!r}")
-        return Action("tool", thought=response.text or "", tool=name, arguments=call.arguments, call_id=call.id)
+        matched, note = match_tool_name(name, known)
+        if matched is None:
+            return Action("invalid", thought=response.text, tool=name, problem=_no_such_tool(name, known))
+        return Action("tool", thought=response.text or "", tool=matched, arguments=call.arguments, call_id=call.id,
+                      mapped_from=name if note else None)
     text = response.text or ""
     try:
         data = parse_json(text)
@@ -128,11 +190,38 @@ def parse_action(response: LLMResponse, known: set[str]) -> Action:
     tool = data.get("tool") or data.get("action") or data.get("name")
     if not tool:
         return Action("invalid", thought=thought, problem="the JSON action has neither 'tool' nor 'final_answer'")
-    tool = from_openai_name(str(tool))
-    if tool not in known:
-        return Action("invalid", thought=thought, tool=tool, problem=f"there is no tool named {tool!r}")
+    matched, note = match_tool_name(str(tool), known)
+    if matched is None:
+        return Action("invalid", thought=thought, tool=str(tool), problem=_no_such_tool(str(tool), known))
     arguments = data.get("arguments", data.get("args", data.get("parameters", {})))
-    return Action("tool", thought=thought, tool=tool, arguments=arguments)
+    return Action("tool", thought=thought, tool=matched, arguments=arguments, mapped_from=str(tool) if note else None)
+
+
+def _no_such_tool(name: str, known: Sequence[str] | set[str]) -> str:
+    listed = sorted(known)
+    shown = ", ".join(listed[:12]) + (f" and {len(listed) - 12} more" if len(listed) > 12 else "")
+    return f"there is no tool named {name!r}; use the exact name of one of: {shown}"
+
+
+# -- does the final answer agree with the tool results? ------------------------------------------------
+
+
+def check_answer_support(question: str, answer: str, steps: Sequence[AgentStep]) -> dict[str, Any]:
+    """Whether the numbers in an agent's final ``answer`` are in its successful tool results (or
+    in the question): the deterministic support check of the LLM reasoners
+    (:func:`chemground.reasoning.llm_reasoners.check_support`), on the tool evidence. Returns
+    ``{"supported", "checked", "reason", "garbled"}``. An answer with no number passes (names and
+    free text are not judged here)."""
+    from chemground.reasoning.llm_reasoners import check_support
+    from chemground.reasoning.query import Aspect, QueryTuple
+
+    evidence = [step.result.evidence() for step in steps if step.result is not None and step.result.ok]
+    if not evidence:
+        return {"supported": True, "checked": "nothing (no successful tool call)", "reason": "", "garbled": False}
+    evidence.append(Evidence(kind="computed", id="question", score=0.0, record={"question": question}))
+    query = QueryTuple(question=question, level="compound", aspect=Aspect.CONDITIONS)
+    # CONDITIONS: every number of the text must be one of the evidence (within a small tolerance)
+    return check_support(query, answer, None, evidence).to_json()
 
 
 class Stopwatch:
@@ -143,4 +232,5 @@ class Stopwatch:
         return (time.perf_counter() - self.started) * 1000.0
 
 
-__all__ = ["Action", "AgentAnswer", "AgentStep", "Stopwatch", "describe_tools", "openai_name", "parse_action"]
+__all__ = ["Action", "AgentAnswer", "AgentStep", "Stopwatch", "check_answer_support", "describe_tools", "match_tool_name",
+           "openai_name", "parse_action"]

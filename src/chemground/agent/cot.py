@@ -4,6 +4,10 @@ Native tool calls are used where the endpoint supports them; if the endpoint rej
 ``tools`` field, the agent switches to the JSON action format for the rest of the run.
 Failed calls are shown to the model (it may correct itself); a reply that is neither a
 call nor an answer gets one correction message. The step budget bounds the tool calls.
+A call identical (same tool, same arguments) to one that already failed is not run again: the
+model is told so once, and a second repeat ends the run. All the calls of one run share one
+wall-clock budget, each reply is capped at ``max_tokens``, and a final answer whose numbers
+are not in the tool results is returned with status ``unsupported`` (the check is in the trace).
 """
 
 from __future__ import annotations
@@ -11,15 +15,24 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from chemground.agent.core import Action, AgentAnswer, AgentStep, Stopwatch, describe_tools, parse_action
+from chemground.agent.core import (Action, AgentAnswer, AgentStep, Stopwatch, check_answer_support, describe_tools,
+                                  parse_action)
 from chemground.agent.manifest import ToolManifest
 from chemground.agent.retriever import ToolRetriever
 from chemground.agent.runner import ToolRunner
-from chemground.llm.base import LLM, LLMError, LLMUnavailable
+from chemground.llm.base import LLM, LLMDeadlineExceeded, LLMError, LLMUnavailable
 from chemground.llm.prompts import render
 
 CORRECTION = ("Your reply could not be used: {problem}. Reply with one JSON action as described "
               "(a tool call or a final answer).")
+REPEATED = ("NOT RUN: you already called {tool} with exactly these arguments and it failed: {error}. "
+            "Repeating it gives the same error. Change the arguments (check what each parameter expects, e.g. a "
+            "formula tool needs a formula, not a SMILES), use another tool, or give the final answer from the "
+            "results you have.")
+
+
+def _call_key(tool: str | None, arguments: Any) -> str:
+    return json.dumps([tool, arguments], sort_keys=True, default=str, ensure_ascii=False)
 
 
 class CoTAgent:
@@ -28,7 +41,8 @@ class CoTAgent:
     name = "cot"
 
     def __init__(self, llm: LLM, runner: ToolRunner, retriever: ToolRetriever | None = None, *, k_tools: int = 8,
-                 max_steps: int = 6, native_tools: bool = True, tools: list[str] | None = None) -> None:
+                 max_steps: int = 6, native_tools: bool = True, tools: list[str] | None = None,
+                 max_tokens: int = 512) -> None:
         self.llm = llm
         self.runner = runner
         self.retriever = retriever
@@ -36,6 +50,7 @@ class CoTAgent:
         self.max_steps = max_steps
         self.native_tools = native_tools
         self.fixed_tools = tools
+        self.max_tokens = max_tokens  # per reply: a looping small model stops here, not at the end of its context
 
     def select_tools(self, question: str) -> list[ToolManifest]:
         registry = self.runner.registry
@@ -54,18 +69,38 @@ class CoTAgent:
         clock = Stopwatch()
         before = self.llm.ledger.snapshot()
         manifests = self.select_tools(question)
+        with self.llm.answer_budget():  # all the calls of this answer share one wall-clock budget
+            answer, status, steps, events, native = self._loop(question, manifests)
+        trace: dict[str, Any] = {"tools_offered": sorted(m.name for m in manifests), "events": events,
+                                 "native_tools": native}
+        if status == "answered":
+            support = check_answer_support(question, answer, steps)
+            trace["support"] = support
+            if not support["supported"]:
+                status = "unsupported"
+        return AgentAnswer(question=question, answer=answer, reasoner=self.name, steps=steps, status=status,
+                           trace=trace, usage=self.llm.ledger.since(before).to_dict(),
+                           timings_ms={"total": clock.ms()}, id=item_id)
+
+    def _loop(self, question: str, manifests: list[ToolManifest]):
         known = {m.name for m in manifests}
         native = self.native_tools
         messages = self._messages(question, manifests, native)
         steps: list[AgentStep] = []
         events: list[dict[str, Any]] = []
+        failed_calls: dict[str, str] = {}  # identical (tool, arguments) that already failed -> its error
         answer, status = "", "budget_exhausted"
-        corrections = 0
+        corrections = repeats = 0
         while len(steps) < self.max_steps:
             try:
-                response = self.llm.chat(messages, tools=[m.openai_tool() for m in manifests] if native else None)
-            except LLMUnavailable:
-                raise
+                response = self.llm.chat(messages, tools=[m.openai_tool() for m in manifests] if native else None,
+                                         max_tokens=self.max_tokens)
+            except (LLMUnavailable, LLMDeadlineExceeded) as error:
+                if isinstance(error, LLMUnavailable):
+                    raise
+                events.append({"event": "deadline", "error": str(error)[:300]})
+                answer = f"No answer within the time allowed for one answer ({error})."
+                break
             except LLMError as error:
                 if not native:
                     raise
@@ -74,7 +109,10 @@ class CoTAgent:
                 messages = self._messages(question, manifests, native) + messages[2:]
                 continue
             action = parse_action(response, known)
-            events.append({"event": "action", "kind": action.kind, "tool": action.tool, "problem": action.problem})
+            event = {"event": "action", "kind": action.kind, "tool": action.tool, "problem": action.problem}
+            if action.mapped_from:
+                event["mapped_from"] = action.mapped_from  # the name as the model wrote it
+            events.append(event)
             if action.kind == "final":
                 answer, status = action.answer or "", "answered"
                 break
@@ -87,14 +125,29 @@ class CoTAgent:
                 messages += [{"role": "assistant", "content": response.text or ""},
                              {"role": "user", "content": CORRECTION.format(problem=action.problem)}]
                 continue
+            key = _call_key(action.tool, action.arguments)
+            if key in failed_calls:
+                # the same call failed before: running it again cannot help (a small model otherwise
+                # repeats it until the budget is gone)
+                repeats += 1
+                events.append({"event": "repeated_failed_call", "tool": action.tool, "arguments": action.arguments,
+                               "error": failed_calls[key][:200]})
+                if repeats > 1:
+                    status = "failed"
+                    answer = (f"Stopped: the model repeated a call that had already failed ({action.tool} with the "
+                              f"same arguments: {failed_calls[key][:160]}).")
+                    break
+                note = REPEATED.format(tool=action.tool, error=failed_calls[key][:300])
+                messages += self._observation_messages(action, response.text or "", note, native)
+                continue
             result = self.runner.call(action.tool, action.arguments)
             steps.append(AgentStep(action.thought, action.tool, action.arguments, result))
+            if not result.ok:
+                failed_calls[key] = result.error or result.error_kind or "failed"
             messages += self._observation_messages(action, response.text or "", result.observation(), native)
         if status == "budget_exhausted":
             answer = answer or f"No answer within the budget of {self.max_steps} tool calls."
-        return AgentAnswer(question=question, answer=answer, reasoner=self.name, steps=steps, status=status,
-                           trace={"tools_offered": sorted(known), "events": events, "native_tools": native},
-                           usage=self.llm.ledger.since(before).to_dict(), timings_ms={"total": clock.ms()}, id=item_id)
+        return answer, status, steps, events, native
 
     @staticmethod
     def _observation_messages(action: Action, text: str, observation: str, native: bool) -> list[dict[str, Any]]:

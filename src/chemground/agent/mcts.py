@@ -14,8 +14,12 @@ One iteration:
 4. **simulation**: from the best new child, a greedy rollout (policy with k=1, execution)
    continues to a FINISH node, whose answer gets an LLM **outcome reward**;
 5. **backpropagation** of that reward to the root.
-Budgets cap iterations, depth and LLM calls. The answer comes from the finished trajectory
-with the best outcome reward; the whole tree and the best path are in the trace.
+Budgets cap iterations, depth and LLM calls, every reply is capped at ``max_tokens`` and all
+the calls of one search share one wall-clock budget. Tool names are matched tolerantly (a model
+copies "cactus/CalculateQED(compound_SMILES: string)" from the list; each mapping is an event in
+the trace). The answer comes from the finished trajectory with the best outcome reward, checked
+against the tool results (status ``unsupported`` when its numbers are not in them); the whole
+tree and the best path are in the trace.
 """
 
 from __future__ import annotations
@@ -25,12 +29,13 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from chemground.agent.core import AgentAnswer, AgentStep, Stopwatch, describe_tools
+from chemground.agent.core import (AgentAnswer, AgentStep, Stopwatch, check_answer_support, describe_tools,
+                                  match_tool_name)
 from chemground.agent.manifest import ToolManifest
 from chemground.agent.retriever import ToolRetriever
 from chemground.agent.runner import ToolResult, ToolRunner
 from chemground.errors import ChemgroundError
-from chemground.llm.base import LLM, LLMBadOutput
+from chemground.llm.base import LLM, LLMBadOutput, LLMDeadlineExceeded
 from chemground.llm.prompts import render
 
 FINISH = "FINISH"
@@ -52,6 +57,7 @@ class MCTSConfig:
     prune_margin: float = 0.4  # prune children scoring this far below their best sibling ...
     prune_floor: float = 0.2  # ... or below this
     result_chars: int = 1500
+    max_tokens: int = 512  # per LLM reply: a looping small model stops here, not at the end of its context
 
 
 @dataclass
@@ -117,7 +123,8 @@ class HEMCTSAgent:
     def _ask_json(self, prompt: str, check=None) -> Any:
         if self._llm_calls() >= self.config.max_llm_calls:
             raise BudgetExhausted("LLM-call budget used up")
-        value, _ = self.llm.chat_json([{"role": "user", "content": prompt}], check=check)
+        value, _ = self.llm.chat_json([{"role": "user", "content": prompt}], check=check,
+                                      max_tokens=self.config.max_tokens)
         return value
 
     def _add(self, node: Node) -> Node:
@@ -177,28 +184,43 @@ class HEMCTSAgent:
 
     def propose(self, node: Node, k: int) -> list[dict[str, str]]:
         """Policy step: up to k distinct next actions (tool names or FINISH)."""
-        known = {m.name for m in self.manifests}
+        known = [m.name for m in self.manifests]
+        mapped: list[dict[str, Any]] = []
 
         def check(value: Any) -> list[dict[str, str]]:
             actions = value.get("actions") if isinstance(value, dict) else value
+            if isinstance(actions, dict):  # one action instead of a list of them
+                actions = [actions]
             if not isinstance(actions, list):
                 raise ValueError("expected {'actions': [...]}")
-            out, seen = [], set()
+            out, seen, unknown = [], set(), []
+            mapped.clear()
             for action in actions:
-                tool = str(action.get("tool", "")).strip() if isinstance(action, dict) else str(action).strip()
-                if tool.upper() == FINISH:
-                    tool = FINISH
-                if tool in seen or (tool != FINISH and tool not in known):
+                raw = str(action.get("tool", "")).strip() if isinstance(action, dict) else str(action).strip()
+                # the model copies names as listed: "cactus/CalculateQED(compound_SMILES: string)"
+                if raw.strip("`'\" ").upper().startswith(FINISH):
+                    tool, note = FINISH, None
+                else:
+                    tool, note = match_tool_name(raw, known)
+                if tool is None:
+                    unknown.append(raw)
+                    continue
+                if note:
+                    mapped.append({"event": "tool_name_mapped", "from": raw, "to": tool, "note": note})
+                if tool in seen:
                     continue
                 seen.add(tool)
                 out.append({"tool": tool, "purpose": str(action.get("purpose", "")) if isinstance(action, dict) else ""})
             if not out:
-                raise ValueError("no known tool among the proposed actions; choose from the list or FINISH")
+                raise ValueError(f"no known tool among the proposed actions {unknown[:5]}; give tool names exactly "
+                                 f"as listed (the part before the parenthesis), or FINISH")
             return out[:k]
 
         prompt = render("agent/mcts_policy", k=k, question=self.question, history=self._history(node),
                         tools=self.tool_text)
-        return self._ask_json(prompt, check=check)
+        actions = self._ask_json(prompt, check=check)
+        self.events.extend(mapped)
+        return actions
 
     def execute(self, parent: Node, tool: str, purpose: str) -> Node:
         """Execution step: fill the arguments, run, reflect on errors and retry."""
@@ -343,6 +365,35 @@ class HEMCTSAgent:
             retriever = self.retriever or ToolRetriever(registry)
             self.manifests = [registry.get(n) for n, _ in retriever.search(question, k=self.config.k_tools)]
         self.tool_text = describe_tools(self.manifests)
+        with self.llm.answer_budget():  # every call of the search shares one wall-clock budget
+            iterations, stop_reason = self._search()
+        best = self.best_terminal()
+        status = "answered" if best is not None else "budget_exhausted"
+        if best is None:
+            answer = "No answer was reached within the search budget."
+            path: list[Node] = []
+        else:
+            answer = best.answer or ""
+            path = self.path(best)
+        steps = [AgentStep(n.purpose, n.tool, n.arguments, n.result, attempt=len(n.attempts) + 1)
+                 for n in path if n.tool not in (None, FINISH)]
+        trace = {"tree": [n.to_json() for n in self.nodes], "best_path": [n.id for n in path],
+                 "iterations": iterations, "llm_calls": self._llm_calls(), "stop_reason": stop_reason,
+                 "events": self.events, "tools_offered": [m.name for m in self.manifests],
+                 "config": self.config.__dict__}
+        if best is not None:
+            if not any(n.result is not None for n in self.nodes):
+                trace["note"] = "answered without calling any tool"
+            support = check_answer_support(question, answer, steps)
+            trace["support"] = support
+            if not support["supported"]:
+                status = "unsupported"
+        return AgentAnswer(question=question, answer=answer, reasoner=self.name, steps=steps, status=status,
+                           trace=trace, usage=self.llm.ledger.since(before).to_dict(), timings_ms={"total": clock.ms()},
+                           id=item_id)
+
+    def _search(self) -> tuple[int, str]:
+        """The iterations of the search: (how many ran, why it stopped)."""
         iterations = 0
         stop_reason = "iterations"
         try:
@@ -370,26 +421,13 @@ class HEMCTSAgent:
                     break
         except BudgetExhausted as error:
             stop_reason = str(error)
+        except LLMDeadlineExceeded as error:
+            stop_reason = f"time budget used up: {error}"
+            self.events.append({"event": "deadline", "error": str(error)})
         except ChemgroundError as error:
             stop_reason = f"error: {error}"
             self.events.append({"event": "error", "error": str(error)})
-        best = self.best_terminal()
-        status = "answered" if best is not None else "budget_exhausted"
-        if best is None:
-            answer = "No answer was reached within the search budget."
-            path: list[Node] = []
-        else:
-            answer = best.answer or ""
-            path = self.path(best)
-        steps = [AgentStep(n.purpose, n.tool, n.arguments, n.result, attempt=len(n.attempts) + 1)
-                 for n in path if n.tool not in (None, FINISH)]
-        trace = {"tree": [n.to_json() for n in self.nodes], "best_path": [n.id for n in path],
-                 "iterations": iterations, "llm_calls": self._llm_calls(), "stop_reason": stop_reason,
-                 "events": self.events, "tools_offered": [m.name for m in self.manifests],
-                 "config": self.config.__dict__}
-        return AgentAnswer(question=question, answer=answer, reasoner=self.name, steps=steps, status=status,
-                           trace=trace, usage=self.llm.ledger.since(before).to_dict(), timings_ms={"total": clock.ms()},
-                           id=item_id)
+        return iterations, stop_reason
 
     def best_terminal(self) -> Node | None:
         finished = [n for n in self.nodes if n.tool == FINISH and n.answer and n.outcome_reward is not None]

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+import rich.markup
 import typer
 
 from chemground import __version__
@@ -41,6 +42,7 @@ _GROUPS = {
     "tools": ("chemground.cli.tools", "Chemistry tool pool: list and call tools."),
     "agent": ("chemground.cli.agent", "Tool-using agent (chain of thought, tree search)."),
     "bench": ("chemground.cli.bench", "Benchmarks: generate and run."),
+    "llm": ("chemground.cli.llm", "Local models: serve a GGUF file with llama.cpp, inspect GGUF files."),
 }
 for _name, (_module, _help) in _GROUPS.items():
     try:
@@ -88,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     except ChemgroundError as error:
         if _debug:
             raise
-        err_console.print(f"[bold red]error:[/] {error}", highlight=False)
+        err_console.print(f"[bold red]error:[/] {rich.markup.escape(str(error))}", highlight=False)  # ids like [doc-1#0] stay
         return 2
     except KeyboardInterrupt:
         err_console.print("interrupted")
