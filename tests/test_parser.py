@@ -173,3 +173,13 @@ def test_a_substituent_name_alone_is_not_read_as_a_radical(parser):
 ])
 def test_names_that_used_to_be_cut_or_misread(parser, question, text, smiles):
     assert [(m.text, m.smiles) for m in parser.parse(question).mentions] == [(text, smiles)]
+
+
+def test_conversion_of_x_to_y_is_the_reaction_not_a_yield_question():
+    """'What is the catalyst in the conversion of X to Y?' was read as a yield question (the
+    table-RAG benchmark's catalyst items answered 'records no yield')."""
+    from chemground.reasoning.aspects import classify_aspect
+
+    assert classify_aspect("what is the catalyst in the conversion of x to x?").value == "catalyst"
+    assert classify_aspect("what is the solvent in the conversion of x into x?").value == "solvent"
+    assert classify_aspect("what conversion was reached?").value == "yield"

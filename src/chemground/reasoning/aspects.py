@@ -97,7 +97,7 @@ _RULES: list[tuple[Aspect, str]] = TOOL_RULES + _FIRST_RULES + [
     (Aspect.SIMILAR, r"\bsimilar\b|\banalog(ue)?s?\b|\bresembl|\blook(s)? like\b|\brelated (compounds|structures|molecules)\b"
                      r"|\bstructurally close\b|\bneighbou?rs?\b"),
     (Aspect.YIELD, r"\by(ei|ie)ld\b(?!s)(?! of x)|\byeild|\bwhat (percent|percentage)\b|\bhow much (product|of x) (was|is) (obtained|formed|isolated)\b"
-                   r"|\b(percent|%) yield\b|\byield of\b|\bhow efficient\b|\bconversion\b"),
+                   r"|\b(percent|%) yield\b|\byield of\b|\bhow efficient\b|\bconversion\b(?! of x (in)?to x)"),
     (Aspect.REAGENT, r"^\s*(what|which)?\s*('s |is |are )?(the )?bases?\b(?! (peak|pair|metal))|\bbase (for|in|used)\b"
                      r"|\b(which|what) (oxidant|reductant|borohydride|hydride|reducing agent|oxidi[sz]ing agent)s?\b"
                      r"|\b(oxidant|reductant)s? (for|in|used)\b"),
