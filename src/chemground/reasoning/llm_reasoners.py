@@ -276,6 +276,7 @@ class _Facts:
 
     def __init__(self, query: QueryTuple, evidence: list[Evidence], use_question: bool) -> None:
         self.numbers: list[float] = []
+        self.number_keys: list[str] = []  # the record field each number came from
         self.smiles: list[str] = []
         self.names: set[str] = set()
         self.formulas: list[str] = []
@@ -304,7 +305,7 @@ class _Facts:
                 if structure is not None:
                     self.structures.append(structure)
         for structure in self.structures:
-            self.numbers += [structure.molecular_weight, structure.exact_mass]
+            self._add([structure.molecular_weight, structure.exact_mass], ['molecular_weight', 'exact_mass'])
             self.formulas.append(structure.formula)
         self.keys = {s.inchikey for s in self.structures}
         self.skeletons = {s.connectivity_key for s in self.structures}
@@ -322,7 +323,7 @@ class _Facts:
             return
         elif isinstance(value, (int, float)):
             if not (k == "id" or k.endswith("_id") or k in ("score", "rank", "cid")):
-                self.numbers.append(float(value))
+                self._add([float(value)], [k])
         elif isinstance(value, str):
             text = value[:5000]
             texts.append(text)
@@ -336,12 +337,27 @@ class _Facts:
             if any(n in k for n in _NAME_KEYS):
                 self.names.add(_norm(text))
             if not any(n in k for n in _NO_NUMBER_KEYS) and not (k == "id" or k.endswith("_id")):
-                self.numbers += [float(m) for m in _NUMBER.findall(text)[:200]]
+                found = [float(m) for m in _NUMBER.findall(text)[:200]]
+                self._add(found, [k] * len(found))
+
+    def _add(self, numbers: list[float], keys: list[str]) -> None:
+        self.numbers += numbers
+        self.number_keys += keys
 
     def has_number(self, value: float, aspect: Aspect | None) -> bool:
-        for n in self.numbers:
-            for candidate in _conversions(n, aspect):
-                if abs(value - candidate) <= max(0.05, 0.005 * abs(candidate)):
+        """Whether ``value`` is a number of the evidence, in a unit the aspect allows.
+
+        A molecular weight must match a weight (not the exact mass beside it, which a model
+        confuses with it: 180.04 for aspirin's 180.16), an exact mass an exact mass; a fraction
+        becomes a percentage only for a yield field (a 1.0 g amount is not a 100 % yield).
+        """
+        for n, key in zip(self.numbers, self.number_keys):
+            if aspect == Aspect.MOLECULAR_WEIGHT and ("exact" in key or "monoisotopic" in key):
+                continue
+            if aspect == Aspect.EXACT_MASS and ("molecular_weight" in key or "molar" in key):
+                continue
+            for candidate in _conversions(n, aspect, key):
+                if abs(value - candidate) <= _tolerance(candidate, aspect):
                     return True
         return False
 
@@ -399,14 +415,22 @@ def _formula_counts(formula: str) -> dict[str, int]:
     return counts
 
 
-def _conversions(n: float, aspect: Aspect | None) -> tuple[float, ...]:
+def _tolerance(candidate: float, aspect: Aspect | None) -> float:
+    """How far an answer may be from an evidence number: rounding to one decimal for masses
+    (0.5 % would take aspirin's exact mass 180.04 for its weight 180.16), else 0.5 %."""
+    if aspect in (Aspect.MOLECULAR_WEIGHT, Aspect.EXACT_MASS):
+        return 0.06
+    return max(0.05, 0.005 * abs(candidate))
+
+
+def _conversions(n: float, aspect: Aspect | None, key: str = "") -> tuple[float, ...]:
     """``n`` and what it becomes in another unit the answer may use for this aspect."""
     if aspect == Aspect.TEMPERATURE:
         return (n, n + 273.15, n - 273.15, n * 9 / 5 + 32)
     if aspect == Aspect.TIME:
         return (n, n * 60, n / 60, n / 24, n * 24)
     if aspect == Aspect.YIELD:
-        return (n, n * 100, n / 100)
+        return (n, n * 100, n / 100) if "yield" in key else (n,)
     return (n,)
 
 
