@@ -17,7 +17,7 @@ from typing import Any
 
 from chemground.graph.backend import GraphBackend, GraphCounts, GraphError, GraphQueryError, QueryResult
 from chemground.graph.export import GraphTables
-from chemground.graph.sandbox import QuerySandbox, file_reservation, to_plain
+from chemground.graph.sandbox import QuerySandbox, file_reservation, read_rows
 from chemground.graph.schema import MOLECULE, NODES, REACTION, RELATIONSHIPS, ladybug_ddl
 
 try:
@@ -99,18 +99,7 @@ class LadybugBackend(GraphBackend):
                 result = self._conn.execute(cypher, params)
             except RuntimeError as error:
                 raise GraphQueryError(f"the graph engine rejected the query: {error}", cypher, str(error)) from error
-            try:
-                columns = result.get_column_names()
-                rows: list[dict[str, Any]] = []
-                truncated = False
-                while result.has_next():
-                    values = result.get_next()
-                    if len(rows) >= limit:
-                        truncated = True
-                        break
-                    rows.append({c: to_plain(v) for c, v in zip(columns, values)})
-            finally:
-                result.close()
+            columns, rows, truncated = read_rows(result, limit)
         return QueryResult(columns, rows, truncated)
 
     def _explain(self, cypher: str) -> None:

@@ -104,10 +104,21 @@ def _answer(conn, request: dict[str, Any]) -> dict[str, Any]:
     limit = int(request.get("limit") or 1000)
     try:
         result = conn.execute(request["cypher"], request.get("params") or {})
-    except RuntimeError as error:
+        columns, rows, truncated = read_rows(result, limit)
+    except RuntimeError as error:  # from the query or from reading its rows
         message = str(error)
         kind = "memory" if is_memory_message(message) else "timeout" if "Interrupted" in message else "engine"
         return {"ok": False, "kind": kind, "error": message}
+    return {"ok": True, "columns": columns, "rows": rows, "truncated": truncated}
+
+
+def read_rows(result, limit: int) -> tuple[list[str], list[dict[str, Any]], bool]:
+    """(columns, at most ``limit`` rows as plain values, whether more were left) of a LadybugDB
+    query result, which is closed afterwards; shared by the in-process backend and the sandbox.
+
+    Raises:
+        RuntimeError: the engine failed while producing rows (out of memory, interrupted).
+    """
     try:
         columns = result.get_column_names()
         rows: list[dict[str, Any]] = []
@@ -118,13 +129,9 @@ def _answer(conn, request: dict[str, Any]) -> dict[str, Any]:
                 truncated = True
                 break
             rows.append({c: to_plain(v) for c, v in zip(columns, values)})
-    except RuntimeError as error:
-        message = str(error)
-        kind = "memory" if is_memory_message(message) else "timeout" if "Interrupted" in message else "engine"
-        return {"ok": False, "kind": kind, "error": message}
     finally:
         result.close()
-    return {"ok": True, "columns": columns, "rows": rows, "truncated": truncated}
+    return columns, rows, truncated
 
 
 def main() -> int:
