@@ -54,6 +54,22 @@ def opsin(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def tool_qa(small_kb_path, opsin, tmp_path_factory):
+    """A read-only QA on the small KB with the tools channel run in-process (no worker)."""
+    from chemground.qa import QA
+    from chemground.retrieval.tools import ToolChannel
+    from chemground.settings import Settings
+    from chemground.workspace import Workspace
+
+    settings = Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("tool-qa-cache"))
+    workspace = Workspace(settings, readonly=True)
+    workspace.__dict__["opsin"] = opsin
+    qa = QA(workspace)
+    qa.register_retriever("tools", lambda: ToolChannel(settings, isolate=False))
+    return qa
+
+
+@pytest.fixture(scope="session")
 def small_kb_path(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("small-kb") / "kb.sqlite"
     build_kb(path, dictionary_files=SMALL_DICTIONARY).close()

@@ -6,40 +6,20 @@ test sets, so nothing here depends on timings.
 
 from __future__ import annotations
 
-import socket
 import sqlite3
 import threading
-import time
-from contextlib import contextmanager
 
 import httpx
 import pytest
-import uvicorn
 
 from chemground.api.app import create_app
 from chemground.kb.sqlite_store import SQLiteKB
 from chemground.settings import Settings
+from tests.support.uvicorn_server import serving
 
 WAIT_S = 30  # how long a blocked request may wait before the test gives up (a failure, not a timing)
 
 
-@contextmanager
-def serving(app):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(400):
-        if server.started:
-            break
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 @pytest.fixture(scope="module")

@@ -8,47 +8,23 @@ import hashlib
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
-import threading
 import time
-from contextlib import contextmanager
 
 import httpx
 import pytest
-import uvicorn
 from typer.testing import CliRunner
 
 from chemground.api.app import create_app
 from chemground.api.guards import host_name
 from chemground.errors import ChemgroundError
 from chemground.settings import Settings
+from tests.support.uvicorn_server import free_port, serving
 
 LIMITS = dict(api_max_body_bytes=16 * 1024, max_question_chars=4000, api_max_query_chars=300)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextmanager
-def serving(app):
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(400):
-        if server.started:
-            break
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 @pytest.fixture(scope="module")
@@ -264,7 +240,7 @@ def _running(pid: int) -> bool:
 
 def test_serve_with_two_workers_and_a_token(small_kb_path, tmp_path):
     """The settings (token included) reach worker processes; both serve; they end with their parent."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "CHEMGROUND_API_TOKEN": "tok-123", "CHEMGROUND_CACHE_DIR": str(tmp_path / "cache")}
     process = subprocess.Popen(
         [sys.executable, "-m", "chemground", "--kb", str(small_kb_path), "serve", "--port", str(port),

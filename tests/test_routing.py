@@ -4,25 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from chemground.chem.opsin import Opsin
-from chemground.qa import QA
 from chemground.reasoning.query import Aspect
-from chemground.retrieval.tools import ToolChannel
 from chemground.routing import ROUTING_TABLE, TOOL_ASPECTS, refine, route
-from chemground.settings import Settings
-from chemground.workspace import Workspace
 
 
 @pytest.fixture(scope="module")
-def qa(small_kb_path, tmp_path_factory):
-    opsin = Opsin(tmp_path_factory.mktemp("opsin") / "cache.sqlite")
-    settings = Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("cache"))
-    workspace = Workspace(settings, readonly=True)
-    workspace.__dict__["opsin"] = opsin
-    qa = QA(workspace)
-    qa.register_retriever("tools", lambda: ToolChannel(settings, isolate=False))
-    yield qa
-    opsin.close()
+def qa(tool_qa):
+    return tool_qa
 
 
 @pytest.mark.parametrize("question, channel, rule", [

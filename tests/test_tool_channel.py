@@ -6,7 +6,6 @@ import pytest
 from rdkit import Chem
 from rdkit.Chem import QED, Crippen, Descriptors, Lipinski, rdMolDescriptors
 
-from chemground.chem.opsin import Opsin
 from chemground.qa import QA
 from chemground.retrieval.tools import ToolChannel, equation_of, parse_amount
 from chemground.settings import Settings
@@ -17,15 +16,8 @@ IBUPROFEN = Chem.MolFromSmiles("CC(C)Cc1ccc(cc1)C(C)C(=O)O")
 
 
 @pytest.fixture(scope="module")
-def qa(small_kb_path, tmp_path_factory):
-    opsin = Opsin(tmp_path_factory.mktemp("opsin") / "cache.sqlite")
-    settings = Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("cache"))
-    workspace = Workspace(settings, readonly=True)
-    workspace.__dict__["opsin"] = opsin
-    qa = QA(workspace)
-    qa.register_retriever("tools", lambda: ToolChannel(settings, isolate=False))
-    yield qa
-    opsin.close()
+def qa(tool_qa):
+    return tool_qa
 
 
 @pytest.mark.parametrize("questions, expected", [
