@@ -228,6 +228,7 @@ def build_kb(path: Path, progress: Progress | None = None, with_starter: bool = 
             from chemground.kb.starter_import import import_starter_set
 
             import_starter_set(kb)
+        kb.update_structure_index()  # substructure pre-screen fingerprints (~7 s for the full dictionary)
         kb.set_meta("built_seconds", f"{time.perf_counter() - started:.1f}")
         kb.checkpoint()  # also ends the background checkpointer and its connection
         kb.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -24,6 +24,7 @@ from chemground.chem.names import DictionaryHit, normalize_name
 from chemground.chem.structure import Structure
 from chemground.errors import ChemgroundError, NotFoundError
 from chemground.kb.records import Compound, Conditions, Participant, Reaction, Role
+from chemground.kb.sqlite_structure import SCREEN_SCHEMA, SQLiteStructureSearch
 from chemground.kb.store import KBStats, KnowledgeBase, ReactionLink
 
 SCHEMA_VERSION = "1"
@@ -118,7 +119,7 @@ CREATE TABLE IF NOT EXISTS imports (
     format TEXT NOT NULL,
     summary TEXT NOT NULL
 );
-"""
+""" + SCREEN_SCHEMA
 
 _COMPOUND_COLUMNS = (
     "id, inchikey, parent_inchikey, smiles, inchi, formula, molecular_weight, exact_mass, "
@@ -251,7 +252,7 @@ class _Reader:
         self.conn = conn
 
 
-class SQLiteKB(KnowledgeBase):
+class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
     """Knowledge base in one SQLite file."""
 
     def __init__(self, path: str | Path, readonly: bool = False) -> None:
@@ -279,6 +280,7 @@ class SQLiteKB(KnowledgeBase):
             self._readers.add(self._local.reader)
         self._depth = 0
         self._fingerprint_cache: tuple[list[int], list[Any]] | None = None
+        self._screen_cache = None
         self._checkpointer: _BackgroundCheckpointer | None = None
         try:
             self._conn.execute("PRAGMA busy_timeout = 30000")

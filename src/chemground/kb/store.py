@@ -15,6 +15,7 @@ from typing import Any, Iterable, Iterator, Sequence
 from chemground.chem.names import DictionaryHit
 from chemground.chem.structure import Structure
 from chemground.kb.records import Compound, Reaction, Role
+from chemground.kb.structure_search import QueryFormat, ReactionMatch, StructureMatch
 
 
 @dataclass
@@ -98,6 +99,59 @@ class KnowledgeBase(ABC):
 
     @abstractmethod
     def search_reaction_text(self, query: str, limit: int = 10) -> list[tuple[str, float]]: ...
+
+    # -- structure search (see chemground.kb.structure_search) ---------------------------
+    @abstractmethod
+    def search_compounds_by_structure(
+        self,
+        query: str,
+        *,
+        mode: str = "substructure",
+        threshold: float = 0.7,
+        limit: int = 50,
+        query_format: QueryFormat = "auto",
+    ) -> list[StructureMatch]:
+        """Compounds matching a structure query.
+
+        Args:
+            query: a SMILES or SMARTS pattern (substructure), a SMILES (similarity), or an
+                InChIKey or SMILES (exact).
+            mode: "substructure", "similarity" (Tanimoto of Morgan r=2, 2,048-bit
+                fingerprints) or "exact" (same InChIKey, alias keys included).
+            threshold: the least similarity reported (similarity only), in (0, 1].
+            limit: the most compounds returned, 1..10,000.
+            query_format: "auto", "smiles" or "smarts" (substructure only).
+
+        Returns:
+            Substructure and exact matches in KB order (compound id); similarity matches
+            best first, ties in KB order.
+
+        Raises:
+            StructureError: an invalid query; StructureLimitError: one over the limits;
+            InputLimitError: a bad threshold or limit; ValueError: an unknown mode.
+        """
+
+    @abstractmethod
+    def search_reactions_by_structure(
+        self,
+        query: str,
+        *,
+        mode: str = "substructure",
+        roles: Iterable[Role | str] | None = None,
+        threshold: float = 0.7,
+        limit: int = 50,
+        query_format: QueryFormat = "auto",
+    ) -> list[ReactionMatch]:
+        """Reactions with a participant (in ``roles``; None: any) matching a structure query.
+
+        Args and Raises are those of :meth:`search_compounds_by_structure`; ``roles`` takes
+        :class:`Role` values or names ("reactant", "reactants", "solvent"...).
+
+        Returns:
+            Substructure and exact matches in KB order (order of import); similarity matches
+            by their best participant's score, ties in KB order. Each lists its matching
+            participants in the roles asked.
+        """
 
     # -- writing -------------------------------------------------------------------------
     @abstractmethod
