@@ -16,7 +16,7 @@ import rich.markup
 import typer
 
 from chemground import __version__
-from chemground.cli import ask, compound, kb, serve
+from chemground.cli import ask, compound, kb, search, serve
 from chemground.cli.common import CLIState, err_console
 from chemground.errors import ChemgroundError
 from chemground.settings import get_settings
@@ -32,6 +32,7 @@ app = typer.Typer(
 app.command("ask")(ask.ask)
 app.command("retrieve")(ask.retrieve)
 app.command("compound")(compound.compound)
+app.command("search")(search.search)
 app.add_typer(kb.app, name="kb")
 app.command("serve")(serve.serve)
 
