@@ -10,7 +10,6 @@ from chemground.llm.config import llm_configured, llm_from_settings
 from chemground.qa import QA
 from chemground.reasoning.llm_reasoners import LLM_REASONERS
 from chemground.retrieval.graph import GraphRetriever, LiteratureRetriever
-from chemground.retrieval.text_records import BM25RecordRetriever, DenseRecordRetriever
 from chemground.workspace import Workspace
 
 METHODS = ("auto", "table", "tools", "routes", "bm25", "dense", "graph", "lit", "none")  # auto: chemground.routing
@@ -22,8 +21,19 @@ def build_qa(workspace: Workspace, parser: str = "rules", progress=None) -> QA:
     settings = workspace.settings
     llm = llm_from_settings(settings) if llm_configured(settings) else None
     qa = QA(workspace, llm=llm)
-    qa.register_retriever("bm25", lambda: BM25RecordRetriever(workspace.kb, settings.cache_dir))
-    qa.register_retriever("dense", lambda: DenseRecordRetriever(workspace.kb, settings.cache_dir, progress))
+
+    def bm25():
+        from chemground.retrieval.text_records import BM25RecordRetriever  # bm25s + scipy: ~90 ms
+
+        return BM25RecordRetriever(workspace.kb, settings.cache_dir)
+
+    def dense():
+        from chemground.retrieval.text_records import DenseRecordRetriever
+
+        return DenseRecordRetriever(workspace.kb, settings.cache_dir, progress)
+
+    qa.register_retriever("bm25", bm25)
+    qa.register_retriever("dense", dense)
     qa.register_retriever("graph", lambda: GraphRetriever(workspace, qa.graph, qa.require_llm))
     qa.register_retriever("lit", lambda: LiteratureRetriever(workspace))
     for name, cls in LLM_REASONERS.items():

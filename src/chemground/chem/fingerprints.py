@@ -10,7 +10,6 @@ from functools import lru_cache
 from typing import Sequence
 
 from rdkit import Chem, DataStructs
-from rdkit.Chem import rdFingerprintGenerator
 
 from chemground.chem.structure import mol_from_smiles
 
@@ -20,6 +19,10 @@ MORGAN_BITS = 2048
 
 @lru_cache(maxsize=4)
 def _generator(radius: int, n_bits: int):
+    from rdkit.Chem import (
+        rdFingerprintGenerator,  # imports numpy (~50 ms): only when a fingerprint is made
+    )
+
     return rdFingerprintGenerator.GetMorganGenerator(radius=radius, fpSize=n_bits)
 
 
@@ -45,7 +48,9 @@ def tanimoto(a: Chem.Mol | str | DataStructs.ExplicitBitVect, b: Chem.Mol | str 
     return DataStructs.TanimotoSimilarity(fa, fb)
 
 
+
 def bulk_tanimoto(
     query: DataStructs.ExplicitBitVect, fingerprints: Sequence[DataStructs.ExplicitBitVect]
 ) -> list[float]:
+    """Tanimoto similarity of ``query`` to each of ``fingerprints``, in their order."""
     return list(DataStructs.BulkTanimotoSimilarity(query, list(fingerprints)))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from chemground.llm.base import LLM, LLMUnavailable
-from chemground.llm.openai_client import OpenAICompatibleLLM
 from chemground.settings import Settings
 
 
@@ -22,6 +21,8 @@ def llm_from_settings(settings: Settings, model: str | None = None) -> LLM:
         )
     if not model:
         raise LLMUnavailable("no LLM model configured: set CHEMGROUND_LLM_MODEL or pass --llm-model")
+    from chemground.llm.openai_client import OpenAICompatibleLLM  # httpx: imported when an LLM is used
+
     return OpenAICompatibleLLM(
         settings.llm_base_url, model, api_key=settings.llm_api_key,
         temperature=settings.llm_temperature, top_p=settings.llm_top_p, max_tokens=settings.llm_max_tokens,

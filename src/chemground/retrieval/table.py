@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 from rdkit import DataStructs
 
 from chemground.chem.fingerprints import morgan_fingerprint
@@ -141,6 +140,8 @@ class TableRetriever:
             # the best k + len(related) + 1, best first and ties in KB order (a stable sort of all
             # scores did this in Python, 35 ms for 76k compounds); those under the floor were
             # skipped anyway, and they sort after all the others
+            import numpy as np  # ~50 ms to import; only similarity look-ups need it
+
             values = np.asarray(scores, dtype=float)
             above = np.flatnonzero(values >= SIMILARITY_FLOOR)
             ranked = above[np.argsort(-values[above], kind="stable")][: k + len(related) + 1].tolist()
