@@ -62,8 +62,7 @@ def tool_qa(small_kb_path, opsin, tmp_path_factory):
     from chemground.workspace import Workspace
 
     settings = Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("tool-qa-cache"))
-    workspace = Workspace(settings, readonly=True)
-    workspace.__dict__["opsin"] = opsin
+    workspace = Workspace(settings, readonly=True, opsin=opsin)
     qa = QA(workspace)
     qa.register_retriever("tools", lambda: ToolChannel(settings, isolate=False))
     return qa

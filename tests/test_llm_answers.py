@@ -22,8 +22,7 @@ def make_qa(small_kb_path, opsin, tmp_path, server, **settings):
     settings.setdefault("llm_max_retries", 1)
     s = Settings(kb_path=small_kb_path, cache_dir=tmp_path / "cache", llm_base_url=server.base_url,
                  llm_model="fake-chem-7b", **settings)
-    workspace = Workspace(s, readonly=True)
-    workspace.__dict__["opsin"] = opsin
+    workspace = Workspace(s, readonly=True, opsin=opsin)
     qa = build_qa(workspace)
     qa.llm.backoff_base_s = 0.01
     return qa

@@ -37,13 +37,31 @@ def ensure_kb(path: Path, progress: BuildProgress | None = None) -> None:
 
 
 class Workspace:
-    """Settings plus lazily opened KB and resolver."""
+    """Settings plus lazily opened KB and resolver.
+
+    Each component can be passed in instead of being opened from the settings: a test shares
+    one OPSIN process across workspaces, a server hands every worker the same KB. A component
+    passed in is not closed by ``close()``: whoever made it owns it.
+
+    Args:
+        settings: where the KB and caches live (default: ``get_settings()``).
+        readonly: open the KB read-only (the HTTP API, benchmarks).
+        build_progress: progress callback for building the default KB on first use.
+        kb: an open knowledge base to use instead of opening ``settings.kb_path``.
+        opsin: an OPSIN name parser to use instead of the shared per-process one.
+        resolver: a name resolver to use instead of one over ``kb`` and ``opsin``.
+    """
 
     def __init__(self, settings: Settings | None = None, readonly: bool = False,
-                 build_progress: BuildProgress | None = None) -> None:
+                 build_progress: BuildProgress | None = None, *, kb: SQLiteKB | None = None,
+                 opsin: Opsin | None = None, resolver: NameResolver | None = None) -> None:
         self.settings = settings or get_settings()
         self.readonly = readonly
         self._build_progress = build_progress
+        self._owns_kb = kb is None
+        for name, component in (("kb", kb), ("opsin", opsin), ("resolver", resolver)):
+            if component is not None:
+                self.__dict__[name] = component  # what the cached_property below would hold
 
     @cached_property
     def kb(self) -> SQLiteKB:
@@ -59,7 +77,7 @@ class Workspace:
         return NameResolver(self.kb, self.opsin)
 
     def close(self) -> None:
-        if "kb" in self.__dict__:
+        if self._owns_kb and "kb" in self.__dict__:
             self.kb.close()
 
     def __enter__(self) -> "Workspace":
