@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from chemground.cli.common import console, print_json, state
+from chemground.cli.common import JSONOutput, LLMBaseURL, LLMModel, console, print_json, state
 
 app = typer.Typer(help="Tool-using agent (chain of thought, tree search).", no_args_is_help=True)
 
@@ -30,9 +30,9 @@ def ask(
     files_dir: Optional[Path] = typer.Option(None, "--files-dir", help="Folder tools may read and write "
                                              "(default: a temporary folder)."),
     export: Optional[Path] = typer.Option(None, "--export", help="Append the trajectory as chat-format JSONL."),
-    llm_base_url: Optional[str] = typer.Option(None, "--llm-base-url", help="OpenAI-compatible endpoint."),
-    llm_model: Optional[str] = typer.Option(None, "--llm-model", help="Model name."),
-    as_json: bool = typer.Option(False, "--json", help="Print the answer with evidence and trace as JSON."),
+    llm_base_url: LLMBaseURL = None,
+    llm_model: LLMModel = None,
+    as_json: JSONOutput = False,
 ) -> None:
     """Answer a question with tools; the evidence is the tool results, the trace shows every step (and the tree)."""
     from chemground.agent.evaluation import make_agent

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from chemground.cli.common import console, err_console, print_json, state
+from chemground.cli.common import JSONOutput, LLMBaseURL, LLMModel, console, err_console, print_json, state
 from chemground.errors import ChemgroundError
 from chemground.evidence import Evidence
 from chemground.reasoning.answer import Answer
@@ -89,7 +89,7 @@ def print_answer(answer: Answer) -> None:
 def ask(
     ctx: typer.Context,
     question: Optional[str] = typer.Argument(None, help="The question (omit with --batch)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
+    as_json: JSONOutput = False,
     batch: Optional[Path] = typer.Option(None, "--batch", help='JSONL file of {"id", "question"}; one JSON answer per line.'),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="With --batch: write answers here (default stdout)."),
     method: str = typer.Option("auto", "--method", "-m",
@@ -100,8 +100,8 @@ def ask(
                                       "adaptive-no-grounding | rag-direct (all but extractive need an LLM)."),
     parser: str = typer.Option("rules", "--parser", help="Question parser: rules | llm (falls back to rules)."),
     k: int = typer.Option(5, "-k", help="How many evidence records to retrieve."),
-    llm_base_url: Optional[str] = typer.Option(None, "--llm-base-url", help="OpenAI-compatible endpoint (for LLM reasoners)."),
-    llm_model: Optional[str] = typer.Option(None, "--llm-model", help="Model name at that endpoint."),
+    llm_base_url: LLMBaseURL = None,
+    llm_model: LLMModel = None,
 ) -> None:
     """Answer a chemistry question from the knowledge base, with the evidence shown."""
     qa = _qa(ctx, llm_base_url, llm_model, parser)
@@ -156,7 +156,7 @@ def retrieve(
     question: str = typer.Argument(..., help="The question."),
     k: int = typer.Option(5, "-k", help="How many records."),
     method: str = typer.Option("auto", "--method", "-m", help="auto | table | tools | routes | bm25 | dense."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON: the parsed query and the hits."),
+    as_json: JSONOutput = False,
 ) -> None:
     """Show how a question is parsed (QueryTuple) and which records it retrieves."""
     qa = _qa(ctx)

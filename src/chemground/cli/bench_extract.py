@@ -11,7 +11,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from chemground.cli.common import build_progress, console, err_console, print_json, state
+from chemground.cli.common import JSONOutput, LLMBaseURL, build_progress, console, err_console, print_json, state
 from chemground.errors import ChemgroundError
 from chemground.extract import gold as gold_data
 from chemground.extract.bench import gold_ceiling, run_extraction_bench
@@ -42,7 +42,7 @@ def extract_run(
                                    "records (the ceiling any extraction can reach)."),
     extract_model: str | None = typer.Option(None, "--extract-model"),
     check_model: str | None = typer.Option(None, "--check-model"),
-    llm_base_url: str | None = typer.Option(None, "--llm-base-url"),
+    llm_base_url: LLMBaseURL = None,
     concurrency: int | None = typer.Option(None, "--concurrency", min=1),
     run_dir: Path = typer.Option(Path("chemground-extract-bench"), "--run-dir", help="Run journal (resumable)."),
     json_mode: bool = typer.Option(True, "--json-mode/--no-json-mode"),
@@ -50,7 +50,7 @@ def extract_run(
     time_tolerance: float = typer.Option(0.10, "--time-tolerance", help="relative (0.10 = 10%, at least 0.1 h)"),
     yield_tolerance: float = typer.Option(1.0, "--yield-tolerance", help="percentage points"),
     out: Path | None = typer.Option(None, "--out", help="Write the full report as JSON."),
-    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    as_json: JSONOutput = False,
 ) -> None:
     """Per-role P/R/F1 (structure match, then name), condition accuracy and survival of validation."""
     names = DATASETS if dataset == "all" else (dataset,)

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from chemground.cli.common import console, err_console, print_json, stage_progress, state
+from chemground.cli.common import JSONOutput, LLMBaseURL, LLMModel, console, err_console, print_json, stage_progress, state
 from chemground.errors import ChemgroundError
 
 
@@ -51,9 +51,9 @@ def graph_run(
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N tasks."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write per-task scores (JSONL)."),
     backend: Optional[str] = typer.Option(None, "--backend"),
-    llm_base_url: Optional[str] = typer.Option(None, "--llm-base-url"),
-    llm_model: Optional[str] = typer.Option(None, "--llm-model"),
-    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    llm_base_url: LLMBaseURL = None,
+    llm_model: LLMModel = None,
+    as_json: JSONOutput = False,
 ) -> None:
     """Run Text2Cypher on every task with the configured LLM and score it (or --reference for a sanity run)."""
     from chemground.cli.graph import open_for

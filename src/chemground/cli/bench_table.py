@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from chemground.cli.common import console, err_console, print_json, state
+from chemground.cli.common import JSONOutput, LLMBaseURL, LLMModel, console, err_console, print_json, state
 from chemground.errors import ChemgroundError
 
 
@@ -21,8 +21,8 @@ def generate_command(
     paraphrase: bool = typer.Option(False, "--paraphrase", help="An LLM rewrites each question, keeping entities verbatim."),
     perturb: float = typer.Option(0.0, "--perturb", min=0.0, max=1.0, help="Fraction of name-format items whose entities get a typo or name variant."),
     ooc: Optional[Path] = typer.Option(None, "--ooc", help="Also write a KB copy without the source records here."),
-    llm_base_url: Optional[str] = typer.Option(None, "--llm-base-url"),
-    llm_model: Optional[str] = typer.Option(None, "--llm-model"),
+    llm_base_url: LLMBaseURL = None,
+    llm_model: LLMModel = None,
 ) -> None:
     """Generate the benchmark from KB records: 8 task types x 2 input formats, >= 20 templates each."""
     from chemground.bench.generate import ALL_TASKS, TABLE_RAG_TASKS, generate, write_items, write_ooc_kb
@@ -66,9 +66,9 @@ def run_command(
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for results (default: <bench>-<method>-<reasoner>/)."),
     workers: int = typer.Option(1, "--workers", "-j", help="Items answered in parallel (useful with an LLM)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N items."),
-    llm_base_url: Optional[str] = typer.Option(None, "--llm-base-url"),
-    llm_model: Optional[str] = typer.Option(None, "--llm-model"),
-    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    llm_base_url: LLMBaseURL = None,
+    llm_model: LLMModel = None,
+    as_json: JSONOutput = False,
 ) -> None:
     """Answer, score and summarise a benchmark (resumable: finished items are skipped)."""
     from chemground.bench.generate import read_items

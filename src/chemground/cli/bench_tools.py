@@ -14,7 +14,7 @@ from typing import Optional
 
 import typer
 
-from chemground.cli.common import console, err_console, print_json, stage_progress, state
+from chemground.cli.common import JSONOutput, LLMBaseURL, LLMModel, console, err_console, print_json, stage_progress, state
 from chemground.errors import ChemgroundError
 
 
@@ -28,12 +28,12 @@ def tools_run(
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N items of each file."),
     rel_tol: float = typer.Option(1e-4, "--rel-tol", help="Relative tolerance for numbers."),
     agent: str = typer.Option("cot", "--agent", help="With an LLM: cot or mcts."),
-    llm_base_url: Optional[str] = typer.Option(None, "--llm-base-url", help="OpenAI-compatible endpoint."),
-    llm_model: Optional[str] = typer.Option(None, "--llm-model", help="Model name."),
+    llm_base_url: LLMBaseURL = None,
+    llm_model: LLMModel = None,
     judge: bool = typer.Option(True, "--judge/--no-judge", help="With an LLM: judge the final answers (pass rate)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write per-step (or per-item) records as JSONL."),
     markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write the report table as Markdown."),
-    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    as_json: JSONOutput = False,
     fixtures: bool = typer.Option(True, "--fixtures/--no-fixtures", help="Create stand-in inputs for gold steps that "
                                   "name files nobody wrote (materials steps)."),
 ) -> None:
@@ -109,7 +109,7 @@ def tools_retrieval(
     files: list[Path] = typer.Argument(..., help="Benchmark JSONL file(s) whose queries and gold tools are used."),
     k: int = typer.Option(5, "-k", help="Recall@k."),
     methods: str = typer.Option("bm25,dense,hybrid", "--methods", help="Comma-separated: bm25, dense, hybrid."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    as_json: JSONOutput = False,
 ) -> None:
     """Tool-retrieval Recall@k of the gold tools for the benchmark's queries."""
     from chemground.agent.dataset import load_benchmark
@@ -139,8 +139,8 @@ def tools_generate(
                                         "(default: all tools that need no files or network)."),
     seed: int = typer.Option(0, "--seed", help="Random seed (tool and value choice, splits)."),
     split: str = typer.Option("0.8,0.1,0.1", "--split", help="train,dev,test fractions."),
-    llm_base_url: Optional[str] = typer.Option(None, "--llm-base-url", help="OpenAI-compatible endpoint."),
-    llm_model: Optional[str] = typer.Option(None, "--llm-model", help="Model name."),
+    llm_base_url: LLMBaseURL = None,
+    llm_model: LLMModel = None,
 ) -> None:
     """Generate tool-learning data (LLM): real parameter values, every call executed, bad chains dropped with a reason."""
     from chemground.agent.curation import CurationConfig, generate_dataset

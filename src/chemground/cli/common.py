@@ -7,7 +7,7 @@ import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Annotated, Any, Iterator, Optional
 
 import typer
 from rich.console import Console
@@ -15,6 +15,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from chemground.settings import Settings, get_settings
 from chemground.workspace import Workspace
+
+# Options that many commands take, declared once (issue 16: --llm-base-url was declared 13 times,
+# --json 29 times, with drifting help texts). Use as ``llm_base_url: LLMBaseURL = None``.
+LLMBaseURL = Annotated[Optional[str], typer.Option(
+    "--llm-base-url", help="OpenAI-compatible endpoint (default: CHEMGROUND_LLM_BASE_URL or the config file).",
+    show_default=False)]
+LLMModel = Annotated[Optional[str], typer.Option(
+    "--llm-model", help="Model name at that endpoint (default: CHEMGROUND_LLM_MODEL or the config file).",
+    show_default=False)]
+JSONOutput = Annotated[bool, typer.Option("--json", help="Print JSON on stdout (for scripts) instead of tables.")]
 
 console = Console()
 err_console = Console(stderr=True)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
-from chemground.cli.common import console, print_json, state
+from chemground.cli.common import JSONOutput, console, print_json, state
 from chemground.kb.lookup import lookup_compound
 
 
 def compound(
     ctx: typer.Context,
     query: str = typer.Argument(..., help="A name (IUPAC, common, synonym), SMILES, InChI, InChIKey or CAS number."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    as_json: JSONOutput = False,
     reactions: int = typer.Option(10, "--reactions", help="How many linked reaction ids to list."),
 ) -> None:
     """Show a compound: names, SMILES, formula, molecular weight, ids and linked reactions."""

@@ -13,7 +13,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from chemground.cli.common import build_progress, console, err_console, print_json, state
+from chemground.cli.common import JSONOutput, LLMBaseURL, build_progress, console, err_console, print_json, state
 from chemground.errors import ChemgroundError
 from chemground.extract.journal import RunJournal
 from chemground.extract.pipeline import (
@@ -40,8 +40,7 @@ def extract(
                                                 "default: CHEMGROUND_LLM_MODEL."),
     check_model: str | None = typer.Option(None, "--check-model", help="Model for stage 2 (check and correct); "
                                               "ideally a stronger one; default: the extract model."),
-    llm_base_url: str | None = typer.Option(None, "--llm-base-url", help="OpenAI-compatible endpoint "
-                                               "(e.g. http://localhost:8000/v1 for vLLM)."),
+    llm_base_url: LLMBaseURL = None,
     check_base_url: str | None = typer.Option(None, "--check-llm-base-url", help="Endpoint of the check "
                                                  "model when it is served elsewhere (default: --llm-base-url)."),
     from_documents: bool = typer.Option(False, "--from-documents", help="Also read the documents ingested for "
@@ -70,7 +69,7 @@ def extract(
     check_cost_out: float | None = typer.Option(None, "--check-cost-per-1k-output"),
     dataset: str = typer.Option("llm-extraction", "--dataset", help="Dataset label of the stored reactions."),
     store: bool = typer.Option(True, "--store/--no-store", help="Write valid reactions to the KB."),
-    as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
+    as_json: JSONOutput = False,
 ) -> None:
     """Extract reactions from text with an LLM, check them with a second one, validate, and store them."""
     settings = state(ctx).settings.with_overrides(llm_base_url=llm_base_url, allow_network=allow_network)

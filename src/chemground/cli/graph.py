@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from chemground.cli.common import console, err_console, print_json, stage_progress, state
+from chemground.cli.common import JSONOutput, LLMBaseURL, LLMModel, console, err_console, print_json, stage_progress, state
 from chemground.errors import ChemgroundError, NotFoundError
 from chemground.graph.backend import GraphBackend
 from chemground.graph.config import GRAPH_FILE, GraphSettings, graph_dir_for, open_graph
@@ -64,7 +64,7 @@ def build(
     ctx: typer.Context,
     full: bool = typer.Option(False, "--full", help="Rebuild from scratch instead of appending what is new."),
     backend: Optional[str] = typer.Option(None, "--backend", help=BACKEND_HELP),
-    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    as_json: JSONOutput = False,
 ) -> None:
     """Export the KB's reactions to the graph (incremental when the KB only grew; --full to redo)."""
     from chemground.graph.build import build_graph
@@ -83,7 +83,7 @@ def build(
 
 @app.command()
 def stats(ctx: typer.Context, backend: Optional[str] = typer.Option(None, "--backend", help=BACKEND_HELP),
-          as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+          as_json: JSONOutput = False) -> None:
     """Node and edge counts of the graph."""
     with open_for(ctx, backend) as graph:
         counts = graph.counts()
@@ -113,7 +113,7 @@ def query(
     cypher: str = typer.Argument(..., help="A read-only Cypher query."),
     limit: int = typer.Option(100, "--limit", help="Most rows to return."),
     backend: Optional[str] = typer.Option(None, "--backend", help=BACKEND_HELP),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    as_json: JSONOutput = False,
 ) -> None:
     """Run read-only Cypher (write and admin clauses are refused before execution)."""
     with open_for(ctx, backend) as graph:
@@ -141,9 +141,9 @@ def ask(
     max_corrections: int = typer.Option(3, "--max-corrections", min=0, max=3),
     limit: int = typer.Option(50, "--limit", help="Most rows to return."),
     backend: Optional[str] = typer.Option(None, "--backend", help=BACKEND_HELP),
-    llm_base_url: Optional[str] = typer.Option(None, "--llm-base-url", help="OpenAI-compatible endpoint."),
-    llm_model: Optional[str] = typer.Option(None, "--llm-model", help="Model name at that endpoint."),
-    as_json: bool = typer.Option(False, "--json", help="Print the result, trace and evidence as JSON."),
+    llm_base_url: LLMBaseURL = None,
+    llm_model: LLMModel = None,
+    as_json: JSONOutput = False,
 ) -> None:
     """Text2Cypher: an LLM writes Cypher for the question; it is checked, corrected and run read-only."""
     from chemground.graph.readonly import ReadOnlyViolation
@@ -181,7 +181,7 @@ def route(
     max_depth: int = typer.Option(3, "--max-depth", min=1, max=8, help="Most reaction steps."),
     all_products: bool = typer.Option(False, "--all-products", help="Also step through by-products, not only the main product."),
     backend: Optional[str] = typer.Option(None, "--backend", help=BACKEND_HELP),
-    as_json: bool = typer.Option(False, "--json", help="Print routes as JSON."),
+    as_json: JSONOutput = False,
 ) -> None:
     """Shortest reaction routes from starting materials to a target, or forward from one starting material."""
     from chemground.graph.resolve import molecule_key_for

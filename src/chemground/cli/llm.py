@@ -10,7 +10,7 @@ from typing import Optional
 
 import typer
 
-from chemground.cli.common import console, err_console, print_json
+from chemground.cli.common import JSONOutput, console, err_console, print_json
 
 app = typer.Typer(help="Local models: serve a GGUF file with llama.cpp, inspect GGUF files.", no_args_is_help=True)
 
@@ -46,7 +46,7 @@ def serve(
     detach: bool = typer.Option(False, "--detach", help="Leave the server running in the background and exit "
                                 "(stop it with: kill PID)."),
     timeout: float = typer.Option(300.0, "--timeout", help="Seconds to wait for the server to answer."),
-    as_json: bool = typer.Option(False, "--json", help="Print the settings as JSON."),
+    as_json: JSONOutput = False,
 ) -> None:
     """Serve a GGUF model on 127.0.0.1 with llama.cpp's OpenAI-compatible server and print the settings
     to use it. Runs until Ctrl-C unless --detach."""
@@ -93,7 +93,7 @@ def serve(
 @app.command("info")
 def info_command(
     model: Path = typer.Argument(..., help="A GGUF file."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: JSONOutput = False,
 ) -> None:
     """Check a GGUF file's header and show its metadata (name, architecture, context length)."""
     from chemground.llm.local import read_gguf_info

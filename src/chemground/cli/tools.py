@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from chemground.cli.common import console, print_json, state
+from chemground.cli.common import JSONOutput, console, print_json, state
 from chemground.errors import ChemgroundError
 
 app = typer.Typer(help="Chemistry tool pool: list, inspect, search and call tools.", no_args_is_help=True)
@@ -17,7 +17,7 @@ app = typer.Typer(help="Chemistry tool pool: list, inspect, search and call tool
 
 @app.command("list")
 def list_tools(
-    as_json: bool = typer.Option(False, "--json", help="Print every manifest as JSON."),
+    as_json: JSONOutput = False,
     namespace: Optional[str] = typer.Option(None, "--namespace", "-n", help="Only tools of this namespace."),
 ) -> None:
     """List the tools with their signatures."""
@@ -65,7 +65,7 @@ def call_tool(
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Time limit in seconds (default: the tool's)."),
     memory_mb: Optional[int] = typer.Option(None, "--memory-mb", help="Memory limit of the tool worker in MB (default "
                                             "3072 or CHEMGROUND_TOOL_MEMORY_MB; 0 for none)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the full call record as JSON."),
+    as_json: JSONOutput = False,
 ) -> None:
     """Validate the arguments against the manifest and run the tool (in a worker process with time and memory limits)."""
     from chemground.agent.runner import ToolRunner
@@ -94,7 +94,7 @@ def search_tools(
     query: str = typer.Argument(..., help="What you want to do, in words."),
     k: int = typer.Option(5, "-k", help="How many tools."),
     method: str = typer.Option("hybrid", "--method", help="bm25, dense or hybrid."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    as_json: JSONOutput = False,
 ) -> None:
     """The tools best suited to a request (BM25, dense MiniLM, or both fused)."""
     from chemground.agent.retriever import ToolRetriever
