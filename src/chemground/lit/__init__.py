@@ -10,12 +10,35 @@ Typical use::
     result = library.retriever().search("Which catalyst ...?", k=5)
 """
 
-from chemground.lit.answer import NOT_AVAILABLE, LitAnswer, answer_extractive, answer_with_llm
-from chemground.lit.ingest import AddSummary, Ingestor
-from chemground.lit.library import Library
-from chemground.lit.records import Chunk, Document
-from chemground.lit.retriever import LitRetriever, SearchResult
-from chemground.lit.store import LitStore
+from __future__ import annotations
+
+import importlib
+
+# Names load on first use (PEP 562): ``chemground lit search`` from a fresh process imports
+# chemground.lit.library, and paid for the answer, ingest and LLM modules it never ran.
+_WHERE = {
+    "NOT_AVAILABLE": "answer",
+    "LitAnswer": "answer",
+    "answer_extractive": "answer",
+    "answer_with_llm": "answer",
+    "AddSummary": "ingest",
+    "Ingestor": "ingest",
+    "Library": "library",
+    "Chunk": "records",
+    "Document": "records",
+    "LitRetriever": "retriever",
+    "SearchResult": "retriever",
+    "LitStore": "store",
+}
+
+
+def __getattr__(name: str):
+    if name not in _WHERE:
+        raise AttributeError(f"module 'chemground.lit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"chemground.lit.{_WHERE[name]}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "NOT_AVAILABLE",

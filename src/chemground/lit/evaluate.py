@@ -95,25 +95,39 @@ def near_duplicates(texts: list[str]) -> list[set[int]]:
     for i in range(len(texts)):
         for j in range(i + 1, len(texts)):
             a, b = norms[i], norms[j]
-            if abs(len(a) - len(b)) <= 0.1 * max(len(a), len(b), 1) and fuzz.ratio(a, b) >= DUPLICATE_RATIO:
+            if (
+                abs(len(a) - len(b)) <= 0.1 * max(len(a), len(b), 1)
+                and fuzz.ratio(a, b) >= DUPLICATE_RATIO
+            ):
                 groups[i].add(j)
                 groups[j].add(i)
     return groups
 
 
-def build_corpus(texts: list[str], base_kb: Path | None, *, dense: bool, embedder=None,
-                 mentions: bool = True, progress: Progress | None = None) -> Corpus:
+def build_corpus(
+    texts: list[str],
+    base_kb: Path | None,
+    *,
+    dense: bool,
+    embedder=None,
+    mentions: bool = True,
+    progress: Progress | None = None,
+) -> Corpus:
     folder = Path(tempfile.mkdtemp(prefix="chemground-lit-bench-"))
     kb_path = folder / "kb.sqlite"
     if base_kb is not None and base_kb.exists():
         source = SQLiteKB(base_kb, readonly=True)
-        source.connection.execute(f"VACUUM INTO '{kb_path}'")  # a consistent copy, even of a WAL database
+        source.connection.execute(
+            f"VACUUM INTO '{kb_path}'"
+        )  # a consistent copy, even of a WAL database
         source.close()
     kb = SQLiteKB(kb_path)
     store = LitStore(kb)
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    finder = MentionFinder(kb, names=MemoryNameIndex(kb)) if mentions and base_kb is not None else None
+    finder = (
+        MentionFinder(kb, names=MemoryNameIndex(kb)) if mentions and base_kb is not None else None
+    )
     ids = []
     if progress:
         progress("corpus", 0, len(texts))
@@ -121,8 +135,11 @@ def build_corpus(texts: list[str], base_kb: Path | None, *, dense: bool, embedde
         sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
         document_id = document_id_for(sha)
         chunk = Chunk(chunk_id_for(document_id, 0), document_id, 0, 0, len(text), text)
-        store.insert(Document(document_id, sha, f"corpus:{document_id}", "text", text),
-                     [chunk], [finder.find(text)] if finder else None)
+        store.insert(
+            Document(document_id, sha, f"corpus:{document_id}", "text", text),
+            [chunk],
+            [finder.find(text)] if finder else None,
+        )
         ids.append(chunk.id)
         if progress:
             progress("corpus", 1, None)
@@ -174,7 +191,9 @@ class MethodResult:
     reciprocal_ranks: list[float] = field(default_factory=list)
     all_hops: dict[int, list[bool]] = field(default_factory=lambda: {k: [] for k in KS})
     latencies_ms: list[float] = field(default_factory=list)
-    groups: dict[str, dict[int, list[bool]]] = field(default_factory=lambda: defaultdict(lambda: {k: [] for k in KS}))
+    groups: dict[str, dict[int, list[bool]]] = field(
+        default_factory=lambda: defaultdict(lambda: {k: [] for k in KS})
+    )
 
     def add(self, ranked: list[str], query: Query, latency_ms: float) -> None:
         first = next((i for i, c in enumerate(ranked) if c in query.gold), None)
@@ -182,7 +201,10 @@ class MethodResult:
         for k in KS:
             hit = first is not None and first < k
             self.hits[k].append(hit)
-            for key in (f"type:{query.record.reasoning_type or '?'}", f"difficulty:{query.record.difficulty or '?'}"):
+            for key in (
+                f"type:{query.record.reasoning_type or '?'}",
+                f"difficulty:{query.record.difficulty or '?'}",
+            ):
                 self.groups[key][k].append(hit)
             if query.hops:
                 top = set(ranked[:k])
@@ -200,13 +222,19 @@ class MethodResult:
                 out[f"all_hops@{k}"] = round(sum(self.all_hops[k]) / len(self.all_hops[k]), 4)
         if self.latencies_ms:
             out["latency_ms_p50"] = round(statistics.median(self.latencies_ms), 2)
-        out["by_group"] = {g: {f"recall@{k}": round(sum(v[k]) / len(v[k]), 4) for k in KS} | {"n": len(v[1])}
-                           for g, v in sorted(self.groups.items())}
+        out["by_group"] = {
+            g: {f"recall@{k}": round(sum(v[k]) / len(v[k]), 4) for k in KS} | {"n": len(v[1])}
+            for g, v in sorted(self.groups.items())
+        }
         return out
 
 
-def evaluate_retrieval(retriever: LitRetriever, queries: list[Query], methods: list[str],
-                       progress: Progress | None = None) -> dict[str, MethodResult]:
+def evaluate_retrieval(
+    retriever: LitRetriever,
+    queries: list[Query],
+    methods: list[str],
+    progress: Progress | None = None,
+) -> dict[str, MethodResult]:
     results = {m: MethodResult() for m in methods}
     if progress:
         progress("queries", 0, len(queries) * len(methods))
@@ -228,7 +256,12 @@ def rank(retriever: LitRetriever, question: str, method: str, depth: int = 10) -
     if method.startswith("hybrid-without-"):
         dropped = method.removeprefix("hybrid-without-")
         channels = {c for c in CHANNELS if c != dropped}
-        return [e.id for e in retriever.search(question, k=depth, method="hybrid", channels=channels).evidence]
+        return [
+            e.id
+            for e in retriever.search(
+                question, k=depth, method="hybrid", channels=channels
+            ).evidence
+        ]
     if method == "bm25-stem":
         positions = retriever.rank_bm25_stem(question, depth).positions
     elif method == "bm25-windows":
@@ -238,7 +271,7 @@ def rank(retriever: LitRetriever, question: str, method: str, depth: int = 10) -
     return [index.chunk_ids[p] for p in positions[:depth]]
 
 
-# -- answers -------------------------------------------------------------------------------------------
+# -- answers ------------------------------------------------------------
 class _Judged(BaseModel):
     score: float
     reason: str = ""
@@ -248,28 +281,57 @@ class _Judged(BaseModel):
 class AnswerResult:
     scores: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     correct: dict[str, list[bool]] = field(default_factory=lambda: defaultdict(list))
-    groups: dict[str, dict[str, list[bool]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+    groups: dict[str, dict[str, list[bool]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list))
+    )
     errors: list[str] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
-        out = {mode: {"n": len(v), "accuracy": round(sum(v) / len(v), 4) if v else None,
-                      "mean_score": round(statistics.mean(self.scores[mode]), 4) if self.scores[mode] else None}
-               for mode, v in self.correct.items()}
-        out["by_group"] = {g: {mode: round(sum(v) / len(v), 4) for mode, v in modes.items() if v}
-                           for g, modes in sorted(self.groups.items())}
+        out = {
+            mode: {
+                "n": len(v),
+                "accuracy": round(sum(v) / len(v), 4) if v else None,
+                "mean_score": round(statistics.mean(self.scores[mode]), 4)
+                if self.scores[mode]
+                else None,
+            }
+            for mode, v in self.correct.items()
+        }
+        out["by_group"] = {
+            g: {mode: round(sum(v) / len(v), 4) for mode, v in modes.items() if v}
+            for g, modes in sorted(self.groups.items())
+        }
         out["errors"] = self.errors[:20]
         return out
 
 
 def judge(llm: LLM, question: str, reference: str, prediction: str) -> float:
-    value, _ = llm.chat_json([{"role": "user", "content": render(
-        "lit/judge_correctness", question=question, reference=reference, prediction=prediction)}],
-        schema=_Judged, temperature=0.0)
+    value, _ = llm.chat_json(
+        [
+            {
+                "role": "user",
+                "content": render(
+                    "lit/judge_correctness",
+                    question=question,
+                    reference=reference,
+                    prediction=prediction,
+                ),
+            }
+        ],
+        schema=_Judged,
+        temperature=0.0,
+    )
     return max(0.0, min(1.0, value.score))
 
 
-def evaluate_answers(retriever: LitRetriever, queries: list[Query], llm: LLM, judge_llm: LLM, k: int = 5,
-                     progress: Progress | None = None) -> AnswerResult:
+def evaluate_answers(
+    retriever: LitRetriever,
+    queries: list[Query],
+    llm: LLM,
+    judge_llm: LLM,
+    k: int = 5,
+    progress: Progress | None = None,
+) -> AnswerResult:
     result = AnswerResult()
     if progress:
         progress("answers", 0, len(queries))
@@ -278,16 +340,28 @@ def evaluate_answers(retriever: LitRetriever, queries: list[Query], llm: LLM, ju
         reference = record.answer or NOT_AVAILABLE
         threshold = NEGATIVE_THRESHOLD if record.is_negative else POSITIVE_THRESHOLD
         try:
-            baseline = llm.chat([{"role": "user", "content": render("lit/answer_no_context", question=record.question)}],
-                                temperature=0.0).text.strip()
-            rag = answer_with_llm(record.question, retriever.search(record.question, k=k), llm, context_k=k).answer
+            baseline = llm.chat(
+                [
+                    {
+                        "role": "user",
+                        "content": render("lit/answer_no_context", question=record.question),
+                    }
+                ],
+                temperature=0.0,
+            ).text.strip()
+            rag = answer_with_llm(
+                record.question, retriever.search(record.question, k=k), llm, context_k=k
+            ).answer
             for mode, prediction in (("baseline", baseline), ("rag", rag)):
                 score = judge(judge_llm, record.question, reference, prediction)
                 ok = score >= threshold
                 result.scores[mode].append(score)
                 result.correct[mode].append(ok)
-                for key in (f"type:{record.reasoning_type or '?'}", f"difficulty:{record.difficulty or '?'}",
-                            f"set:{query.source}"):
+                for key in (
+                    f"type:{record.reasoning_type or '?'}",
+                    f"difficulty:{record.difficulty or '?'}",
+                    f"set:{query.source}",
+                ):
                     result.groups[key][mode].append(ok)
         except LLMError as error:
             result.errors.append(f"{record.id}: {error}")
@@ -296,7 +370,9 @@ def evaluate_answers(retriever: LitRetriever, queries: list[Query], llm: LLM, ju
     return result
 
 
-def load_queries(records_by_source: dict[str, list[QACRecord]], corpus: Corpus) -> tuple[list[Query], dict[str, int]]:
+def load_queries(
+    records_by_source: dict[str, list[QACRecord]], corpus: Corpus
+) -> tuple[list[Query], dict[str, int]]:
     queries: list[Query] = []
     skipped: dict[str, int] = {}
     for source, records in records_by_source.items():
@@ -310,14 +386,93 @@ def load_queries(records_by_source: dict[str, list[QACRecord]], corpus: Corpus) 
     return queries, skipped
 
 
-def corpus_retriever(corpus: Corpus, *, dense: bool, embedder=None, progress: Progress | None = None,
-                     resolver=None) -> tuple[LitRetriever, dict[str, float]]:
+def corpus_retriever(
+    corpus: Corpus, *, dense: bool, embedder=None, progress: Progress | None = None, resolver=None
+) -> tuple[LitRetriever, dict[str, float]]:
     from chemground.retrieval.embeddings import Embedder
 
     started = time.perf_counter()
-    index, stats = LitIndex.build(LitStore(corpus.kb), corpus.folder / "index", dense=dense, embedder=embedder,
-                                  progress=progress)
-    timings = {"index_seconds": time.perf_counter() - started, "bm25_seconds": stats.seconds_bm25,
-               "dense_seconds": stats.seconds_dense, "windows": stats.windows}
-    return LitRetriever(corpus.kb, index, embedder=Embedder(None) if index.has_dense else None,
-                        resolver=resolver), timings
+    index, stats = LitIndex.build(
+        LitStore(corpus.kb),
+        corpus.folder / "index",
+        dense=dense,
+        embedder=embedder,
+        progress=progress,
+    )
+    timings = {
+        "index_seconds": time.perf_counter() - started,
+        "bm25_seconds": stats.seconds_bm25,
+        "dense_seconds": stats.seconds_dense,
+        "windows": stats.windows,
+    }
+    return LitRetriever(
+        corpus.kb, index, embedder=Embedder(None) if index.has_dense else None, resolver=resolver
+    ), timings
+
+
+# -- honest intervals --------------------------------------------------
+BOOTSTRAP_RESAMPLES = 2000
+
+
+def bootstrap_ci(
+    values: list[float], *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0, level: float = 0.95
+) -> tuple[float, float, float]:
+    """Mean of ``values`` and its percentile bootstrap interval (questions resampled with
+    replacement), so a Recall@1 on 139 questions is reported with the spread it has.
+
+    Args:
+        values: one number per question (1/0 for a hit, a reciprocal rank...).
+        resamples: bootstrap resamples.
+        seed: random seed (runs repeat).
+        level: the interval's coverage.
+
+    Returns:
+        (mean, low, high).
+
+    Raises:
+        ValueError: for no values or a level outside (0, 1).
+    """
+    import numpy as np
+
+    if not values:
+        raise ValueError("no values to bootstrap")
+    if not 0 < level < 1:
+        raise ValueError(f"level {level} must be between 0 and 1")
+    data = np.asarray(values, dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    means = data[rng.integers(0, len(data), size=(resamples, len(data)))].mean(axis=1)
+    tail = (1 - level) / 2 * 100
+    return (
+        float(data.mean()),
+        float(np.percentile(means, tail)),
+        float(np.percentile(means, 100 - tail)),
+    )
+
+
+def paired_bootstrap_difference(
+    a: list[float], b: list[float], **options
+) -> tuple[float, float, float]:
+    """Mean of ``a - b`` over the same questions, with its bootstrap interval: the questions are
+    resampled once for both systems, so the interval is of the difference, not of two means.
+
+    Args:
+        a: per-question values of one system.
+        b: the other system's, in the same question order.
+        **options: passed to :func:`bootstrap_ci`.
+
+    Returns:
+        (mean difference, low, high).
+
+    Raises:
+        ValueError: when the two lists differ in length or are empty.
+    """
+    if len(a) != len(b):
+        raise ValueError(
+            f"{len(a)} values against {len(b)}: a paired comparison needs the same questions"
+        )
+    return bootstrap_ci([x - y for x, y in zip(a, b)], **options)
+
+
+def first_gold_rank(ranked: list[str], gold: set[str]) -> int | None:
+    """1-based rank of the first gold chunk in ``ranked``, or None."""
+    return next((i + 1 for i, chunk_id in enumerate(ranked) if chunk_id in gold), None)

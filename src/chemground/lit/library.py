@@ -20,10 +20,24 @@ from chemground.workspace import Workspace
 
 
 def dense_available() -> tuple[bool, str]:
-    """Whether the offline MiniLM model can be loaded, and why not."""
-    try:
-        import sentence_transformers  # noqa: F401
+    """Whether the offline MiniLM model can be loaded, and why not.
 
+    Only *finds* the packages: importing sentence-transformers (and with it torch, transformers
+    and scikit-learn) costs 5-8 s, which every ``lit search`` from a fresh process paid before
+    encoding one question on ONNX Runtime, which needs none of them. The model loads lazily,
+    once, on the first text it encodes.
+
+    Returns:
+        (available, the reason when not).
+    """
+    from importlib.util import find_spec
+
+    if find_spec("onnxruntime") is None and find_spec("sentence_transformers") is None:
+        return False, (
+            "dense retrieval needs sentence-transformers (or onnxruntime with an exported model): "
+            "pip install 'chemground[dense]'"
+        )
+    try:
         from chemground.retrieval.embeddings import model_path
 
         model_path()
@@ -59,23 +73,72 @@ class Library:
 
         return Embedder(self.settings.cache_dir / "embeddings.sqlite")
 
-    def add(self, paths, *, chunk_size: int, overlap: int, find_mentions: bool = True, fmt: str | None = None,
-            progress: Progress | None = None, encoding: str | None = None,
-            max_file_mb: float | None = DEFAULT_MAX_FILE_MB) -> AddSummary:
-        ingestor = Ingestor(self.workspace.kb, chunk_size=chunk_size, overlap=overlap,
-                            find_mentions=find_mentions, fmt=fmt, encoding=encoding, max_file_mb=max_file_mb)
+    def add(
+        self,
+        paths,
+        *,
+        chunk_size: int,
+        overlap: int,
+        find_mentions: bool = True,
+        fmt: str | None = None,
+        progress: Progress | None = None,
+        encoding: str | None = None,
+        max_file_mb: float | None = DEFAULT_MAX_FILE_MB,
+    ) -> AddSummary:
+        ingestor = Ingestor(
+            self.workspace.kb,
+            chunk_size=chunk_size,
+            overlap=overlap,
+            find_mentions=find_mentions,
+            fmt=fmt,
+            encoding=encoding,
+            max_file_mb=max_file_mb,
+        )
         return ingestor.add(paths, progress=progress)
 
     def index(self, progress: Progress | None = None, rebuild: bool = False) -> LitIndex:
-        index, stats = open_index(self.store, self.index_dir, dense=self.dense, embedder=self.embedder,
-                                  progress=progress, rebuild=rebuild)
+        index, stats = open_index(
+            self.store,
+            self.index_dir,
+            dense=self.dense,
+            embedder=self.embedder,
+            progress=progress,
+            rebuild=rebuild,
+        )
         if stats is not None:
             self.last_build = stats
         return index
 
-    def retriever(self, progress: Progress | None = None) -> LitRetriever:
+    def retriever(
+        self,
+        progress: Progress | None = None,
+        *,
+        reranker=None,
+        rerank_depth: int | None = None,
+        expand: bool = False,
+    ) -> LitRetriever:
+        """A retriever over the (current) index.
+
+        Args:
+            progress: reports an index (re)build, if one is needed.
+            reranker: a :class:`chemground.retrieval.rerank.Reranker` for the second stage.
+            rerank_depth: how many fused candidates it re-scores (default 20).
+            expand: add the synonyms of the compounds a question names to its lexical query.
+
+        Returns:
+            The retriever; the query encoder loads on the first dense search, once.
+        """
         from chemground.retrieval.embeddings import Embedder
+        from chemground.retrieval.rerank import DEFAULT_DEPTH
 
         index = self.index(progress)
         query_embedder = Embedder(None) if index.has_dense and self.dense else None
-        return LitRetriever(self.workspace.kb, index, embedder=query_embedder, resolver=self.workspace.resolver)
+        return LitRetriever(
+            self.workspace.kb,
+            index,
+            embedder=query_embedder,
+            resolver=self.workspace.resolver,
+            reranker=reranker,
+            rerank_depth=rerank_depth or DEFAULT_DEPTH,
+            expand=expand,
+        )
