@@ -3,7 +3,9 @@
 ``POST /ask`` and ``POST /retrieve`` take a question, ``GET /compound`` a name or SMILES;
 errors a user can act on come back as HTTP 400 with the message, and every error is JSON
 (``{"detail": ...}``). ``GET /`` serves a one-page form for trying questions in a browser,
-``GET /health`` answers from memory, ``GET /docs`` is the interactive API documentation.
+``GET /health`` answers from memory, ``GET /docs`` is the interactive API documentation
+(served offline). The web app's endpoints (depictions, compound pages, review mode) are in
+:mod:`chemground.api.web`.
 Bind to loopback by default.
 
 Requests are answered on a pool of threads (see :mod:`chemground.api.service`), so one slow
@@ -23,14 +25,13 @@ import os
 import re
 import signal
 import sys
+from collections.abc import Callable
 from contextlib import asynccontextmanager
-from importlib import resources
-from typing import Any, Callable
+from typing import Any
 
 from fastapi import FastAPI, HTTPException, Query
 from fastapi.exceptions import RequestValidationError
-from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import Response
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware import Middleware
@@ -38,6 +39,7 @@ from starlette.middleware import Middleware
 from chemground import __version__, errors
 from chemground.api.guards import BodyLimit, HostCheck, SecurityHeaders, TokenCheck, clip, json_body
 from chemground.api.service import Service, encode_json
+from chemground.api.web import add_web_routes, static_text
 from chemground.errors import ChemgroundError
 from chemground.settings import Settings, get_settings
 
@@ -45,13 +47,18 @@ from chemground.settings import Settings, get_settings
 SETTINGS_ENV = "CHEMGROUND_API_SETTINGS_JSON"
 PARENT_ENV = "CHEMGROUND_API_SUPERVISOR_PID"
 MAX_WORKERS_DEFAULT = 4
-# The core's own size limits (question length, SMILES atoms, name length) answer 422, as the API's do.
+# The core's own size limits (question length, SMILES atoms, name length) answer 422, as the
+# API's do.
 _LIMIT_ERRORS = tuple(c for c in (getattr(errors, "InputLimitError", None),) if c is not None)
 
 
 class AskRequest(BaseModel):
-    question: str = Field(..., min_length=1, examples=["What forms when benzaldehyde reacts with benzohydrazide?"],
-                          description="At most max_question_chars characters (2,000 by default).")
+    question: str = Field(
+        ...,
+        min_length=1,
+        examples=["What forms when benzaldehyde reacts with benzohydrazide?"],
+        description="At most max_question_chars characters (2,000 by default).",
+    )
     method: str = Field("auto", max_length=64)
     reasoner: str = Field("extractive", max_length=64)
     k: int = Field(5, ge=1, le=50)
@@ -68,16 +75,25 @@ def _check_unicode(value: str, what: str) -> None:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as error:
-        raise HTTPException(400, (
-            f"the {what} is not valid Unicode: it holds a lone surrogate (U+{ord(value[error.start]):04X}) at "
-            f"character {error.start}; send text whose \\ud800-\\udfff escapes come in pairs")) from None
+        raise HTTPException(
+            400,
+            (
+                f"the {what} is not valid Unicode: it holds a lone surrogate "
+                f"(U+{ord(value[error.start]):04X}) at character {error.start}; "
+                "send text whose \\ud800-\\udfff escapes come in pairs"
+            ),
+        ) from None
 
 
 def _check_text(value: str, what: str, limit: int, setting: str) -> None:
     if len(value) > limit:
-        raise HTTPException(422, (
-            f"the {what} is {len(value):,} characters long; the limit is {limit:,} characters "
-            f"(setting {setting}, env CHEMGROUND_{setting.upper()})"))
+        raise HTTPException(
+            422,
+            (
+                f"the {what} is {len(value):,} characters long; the limit is {limit:,} characters "
+                f"(setting {setting}, env CHEMGROUND_{setting.upper()})"
+            ),
+        )
     _check_unicode(value, what)
 
 
@@ -96,15 +112,23 @@ def _clip_value(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float)):
         return value if not isinstance(value, int) or abs(value) < 10**30 else clip(str(value), 40)
     text = json.dumps(value, default=str, ensure_ascii=True)
-    return value if len(text) <= 200 and "Infinity" not in text and "NaN" not in text else clip(text, 200)
+    return (
+        value
+        if len(text) <= 200 and "Infinity" not in text and "NaN" not in text
+        else clip(text, 200)
+    )
 
 
 def _validation_errors(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """FastAPI's validation errors with the offending inputs cut short (they can be the whole body)."""
+    """FastAPI's validation errors with the offending inputs cut short (they can be the whole
+    body)."""
     out = []
     for error in items[:20]:
-        item: dict[str, Any] = {"type": error.get("type"), "loc": [clip(str(p), 100) for p in error.get("loc", ())],
-                                "msg": clip(str(error.get("msg", "")), 300)}
+        item: dict[str, Any] = {
+            "type": error.get("type"),
+            "loc": [clip(str(p), 100) for p in error.get("loc", ())],
+            "msg": clip(str(error.get("msg", "")), 300),
+        }
         if "input" in error:
             item["input"] = _clip_value(error["input"])
         if error.get("ctx"):
@@ -119,13 +143,15 @@ def _call_json(work: Callable[[], Any], echoed: str) -> tuple[int, bytes]:
     try:
         return 200, encode_json(work())
     except ChemgroundError as error:
-        return 422 if isinstance(error, _LIMIT_ERRORS) else 400, json_body(_detail(str(error), echoed))
+        return 422 if isinstance(error, _LIMIT_ERRORS) else 400, json_body(
+            _detail(str(error), echoed)
+        )
 
 
 def _inline_hashes(html: str, tag: str) -> list[str]:
     """CSP source expressions for the page's inline <script> or <style> blocks."""
     out = []
-    for match in re.finditer(rf"<{tag}(\s[^>]*)?>(.*?)</{tag}>", html, re.S | re.I):
+    for match in re.finditer(rf"<{tag}(\s[^>]*)?>(.*?)</{tag}>", html, re.DOTALL | re.IGNORECASE):
         if "src=" in (match.group(1) or ""):
             continue
         digest = hashlib.sha256(match.group(2).encode("utf-8")).digest()
@@ -134,19 +160,26 @@ def _inline_hashes(html: str, tag: str) -> list[str]:
 
 
 def page_csp(html: str) -> str:
-    """Content-Security-Policy of the web page: its own inline script and style, fetches to this server."""
-    scripts = " ".join(_inline_hashes(html, "script")) or "'none'"
-    styles = " ".join(_inline_hashes(html, "style")) or "'none'"
-    return (f"default-src 'none'; script-src {scripts}; style-src {styles}; connect-src 'self'; img-src 'self'; "
-            "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+    """Content-Security-Policy of the web pages: scripts, styles and images from this server only
+    (plus the page's own inline blocks, if any), fetches to this server, nothing else."""
+    scripts = " ".join(["'self'", *_inline_hashes(html, "script")])
+    styles = " ".join(["'self'", *_inline_hashes(html, "style")])
+    # blob: images are depictions fetched with the API token (an <img> cannot send one)
+    return (
+        f"default-src 'none'; script-src {scripts}; style-src {styles}; connect-src 'self'; "
+        "img-src 'self' blob:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    )
 
 
 def docs_csp(html: str) -> str:
-    """The API docs page loads Swagger UI from its CDN (jsdelivr), the one page that needs the network."""
-    scripts = " ".join(["https://cdn.jsdelivr.net", *_inline_hashes(html, "script")])
-    return (f"default-src 'none'; script-src {scripts}; style-src https://cdn.jsdelivr.net 'unsafe-inline'; "
-            "img-src 'self' data: https://fastapi.tiangolo.com https://cdn.jsdelivr.net; connect-src 'self'; "
-            "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+    """The API docs page: Swagger UI's script and styles served from this server (no CDN); it
+    sets inline styles and uses data: images, and fetches /openapi.json."""
+    scripts = " ".join(["'self'", *_inline_hashes(html, "script")])
+    return (
+        f"default-src 'none'; script-src {scripts}; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
+        "frame-ancestors 'none'"
+    )
 
 
 # -- the app ---------------------------------------------------------------------------------
@@ -157,7 +190,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     service = Service(settings)
     service.start()
     workspace, qa = service.workspace, service.qa
-    page_html = (resources.files("chemground.api") / "index.html").read_text(encoding="utf-8")
+    page_html = static_text("index.html")
     page_headers = {"content-security-policy": page_csp(page_html), "cache-control": "no-cache"}
     allowed_hosts = [h for h in settings.api_allowed_hosts.split(",") if h.strip()]
 
@@ -167,8 +200,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         service.close()
 
     app = FastAPI(
-        title="chemground", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
-        description="Grounded chemistry question answering: answers with the evidence they stand on.",
+        title="chemground",
+        version=__version__,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        description="Grounded chemistry question answering: answers with their evidence.",
         middleware=[  # outermost first
             Middleware(SecurityHeaders),
             Middleware(HostCheck, allowed=allowed_hosts),
@@ -185,19 +222,35 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             where = ".".join(str(p) for p in item.get("loc", ())[1:]) or "body"
             if item.get("type") == "json_invalid":
                 reason = clip(str((item.get("ctx") or {}).get("error", "")), 200)
-                return Response(json_body(f"the request body is not valid JSON: {reason} (at character {where})"),
-                                status_code=400, media_type="application/json")
+                return Response(
+                    json_body(
+                        f"the request body is not valid JSON: {reason} (at character {where})"
+                    ),
+                    status_code=400,
+                    media_type="application/json",
+                )
             if item.get("type") == "string_unicode":
-                return Response(json_body(
-                    f"{clip(where, 100)} is not valid Unicode: it holds a lone surrogate (\\ud800-\\udfff escapes "
-                    "must come in pairs)"), status_code=400, media_type="application/json")
-        return Response(json_body(_validation_errors(problems)), status_code=422, media_type="application/json")
+                return Response(
+                    json_body(
+                        f"{clip(where, 100)} is not valid Unicode: it holds a lone surrogate "
+                        "(\\ud800-\\udfff escapes must come in pairs)"
+                    ),
+                    status_code=400,
+                    media_type="application/json",
+                )
+        return Response(
+            json_body(_validation_errors(problems)), status_code=422, media_type="application/json"
+        )
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request, error: StarletteHTTPException) -> Response:
         detail = clip(error.detail) if isinstance(error.detail, str) else error.detail
-        return Response(json_body(detail), status_code=error.status_code, media_type="application/json",
-                        headers=getattr(error, "headers", None))
+        return Response(
+            json_body(detail),
+            status_code=error.status_code,
+            media_type="application/json",
+            headers=getattr(error, "headers", None),
+        )
 
     async def answer(work: Callable[[], Any], echoed: str) -> Response:
         status, body = await service.run(_call_json, work, echoed)
@@ -205,18 +258,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     def check_request(request: AskRequest) -> None:
         _check_text(request.question, "question", settings.max_question_chars, "max_question_chars")
-        for what, value in (("method", request.method), ("reasoner", request.reasoner), ("id", request.id)):
+        for what, value in (
+            ("method", request.method),
+            ("reasoner", request.reasoner),
+            ("id", request.id),
+        ):
             if value is not None:
                 _check_unicode(value, what)
 
-    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    async def page() -> HTMLResponse:
-        return HTMLResponse(page_html, headers=page_headers)
-
-    @app.get("/docs", include_in_schema=False)
-    async def docs() -> HTMLResponse:
-        html = get_swagger_ui_html(openapi_url=app.openapi_url or "/openapi.json", title="chemground API")
-        return HTMLResponse(html.body, headers={"content-security-policy": docs_csp(bytes(html.body).decode())})
+    add_web_routes(
+        app,
+        service,
+        _check_text,
+        page_headers,
+        lambda html: {"content-security-policy": docs_csp(html)},
+    )
 
     @app.get("/health")
     async def health() -> Response:
@@ -230,8 +286,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
         def work() -> dict[str, Any]:
             service.ensure_components(request.method, request.reasoner)
-            return qa.ask(request.question, method=request.method, reasoner=request.reasoner, k=request.k,
-                          id=request.id).to_json()
+            return qa.ask(
+                request.question,
+                method=request.method,
+                reasoner=request.reasoner,
+                k=request.k,
+                id=request.id,
+            ).to_json()
 
         return await answer(work, request.question)
 
@@ -248,11 +309,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return await answer(work, request.question)
 
     @app.get("/compound")
-    async def compound(q: str = Query(..., description="A name, SMILES, InChI or CAS number "
-                                                       "(at most api_max_query_chars characters).")) -> Response:
+    async def compound(
+        q: str = Query(
+            ...,
+            description="A name, SMILES, InChI or CAS number "
+            "(at most api_max_query_chars characters).",
+        ),
+    ) -> Response:
         """A compound's record and the reactions it takes part in."""
         _check_text(q, "query", settings.api_max_query_chars, "api_max_query_chars")
-        return await answer(lambda: lookup_compound(workspace.kb, workspace.resolver, q).to_dict(), q)
+        return await answer(
+            lambda: lookup_compound(workspace.kb, workspace.resolver, q).to_dict(), q
+        )
 
     return app
 

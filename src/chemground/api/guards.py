@@ -14,7 +14,9 @@ import hmac
 import ipaddress
 import json
 import logging
-from typing import Any, Iterable
+import re
+from collections.abc import Iterable
+from typing import Any
 
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -35,7 +37,7 @@ MAX_DETAIL_CHARS = 500
 
 
 def clip(text: str, limit: int = MAX_DETAIL_CHARS) -> str:
-    """``text``, or its start and its length when longer than ``limit`` (never echo a huge input)."""
+    """``text``, or its start and length when longer than ``limit`` (never echo a huge input)."""
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… [cut: {len(text):,} characters in all]"
@@ -46,12 +48,21 @@ def json_body(detail: Any) -> bytes:
     return json.dumps({"detail": detail}, ensure_ascii=True).encode("ascii")
 
 
-async def send_json_error(send: Send, status: int, detail: Any,
-                          headers: Iterable[tuple[bytes, bytes]] = ()) -> None:
+async def send_json_error(
+    send: Send, status: int, detail: Any, headers: Iterable[tuple[bytes, bytes]] = ()
+) -> None:
     body = json_body(detail)
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                            *headers]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
@@ -83,12 +94,15 @@ class SecurityHeaders:
 
         try:
             await self.app(scope, receive, send_with_headers)
-        except Exception as error:  # noqa: BLE001 - the last line of defence: answer in JSON, log the traceback
+        except Exception as error:
             log.exception("unhandled error in %s %s", scope.get("method"), scope.get("path"))
             if started:
                 raise  # the response is half sent; the server closes the connection
-            await send_json_error(send_with_headers, 500,
-                                  f"internal error ({type(error).__name__}); the server log has the details")
+            await send_json_error(
+                send_with_headers,
+                500,
+                f"internal error ({type(error).__name__}); the server log has the details",
+            )
 
 
 def host_name(header: str) -> str | None:
@@ -98,7 +112,7 @@ def host_name(header: str) -> str | None:
         end = header.find("]")
         if end < 0:
             return None
-        host, rest = header[1:end], header[end + 1:]
+        host, rest = header[1:end], header[end + 1 :]
         try:
             ipaddress.IPv6Address(host)
         except ValueError:
@@ -128,7 +142,9 @@ class HostCheck:
 
     def __init__(self, app: ASGIApp, allowed: Iterable[str]) -> None:
         self.app = app
-        patterns = {normalise_host(p) for p in (*LOOPBACK_HOSTS, *allowed)} - set(WILDCARD_ADDRESSES)
+        patterns = {normalise_host(p) for p in (*LOOPBACK_HOSTS, *allowed)} - set(
+            WILDCARD_ADDRESSES
+        )
         self.allow_any = "*" in patterns
         self.exact = {p for p in patterns if not p.startswith("*")}
         self.suffixes = tuple(p[1:] for p in patterns if p.startswith("*."))
@@ -144,22 +160,41 @@ class HostCheck:
         host = host_name(header.decode("latin-1")) if header is not None else None
         if host is None or not self.allows(host):
             shown = clip(header.decode("latin-1"), 100) if header is not None else "(none)"
-            await send_json_error(send, 400, (
-                f"Host header {shown!r} is not one this server answers to; start it with "
-                "`chemground serve --allow-host NAME` (or set CHEMGROUND_API_ALLOWED_HOSTS) to add a name"))
+            await send_json_error(
+                send,
+                400,
+                (
+                    f"Host header {shown!r} is not one this server answers to; start it with "
+                    "`chemground serve --allow-host NAME` (or set CHEMGROUND_API_ALLOWED_HOSTS) "
+                    "to add a name"
+                ),
+            )
             return
         await self.app(scope, receive, send)
 
 
 class TokenCheck:
-    """With a token set, every path but the public ones needs ``Authorization: Bearer <token>``."""
+    """With a token set, every path but the public ones needs ``Authorization: Bearer <token>``.
 
-    PUBLIC = frozenset({"/", "/health", "/docs", "/openapi.json"})
+    Public: the web app's pages and static files (they hold no data; the page asks for the
+    token and sends it with every request), ``/health``, and the API docs.
+    """
+
+    PUBLIC = frozenset({"/", "/review", "/health", "/docs", "/openapi.json"})
+    PUBLIC_PREFIXES = ("/static/", "/docs/assets/")
+    PAGE = re.compile(r"/compound/[0-9]{1,18}")  # a compound page (its data comes from /profile)
 
     def __init__(self, app: ASGIApp, token: str | None) -> None:
         self.app = app
         # compare digests: constant time, and the token's length does not show either
         self.digest = hashlib.sha256(token.encode("utf-8")).digest() if token else None
+
+    def public(self, path: str) -> bool:
+        return (
+            path in self.PUBLIC
+            or path.startswith(self.PUBLIC_PREFIXES)
+            or self.PAGE.fullmatch(path) is not None
+        )
 
     def authorised(self, scope: Scope) -> bool:
         header = next((v for k, v in scope["headers"] if k == b"authorization"), b"")
@@ -170,11 +205,20 @@ class TokenCheck:
         return hmac.compare_digest(digest, self.digest)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or self.digest is None or scope["path"] in self.PUBLIC or self.authorised(scope):
+        if (
+            scope["type"] != "http"
+            or self.digest is None
+            or self.public(scope["path"])
+            or self.authorised(scope)
+        ):
             await self.app(scope, receive, send)
             return
-        await send_json_error(send, 401, "this server needs an API token: send 'Authorization: Bearer <token>'",
-                              [(b"www-authenticate", b'Bearer realm="chemground"')])
+        await send_json_error(
+            send,
+            401,
+            "this server needs an API token: send 'Authorization: Bearer <token>'",
+            [(b"www-authenticate", b'Bearer realm="chemground"')],
+        )
 
 
 class BodyLimit:
@@ -190,8 +234,10 @@ class BodyLimit:
         self.max_bytes = max_bytes
 
     def too_large(self, size: str) -> str:
-        return (f"the request body is {size}; the limit is {self.max_bytes:,} bytes "
-                "(setting api_max_body_bytes, env CHEMGROUND_API_MAX_BODY_BYTES)")
+        return (
+            f"the request body is {size}; the limit is {self.max_bytes:,} bytes "
+            "(setting api_max_body_bytes, env CHEMGROUND_API_MAX_BODY_BYTES)"
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
@@ -219,9 +265,14 @@ class BodyLimit:
         try:
             body.decode("utf-8")
         except UnicodeDecodeError as error:
-            await send_json_error(send, 400, (
-                f"the request body is not valid UTF-8 (byte 0x{body[error.start]:02x} at offset {error.start}); "
-                "send JSON encoded as UTF-8"))
+            await send_json_error(
+                send,
+                400,
+                (
+                    f"the request body is not valid UTF-8 (byte 0x{body[error.start]:02x} at "
+                    f"offset {error.start}); send JSON encoded as UTF-8"
+                ),
+            )
             return
         delivered = False
 
