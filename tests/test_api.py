@@ -47,7 +47,8 @@ def test_retrieve_compound_health_and_page(base_url):
     assert record["formula"] == "C4H2Cl2N2"
     assert httpx.get(f"{base_url}/health", timeout=30).json()["reactions"] == 274
     page = httpx.get(f"{base_url}/", timeout=30)
-    assert page.status_code == 200 and "chemground" in page.text and "/ask" in page.text
+    assert page.status_code == 200 and "chemground" in page.text and "/static/app.js" in page.text
+    assert "/ask" in httpx.get(f"{base_url}/static/app.js", timeout=30).text
 
 
 def test_bad_input_is_a_400_with_the_message(base_url):
