@@ -108,3 +108,17 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared data not found at {SHARED_DATA} (tests that read ../shared/data skip without it)")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One throwaway PostgreSQL cluster with the RDKit cartridge per session (tests/support/postgres.py);
+    skipped, with the reason, where the server packages are not installed."""
+    from tests.support.postgres import start_server
+
+    try:
+        server = start_server()
+    except LookupError as missing:
+        pytest.skip(str(missing))
+    yield server
+    server.stop()

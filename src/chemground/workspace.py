@@ -6,13 +6,13 @@ and gives the CLI, the HTTP API and the benchmarks one way to get at the same ob
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-from typing import Callable
 
 from chemground.chem.names import NameResolver
 from chemground.chem.opsin import Opsin
-from chemground.kb.sqlite_store import SQLiteKB
+from chemground.kb.store import KnowledgeBase
 from chemground.settings import Settings, get_settings
 
 BuildProgress = Callable[[str, int, int | None], None]
@@ -28,12 +28,13 @@ def shared_opsin(cache_dir: Path) -> Opsin:
     return _OPSIN_SINGLETON
 
 
-def ensure_kb(path: Path, progress: BuildProgress | None = None) -> None:
-    """Build the default KB (dictionary + starter reactions) if ``path`` does not exist yet."""
-    if not path.exists():
-        from chemground.kb.build import build_kb
+def ensure_kb(path: Path | str, progress: BuildProgress | None = None) -> None:
+    """Build the default KB (dictionary + starter reactions) if there is none at ``path``
+    (a SQLite file, or a PostgreSQL database without chemground's tables)."""
+    from chemground.kb.backends import build_kb_at, kb_exists
 
-        build_kb(path, progress=progress).close()
+    if not kb_exists(path):
+        build_kb_at(path, progress=progress).close()
 
 
 class Workspace:
@@ -53,7 +54,7 @@ class Workspace:
     """
 
     def __init__(self, settings: Settings | None = None, readonly: bool = False,
-                 build_progress: BuildProgress | None = None, *, kb: SQLiteKB | None = None,
+                 build_progress: BuildProgress | None = None, *, kb: KnowledgeBase | None = None,
                  opsin: Opsin | None = None, resolver: NameResolver | None = None) -> None:
         self.settings = settings or get_settings()
         self.readonly = readonly
@@ -64,9 +65,11 @@ class Workspace:
                 self.__dict__[name] = component  # what the cached_property below would hold
 
     @cached_property
-    def kb(self) -> SQLiteKB:
+    def kb(self) -> KnowledgeBase:
+        from chemground.kb.backends import open_kb
+
         ensure_kb(self.settings.kb_path, self._build_progress)
-        return SQLiteKB(self.settings.kb_path, readonly=self.readonly)
+        return open_kb(self.settings.kb_path, readonly=self.readonly)
 
     @cached_property
     def opsin(self) -> Opsin:
@@ -80,7 +83,7 @@ class Workspace:
         if self._owns_kb and "kb" in self.__dict__:
             self.kb.close()
 
-    def __enter__(self) -> "Workspace":
+    def __enter__(self) -> Workspace:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -57,20 +57,41 @@ def build(
     force: bool = typer.Option(False, "--force", help="Replace an existing knowledge base."),
 ) -> None:
     """Build a fresh knowledge base: the compound dictionary plus the starter reactions."""
-    from chemground.kb.build import build_kb
+    from chemground.kb.backends import build_kb_at, drop_kb, kb_exists
 
-    path = state(ctx).settings.kb_path
-    if path.exists():
+    location = state(ctx).settings.kb_path
+    if kb_exists(location):
         if not force:
-            raise ChemgroundError(f"{path} already exists; pass --force to rebuild it")
-        for stale in path.parent.glob(path.name + "*"):
-            stale.unlink()
-    with stage_progress({"structures": "dictionary structures"}) as progress:
-        kb = build_kb(path, progress=progress)
+            raise ChemgroundError(f"{location} already exists; pass --force to rebuild it")
+        drop_kb(location)
+    with stage_progress({"structures": "dictionary structures", "compounds": "copy compounds",
+                         "compound_names": "copy names", "reactions": "copy reactions"}) as progress:
+        kb = build_kb_at(location, progress=progress)
     s = kb.stats()
     kb.close()
-    console.print(f"Built {path}: {s.compounds:,} compounds, {s.reactions:,} reactions "
+    console.print(f"Built {s.path}: {s.compounds:,} compounds, {s.reactions:,} reactions "
                   f"in {s.meta.get('built_seconds', '?')} s ({s.size_bytes / 1e6:,.0f} MB).")
+
+
+@app.command()
+def migrate(
+    source: Path = typer.Option(..., "--from", help="The SQLite KB file to copy."),
+    target: str = typer.Option(..., "--to", help="postgresql://user@host:port/dbname (a database without a KB)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the rows copied per table as JSON."),
+) -> None:
+    """Copy a SQLite KB into PostgreSQL (RDKit cartridge), with progress; ids and order are kept."""
+    from chemground.kb.backends import migrate as migrate_kb
+    from chemground.kb.sqlite_store import SQLiteKB
+
+    labels = {"meta": "meta", "compounds": "compounds", "compound_keys": "alias keys",
+              "compound_names": "compound names", "imports": "import ledger", "reactions": "reactions"}
+    with SQLiteKB(source, readonly=True) as kb, stage_progress(labels, enabled=not as_json) as progress:
+        counts = migrate_kb(kb, target, progress=progress)
+    if as_json:
+        print_json(counts)
+        return
+    console.print(f"Copied {source} into {target.split('@')[-1]}: {counts.get('compounds', 0):,} compounds, "
+                  f"{counts.get('reactions', 0):,} reactions in {counts['seconds']} s.", highlight=False)
 
 
 @app.command("import")
@@ -104,6 +125,7 @@ def import_(
                 if as_json:
                     print_json({"path": str(path), "error": str(error)})
                 continue
+            ws.kb.update_structure_index()  # substructure pre-screen for the new compounds (SQLite)
             if as_json:
                 print_json(summary.to_dict())
             else:

@@ -14,7 +14,7 @@ from typing import Any
 
 from chemground.chem.names import NameResolver, Resolution
 from chemground.kb.records import Compound
-from chemground.kb.sqlite_store import SQLiteKB
+from chemground.kb.store import KnowledgeBase
 
 
 @dataclass
@@ -57,7 +57,7 @@ class CompoundLookup:
         }
 
 
-def lookup_compound(kb: SQLiteKB, resolver: NameResolver, query: str, max_reactions: int = 20) -> CompoundLookup:
+def lookup_compound(kb: KnowledgeBase, resolver: NameResolver, query: str, max_reactions: int = 20) -> CompoundLookup:
     """Resolve ``query`` and return the KB record (or a record computed from the structure)."""
     resolution = resolver.resolve(query)
     if resolution.compound_id is not None:

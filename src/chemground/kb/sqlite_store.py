@@ -315,6 +315,11 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
             )
 
     # -- plumbing ------------------------------------------------------------------------
+    @property
+    def sqlite_path(self) -> Path | None:
+        """The database file (None for an in-memory KB): importer workers read it directly."""
+        return None if str(self.path) == ":memory:" else self.path
+
     def _require_writable(self) -> None:
         if self.readonly:
             raise ChemgroundError(f"the knowledge base {self.path} was opened read-only")
@@ -971,6 +976,47 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
 
     def record_import(self, sha256: str, path: str, fmt: str, summary: dict[str, Any]) -> None:
         self.execute("INSERT OR IGNORE INTO imports VALUES (?, ?, ?, ?)", (sha256, path, fmt, json.dumps(summary)))
+
+    # -- export (kb migrate) -------------------------------------------------------------
+    def export_tables(self, batch_size: int = 20_000) -> Iterator[tuple[str, Any, int]]:
+        """Every stored record, table by table in batches, for copying into another backend.
+
+        Yields (table, rows, total rows of the table). Compounds come before the tables that
+        refer to them; a reactions batch is a pair (reaction rows, their participant rows).
+        Meta rows that a new KB writes itself (schema version, backend) are left out.
+        """
+        total = self._count("SELECT COUNT(*) FROM meta WHERE key NOT IN ('schema_version', 'backend')")
+        yield "meta", [tuple(r) for r in self.execute(
+            "SELECT key, value FROM meta WHERE key NOT IN ('schema_version', 'backend') ORDER BY key")], total
+        total = self._count("SELECT COUNT(*) FROM compounds")
+        last = 0
+        while True:
+            rows = [tuple(r) for r in self.execute(
+                f"SELECT {_COMPOUND_COLUMNS}, fingerprint FROM compounds WHERE id > ? ORDER BY id LIMIT ?",
+                (last, batch_size))]
+            if not rows:
+                break
+            yield "compounds", rows, total
+            last = rows[-1][0]
+        for table, order in (("compound_keys", "inchikey"), ("compound_names", "norm, compound_id"),
+                             ("imports", "sha256")):
+            total = self._count(f"SELECT COUNT(*) FROM {table}")
+            cursor = self.execute(f"SELECT * FROM {table} ORDER BY {order}")
+            while rows := [tuple(r) for r in cursor.fetchmany(batch_size)]:
+                yield table, rows, total
+        total = self._count("SELECT COUNT(*) FROM reactions")
+        last = 0
+        while True:
+            rows = [tuple(r) for r in self.execute(
+                f"SELECT {_REACTION_COLUMNS} FROM reactions WHERE rowid > ? ORDER BY rowid LIMIT ?", (last, batch_size))]
+            if not rows:
+                break
+            participants = [tuple(r) for r in self.execute(
+                "SELECT reaction_rowid, position, role, compound_id, name, smiles, inchikey, amount, unresolved_reason "
+                "FROM participants WHERE reaction_rowid > ? AND reaction_rowid <= ? ORDER BY reaction_rowid, position",
+                (last, rows[-1][0]))]
+            yield "reactions", (rows, participants), total
+            last = rows[-1][0]
 
     # -- stats ---------------------------------------------------------------------------
     def _count(self, sql: str) -> int:

@@ -19,7 +19,6 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from rdkit import Chem, DataStructs
 
 from chemground.kb.records import Role
@@ -38,6 +37,8 @@ from chemground.kb.structure_search import (
 
 if TYPE_CHECKING:
     import sqlite3
+
+    import numpy as np
 
 SCREEN_SCHEMA = """
 CREATE TABLE IF NOT EXISTS compound_screens (
@@ -68,6 +69,8 @@ class _ScreenIndex:
 
     def candidates(self, query_fp: DataStructs.ExplicitBitVect) -> np.ndarray:
         """Ids whose fingerprint has every bit of the query's (ascending)."""
+        import numpy as np
+
         q = np.frombuffer(DataStructs.BitVectToBinaryText(query_fp), dtype=np.uint8)
         if not self.ids.size:
             return self.ids
@@ -113,7 +116,8 @@ class SQLiteStructureSearch:
         """
         self._require_writable()  # type: ignore[attr-defined]
         rows = self.execute(
-            "SELECT c.id, c.smiles FROM compounds c LEFT JOIN compound_screens s ON s.compound_id = c.id "
+            "SELECT c.id, c.smiles FROM compounds c LEFT JOIN compound_screens s ON "
+            "s.compound_id = c.id "
             "WHERE c.smiles IS NOT NULL AND s.compound_id IS NULL"
         ).fetchall()
         if not rows:
@@ -126,6 +130,8 @@ class SQLiteStructureSearch:
         return len(computed)
 
     def _screen_index(self) -> _ScreenIndex:
+        import numpy as np
+
         key = self._compounds_state()
         cached = getattr(self, "_screen_cache", None)
         if cached is not None and cached.key == key:
@@ -158,6 +164,8 @@ class SQLiteStructureSearch:
 
     def _participant_compounds(self, roles: tuple[Role, ...] | None) -> np.ndarray:
         """Distinct compound ids taking part in a reaction in ``roles`` (ascending, cached)."""
+        import numpy as np
+
         state = tuple(self.execute("SELECT max(rowid), count(*) FROM reactions").fetchone())
         cache = self.__dict__.setdefault("_participant_cache", {})
         found = cache.get(roles)
@@ -178,7 +186,8 @@ class SQLiteStructureSearch:
             chunk = [int(i) for i in ids[start : start + _CHUNK]]
             marks = ",".join("?" * len(chunk))
             yield from self.execute(
-                f"SELECT id, smiles, coalesce(common_name, iupac_name) FROM compounds WHERE id IN ({marks}) "
+                "SELECT id, smiles, coalesce(common_name, iupac_name) FROM compounds WHERE id "
+                f"IN ({marks}) "
                 "ORDER BY id",
                 chunk,
             )
@@ -186,6 +195,8 @@ class SQLiteStructureSearch:
     def _substructure_ids(
         self, query: str, query_format: QueryFormat, restrict: np.ndarray | None, limit: int | None
     ) -> list[tuple[int, str, str | None]]:
+        import numpy as np
+
         q = parse_substructure_query(query, query_format)
         candidates = self._screen_index().candidates(q.pattern_fingerprint())
         if restrict is not None:
@@ -202,6 +213,8 @@ class SQLiteStructureSearch:
     def _similar_ids(
         self, smiles: str, threshold: float, restrict: np.ndarray | None
     ) -> list[tuple[int, float]]:
+        import numpy as np
+
         q = parse_similarity_query(smiles, threshold)
         ids, fps = self.fingerprints()
         if not ids:
@@ -260,10 +273,13 @@ class SQLiteStructureSearch:
             chunk = ids[start : start + _CHUNK]
             marks = ",".join("?" * len(chunk))
             sql = (
-                "SELECT p.reaction_rowid, r.id, p.compound_id, p.role, c.smiles FROM participants p "
-                "JOIN reactions r ON r.rowid = p.reaction_rowid JOIN compounds c ON c.id = p.compound_id "
+                "SELECT p.reaction_rowid, r.id, p.compound_id, p.role, c.smiles FROM "
+                "participants p "
+                "JOIN reactions r ON r.rowid = p.reaction_rowid JOIN compounds c ON c.id = "
+                "p.compound_id "
                 f"WHERE p.compound_id IN ({marks}){role_sql} AND p.reaction_rowid IN ("
-                f"SELECT DISTINCT p.reaction_rowid FROM participants p WHERE p.compound_id IN ({marks}){role_sql} "
+                "SELECT DISTINCT p.reaction_rowid FROM participants p WHERE p.compound_id IN "
+                f"({marks}){role_sql} "
                 "ORDER BY p.reaction_rowid LIMIT ?) ORDER BY p.reaction_rowid, p.position"
             )
             params = [*chunk, *role_params, *chunk, *role_params, limit]
@@ -325,8 +341,10 @@ class SQLiteStructureSearch:
             rows.extend(
                 self.execute(
                     "SELECT r.id, p.compound_id, p.role, c.smiles FROM participants p "
-                    "JOIN reactions r ON r.rowid = p.reaction_rowid JOIN compounds c ON c.id = p.compound_id "
-                    f"WHERE r.id IN ({','.join('?' * len(chunk))}){role_sql} ORDER BY p.reaction_rowid, p.position",
+                    "JOIN reactions r ON r.rowid = p.reaction_rowid JOIN compounds c ON c.id = "
+                    "p.compound_id "
+                    f"WHERE r.id IN ({','.join('?' * len(chunk))}){role_sql} ORDER BY "
+                    "p.reaction_rowid, p.position",
                     [*chunk, *[r.value for r in role_tuple or ()]],
                 )
             )

@@ -7,7 +7,7 @@ from typing import Iterator
 
 from chemground.kb.importers.base import ImportSummary, RawParticipant, RawReaction, run_import
 from chemground.kb.records import Conditions, Role
-from chemground.kb.sqlite_store import SQLiteKB
+from chemground.kb.store import KnowledgeBase
 from chemground.kb.starter import STARTER_RESOURCE, StarterClass, StarterReaction, load_starter_set
 
 STARTER_DATASET = "starter"
@@ -67,7 +67,7 @@ def raw_starter_reactions() -> Iterator[RawReaction]:
         )
 
 
-def import_starter_set(kb: SQLiteKB, resolver=None) -> ImportSummary:
+def import_starter_set(kb: KnowledgeBase, resolver=None) -> ImportSummary:
     """Add the starter reactions (idempotent: their ids are fixed)."""
     from chemground.chem.names import NameResolver
 

@@ -153,6 +153,11 @@ class KnowledgeBase(ABC):
             participants in the roles asked.
         """
 
+    def update_structure_index(self) -> int:
+        """Bring the structure-search pre-screen up to date after writes; returns how many
+        compounds were indexed (backends whose index the database maintains: 0)."""
+        return 0
+
     # -- writing -------------------------------------------------------------------------
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:

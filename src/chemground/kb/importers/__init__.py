@@ -17,7 +17,7 @@ from chemground.kb.importers.ord import read_ord_file
 from chemground.kb.importers.reaction_smiles import read_reaction_smiles_file
 from chemground.kb.importers.tabular import ROLE_FIELDS, read_csv, read_jsonl
 from chemground.kb.importers.textio import check_encoding, open_binary, require_regular_file, sniff_encoding
-from chemground.kb.sqlite_store import SQLiteKB
+from chemground.kb.store import KnowledgeBase
 
 REACTION_FORMATS = ("csv", "jsonl", "reaction-smiles", "ord")
 COMPOUND_FORMATS = ("sdf", "obo")
@@ -66,7 +66,7 @@ def detect_format(path: Path, encoding: str | None = None) -> str:
 
 
 def import_file(
-    kb: SQLiteKB,
+    kb: KnowledgeBase,
     path: Path,
     *,
     fmt: str | None = None,

@@ -30,7 +30,7 @@ from rdkit import Chem
 from chemground.chem.structure import Structure, rdkit_messages
 from chemground.errors import ChemgroundError, ImportFileError
 from chemground.kb.records import Compound, Conditions, Participant, Reaction, Role
-from chemground.kb.sqlite_store import SQLiteKB
+from chemground.kb.store import KnowledgeBase
 from chemground.kb.structures import ComputedStructure, StructureJob, compute_many, submit_many
 from chemground.kb.workers import start_pool
 
@@ -266,7 +266,7 @@ class ParticipantLinker:
     :meth:`flush_names`.
     """
 
-    def __init__(self, kb: SQLiteKB, resolver: NameResolver, source: str) -> None:
+    def __init__(self, kb: KnowledgeBase, resolver: NameResolver, source: str) -> None:
         self.kb = kb
         self.resolver = resolver
         self.source = source
@@ -320,7 +320,8 @@ class ParticipantLinker:
                 held = self._known.get(self._source_keys.get(p.smiles, ""))
                 (full if held is None else canonical_only).append(p.smiles)
         keys = {s: self._source_keys[s] for s in full if s in self._source_keys}
-        kb_path = None if str(self.kb.path) == ":memory:" else self.kb.path
+        # workers read stored identifiers straight from a SQLite file; other backends: none
+        kb_path = getattr(self.kb, "sqlite_path", None)
         return PreparedBatch(reactions, submit_many(full, known_inchikeys=keys, kb_path=kb_path, remember=True),
                              submit_many(canonical_only, "canonical", remember=True), opsin)
 
@@ -560,7 +561,7 @@ FIRST_BATCH = 125  # the first batch is smaller, so that the workers start early
 
 
 def run_import(
-    kb: SQLiteKB,
+    kb: KnowledgeBase,
     rows: Iterable[RawReaction | RowError],
     *,
     path: Path,
@@ -595,7 +596,7 @@ def _cyclic_gc_paused() -> Iterator[None]:
 
 
 def _run_import(
-    kb: SQLiteKB, rows: Iterable[RawReaction | RowError], path: Path, fmt: str, resolver: NameResolver,
+    kb: KnowledgeBase, rows: Iterable[RawReaction | RowError], path: Path, fmt: str, resolver: NameResolver,
     strict: bool, skip_bad_rows: bool, progress: Progress | None,
 ) -> ImportSummary:
     started = time.perf_counter()
@@ -676,7 +677,7 @@ def _run_import(
 
 
 def _write_batch(
-    kb: SQLiteKB, linker: ParticipantLinker, reactions: list[RawReaction], path: Path, fmt: str, strict: bool,
+    kb: KnowledgeBase, linker: ParticipantLinker, reactions: list[RawReaction], path: Path, fmt: str, strict: bool,
     summary: ImportSummary,
 ) -> None:
     """Link one batch's participants and write its new compounds and reactions."""

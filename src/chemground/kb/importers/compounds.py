@@ -24,7 +24,7 @@ from chemground.kb.importers.textio import (
     GZIP_ERRORS, decoding_error, first_bad_byte, open_utf8_bytes, sniff_encoding,
 )
 from chemground.kb.records import Compound
-from chemground.kb.sqlite_store import SQLiteKB
+from chemground.kb.store import KnowledgeBase
 from chemground.kb.structures import compute_many
 
 NAME_PROPS = ("PUBCHEM_IUPAC_NAME", "IUPAC_NAME", "IUPAC Names", "ChEBI Name", "pref_name", "chembl_pref_name",
@@ -187,7 +187,7 @@ def _control_character_problem(raw: RawCompound) -> str | None:
     return None
 
 
-def run_compound_import(kb: SQLiteKB, records: Iterator[RawCompound | RowError], *, path: Path, fmt: str,
+def run_compound_import(kb: KnowledgeBase, records: Iterator[RawCompound | RowError], *, path: Path, fmt: str,
                         skip_bad_rows: bool = False, progress: Progress | None = None) -> CompoundImportSummary:
     started = time.perf_counter()
     summary = CompoundImportSummary(path=str(path), format=fmt)

@@ -1,0 +1,163 @@
+"""Choosing a KB backend from a location, building one, and copying a KB between backends.
+
+A location is a file path (the embedded SQLite KB) or a ``postgresql://`` URL (a server with
+the RDKit cartridge). ``--kb`` and ``CHEMGROUND_KB`` take either; everything else works on
+the :class:`~chemground.kb.store.KnowledgeBase` that :func:`open_kb` returns.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from chemground.errors import ChemgroundError
+from chemground.kb.pg_store import is_postgres_url, normalize_url
+from chemground.kb.store import KnowledgeBase
+
+Progress = Callable[[str, int, int | None], None]  # (stage, advance, total)
+
+MIGRATE_BATCH = 20_000
+
+
+def open_kb(location: str | Path, readonly: bool = False) -> KnowledgeBase:
+    """Open the KB at ``location`` (a SQLite file path or a PostgreSQL URL).
+
+    Args:
+        location: a path, or ``postgresql://user@host:port/dbname``.
+        readonly: refuse writes (a SQLite file is then opened read-only, and must exist).
+
+    Returns:
+        The knowledge base.
+
+    Raises:
+        ChemgroundError: not a chemground KB, or the server cannot be reached.
+        NotFoundError: a read-only SQLite KB that does not exist.
+    """
+    if is_postgres_url(location):
+        from chemground.kb.pg_store import PostgresKB
+
+        return PostgresKB(normalize_url(location), readonly=readonly)
+    from chemground.kb.sqlite_store import SQLiteKB
+
+    return SQLiteKB(Path(location), readonly=readonly)
+
+
+def kb_exists(location: str | Path) -> bool:
+    """Whether a KB is there: the file exists, or the database holds chemground's tables."""
+    if not is_postgres_url(location):
+        return Path(location).exists()
+    from chemground.kb.pg_store import PostgresKB
+
+    try:
+        PostgresKB(normalize_url(location), readonly=True).close()
+    except ChemgroundError as error:
+        if "no knowledge base" in str(error):
+            return False
+        raise
+    return True
+
+
+def drop_kb(location: str | Path) -> None:
+    """Remove the KB at ``location``: the SQLite file with its WAL, or chemground's tables."""
+    if not is_postgres_url(location):
+        path = Path(location)
+        for stale in path.parent.glob(path.name + "*"):
+            stale.unlink()
+        return
+    from chemground.kb.pg_store import PostgresKB
+
+    with PostgresKB(normalize_url(location), create=False) as kb:
+        kb.drop_tables()
+
+
+def build_kb_at(location: str | Path, progress: Progress | None = None, **options) -> KnowledgeBase:
+    """Build a fresh KB (dictionary + starter reactions) at a path or in an empty database.
+
+    A PostgreSQL KB is built as a SQLite KB in a temporary directory, then copied with
+    :func:`migrate`, in one transaction: the same records, ids and order on both backends.
+
+    Args:
+        location: a path that must not exist, or the URL of a database without a KB.
+        progress: called with (stage, advance, total).
+        **options: passed to :func:`chemground.kb.build.build_kb`.
+
+    Returns:
+        The new KB, open for writing.
+
+    Raises:
+        FileExistsError: the SQLite file exists. ChemgroundError: the database already
+        holds a KB.
+    """
+    from chemground.kb.build import build_kb
+
+    if not is_postgres_url(location):
+        return build_kb(Path(location), progress=progress, **options)
+    if kb_exists(location):
+        raise ChemgroundError(f"{location} already holds a knowledge base")
+    with tempfile.TemporaryDirectory(prefix="chemground-build-") as tmp:
+        source = build_kb(Path(tmp) / "kb.sqlite", progress=progress, **options)
+        try:
+            migrate(source, location, progress=progress)
+        finally:
+            source.close()
+    return open_kb(location)
+
+
+def migrate(
+    source: KnowledgeBase, target: str | Path, progress: Progress | None = None
+) -> dict[str, int]:
+    """Copy every record of a SQLite KB into an empty PostgreSQL KB, in one transaction.
+
+    Ids, reaction order, names, alias keys, the import ledger and meta are kept, so the
+    copy answers every question as the source does. Rows stream with COPY in batches; the
+    server computes the cartridge columns (``mol``, ``mfp``) from the stored SMILES.
+
+    Args:
+        source: a SQLite KB (read-only is enough).
+        target: the URL of a PostgreSQL database without a KB, or whose KB is empty.
+        progress: called with (table, rows copied, total rows of that table).
+
+    Returns:
+        Rows copied per table, and ``seconds``.
+
+    Raises:
+        ChemgroundError: the target already holds records, or is not PostgreSQL.
+    """
+    from chemground.kb.pg_store import PostgresKB
+    from chemground.kb.sqlite_store import SQLiteKB
+
+    if not isinstance(source, SQLiteKB):
+        raise ChemgroundError(
+            "kb migrate copies a SQLite KB (--from FILE) into PostgreSQL (--to URL)"
+        )
+    if not is_postgres_url(target):
+        raise ChemgroundError(f"--to must be a postgresql:// URL, not {target!r}")
+    started = time.perf_counter()
+    pg = PostgresKB(normalize_url(target))
+    counts: dict[str, int] = {}
+    try:
+        if pg.stats().compounds or pg.stats().reactions:
+            raise ChemgroundError(
+                f"{pg.path} already holds a knowledge base with records; migrate into an empty one"
+            )
+        with pg.transaction():
+            for table, rows, total in source.export_tables(MIGRATE_BATCH):
+                if progress:
+                    progress(table, 0, total)
+                if table == "compounds":
+                    n = pg.copy_compound_rows(rows)
+                elif table == "reactions":
+                    n = len(rows[0])
+                    pg.copy_reaction_rows(*rows)
+                else:
+                    n = pg.copy_plain_rows(table, rows)
+                counts[table] = counts.get(table, 0) + n
+                if progress:
+                    progress(table, n, total)
+            pg.set_meta("migrated_from", str(source.path))
+    finally:
+        pg.close()
+    counts["seconds"] = round(time.perf_counter() - started, 1)  # type: ignore[assignment]
+    return counts

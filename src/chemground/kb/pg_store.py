@@ -1,0 +1,1153 @@
+"""The knowledge base on a PostgreSQL server with the RDKit cartridge.
+
+For users who outgrow one SQLite file: many readers and writers, millions of reactions, and
+substructure and similarity search inside the database. The tables and columns are those of
+the SQLite store (so a KB migrates row for row, ids and reaction order kept), plus:
+
+- ``compounds.mol`` (cartridge ``mol``, GiST-indexed) for substructure search (``@>``), and
+  ``compounds.mfp`` (Morgan radius 2, 2,048 bits, GiST-indexed; the same bits as the
+  fingerprints RDKit computes in the process) for Tanimoto search (``%`` and
+  ``tanimoto_sml``). Like on SQLite, only compounds stored with a fingerprint take part in
+  similarity search.
+- ``reactions.tsv`` and ``compounds.tsv`` (generated ``tsvector`` columns, GIN-indexed) for
+  full-text search, ranked by ``ts_rank`` instead of SQLite's BM25.
+
+Writes are serialised by a table lock taken at the start of each outermost transaction
+(readers are never blocked); imports stream rows with ``COPY`` inside that one transaction,
+so they stay atomic and idempotent as on SQLite.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, ClassVar
+
+from chemground.chem.names import DictionaryHit, normalize_name
+from chemground.chem.structure import Structure
+from chemground.errors import ChemgroundError, NotFoundError
+from chemground.kb.records import Compound, Conditions, Participant, Reaction, Role
+from chemground.kb.sqlite_store import (
+    _COMPOUND_COLUMNS,
+    _FTS_TOKEN,
+    _REACTION_COLUMNS,
+    _SOURCE_PRIORITY_SQL,
+    SCHEMA_VERSION,
+    SQLiteKB,
+    _compound_from_row,
+    _json,
+    _matched_name,
+    _structure_from_row,
+)
+from chemground.kb.store import KBStats, KnowledgeBase, ReactionLink
+from chemground.kb.structure_search import (
+    QueryFormat,
+    ReactionMatch,
+    StructureMatch,
+    check_limit,
+    check_roles,
+    group_reaction_matches,
+    parse_similarity_query,
+    parse_substructure_query,
+    query_inchikey,
+)
+
+MORGAN_FP_SIZE = 2048  # as chemground.chem.fingerprints.MORGAN_BITS
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+
+CREATE TABLE IF NOT EXISTS compounds (
+    id BIGINT PRIMARY KEY,
+    inchikey TEXT UNIQUE,
+    parent_inchikey TEXT,
+    smiles TEXT,
+    inchi TEXT,
+    formula TEXT,
+    molecular_weight DOUBLE PRECISION,
+    exact_mass DOUBLE PRECISION,
+    iupac_name TEXT,
+    common_name TEXT,
+    synonyms TEXT NOT NULL DEFAULT '[]',
+    description TEXT NOT NULL DEFAULT '',
+    pubchem_cid BIGINT,
+    cas TEXT,
+    kind TEXT NOT NULL DEFAULT 'compound',
+    source TEXT NOT NULL DEFAULT '',
+    provenance TEXT NOT NULL DEFAULT '{}',
+    fingerprint BYTEA,
+    mol mol,
+    mfp bfp,
+    tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple',
+        coalesce(iupac_name, '') || ' ' || coalesce(common_name, '') || ' ' || synonyms || ' '
+        || description)) STORED
+);
+CREATE INDEX IF NOT EXISTS compounds_parent ON compounds(parent_inchikey);
+CREATE INDEX IF NOT EXISTS compounds_connectivity ON compounds(substr(inchikey, 1, 14));
+CREATE INDEX IF NOT EXISTS compounds_smiles ON compounds(smiles);
+CREATE INDEX IF NOT EXISTS compounds_cas ON compounds(cas);
+CREATE INDEX IF NOT EXISTS compounds_pubchem ON compounds(pubchem_cid);
+CREATE INDEX IF NOT EXISTS compounds_mol ON compounds USING gist(mol);
+CREATE INDEX IF NOT EXISTS compounds_mfp ON compounds USING gist(mfp);
+CREATE INDEX IF NOT EXISTS compounds_tsv ON compounds USING gin(tsv);
+
+CREATE TABLE IF NOT EXISTS compound_keys (
+    inchikey TEXT PRIMARY KEY,
+    compound_id BIGINT NOT NULL REFERENCES compounds(id)
+);
+
+CREATE TABLE IF NOT EXISTS compound_names (
+    norm TEXT NOT NULL,
+    compound_id BIGINT NOT NULL REFERENCES compounds(id),
+    rank INTEGER NOT NULL,
+    PRIMARY KEY (norm, compound_id)
+);
+
+CREATE TABLE IF NOT EXISTS reactions (
+    rowid BIGINT PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    source TEXT NOT NULL DEFAULT '',
+    dataset TEXT NOT NULL DEFAULT '',
+    title TEXT,
+    reaction_class TEXT,
+    description TEXT NOT NULL DEFAULT '',
+    reaction_smiles TEXT,
+    temperature_c DOUBLE PRECISION,
+    temperature_text TEXT,
+    time_h DOUBLE PRECISION,
+    ph DOUBLE PRECISION,
+    pressure_bar DOUBLE PRECISION,
+    atmosphere TEXT,
+    yield_percent DOUBLE PRECISION,
+    operations TEXT NOT NULL DEFAULT '[]',
+    notes TEXT NOT NULL DEFAULT '',
+    flags TEXT NOT NULL DEFAULT '[]',
+    provenance TEXT NOT NULL DEFAULT '{}',
+    tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple',
+        coalesce(title, '') || ' ' || description || ' ' || notes)) STORED
+);
+CREATE INDEX IF NOT EXISTS reactions_source ON reactions(source);
+CREATE INDEX IF NOT EXISTS reactions_tsv ON reactions USING gin(tsv);
+
+CREATE TABLE IF NOT EXISTS participants (
+    reaction_rowid BIGINT NOT NULL REFERENCES reactions(rowid),
+    position INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    compound_id BIGINT REFERENCES compounds(id),
+    name TEXT,
+    smiles TEXT,
+    inchikey TEXT,
+    amount TEXT,
+    unresolved_reason TEXT,
+    PRIMARY KEY (reaction_rowid, position)
+);
+CREATE INDEX IF NOT EXISTS participants_compound ON participants(compound_id, role);
+
+CREATE TABLE IF NOT EXISTS imports (
+    sha256 TEXT PRIMARY KEY,
+    path TEXT NOT NULL,
+    format TEXT NOT NULL,
+    summary TEXT NOT NULL
+);
+"""
+
+_PLAIN_COMPOUND_COLUMNS = [c.strip() for c in _COMPOUND_COLUMNS.split(",")] + ["fingerprint"]
+_PLAIN_REACTION_COLUMNS = [c.strip() for c in _REACTION_COLUMNS.split(",")]
+_C_COLUMNS = ", ".join("c." + c.strip() for c in _COMPOUND_COLUMNS.split(","))
+_URL = re.compile(r"^postgres(?:ql)?:/", re.IGNORECASE)
+_PASSWORD = re.compile(r"(://[^:/@]*:)[^@/]*@")
+
+
+def is_postgres_url(location: object) -> bool:
+    """True for a ``postgresql://`` (or ``postgres://``) location, also after ``Path`` folded
+    its ``//`` into ``/`` (a ``--kb`` option typed as a path does that)."""
+    return bool(_URL.match(str(location)))
+
+
+def normalize_url(location: object) -> str:
+    """The connection URL of a location :func:`is_postgres_url` accepts.
+
+    ``pathlib.Path`` turns ``postgresql://host/db`` into ``postgresql:/host/db``; the second
+    slash is put back. (A URL with an empty host, ``postgresql:///db``, cannot be told apart
+    after that folding: name the host, ``postgresql://localhost/db``, or a socket directory
+    percent-encoded, ``postgresql://%2Frun%2Fpostgresql/db``.)
+    """
+    text = str(location)
+    scheme, _, rest = text.partition(":")
+    return f"{scheme}://{rest.lstrip('/')}"
+
+
+def _connect(url: str):
+    try:
+        import psycopg
+    except ImportError as error:  # pragma: no cover - the postgres extra is not installed
+        raise ChemgroundError(
+            "a PostgreSQL knowledge base needs psycopg: pip install 'chemground[postgres]'"
+        ) from error
+    try:
+        conn = psycopg.connect(url, autocommit=True)
+    except psycopg.Error as error:
+        shown = _PASSWORD.sub(r"\1***@", url)
+        raise ChemgroundError(f"cannot connect to the knowledge base {shown}: {error}") from None
+    return conn
+
+
+def _portable(sql: str) -> str:
+    """SQLite-style SQL (``?`` placeholders) for psycopg: ``?`` -> ``%s``, ``%`` -> ``%%``,
+    string literals left alone."""
+    parts = re.split(r"('(?:[^']|'')*')", sql)
+    for i in range(0, len(parts), 2):
+        parts[i] = parts[i].replace("%", "%%").replace("?", "%s")
+    return "".join(parts)
+
+
+def ensure_cartridge(conn) -> None:
+    """Create the rdkit extension if the cartridge types are not there yet.
+
+    Raises:
+        ChemgroundError: the cartridge is not installed on the server (or cannot be created).
+    """
+    import psycopg
+
+    if conn.execute("SELECT 1 FROM pg_type WHERE typname = 'mol'").fetchone():
+        return
+    try:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS rdkit")
+    except psycopg.Error as error:
+        raise ChemgroundError(
+            f"the PostgreSQL server has no usable RDKit cartridge ({error}); install it "
+            "(Debian: apt-get install postgresql-15-rdkit) and run CREATE EXTENSION rdkit as a "
+            "superuser"
+        ) from None
+
+
+class PostgresKB(KnowledgeBase):
+    """Knowledge base in a PostgreSQL database with the RDKit cartridge.
+
+    Args:
+        url: a libpq connection URL (``postgresql://user@host:5432/dbname``).
+        readonly: refuse writes (reads never block writers on PostgreSQL either way).
+        create: create the schema in an empty database (refused in one that holds other
+            tables without chemground's ``meta``).
+
+    Raises:
+        ChemgroundError: cannot connect; no RDKit cartridge; not a chemground KB; a KB
+            schema version this chemground does not read.
+    """
+
+    def __init__(self, url: str, readonly: bool = False, create: bool = True) -> None:
+        self.url = normalize_url(url)
+        self.path = _PASSWORD.sub(r"\1***@", self.url)  # shown in stats and messages
+        self.readonly = readonly
+        self._conn = _connect(self.url)
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._fingerprint_cache: tuple[list[int], list[Any]] | None = None
+        try:
+            self._conn.execute(f"SET rdkit.morgan_fp_size = {MORGAN_FP_SIZE}")
+            tables = {
+                r[0]
+                for r in self._conn.execute(
+                    "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
+                )
+            }
+            if "meta" not in tables:
+                if readonly or not create:
+                    raise ChemgroundError(
+                        f"no knowledge base at {self.path} (no chemground tables)"
+                    )
+                if tables & {"compounds", "reactions", "participants"}:
+                    raise ChemgroundError(
+                        f"{self.path} holds tables of another application; not a chemground KB"
+                    )
+                ensure_cartridge(self._conn)
+                with self._conn.transaction():
+                    self._conn.execute(SCHEMA)
+                    self._conn.execute(
+                        "INSERT INTO meta VALUES ('schema_version', %s)", (SCHEMA_VERSION,)
+                    )
+                    self._conn.execute("INSERT INTO meta VALUES ('backend', 'postgresql')")
+            version = self.get_meta("schema_version")
+        except BaseException:
+            self._conn.close()
+            raise
+        if version != SCHEMA_VERSION:
+            self._conn.close()
+            raise ChemgroundError(
+                f"{self.path} has KB schema version {version!r}; this chemground expects "
+                f"{SCHEMA_VERSION}."
+            )
+
+    # -- plumbing ------------------------------------------------------------------------
+    def _require_writable(self) -> None:
+        if self.readonly:
+            raise ChemgroundError(f"the knowledge base {self.path} was opened read-only")
+
+    def _q(self, sql: str, params: Sequence[Any] | dict = (), row_factory=None):
+        with self._lock:
+            cur = self._conn.cursor(row_factory=row_factory) if row_factory else self._conn.cursor()
+            cur.execute(sql, params)
+            return cur
+
+    def _dicts(self, sql: str, params: Sequence[Any] | dict = ()) -> list[dict]:
+        from psycopg.rows import dict_row
+
+        return self._q(sql, params, dict_row).fetchall()
+
+    def execute(self, sql: str, params: Sequence[Any] = ()):
+        """Run SQLite-style SQL (``?`` placeholders) for callers not yet moved to named methods.
+
+        Only portable SQL works (no FTS5 ``MATCH``, ``PRAGMA`` or ``sqlite_master``); the
+        schema's tables and columns are those of the SQLite store.
+        """
+        return self._q(_portable(sql), tuple(params))
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self._require_writable()
+        with self._lock:
+            outermost = self._depth == 0
+            self._depth += 1
+            try:
+                with self._conn.transaction():
+                    if outermost:  # one writer at a time; readers are never blocked
+                        self._conn.execute(
+                            "LOCK TABLE compounds, reactions IN SHARE ROW EXCLUSIVE MODE"
+                        )
+                    yield
+            except BaseException:
+                self._fingerprint_cache = None
+                raise
+            finally:
+                self._depth -= 1
+
+    def checkpoint(self) -> None:
+        """Nothing to do: the server makes commits durable."""
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def drop_tables(self) -> None:
+        """Drop every chemground table (``kb build --force``); the KB is closed afterwards."""
+        self._require_writable()
+        with self._lock, self._conn.transaction():
+            self._conn.execute(
+                "DROP TABLE IF EXISTS participants, reactions, compound_names, compound_keys, "
+                "imports, compounds, meta"
+            )
+        self.close()
+
+    # -- meta ----------------------------------------------------------------------------
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        row = self._q("SELECT value FROM meta WHERE key = %s", (key,)).fetchone()
+        return row[0] if row else default
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._require_writable()
+        self._q(
+            "INSERT INTO meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = "
+            "excluded.value",
+            (key, value),
+        )
+
+    def all_meta(self) -> dict[str, str]:
+        return {row[0]: row[1] for row in self._q("SELECT key, value FROM meta")}
+
+    # -- compounds: reading --------------------------------------------------------------
+    def get_compound(self, compound_id: int, with_reactions: int = 50) -> Compound:
+        rows = self._dicts(
+            f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE id = %s", (compound_id,)
+        )
+        if not rows:
+            raise NotFoundError(f"no compound with id {compound_id}")
+        compound = _compound_from_row(rows[0])
+        if with_reactions:
+            found = self._q(
+                "SELECT r.id FROM reactions r WHERE r.rowid IN (SELECT reaction_rowid FROM "
+                "participants "
+                "WHERE compound_id = %s) ORDER BY r.rowid LIMIT %s",
+                (compound_id, with_reactions),
+            ).fetchall()
+            compound.reaction_ids = [r[0] for r in found]
+        return compound
+
+    def count_reactions_of(self, compound_id: int) -> int:
+        row = self._q(
+            "SELECT COUNT(DISTINCT reaction_rowid) FROM participants WHERE compound_id = %s",
+            (compound_id,),
+        ).fetchone()
+        return int(row[0])
+
+    def get_compounds(self, compound_ids: Sequence[int]) -> dict[int, Compound]:
+        ids = list(dict.fromkeys(compound_ids))
+        if not ids:
+            return {}
+        rows = self._dicts(f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE id = ANY(%s)", (ids,))
+        return {row["id"]: _compound_from_row(row) for row in rows}
+
+    def _hits(
+        self, sql: str, params: Sequence[Any], normalized: str | None = None
+    ) -> list[DictionaryHit]:
+        hits = []
+        for row in self._dicts(sql, params):
+            name = (
+                _matched_name(row, normalized)
+                if normalized
+                else (row["common_name"] or row["iupac_name"] or "")
+            )
+            hits.append(
+                DictionaryHit(row["id"], _structure_from_row(row), name, row.get("rank", 0))
+            )
+        return hits
+
+    def lookup_name(self, normalized: str) -> list[DictionaryHit]:
+        """Compounds known by this (normalised) name, best first (the order of the SQLite store)."""
+        if not normalized:
+            return []
+        return self._hits(
+            f"SELECT n.rank AS rank, {_C_COLUMNS} FROM compound_names n JOIN compounds c ON c.id "
+            "= n.compound_id "
+            f"WHERE n.norm = %s ORDER BY n.rank < 0 DESC, {_SOURCE_PRIORITY_SQL} DESC, n.rank, "
+            "c.id",
+            (normalized,),
+            normalized,
+        )
+
+    def lookup_inchikey(self, inchikey: str) -> list[DictionaryHit]:
+        return self._hits(
+            f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE inchikey = %s "
+            f"UNION SELECT {_C_COLUMNS} FROM compound_keys k JOIN compounds c ON c.id = "
+            "k.compound_id "
+            "WHERE k.inchikey = %s ORDER BY id",
+            (inchikey, inchikey),
+        )
+
+    def compound_ids_for_structures(self, structures: Iterable[Structure]) -> dict[str, int]:
+        """InChIKey -> compound id for those of ``structures`` already in the KB (batched)."""
+        todo = {s.inchikey: s for s in structures}
+        found: dict[str, int] = {}
+        for sql, key_of in (
+            ("SELECT inchikey, id FROM compounds WHERE inchikey = ANY(%s)", lambda s: s.inchikey),
+            (
+                "SELECT inchikey, compound_id FROM compound_keys WHERE inchikey = ANY(%s)",
+                lambda s: s.inchikey,
+            ),
+            (
+                "SELECT smiles, id FROM compounds WHERE smiles = ANY(%s) ORDER BY id",
+                lambda s: s.smiles,
+            ),
+        ):
+            pending = [s for key, s in todo.items() if key not in found]
+            if not pending:
+                break
+            by_value = {key_of(s): s.inchikey for s in pending}
+            for value, compound_id in self._q(sql, (list(by_value),)):
+                found.setdefault(by_value[value], compound_id)
+        return found
+
+    def known_names(self, pairs: Iterable[tuple[str, int]]) -> set[tuple[str, int]]:
+        """Those (normalised name, compound id) pairs the KB already has."""
+        todo = list(dict.fromkeys(pairs))
+        if not todo:
+            return set()
+        rows = self._q(
+            "SELECT n.norm, n.compound_id FROM unnest(%s::text[], %s::bigint[]) AS p(norm, "
+            "compound_id) "
+            "JOIN compound_names n ON n.norm = p.norm AND n.compound_id = p.compound_id",
+            ([p[0] for p in todo], [p[1] for p in todo]),
+        )
+        return {(norm, compound_id) for norm, compound_id in rows}
+
+    def compounds_for_inchikeys(
+        self, inchikeys: Iterable[str]
+    ) -> dict[str, tuple[int, str | None]]:
+        """InChIKey -> (compound id, canonical SMILES) for the keys the KB knows (aliases too)."""
+        todo = list(dict.fromkeys(inchikeys))
+        found: dict[str, tuple[int, str | None]] = {}
+        for sql in (
+            "SELECT inchikey, id, smiles FROM compounds WHERE inchikey = ANY(%s)",
+            "SELECT k.inchikey, c.id, c.smiles FROM compound_keys k JOIN compounds c ON c.id = "
+            "k.compound_id "
+            "WHERE k.inchikey = ANY(%s)",
+        ):
+            pending = [key for key in todo if key not in found]
+            if not pending:
+                break
+            for key, compound_id, smiles in self._q(sql, (pending,)):
+                found.setdefault(key, (compound_id, smiles))
+        return found
+
+    def lookup_connectivity(self, connectivity_key: str) -> list[DictionaryHit]:
+        return self._hits(
+            f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE substr(inchikey, 1, 14) = %s ORDER "
+            "BY id LIMIT 50",
+            (connectivity_key[:14],),
+        )
+
+    def lookup_parent(self, parent_inchikey: str) -> list[DictionaryHit]:
+        return self._hits(
+            f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE parent_inchikey = %s OR inchikey = "
+            "%s "
+            "ORDER BY id LIMIT 50",
+            (parent_inchikey, parent_inchikey),
+        )
+
+    def lookup_cas(self, cas: str) -> list[DictionaryHit]:
+        return self._hits(
+            f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE cas = %s ORDER BY id", (cas.strip(),)
+        ) or self.lookup_name(normalize_name(cas))
+
+    def lookup_smiles(self, canonical: str) -> list[DictionaryHit]:
+        return self._hits(
+            f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE smiles = %s ORDER BY id", (canonical,)
+        )
+
+    def lookup_structure(self, structure: Structure) -> list[DictionaryHit]:
+        return self.lookup_inchikey(structure.inchikey) or self.lookup_smiles(structure.smiles)
+
+    def lookup_pubchem_cid(self, cid: int) -> int | None:
+        row = self._q(
+            "SELECT id FROM compounds WHERE pubchem_cid = %s ORDER BY id LIMIT 1", (cid,)
+        ).fetchone()
+        return row[0] if row else None
+
+    def iter_compounds(self, batch_size: int = 5000) -> Iterator[Compound]:
+        last = 0
+        while True:
+            rows = self._dicts(
+                f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE id > %s ORDER BY id LIMIT %s",
+                (last, batch_size),
+            )
+            if not rows:
+                return
+            for row in rows:
+                yield _compound_from_row(row)
+            last = rows[-1]["id"]
+
+    def fingerprints(self) -> tuple[list[int], list[Any]]:
+        if self._fingerprint_cache is None:
+            from rdkit import DataStructs
+
+            ids, fps = [], []
+            for compound_id, blob in self._q(
+                "SELECT id, fingerprint FROM compounds WHERE fingerprint IS NOT NULL ORDER BY id"
+            ):
+                ids.append(compound_id)
+                fps.append(DataStructs.ExplicitBitVect(bytes(blob)))
+            self._fingerprint_cache = (ids, fps)
+        return self._fingerprint_cache
+
+    def name_table(self) -> list[tuple[str, int, int]]:
+        out: list[tuple[str, int, int]] = []
+        for row in self._q(
+            "SELECT id, iupac_name, common_name, synonyms FROM compounds ORDER BY id"
+        ):
+            seen = set()
+            for rank, names in ((0, [row[1]]), (1, [row[2]]), (2, json.loads(row[3]))):
+                for name in names:
+                    if name and name not in seen:
+                        seen.add(name)
+                        out.append((name, row[0], rank))
+        return out
+
+    # -- compounds: writing --------------------------------------------------------------
+    def _find_existing(self, compound: Compound) -> dict | None:
+        if compound.inchikey:
+            hits = self.lookup_inchikey(compound.inchikey)
+            if not hits and compound.smiles:
+                hits = self.lookup_smiles(compound.smiles)
+            if hits:
+                return self._dicts(
+                    f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE id = %s",
+                    (hits[0].compound_id,),
+                )[0]
+            return None
+        primary = normalize_name(compound.name)
+        if not primary:
+            return None
+        rows = self._dicts(
+            f"SELECT {_C_COLUMNS} FROM compound_names n JOIN compounds c ON c.id = n.compound_id "
+            "WHERE n.norm = %s AND c.inchikey IS NULL AND c.kind = %s AND n.rank <= 1 ORDER BY "
+            "c.id LIMIT 1",
+            (primary, compound.kind),
+        )
+        return rows[0] if rows else None
+
+    @staticmethod
+    def _name_rows(compound_id: int, compound: Compound) -> list[tuple[str, int, int]]:
+        rows = []
+        for rank, names in (
+            (0, [compound.iupac_name]),
+            (1, [compound.common_name]),
+            (2, compound.synonyms),
+        ):
+            for name in names:
+                norm = normalize_name(name) if name else ""
+                if norm:
+                    rows.append((norm, compound_id, rank))
+        return rows
+
+    def _insert_names(self, rows: list[tuple[str, int, int]]) -> None:
+        if not rows:
+            return
+        # one statement may not touch a key twice: keep each pair's best rank
+        best: dict[tuple[str, int], int] = {}
+        for norm, compound_id, rank in rows:
+            key = (norm, compound_id)
+            best[key] = min(rank, best.get(key, rank))
+        self._q(
+            "INSERT INTO compound_names SELECT * FROM unnest(%s::text[], %s::bigint[], %s::int[]) "
+            "ON CONFLICT (norm, compound_id) DO UPDATE SET rank = least(compound_names.rank, "
+            "excluded.rank)",
+            ([k[0] for k in best], [k[1] for k in best], list(best.values())),
+        )
+
+    def next_compound_id(self) -> int:
+        return (self._q("SELECT max(id) FROM compounds").fetchone()[0] or 0) + 1
+
+    def insert_compounds(self, items: list[tuple[int, Compound, bytes | None]]) -> None:
+        """Insert new compounds with ids the caller reserved, by COPY through a staging table
+        (the cartridge's ``mol`` and ``mfp`` are computed by the server from the SMILES)."""
+        self._require_writable()
+        if not items:
+            return
+        rows, names = [], []
+        for compound_id, compound, fingerprint in items:
+            provenance = dict(compound.provenance)
+            if compound.source and "sources" not in provenance:
+                provenance["sources"] = [compound.source]
+            rows.append(
+                (
+                    compound_id,
+                    compound.inchikey,
+                    compound.parent_inchikey,
+                    compound.smiles,
+                    compound.inchi,
+                    compound.formula,
+                    compound.molecular_weight,
+                    compound.exact_mass,
+                    compound.iupac_name,
+                    compound.common_name,
+                    _json(compound.synonyms),
+                    compound.description,
+                    compound.pubchem_cid,
+                    compound.cas,
+                    compound.kind,
+                    compound.source,
+                    _json(provenance),
+                    fingerprint,
+                )
+            )
+            names.extend(self._name_rows(compound_id, compound))
+        with self.transaction():
+            self.copy_compound_rows(rows)
+            self._insert_names(names)
+        self._fingerprint_cache = None
+
+    def copy_compound_rows(self, rows: Iterable[Sequence[Any]]) -> int:
+        """COPY plain compound rows (the SQLite store's columns, fingerprint last) in; the
+        server adds ``mol`` and ``mfp``. Returns the number of rows."""
+        columns = ", ".join(_PLAIN_COMPOUND_COLUMNS)
+        with self._lock:
+            self._conn.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS compounds_stage AS SELECT "
+                f"{columns} FROM compounds WITH NO DATA"
+            )
+            self._conn.execute("TRUNCATE compounds_stage")
+            count = 0
+            staged = ", ".join("s." + c for c in _PLAIN_COMPOUND_COLUMNS)
+            with (
+                self._conn.cursor() as cur,
+                cur.copy(f"COPY compounds_stage ({columns}) FROM STDIN") as copy,
+            ):
+                for row in rows:
+                    copy.write_row(row)
+                    count += 1
+            self._conn.execute(
+                f"INSERT INTO compounds ({columns}, mol, mfp) SELECT {staged}, m.mol, "
+                "CASE WHEN s.fingerprint IS NOT NULL THEN morganbv_fp(m.mol) END "
+                "FROM compounds_stage s LEFT JOIN LATERAL (SELECT "
+                "mol_from_smiles(s.smiles::cstring) AS mol) m ON true"
+            )
+            self._conn.execute("TRUNCATE compounds_stage")
+        return count
+
+    def insert_compound(self, compound: Compound, fingerprint: bytes | None = None) -> int:
+        """Insert a compound the caller knows is new (no look-up); returns its id."""
+        with self.transaction():
+            compound_id = self.next_compound_id()
+            self.insert_compounds([(compound_id, compound, fingerprint)])
+        return compound_id
+
+    def upsert_compound(
+        self, compound: Compound, fingerprint: bytes | None = None
+    ) -> tuple[int, bool]:
+        self._require_writable()
+        with self.transaction():
+            row = self._find_existing(compound)
+            if row is None:
+                return self.insert_compound(compound, fingerprint), True
+            existing = _compound_from_row(row)
+            merged = SQLiteKB._merge(existing, compound)
+            if merged != existing:
+                self._q(
+                    "UPDATE compounds SET iupac_name=%s, common_name=%s, synonyms=%s, "
+                    "description=%s, pubchem_cid=%s, "
+                    "cas=%s, inchi=%s, provenance=%s WHERE id=%s",
+                    (
+                        merged.iupac_name,
+                        merged.common_name,
+                        json.dumps(merged.synonyms),
+                        merged.description,
+                        merged.pubchem_cid,
+                        merged.cas,
+                        merged.inchi,
+                        json.dumps(merged.provenance),
+                        existing.id,
+                    ),
+                )
+                self._insert_names(self._name_rows(existing.id, merged))  # type: ignore[arg-type]
+            return existing.id, False  # type: ignore[return-value]
+
+    def add_synonyms(self, compound: Compound, names: list[str], source: str) -> None:
+        """Append names (as written by a source) to a stored compound's synonyms."""
+        self._require_writable()
+        updated = SQLiteKB._merge(compound, Compound(synonyms=names, source=source))
+        if updated == compound:
+            return
+        with self.transaction():
+            self._q(
+                "UPDATE compounds SET synonyms = %s, provenance = %s WHERE id = %s",
+                (json.dumps(updated.synonyms), json.dumps(updated.provenance), compound.id),
+            )
+            self._insert_names(self._name_rows(compound.id, Compound(synonyms=names)))  # type: ignore[arg-type]
+
+    def add_alias_key(self, inchikey: str, compound_id: int) -> None:
+        self._require_writable()
+        self._q(
+            "INSERT INTO compound_keys VALUES (%s, %s) ON CONFLICT DO NOTHING",
+            (inchikey, compound_id),
+        )
+
+    def set_description(self, compound_id: int, description: str) -> None:
+        self._require_writable()
+        self._q("UPDATE compounds SET description = %s WHERE id = %s", (description, compound_id))
+
+    # -- reactions -----------------------------------------------------------------------
+    def _reactions_from_rows(self, rows: list[dict]) -> list[Reaction]:
+        if not rows:
+            return []
+        by_rowid = {row["rowid"]: row for row in rows}
+        participants: dict[int, list[Participant]] = {rowid: [] for rowid in by_rowid}
+        for p in self._q(
+            "SELECT reaction_rowid, role, compound_id, name, smiles, inchikey, amount, "
+            "unresolved_reason "
+            "FROM participants WHERE reaction_rowid = ANY(%s) ORDER BY reaction_rowid, position",
+            (list(by_rowid),),
+        ):
+            participants[p[0]].append(
+                Participant(
+                    role=Role(p[1]),
+                    compound_id=p[2],
+                    name=p[3],
+                    smiles=p[4],
+                    inchikey=p[5],
+                    amount=p[6],
+                    unresolved_reason=p[7],
+                )
+            )
+        out = []
+        for rowid, row in by_rowid.items():
+            out.append(
+                Reaction(
+                    id=row["id"],
+                    source=row["source"],
+                    dataset=row["dataset"],
+                    title=row["title"],
+                    reaction_class=row["reaction_class"],
+                    description=row["description"],
+                    reaction_smiles=row["reaction_smiles"],
+                    participants=participants[rowid],
+                    operations=json.loads(row["operations"]),
+                    conditions=Conditions(
+                        temperature_c=row["temperature_c"],
+                        temperature_text=row["temperature_text"],
+                        time_h=row["time_h"],
+                        ph=row["ph"],
+                        pressure_bar=row["pressure_bar"],
+                        atmosphere=row["atmosphere"],
+                    ),
+                    yield_percent=row["yield_percent"],
+                    notes=row["notes"],
+                    flags=json.loads(row["flags"]),
+                    provenance=json.loads(row["provenance"]),
+                )
+            )
+        return out
+
+    def get_reaction(self, reaction_id: str) -> Reaction:
+        found = self.get_reactions([reaction_id])
+        if reaction_id not in found:
+            raise NotFoundError(f"no reaction with id {reaction_id!r}")
+        return found[reaction_id]
+
+    def get_reactions(self, reaction_ids: Sequence[str]) -> dict[str, Reaction]:
+        ids = list(dict.fromkeys(reaction_ids))
+        if not ids:
+            return {}
+        rows = self._dicts(f"SELECT {_REACTION_COLUMNS} FROM reactions WHERE id = ANY(%s)", (ids,))
+        found = {r.id: r for r in self._reactions_from_rows(rows)}
+        return {i: found[i] for i in ids if i in found}
+
+    def has_reaction(self, reaction_id: str) -> bool:
+        return (
+            self._q("SELECT 1 FROM reactions WHERE id = %s", (reaction_id,)).fetchone() is not None
+        )
+
+    def reaction_links(
+        self, compound_ids: Iterable[int], roles: Iterable[Role] | None = None
+    ) -> list[ReactionLink]:
+        ids = list(dict.fromkeys(compound_ids))
+        if not ids:
+            return []
+        sql = (
+            "SELECT r.id, p.compound_id, p.role FROM participants p JOIN reactions r ON r.rowid "
+            "= p.reaction_rowid "
+            "WHERE p.compound_id = ANY(%s)"
+        )
+        params: list[Any] = [ids]
+        if roles:
+            sql += " AND p.role = ANY(%s)"
+            params.append([Role(r).value for r in roles])
+        sql += " ORDER BY p.reaction_rowid, p.position"
+        return [ReactionLink(r[0], r[1], Role(r[2])) for r in self._q(sql, params)]
+
+    def iter_reactions(self, batch_size: int = 2000) -> Iterator[Reaction]:
+        last = 0
+        while True:
+            rows = self._dicts(
+                f"SELECT {_REACTION_COLUMNS} FROM reactions WHERE rowid > %s ORDER BY rowid "
+                "LIMIT %s",
+                (last, batch_size),
+            )
+            if not rows:
+                return
+            yield from self._reactions_from_rows(rows)
+            last = rows[-1]["rowid"]
+
+    def existing_reaction_ids(self, ids: Sequence[str]) -> set[str]:
+        """Those of ``ids`` the KB already holds."""
+        if not ids:
+            return set()
+        return {
+            row[0] for row in self._q("SELECT id FROM reactions WHERE id = ANY(%s)", (list(ids),))
+        }
+
+    def add_reaction(self, reaction: Reaction) -> bool:
+        return bool(self.add_reactions([reaction]))
+
+    def add_reactions(self, reactions: list[Reaction]) -> list[str]:
+        """Insert many reactions by COPY (ids already present, or repeated, are skipped).
+
+        Returns:
+            The ids actually added, in order.
+        """
+        self._require_writable()
+        with self.transaction():
+            existing = self.existing_reaction_ids([r.id for r in reactions])
+            next_rowid = (self._q("SELECT max(rowid) FROM reactions").fetchone()[0] or 0) + 1
+            rows, participants, added = [], [], []
+            for reaction in reactions:
+                if reaction.id in existing:
+                    continue
+                existing.add(reaction.id)
+                c = reaction.conditions
+                rows.append(
+                    (
+                        next_rowid,
+                        reaction.id,
+                        reaction.source,
+                        reaction.dataset,
+                        reaction.title,
+                        reaction.reaction_class,
+                        reaction.description,
+                        reaction.reaction_smiles,
+                        c.temperature_c,
+                        c.temperature_text,
+                        c.time_h,
+                        c.ph,
+                        c.pressure_bar,
+                        c.atmosphere,
+                        reaction.yield_percent,
+                        _json(reaction.operations),
+                        reaction.notes,
+                        _json(reaction.flags),
+                        _json(reaction.provenance),
+                    )
+                )
+                participants.extend(
+                    (
+                        next_rowid,
+                        i,
+                        Role(p.role).value,
+                        p.compound_id,
+                        p.name,
+                        p.smiles,
+                        p.inchikey,
+                        p.amount,
+                        p.unresolved_reason,
+                    )
+                    for i, p in enumerate(reaction.participants)
+                )
+                added.append(reaction.id)
+                next_rowid += 1
+            self.copy_reaction_rows(rows, participants)
+        return added
+
+    def copy_reaction_rows(
+        self, rows: Iterable[Sequence[Any]], participants: Iterable[Sequence[Any]]
+    ) -> None:
+        """COPY reaction rows (the SQLite store's columns, rowid first) and participant rows in."""
+        with self._lock, self._conn.cursor() as cur:
+            with cur.copy(
+                f"COPY reactions ({', '.join(_PLAIN_REACTION_COLUMNS)}) FROM STDIN"
+            ) as copy:
+                for row in rows:
+                    copy.write_row(row)
+            with cur.copy(
+                "COPY participants (reaction_rowid, position, role, compound_id, name, smiles, "
+                "inchikey, amount, "
+                "unresolved_reason) FROM STDIN"
+            ) as copy:
+                for row in participants:
+                    copy.write_row(row)
+
+    _PLAIN_TABLES: ClassVar[dict[str, str]] = {
+        "meta": "key, value",
+        "compound_keys": "inchikey, compound_id",
+        "compound_names": "norm, compound_id, rank",
+        "imports": "sha256, path, format, summary",
+    }
+
+    def copy_plain_rows(self, table: str, rows: Iterable[Sequence[Any]]) -> int:
+        """COPY rows into a table without cartridge columns (meta, names, keys, ledger)."""
+        columns = self._PLAIN_TABLES[table]  # a fixed list: no table name from outside reaches SQL
+        count = 0
+        with (
+            self._lock,
+            self._conn.cursor() as cur,
+            cur.copy(f"COPY {table} ({columns}) FROM STDIN") as copy,
+        ):
+            for row in rows:
+                copy.write_row(row)
+                count += 1
+        return count
+
+    def set_reaction_flags(self, reaction_id: str, flags: list[str]) -> None:
+        self._require_writable()
+        self._q("UPDATE reactions SET flags = %s WHERE id = %s", (json.dumps(flags), reaction_id))
+
+    # -- text search ---------------------------------------------------------------------
+    @staticmethod
+    def _tsquery(text: str) -> str:
+        tokens = [t.strip("-") for t in _FTS_TOKEN.findall(text) if len(t) > 1]
+        return " or ".join(dict.fromkeys(t for t in tokens[:64] if t))
+
+    def search_reaction_text(self, query: str, limit: int = 10) -> list[tuple[str, float]]:
+        q = self._tsquery(query)
+        if not q:
+            return []
+        rows = self._q(
+            "SELECT id, ts_rank(tsv, q) AS score FROM reactions, websearch_to_tsquery('simple', "
+            "%s) q "
+            "WHERE tsv @@ q ORDER BY score DESC, rowid LIMIT %s",
+            (q, limit),
+        )
+        return [(row[0], float(row[1])) for row in rows]
+
+    def search_compound_text(self, query: str, limit: int = 10) -> list[tuple[int, float]]:
+        q = self._tsquery(query)
+        if not q:
+            return []
+        rows = self._q(
+            "SELECT id, ts_rank(tsv, q) AS score FROM compounds, websearch_to_tsquery('simple', "
+            "%s) q "
+            "WHERE tsv @@ q ORDER BY score DESC, id LIMIT %s",
+            (q, limit),
+        )
+        return [(row[0], float(row[1])) for row in rows]
+
+    # -- imports -------------------------------------------------------------------------
+    def import_record(self, sha256: str) -> dict[str, Any] | None:
+        row = self._q(
+            "SELECT path, format, summary FROM imports WHERE sha256 = %s", (sha256,)
+        ).fetchone()
+        return (
+            None
+            if row is None
+            else {"path": row[0], "format": row[1], "summary": json.loads(row[2])}
+        )
+
+    def record_import(self, sha256: str, path: str, fmt: str, summary: dict[str, Any]) -> None:
+        self._require_writable()
+        self._q(
+            "INSERT INTO imports VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+            (sha256, path, fmt, json.dumps(summary)),
+        )
+
+    # -- stats ---------------------------------------------------------------------------
+    def _count(self, sql: str) -> int:
+        return int(self._q(sql).fetchone()[0])
+
+    def stats(self) -> KBStats:
+        size = self._count(
+            "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c JOIN "
+            "pg_namespace n "
+            "ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'"
+        )
+        return KBStats(
+            path=self.path,
+            compounds=self._count("SELECT COUNT(*) FROM compounds"),
+            compounds_with_structure=self._count(
+                "SELECT COUNT(*) FROM compounds WHERE smiles IS NOT NULL"
+            ),
+            compound_names=self._count("SELECT COUNT(*) FROM compound_names"),
+            reactions=self._count("SELECT COUNT(*) FROM reactions"),
+            participants=self._count("SELECT COUNT(*) FROM participants"),
+            flagged_reactions=self._count("SELECT COUNT(*) FROM reactions WHERE flags != '[]'"),
+            reactions_by_source={
+                r[0] or "(none)": r[1]
+                for r in self._q(
+                    "SELECT dataset, COUNT(*) FROM reactions GROUP BY dataset ORDER BY 2 DESC, 1"
+                )
+            },
+            compounds_by_source={
+                r[0] or "(none)": r[1]
+                for r in self._q(
+                    "SELECT source, COUNT(*) FROM compounds GROUP BY source ORDER BY 2 DESC, 1"
+                )
+            },
+            size_bytes=size,
+            meta=self.all_meta(),
+        )
+
+    # -- structure search (the cartridge) ------------------------------------------------
+    def update_structure_index(self) -> int:
+        """Nothing to compute: the GiST indexes on ``mol`` and ``mfp`` are the pre-screen."""
+        return 0
+
+    @staticmethod
+    def _query_mol_sql(query: str, query_format: QueryFormat) -> tuple[str, str]:
+        q = parse_substructure_query(query, query_format)
+        return (
+            "qmol_from_smarts(%s::cstring)" if q.is_smarts else "mol_from_smiles(%s::cstring)"
+        ), q.text
+
+    def search_compounds_by_structure(
+        self,
+        query: str,
+        *,
+        mode: str = "substructure",
+        threshold: float = 0.7,
+        limit: int = 50,
+        query_format: QueryFormat = "auto",
+    ) -> list[StructureMatch]:
+        check_limit(limit)
+        if mode == "substructure":
+            expr, text = self._query_mol_sql(query, query_format)
+            rows = self._q(
+                "SELECT id, smiles, coalesce(common_name, iupac_name) FROM compounds WHERE mol "
+                f"@> {expr} "
+                "ORDER BY id LIMIT %s",
+                (text, limit),
+            ).fetchall()
+            return [StructureMatch(r[0], r[1], 1.0, r[2]) for r in rows]
+        if mode == "similarity":
+            q = parse_similarity_query(query, threshold)
+            with self._lock, self._conn.transaction():
+                self._conn.execute(
+                    f"SET LOCAL rdkit.tanimoto_threshold = {max(q.threshold - 1e-9, 0.0)}"
+                )
+                rows = self._conn.execute(
+                    "SELECT c.id, c.smiles, coalesce(c.common_name, c.iupac_name), "
+                    "tanimoto_sml(c.mfp, q.fp) AS s "
+                    "FROM compounds c, (SELECT morganbv_fp(mol_from_smiles(%s::cstring)) AS fp) q "
+                    "WHERE c.mfp %% q.fp AND tanimoto_sml(c.mfp, q.fp) >= %s ORDER BY s DESC, "
+                    "c.id LIMIT %s",
+                    (q.smiles, q.threshold - 1e-9, limit),
+                ).fetchall()
+            out = [StructureMatch(r[0], r[1], round(float(r[3]), 6), r[2]) for r in rows]
+            return sorted(out, key=lambda m: (-m.score, m.compound_id))
+        if mode == "exact":
+            ids = sorted({hit.compound_id for hit in self.lookup_inchikey(query_inchikey(query))})
+            rows = self._q(
+                "SELECT id, smiles, coalesce(common_name, iupac_name) FROM compounds WHERE id = "
+                "ANY(%s) ORDER BY id",
+                (ids,),
+            ).fetchall()
+            return [StructureMatch(r[0], r[1], 1.0, r[2]) for r in rows][:limit]
+        raise ValueError(
+            f"unknown structure search mode {mode!r}; choose substructure, similarity or exact"
+        )
+
+    def search_reactions_by_structure(
+        self,
+        query: str,
+        *,
+        mode: str = "substructure",
+        roles: Iterable[Role | str] | None = None,
+        threshold: float = 0.7,
+        limit: int = 50,
+        query_format: QueryFormat = "auto",
+    ) -> list[ReactionMatch]:
+        check_limit(limit)
+        role_tuple = check_roles(roles)
+        role_values = [r.value for r in role_tuple] if role_tuple else [r.value for r in Role]
+        if mode == "substructure":
+            expr, text = self._query_mol_sql(query, query_format)
+            matched_sql, matched_params = (
+                f"SELECT id, smiles, 1.0::float8 AS s FROM compounds WHERE mol @> {expr}",
+                [text],
+            )
+        elif mode == "exact":
+            ids = sorted({hit.compound_id for hit in self.lookup_inchikey(query_inchikey(query))})
+            matched_sql, matched_params = (
+                "SELECT id, smiles, 1.0::float8 AS s FROM compounds WHERE id = ANY(%s)",
+                [ids],
+            )
+        elif mode == "similarity":
+            q = parse_similarity_query(query, threshold)
+            matched_sql = (
+                "SELECT c.id, c.smiles, round(tanimoto_sml(c.mfp, q.fp)::numeric, 6)::float8 AS "
+                "s FROM compounds c, "
+                "(SELECT morganbv_fp(mol_from_smiles(%s::cstring)) AS fp) q "
+                "WHERE c.mfp %% q.fp AND tanimoto_sml(c.mfp, q.fp) >= %s"
+            )
+            matched_params = [q.smiles, q.threshold - 1e-9]
+        else:
+            raise ValueError(
+                f"unknown structure search mode {mode!r}; choose substructure, similarity or exact"
+            )
+        order = "b.best DESC, b.reaction_rowid" if mode == "similarity" else "b.reaction_rowid"
+        sql = (
+            f"WITH m AS MATERIALIZED ({matched_sql}), "
+            "p AS MATERIALIZED (SELECT p.reaction_rowid, p.position, p.compound_id, p.role, "
+            "m.smiles, m.s "
+            "FROM participants p JOIN m ON m.id = p.compound_id WHERE p.role = ANY(%s)), "
+            "b AS (SELECT reaction_rowid, max(s) AS best FROM p GROUP BY reaction_rowid "
+            f"ORDER BY {order.replace('b.', '')} LIMIT %s) "
+            "SELECT r.id, p.compound_id, p.role, p.smiles, p.s FROM b JOIN p ON p.reaction_rowid "
+            "= b.reaction_rowid "
+            f"JOIN reactions r ON r.rowid = b.reaction_rowid ORDER BY {order}, p.position"
+        )
+        with self._lock, self._conn.transaction():
+            if mode == "similarity":
+                self._conn.execute(
+                    f"SET LOCAL rdkit.tanimoto_threshold = {max(q.threshold - 1e-9, 0.0)}"
+                )
+            rows = self._conn.execute(sql, (*matched_params, role_values, limit)).fetchall()
+        return group_reaction_matches([(r[0], r[1], r[2], r[3], r[4]) for r in rows], limit)

@@ -1,0 +1,308 @@
+"""One contract for every KB backend: the same tests run on SQLite and on PostgreSQL.
+
+The PostgreSQL KB is the small test KB copied with ``kb migrate`` into a throwaway cluster
+(``postgres_server`` in conftest; skipped, saying why, where the server packages are not
+installed). Each test gets its own KB: a file copy on SQLite, a database cloned from a
+template on PostgreSQL. Expected values come from the SQLite source KB or from RDKit
+directly, never from the backend under test.
+"""
+
+from __future__ import annotations
+
+import pytest
+from rdkit import Chem
+
+from chemground.chem.names import NameResolver, normalize_name
+from chemground.errors import ChemgroundError, ImportFileError, StructureError
+from chemground.kb.backends import migrate, open_kb
+from chemground.kb.importers import import_file
+from chemground.kb.records import Compound, Conditions, Participant, Reaction, Role
+from chemground.kb.sqlite_store import SQLiteKB
+from chemground.kb.structure_search import parse_substructure_query
+from tests.conftest import copy_kb
+
+CSV_HEADER = (
+    "id,source,text,reactants,reactants_smiles,products,products_smiles,solvents,catalysts,"
+    "temperature,time,yield\n"
+)
+ROWS = [
+    'c1,US1,"Phenylboronic acid and 4-bromoanisole were coupled in toluene.",phenylboronic '
+    "acid;4-bromoanisole,"
+    "OB(O)c1ccccc1;COc1ccc(Br)cc1,4-methoxybiphenyl,COc1ccc(-c2ccccc2)cc1,toluene,,100 °C,12 "
+    "h,88%\n",
+    'c2,US2,"Esterification of acetic acid.",acetic acid;ethanol,,ethyl acetate,,,sulfuric '
+    "acid,reflux,overnight,65\n",
+]
+BAD_ROW = 'x1,X,"text",benzaldehyde,,benzoic acid,,,,hot-ish,2 h,very good\n'
+
+
+@pytest.fixture(scope="module")
+def pg_template(postgres_server, small_kb_path):
+    """A database holding the small KB (migrated once), used as the template of each test's KB."""
+    url = postgres_server.new_database()
+    with SQLiteKB(small_kb_path, readonly=True) as source:
+        migrate(source, url)
+    return postgres_server.mark_template(url)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def kb(request, small_kb_path, tmp_path):
+    """A writable KB holding the small test KB, on each backend."""
+    if request.param == "sqlite":
+        store = open_kb(copy_kb(small_kb_path, tmp_path))
+    else:
+        server = request.getfixturevalue("postgres_server")
+        store = open_kb(server.new_database(template=request.getfixturevalue("pg_template")))
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def reference(small_kb):
+    """The SQLite source KB (read-only): what every backend must answer."""
+    return small_kb
+
+
+@pytest.fixture
+def resolver(kb, opsin):
+    return NameResolver(kb, opsin)
+
+
+def _counts(kb):
+    s = kb.stats()
+    return (s.compounds, s.compound_names, s.reactions, s.participants, s.flagged_reactions)
+
+
+def test_the_same_records_as_the_source(kb, reference):
+    assert _counts(kb) == _counts(reference)
+    assert kb.stats().reactions_by_source == reference.stats().reactions_by_source
+    reactions = list(reference.iter_reactions())
+    assert list(kb.iter_reactions()) == reactions
+    ids = [r.id for r in reactions]
+    assert kb.get_reactions(ids) == reference.get_reactions(ids)
+    assert kb.get_compounds(range(1, 400)) == reference.get_compounds(range(1, 400))
+    assert kb.get_meta("dictionary") == reference.get_meta("dictionary")
+
+
+@pytest.mark.parametrize(
+    "name", ["ethanol", "thf", "methanol", "sulfuric acid", "phenylboronic acid", "nacl"]
+)
+def test_name_and_identity_lookups(kb, reference, name):
+    hits = kb.lookup_name(normalize_name(name))
+    assert hits == reference.lookup_name(normalize_name(name))
+    if hits and hits[0].structure:
+        s = hits[0].structure
+        assert kb.lookup_inchikey(s.inchikey) == reference.lookup_inchikey(s.inchikey)
+        assert kb.lookup_structure(s) == reference.lookup_structure(s)
+        assert kb.lookup_parent(s.parent_inchikey) == reference.lookup_parent(s.parent_inchikey)
+        assert kb.lookup_connectivity(s.inchikey) == reference.lookup_connectivity(s.inchikey)
+        compound_id = hits[0].compound_id
+        assert kb.get_compound(compound_id) == reference.get_compound(compound_id)
+        links = sorted(
+            map(tuple, map(vars, kb.reaction_links([compound_id])))
+        )  # no order is promised
+        assert links == sorted(map(tuple, map(vars, reference.reaction_links([compound_id]))))
+
+
+def test_missing_records_are_not_found(kb):
+    from chemground.errors import NotFoundError
+
+    with pytest.raises(NotFoundError):
+        kb.get_compound(10**9)
+    with pytest.raises(NotFoundError):
+        kb.get_reaction("no-such-reaction")
+    assert kb.lookup_name("no such compound name") == []
+
+
+@pytest.mark.parametrize(
+    "query", ["B(O)O", "c1ccccc1C(=O)O", "[OX2H][BX3]", "C(=O)Cl", "[#7;R]", "c1ccncc1"]
+)
+def test_substructure_search_over_compounds_and_reaction_roles(kb, reference, query):
+    mol = parse_substructure_query(query).mol
+    expected = [
+        c.id
+        for c in reference.iter_compounds()
+        if c.smiles and (m := Chem.MolFromSmiles(c.smiles)) is not None and m.HasSubstructMatch(mol)
+    ]
+    found = kb.search_compounds_by_structure(query, limit=10_000)
+    assert [m.compound_id for m in found] == expected and expected
+    assert kb.search_compounds_by_structure(query, limit=3) == found[:3]
+    for roles in (["reactant"], ["product", "catalyst"], None):
+        hits = kb.search_reactions_by_structure(query, roles=roles, limit=10_000)
+        wanted = {Role(r) for r in roles} if roles else set(Role)
+        expected_reactions = [
+            r.id
+            for r in reference.iter_reactions()
+            if any(p.role in wanted and p.compound_id in set(expected) for p in r.participants)
+        ]
+        assert [h.reaction_id for h in hits] == expected_reactions
+        assert all(p.role in wanted for h in hits for p in h.participants)
+
+
+@pytest.mark.parametrize(
+    ("query", "threshold"), [("Oc1ccccc1", 0.3), ("Brc1ccccc1", 0.4), ("CC(=O)OCC", 0.5)]
+)
+def test_similarity_search_matches_rdkit(kb, reference, query, threshold):
+    found = kb.search_compounds_by_structure(
+        query, mode="similarity", threshold=threshold, limit=10_000
+    )
+    assert found == reference.search_compounds_by_structure(
+        query, mode="similarity", threshold=threshold, limit=10_000
+    )
+    assert found and all(m.score >= threshold for m in found)
+    hits = kb.search_reactions_by_structure(
+        query, mode="similarity", roles=["reactant"], threshold=threshold, limit=25
+    )
+    assert hits == reference.search_reactions_by_structure(
+        query, mode="similarity", roles=["reactant"], threshold=threshold, limit=25
+    )
+
+
+def test_exact_search_and_bad_queries(kb):
+    assert [
+        m.smiles
+        for m in kb.search_compounds_by_structure("LFQSCWFLJHTTHZ-UHFFFAOYSA-N", mode="exact")
+    ] == ["CCO"]
+    solvents = kb.search_reactions_by_structure("CCO", mode="exact", roles=["solvent"], limit=5)
+    assert solvents and all(
+        p.role is Role.SOLVENT and p.smiles == "CCO" for h in solvents for p in h.participants
+    )
+    for bad in ("C1CC", "[C;X9", ""):
+        with pytest.raises(StructureError):
+            kb.search_compounds_by_structure(bad)
+
+
+def test_text_search_finds_the_reaction(kb):
+    ids = [reaction_id for reaction_id, _ in kb.search_reaction_text("Suzuki coupling", limit=50)]
+    assert ids and all(kb.get_reaction(i).reaction_class for i in ids[:3])
+    assert any("suzuki" in (kb.get_reaction(i).title or "").lower() for i in ids[:5])
+    assert kb.search_reaction_text("!!!", limit=5) == []
+
+
+def test_import_is_atomic_and_idempotent(kb, resolver, tmp_path):
+    before = _counts(kb)
+    bad = tmp_path / "bad.csv"
+    bad.write_text(CSV_HEADER + ROWS[0] + BAD_ROW + ROWS[1], encoding="utf-8")
+    with pytest.raises(ImportFileError):
+        import_file(kb, bad, resolver=resolver)
+    assert _counts(kb) == before  # nothing of the good rows was kept
+    good = tmp_path / "good.csv"
+    good.write_text(CSV_HEADER + "".join(ROWS), encoding="utf-8")
+    summary = import_file(kb, good, resolver=resolver)
+    assert (summary.reactions_added, summary.reactions_flagged) == (2, 0)
+    after = _counts(kb)
+    again = import_file(kb, good, resolver=resolver)
+    assert again.reactions_added == 0 and again.already_imported and _counts(kb) == after
+    r = kb.get_reaction("c1")
+    assert [p.role for p in r.participants] == [
+        Role.REACTANT,
+        Role.REACTANT,
+        Role.PRODUCT,
+        Role.SOLVENT,
+    ]
+    assert r.conditions.temperature_c == 100.0 and r.yield_percent == 88.0
+    kb.update_structure_index()
+    hits = kb.search_reactions_by_structure("COc1ccc(-c2ccccc2)cc1", roles=["product"], limit=100)
+    assert "c1" in [h.reaction_id for h in hits]
+
+
+def test_transaction_rolls_back_everything(kb):
+    before = _counts(kb)
+    reaction = Reaction(
+        id="tx-1",
+        participants=[Participant(role=Role.REACTANT, name="x", unresolved_reason="test")],
+        conditions=Conditions(),
+    )
+    with pytest.raises(RuntimeError), kb.transaction():
+        kb.upsert_compound(Compound(common_name="contract test substance", kind="substance"))
+        kb.add_reactions([reaction])
+        raise RuntimeError("abort")
+    assert _counts(kb) == before and not kb.lookup_name(normalize_name("contract test substance"))
+    with kb.transaction():
+        assert kb.add_reactions([reaction]) == ["tx-1"]
+        assert kb.add_reactions([reaction]) == []  # an id already present is skipped
+    assert kb.get_reaction("tx-1").participants[0].unresolved_reason == "test"
+
+
+def test_upsert_merges_by_structure(kb):
+    ethanol = kb.lookup_name("ethanol")[0]
+    compound_id, created = kb.upsert_compound(
+        Compound(
+            smiles="CCO",
+            inchikey="LFQSCWFLJHTTHZ-UHFFFAOYSA-N",
+            common_name="contract spirit",
+            source="contract",
+        )
+    )
+    assert (compound_id, created) == (ethanol.compound_id, False)
+    assert kb.lookup_name(normalize_name("contract spirit"))[0].compound_id == ethanol.compound_id
+    assert kb.upsert_compound(
+        Compound(
+            smiles="CCO",
+            inchikey="LFQSCWFLJHTTHZ-UHFFFAOYSA-N",
+            common_name="contract spirit",
+            source="contract",
+        )
+    ) == (ethanol.compound_id, False)
+
+
+def test_readonly_refuses_writes(kb, request):
+    location = kb.url if hasattr(kb, "url") else kb.path
+    with open_kb(location, readonly=True) as readonly:
+        assert readonly.stats().reactions == kb.stats().reactions
+        with pytest.raises(ChemgroundError, match="read-only"):
+            readonly.set_meta("x", "y")
+
+
+def test_cli_migrate_then_search_stats_and_import_on_postgresql(
+    postgres_server, small_kb_path, tmp_path
+):
+    import json
+
+    from typer.testing import CliRunner
+
+    from chemground.cli import app
+
+    url = postgres_server.new_database()
+    runner = CliRunner()
+    moved = runner.invoke(
+        app, ["kb", "migrate", "--from", str(small_kb_path), "--to", url, "--json"]
+    )
+    assert moved.exit_code == 0, moved.output + str(moved.exception)
+    counts = json.loads(moved.stdout)
+    with SQLiteKB(small_kb_path, readonly=True) as source:
+        assert (counts["compounds"], counts["reactions"]) == (
+            source.stats().compounds,
+            source.stats().reactions,
+        )
+        expected = source.search_reactions_by_structure("B(O)O", roles=["reactant"], limit=10)
+    again = runner.invoke(app, ["kb", "migrate", "--from", str(small_kb_path), "--to", url])
+    assert again.exit_code != 0 and "already holds" in again.output + str(again.exception)
+
+    found = runner.invoke(
+        app,
+        [
+            "--kb",
+            url,
+            "search",
+            "--substructure",
+            "B(O)O",
+            "--role",
+            "reactant",
+            "--json",
+            "-n",
+            "10",
+        ],
+    )
+    assert found.exit_code == 0, found.output + str(found.exception)
+    assert [r["reaction_id"] for r in json.loads(found.stdout)["results"]] == [
+        m.reaction_id for m in expected
+    ]
+
+    csv = tmp_path / "more.csv"
+    csv.write_text(CSV_HEADER + "".join(ROWS), encoding="utf-8")
+    imported = runner.invoke(app, ["--kb", url, "kb", "import", str(csv), "--json"])
+    assert imported.exit_code == 0, imported.output + str(imported.exception)
+    assert json.loads(imported.stdout.splitlines()[-1])["reactions_added"] == 2
+    stats = runner.invoke(app, ["--kb", url, "kb", "stats", "--json"])
+    assert json.loads(stats.stdout)["reactions"] == counts["reactions"] + 2
