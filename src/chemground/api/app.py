@@ -2,7 +2,7 @@
 
 ``POST /ask`` and ``POST /retrieve`` take a question, ``GET /compound`` a name or SMILES;
 errors a user can act on come back as HTTP 400 with the message, and every error is JSON
-(``{"detail": ...}``). ``GET /`` serves a one-page form for trying questions in a browser,
+(``{"detail": ...}``). ``GET /`` serves the web app (evidence drawn, compound pages, review),
 ``GET /health`` answers from memory, ``GET /docs`` is the interactive API documentation
 (served offline). The web app's endpoints (depictions, compound pages, review mode) are in
 :mod:`chemground.api.web`.

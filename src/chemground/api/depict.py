@@ -182,7 +182,7 @@ def depict_reaction_smiles(text: str, height: int = 180, agents: bool = True) ->
             f"the reaction has {heavy:,} heavy atoms; the limit is {MAX_HEAVY_ATOMS:,}"
         )
     width = min(
-        MAX_SIZE, max(2 * height, int(height * 1.1 * (len(molecules[0]) + len(molecules[2]) + 1)))
+        MAX_SIZE, max(2 * height, int(height * 1.5 * (len(molecules[0]) + len(molecules[2]) + 1)))
     )
     check_size(width, height)
     with rdkit_messages():

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
 from chemground.cli.common import err_console, state
@@ -11,24 +9,42 @@ from chemground.cli.common import err_console, state
 
 def serve(
     ctx: typer.Context,
-    host: str = typer.Option("127.0.0.1", "--host", help="Interface to bind (loopback by default)."),
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="Interface to bind (loopback by default)."
+    ),
     port: int = typer.Option(8000, "--port", help="Port."),
-    workers: Optional[int] = typer.Option(
-        None, "--workers", min=1, show_default=False,
-        help="Worker processes (default: setting api_workers, else one per CPU core, at most 4)."),
-    threads: Optional[int] = typer.Option(
-        None, "--threads", min=1, show_default=False,
-        help="Threads answering requests in each worker (default: setting api_threads, 8)."),
-    token: Optional[str] = typer.Option(
-        None, "--token", show_default=False,
-        help="Require 'Authorization: Bearer TOKEN' on every endpoint but /, /health and /docs. "
-             "Prefer env CHEMGROUND_API_TOKEN: other users can see a command line."),
+    workers: int | None = typer.Option(
+        None,
+        "--workers",
+        min=1,
+        show_default=False,
+        help="Worker processes (default: setting api_workers, else one per CPU core, at most 4).",
+    ),
+    threads: int | None = typer.Option(
+        None,
+        "--threads",
+        min=1,
+        show_default=False,
+        help="Threads answering requests in each worker (default: setting api_threads, 8).",
+    ),
+    token: str | None = typer.Option(
+        None,
+        "--token",
+        show_default=False,
+        help="Require 'Authorization: Bearer TOKEN' on every endpoint but the web pages, /health "
+        "and /docs (the page asks for the token and sends it). "
+        "Prefer env CHEMGROUND_API_TOKEN: other users can see a command line.",
+    ),
     allow_host: list[str] = typer.Option(
-        [], "--allow-host", show_default=False,
+        [],
+        "--allow-host",
+        show_default=False,
         help="A Host name to answer to besides localhost and the bound address (repeatable; "
-             "'*.example.org' for a domain)."),
+        "'*.example.org' for a domain).",
+    ),
 ) -> None:
-    """Serve the HTTP API (POST /ask, POST /retrieve, GET /compound) and a web page at /."""
+    """Serve the HTTP API (POST /ask, POST /retrieve, GET /compound, GET /depict...), the web app
+    at / (answers with drawn evidence, compound pages, dataset review) and offline docs at /docs."""
     from chemground.api.app import default_workers
     from chemground.api.server import run_server
     from chemground.cli.common import build_progress
@@ -43,8 +59,12 @@ def serve(
         hosts += [socket.gethostname(), socket.getfqdn()]
     settings = settings.model_copy(update={"api_allowed_hosts": ",".join(dict.fromkeys(hosts))})
     workers = workers or settings.api_workers or default_workers()
-    ensure_kb(settings.kb_path, build_progress())  # once, here: not by every worker at the same time
-    err_console.print(f"chemground at http://{host}:{port}/  (API docs: /docs; {workers} worker"
-                      f"{'s' if workers > 1 else ''} x {settings.api_threads} threads"
-                      f"{'; token required' if settings.api_token else ''})")
+    ensure_kb(
+        settings.kb_path, build_progress()
+    )  # once, here: not by every worker at the same time
+    err_console.print(
+        f"chemground at http://{host}:{port}/  (review: /review; API docs: /docs; {workers} worker"
+        f"{'s' if workers > 1 else ''} x {settings.api_threads} threads"
+        f"{'; token required' if settings.api_token else ''})"
+    )
     run_server(settings, host, port, workers)
