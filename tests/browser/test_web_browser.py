@@ -344,3 +344,40 @@ def test_the_api_docs_work_offline(page):
 def _reset_window(driver):
     yield
     driver.set_window_size(1280, 900)
+
+
+# -- with an LLM configured ---------------------------------------------------------------------
+def test_with_an_llm_its_reasoners_are_offered_and_an_unsupported_answer_looks_unsupported(
+    driver, web_kb, tmp_path
+):
+    from chemground.api.app import create_app
+    from tests.browser.conftest import Page
+    from tests.support.fake_openai import FakeOpenAIServer
+    from tests.support.uvicorn_server import serving
+
+    with FakeOpenAIServer() as llm:  # an OpenAI-compatible model on loopback, scripted
+        settings = web_kb.model_copy(
+            update={"llm_base_url": llm.base_url, "llm_model": "fake-chem", "cache_dir": tmp_path}
+        )
+        with serving(create_app(settings)) as url:
+            page = Page(driver, url)
+            page.console_errors(), page.requested_urls()
+            page.open("/", ready="home")
+            reasoners = page.js(
+                "return [...document.querySelectorAll('#reasoner option')].map(o => o.value)"
+            )
+            assert reasoners[0] == "extractive" and {"rag-direct", "cot", "adaptive"} <= set(
+                reasoners
+            )
+            llm.queue("Answer: 300 g/mol")  # aspirin weighs 180.16: not in the evidence
+            page.open(ask_path("What is the molecular weight of aspirin?", reasoner="rag-direct"))
+            assert page.js("return document.getElementById('reasoner').value") == "rag-direct"
+            assert page.text(".status .badge") == "Unsupported"
+            assert "bad" in page.js("return document.querySelector('.status').className")
+            assert "300" in page.text(".status .answer-text")
+            assert "do not rely on it" in page.text(".status")
+            llm.queue("Answer: 194.19 g/mol")  # caffeine's weight: supported
+            page.open(ask_path("What is the molecular weight of caffeine?", reasoner="rag-direct"))
+            assert page.text(".status .badge") == "Answered"
+            assert not page.console_errors()
+            assert not page.external(page.requested_urls())
