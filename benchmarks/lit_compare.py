@@ -44,7 +44,7 @@ from chemground.lit.evaluate import (
 )
 from chemground.lit.library import dense_available
 from chemground.lit.qac.schema import read_qac_csv
-from chemground.lit.retriever import CHANNELS, DEFAULT_FUSION, Fusion, fuse
+from chemground.lit.retriever import CHANNELS, Fusion, fuse
 from chemground.settings import get_settings
 from chemground.workspace import Workspace
 
@@ -251,7 +251,7 @@ def main() -> int:
     elapsed = time.perf_counter() - started
 
     # -- report -----------------------------------------------------------------------------------
-    default = DEFAULT_FUSION
+    default = Fusion()  # equal weights, k 60: the fusion before this tuning
     product = tuned["both"]
     systems = {
         "bm25s (defaults)": lambda r: r["bm25s"],
