@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from chemground.errors import ChemgroundError
+from chemground.jsonl import read_jsonl
 
 
 class DatasetError(ChemgroundError):
@@ -46,7 +48,11 @@ class BenchItem:
         return self.chain[-1].ret if self.chain else None
 
     def to_json(self) -> dict[str, Any]:
-        data = {"id": self.id, "query": self.query, "calling_chain": [s.to_json() for s in self.chain]}
+        data = {
+            "id": self.id,
+            "query": self.query,
+            "calling_chain": [s.to_json() for s in self.chain],
+        }
         data.update(self.meta)
         return data
 
@@ -76,20 +82,11 @@ def parse_item(data: Any, where: str) -> BenchItem:
 def load_benchmark(path: Path, limit: int | None = None) -> list[BenchItem]:
     """Items of a benchmark JSONL file (blank lines skipped)."""
     path = Path(path)
-    if not path.exists():
-        raise DatasetError(f"no such file: {path}")
     items = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise DatasetError(f"{path.name}:{number}: not valid JSON ({error})") from None
-            items.append(parse_item(data, f"{path.name}:{number}"))
-            if limit is not None and len(items) >= limit:
-                break
+    for number, data in read_jsonl(path, error=DatasetError):
+        items.append(parse_item(data, f"{path.name}:{number}"))
+        if limit is not None and len(items) >= limit:
+            break
     if not items:
         raise DatasetError(f"{path} holds no items")
     return items

@@ -15,16 +15,17 @@ import json
 import random
 import re
 import shutil
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from rdkit import Chem
 
 from chemground.bench.templates import EXTRA_TASKS, TABLE_RAG_TASKS, TASK_ASPECT, TEMPLATES
 from chemground.chem.structure import mol_from_smiles, rdkit_messages
 from chemground.kb.importers.base import is_generic_name
-from chemground.kb.records import Compound, Reaction, Role
+from chemground.kb.records import Compound, Reaction
 from chemground.kb.sqlite_store import SQLiteKB
 
 FORMATS = ("iupac", "smiles")
@@ -63,9 +64,13 @@ _CATALOGUE_CODE = re.compile(r"^[A-Za-z]{2,}[- ]?(?:[A-Za-z]{1,4}[- ])?\d{2,}[A-
 
 
 def _good_name(name: str | None) -> bool:
-    return bool(name) and len(name) <= MAX_NAME_LENGTH and not is_generic_name(name) \
-        and not _CATALOGUE_CODE.match(name) \
-        and not re.search(r"[\n\t]|\b(compound|example|intermediate|step)\b", name, re.IGNORECASE)  # type: ignore[arg-type]
+    return (
+        bool(name)
+        and len(name) <= MAX_NAME_LENGTH
+        and not is_generic_name(name)
+        and not _CATALOGUE_CODE.match(name)
+        and not re.search(r"[\n\t]|\b(compound|example|intermediate|step)\b", name, re.IGNORECASE)
+    )  # type: ignore[arg-type]
 
 
 class _Renderer:
@@ -110,13 +115,19 @@ def _fill(template: str, slots: dict[str, str]) -> str | None:
     return template.format(**{k: slots[k] for k in needed})
 
 
-def _reaction_slots(reaction: Reaction, fmt: str, renderer: _Renderer) -> tuple[dict[str, str], list[dict]] | None:
+def _reaction_slots(
+    reaction: Reaction, fmt: str, renderer: _Renderer
+) -> tuple[dict[str, str], list[dict]] | None:
     reactants = [p for p in reaction.reactants if p.compound_id is not None]
     products = [p for p in reaction.products if p.compound_id is not None]
     if not reactants or not products:
         return None
-    if len(reactants) == 1:  # "what forms from nitrobenzene?" is ambiguous; name what it reacts with
-        reactants += [p for p in (*reaction.reagents, *reaction.catalysts) if p.compound_id is not None][:1]
+    if (
+        len(reactants) == 1
+    ):  # "what forms from nitrobenzene?" is ambiguous; name what it reacts with
+        reactants += [
+            p for p in (*reaction.reagents, *reaction.catalysts) if p.compound_id is not None
+        ][:1]
     slots: dict[str, str] = {}
     entities = []
     rendered = []
@@ -125,27 +136,43 @@ def _reaction_slots(reaction: Reaction, fmt: str, renderer: _Renderer) -> tuple[
         if text is None:
             return None
         rendered.append(text)
-        entities.append({"text": text, "smiles": p.smiles, "role": p.role.value, "compound_id": p.compound_id})
+        entities.append(
+            {"text": text, "smiles": p.smiles, "role": p.role.value, "compound_id": p.compound_id}
+        )
     slots["a"] = rendered[0]
     if len(rendered) >= 2:
         slots["b"] = rendered[1]
-    slots["x"] = ", ".join(rendered[:-1]) + " and " + rendered[-1] if len(rendered) > 1 else rendered[0]
+    slots["x"] = (
+        ", ".join(rendered[:-1]) + " and " + rendered[-1] if len(rendered) > 1 else rendered[0]
+    )
     product_text = renderer.render(products[0].compound_id, fmt, products[0].name)
     if product_text is not None:
         slots["p"] = product_text
-        entities.append({"text": product_text, "smiles": products[0].smiles, "role": "product",
-                         "compound_id": products[0].compound_id})
+        entities.append(
+            {
+                "text": product_text,
+                "smiles": products[0].smiles,
+                "role": "product",
+                "compound_id": products[0].compound_id,
+            }
+        )
     return slots, entities
 
 
 def _participants_answer(participants) -> dict[str, Any]:
-    return {"names": [p.name for p in participants], "smiles": [p.smiles for p in participants if p.smiles]}
+    return {
+        "names": [p.name for p in participants],
+        "smiles": [p.smiles for p in participants if p.smiles],
+    }
 
 
 def _reaction_answer(task: str, reaction: Reaction) -> dict[str, Any] | None:
     c = reaction.conditions
     if task == "product":
-        return {**_participants_answer(reaction.products[:1]), "all_smiles": [p.smiles for p in reaction.products]}
+        return {
+            **_participants_answer(reaction.products[:1]),
+            "all_smiles": [p.smiles for p in reaction.products],
+        }
     if task == "reactant":
         return _participants_answer(reaction.reactants)
     if task == "temperature":
@@ -155,7 +182,11 @@ def _reaction_answer(task: str, reaction: Reaction) -> dict[str, Any] | None:
     if task == "catalyst":
         return _participants_answer(reaction.catalysts) if reaction.catalysts else None
     if task == "yield":
-        return {"value": reaction.yield_percent, "unit": "%"} if reaction.yield_percent is not None else None
+        return (
+            {"value": reaction.yield_percent, "unit": "%"}
+            if reaction.yield_percent is not None
+            else None
+        )
     if task == "time":
         return {"value": c.time_h, "unit": "h"} if c.time_h is not None else None
     return None
@@ -163,13 +194,21 @@ def _reaction_answer(task: str, reaction: Reaction) -> dict[str, Any] | None:
 
 def _compound_answer(task: str, compound: Compound, fmt: str) -> dict[str, Any] | None:
     if task == "weight":
-        return {"value": round(compound.molecular_weight, 2), "unit": "g/mol"} if compound.molecular_weight else None
+        return (
+            {"value": round(compound.molecular_weight, 2), "unit": "g/mol"}
+            if compound.molecular_weight
+            else None
+        )
     if task == "formula":
         return {"text": compound.formula} if compound.formula else None
     if task == "name_conversion":
         if fmt == "iupac":
             return {"smiles": [compound.smiles], "target": "SMILES"} if compound.smiles else None
-        return {"text": compound.iupac_name, "target": "IUPAC name"} if _good_name(compound.iupac_name) else None
+        return (
+            {"text": compound.iupac_name, "target": "IUPAC name"}
+            if _good_name(compound.iupac_name)
+            else None
+        )
     if task == "description":
         return {"text": compound.description} if compound.description else None
     if task == "synonyms":
@@ -183,13 +222,20 @@ REACTION_TASKS = {"product", "reactant", "temperature", "solvent", "catalyst", "
 
 def _candidate_reactions(kb: SQLiteKB, task: str, rng: random.Random, limit: int) -> list[Reaction]:
     where = {
-        "temperature": "temperature_c IS NOT NULL", "yield": "yield_percent IS NOT NULL", "time": "time_h IS NOT NULL",
+        "temperature": "temperature_c IS NOT NULL",
+        "yield": "yield_percent IS NOT NULL",
+        "time": "time_h IS NOT NULL",
         "solvent": "EXISTS (SELECT 1 FROM participants p WHERE p.reaction_rowid = reactions.rowid AND p.role = 'solvent')",
         "catalyst": "EXISTS (SELECT 1 FROM participants p WHERE p.reaction_rowid = reactions.rowid AND p.role = 'catalyst')",
     }.get(task, "1")
-    ids = [row[0] for row in kb.execute(f"SELECT id FROM reactions WHERE flags = '[]' AND {where} ORDER BY rowid")]
+    ids = [
+        row[0]
+        for row in kb.execute(
+            f"SELECT id FROM reactions WHERE flags = '[]' AND {where} ORDER BY rowid"
+        )
+    ]
     rng.shuffle(ids)
-    return list(kb.get_reactions(ids[: limit]).values())
+    return list(kb.get_reactions(ids[:limit]).values())
 
 
 def _candidate_compounds(kb: SQLiteKB, task: str, rng: random.Random, limit: int) -> list[Compound]:
@@ -197,7 +243,12 @@ def _candidate_compounds(kb: SQLiteKB, task: str, rng: random.Random, limit: int
         "description": "description != ''",
         "name_conversion": "smiles IS NOT NULL AND iupac_name IS NOT NULL",
     }.get(task, "smiles IS NOT NULL")
-    ids = [row[0] for row in kb.execute(f"SELECT id FROM compounds WHERE kind = 'compound' AND {where} ORDER BY id")]
+    ids = [
+        row[0]
+        for row in kb.execute(
+            f"SELECT id FROM compounds WHERE kind = 'compound' AND {where} ORDER BY id"
+        )
+    ]
     rng.shuffle(ids)
     return list(kb.get_compounds(ids[:limit]).values())
 
@@ -241,7 +292,14 @@ def generate(
                     if not text:
                         continue
                     slots = {"c": text, "target": "SMILES" if fmt == "iupac" else "IUPAC name"}
-                    entities = [{"text": text, "smiles": record.smiles, "role": None, "compound_id": record.id}]
+                    entities = [
+                        {
+                            "text": text,
+                            "smiles": record.smiles,
+                            "role": None,
+                            "compound_id": record.id,
+                        }
+                    ]
                     source = {"kind": "compound", "id": str(record.id)}
                 usable = [(i, t) for i, t in enumerate(templates) if _fill(t, slots)]
                 if not usable:
@@ -249,9 +307,15 @@ def generate(
                 index, template = rng.choice(usable)
                 question = _fill(template, slots) or ""
                 item = BenchItem(
-                    id=f"{task}-{fmt}-{made:04d}", task=task, aspect=_aspect(task, fmt), input_format=fmt,
-                    question=question, answer=answer, source=source,
-                    entities=[e for e in entities if e["text"] in question], template=index,
+                    id=f"{task}-{fmt}-{made:04d}",
+                    task=task,
+                    aspect=_aspect(task, fmt),
+                    input_format=fmt,
+                    question=question,
+                    answer=answer,
+                    source=source,
+                    entities=[e for e in entities if e["text"] in question],
+                    template=index,
                 )
                 if perturb and fmt == "iupac" and rng.random() < perturb:
                     _perturb(item, rng)
@@ -278,13 +342,13 @@ def perturb_name(name: str, rng: random.Random) -> str:
     kind = rng.choice(["drop", "double", "swap", "replace", "case", "hyphen"])
     i = rng.choice(letters[1:-1])
     if kind == "drop":
-        return name[:i] + name[i + 1:]
+        return name[:i] + name[i + 1 :]
     if kind == "double":
         return name[:i] + name[i] + name[i:]
-    if kind == "swap" and name[i + 1:i + 2].isalpha():
-        return name[:i] + name[i + 1] + name[i] + name[i + 2:]
+    if kind == "swap" and name[i + 1 : i + 2].isalpha():
+        return name[:i] + name[i + 1] + name[i] + name[i + 2 :]
     if kind == "replace":
-        return name[:i] + rng.choice("aeiourstnl".replace(name[i].lower(), "")) + name[i + 1:]
+        return name[:i] + rng.choice("aeiourstnl".replace(name[i].lower(), "")) + name[i + 1 :]
     if kind == "case":
         return name.upper()
     return name.replace("-", " ", 1) if "-" in name else name[:i] + name[i:]
@@ -308,16 +372,20 @@ def write_items(items: list[BenchItem], path: Path) -> None:
 
 
 def read_items(path: Path) -> list[BenchItem]:
-    items = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if line.strip():
-                try:
-                    items.append(BenchItem(**json.loads(line)))
-                except (json.JSONDecodeError, TypeError) as error:
-                    from chemground.errors import ImportFileError
+    """The benchmark items of a JSONL file written by ``write_items``.
 
-                    raise ImportFileError(f"{path}:{number}: not a benchmark item: {error}") from error
+    Raises:
+        ImportFileError: the file is missing, or a line is not JSON or not a benchmark item.
+    """
+    from chemground.errors import ImportFileError
+    from chemground.jsonl import read_jsonl
+
+    items = []
+    for number, data in read_jsonl(path, error=ImportFileError):
+        try:
+            items.append(BenchItem(**data))
+        except TypeError as error:
+            raise ImportFileError(f"{path}:{number}: not a benchmark item: {error}") from error
     return items
 
 
@@ -332,30 +400,48 @@ def write_ooc_kb(kb_path: Path, items: list[BenchItem], target: Path) -> dict[st
     with ooc.transaction():
         conn = ooc.connection
         for start in range(0, len(reactions), 500):
-            chunk = reactions[start:start + 500]
+            chunk = reactions[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            rows = [r[0] for r in conn.execute(f"SELECT rowid FROM reactions WHERE id IN ({marks})", chunk)]
+            rows = [
+                r[0]
+                for r in conn.execute(f"SELECT rowid FROM reactions WHERE id IN ({marks})", chunk)
+            ]
             if rows:
                 rmarks = ",".join("?" * len(rows))
                 for rowid, title, description, notes in conn.execute(
-                        f"SELECT rowid, title, description, notes FROM reactions WHERE rowid IN ({rmarks})", rows).fetchall():
-                    conn.execute("INSERT INTO reactions_fts(reactions_fts, rowid, title, description, notes) "
-                                 "VALUES ('delete', ?, ?, ?, ?)", (rowid, title, description, notes))
+                    f"SELECT rowid, title, description, notes FROM reactions WHERE rowid IN ({rmarks})",
+                    rows,
+                ).fetchall():
+                    conn.execute(
+                        "INSERT INTO reactions_fts(reactions_fts, rowid, title, description, notes) "
+                        "VALUES ('delete', ?, ?, ?, ?)",
+                        (rowid, title, description, notes),
+                    )
                 conn.execute(f"DELETE FROM participants WHERE reaction_rowid IN ({rmarks})", rows)
                 conn.execute(f"DELETE FROM reactions WHERE rowid IN ({rmarks})", rows)
         for start in range(0, len(compounds), 500):
-            chunk = compounds[start:start + 500]
+            chunk = compounds[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            for row in conn.execute(f"SELECT id, iupac_name, common_name, synonyms, description FROM compounds "
-                                    f"WHERE id IN ({marks})", chunk).fetchall():
-                conn.execute("INSERT INTO compounds_fts(compounds_fts, rowid, iupac_name, common_name, synonyms, "
-                             "description) VALUES ('delete', ?, ?, ?, ?, ?)", tuple(row))
-            conn.execute(f"UPDATE participants SET compound_id = NULL WHERE compound_id IN ({marks})", chunk)
+            for row in conn.execute(
+                f"SELECT id, iupac_name, common_name, synonyms, description FROM compounds "
+                f"WHERE id IN ({marks})",
+                chunk,
+            ).fetchall():
+                conn.execute(
+                    "INSERT INTO compounds_fts(compounds_fts, rowid, iupac_name, common_name, synonyms, "
+                    "description) VALUES ('delete', ?, ?, ?, ?, ?)",
+                    tuple(row),
+                )
+            conn.execute(
+                f"UPDATE participants SET compound_id = NULL WHERE compound_id IN ({marks})", chunk
+            )
             conn.execute(f"DELETE FROM compound_names WHERE compound_id IN ({marks})", chunk)
             conn.execute(f"DELETE FROM compound_keys WHERE compound_id IN ({marks})", chunk)
             conn.execute(f"DELETE FROM compounds WHERE id IN ({marks})", chunk)
-        ooc.set_meta("out_of_corpus", json.dumps({"reactions_removed": len(reactions),
-                                                  "compounds_removed": len(compounds)}))
+        ooc.set_meta(
+            "out_of_corpus",
+            json.dumps({"reactions_removed": len(reactions), "compounds_removed": len(compounds)}),
+        )
     ooc.close()
     return {"reactions_removed": len(reactions), "compounds_removed": len(compounds)}
 

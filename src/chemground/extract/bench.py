@@ -19,25 +19,32 @@ from chemground.extract.gold import GoldRecord
 from chemground.extract.journal import RunJournal
 from chemground.extract.pipeline import VALID, ExtractionRun, ExtractOptions, RecordResult
 from chemground.extract.resolve import CompoundLookup
-from chemground.extract.schema import ExtractedReaction
+from chemground.extract.schema import EXTRACTED_ROLES, ExtractedReaction
 from chemground.extract.scoring import ROLES, Scoreboard, Tolerances
 from chemground.extract.validate import UNRESOLVED, validate_reaction
 from chemground.kb.importers.base import is_generic_name
+from chemground.kb.records import Role
 from chemground.llm.base import LLM
-
-_FIELD = {"reactant": "reactants", "product": "products", "solvent": "solvents", "catalyst": "catalysts"}
 
 
 def _key_of(lookup: CompoundLookup) -> Callable[[str], str | None]:
     def key_of(name: str) -> str | None:
         check = lookup.resolve(name)
         return check.structure.inchikey if check.structure is not None else None
+
     return key_of
 
 
-def run_extraction_bench(records: Sequence[GoldRecord], extract_llm: LLM, check_llm: LLM, lookup: CompoundLookup,
-                         journal: RunJournal, options: ExtractOptions | None = None, tolerances: Tolerances | None = None,
-                         progress=None) -> dict[str, Any]:
+def run_extraction_bench(
+    records: Sequence[GoldRecord],
+    extract_llm: LLM,
+    check_llm: LLM,
+    lookup: CompoundLookup,
+    journal: RunJournal,
+    options: ExtractOptions | None = None,
+    tolerances: Tolerances | None = None,
+    progress=None,
+) -> dict[str, Any]:
     """Extract, check and validate every gold paragraph, then score against the gold."""
     run = ExtractionRun(extract_llm, check_llm, lookup, journal, options, progress)
     result = run.run([r.snippet() for r in records])
@@ -56,12 +63,18 @@ def run_extraction_bench(records: Sequence[GoldRecord], extract_llm: LLM, check_
         stage1.add(gold, [r.extracted for r in results], key_of)
     n = len(records)
     return {
-        "dataset": records[0].dataset if records else "", "snippets": n,
-        "extract_model": extract_llm.model, "check_model": check_llm.model,
+        "dataset": records[0].dataset if records else "",
+        "snippets": n,
+        "extract_model": extract_llm.model,
+        "check_model": check_llm.model,
         "real_models": extract_llm.is_real_model and check_llm.is_real_model,
-        "checked": checked.to_dict(), "stage1": stage1.to_dict(),
-        "survived": survived, "survival_rate": round(survived / n, 4) if n else 0.0,
-        "counts": result.counts.to_dict(), "usage": result.usage_dict(), "interrupted": result.interrupted,
+        "checked": checked.to_dict(),
+        "stage1": stage1.to_dict(),
+        "survived": survived,
+        "survival_rate": round(survived / n, 4) if n else 0.0,
+        "counts": result.counts.to_dict(),
+        "usage": result.usage_dict(),
+        "interrupted": result.interrupted,
         "seconds": round(result.seconds, 2),
     }
 
@@ -72,17 +85,26 @@ def gold_as_extraction(gold: GoldRecord) -> ExtractedReaction:
     Built without the schema's name validators: gold names include labels ("title compound")
     and the point is to see how the validation stage treats them.
     """
-    roles: dict[str, list[str]] = {f: [] for f in _FIELD.values()}
+    roles: dict[str, list[str]] = {role.field: [] for role in EXTRACTED_ROLES}
     for c in gold.compounds:
-        if c.name and c.name not in roles[_FIELD[c.role]]:
-            roles[_FIELD[c.role]].append(c.name)
-    return ExtractedReaction.model_construct(**roles, operations=[], remark="", yield_percent=gold.yield_percent,
-                                             conditions=ExtractedReaction.model_fields["conditions"].default_factory())
+        if c.name and c.name not in roles[Role(c.role).field]:
+            roles[Role(c.role).field].append(c.name)
+    return ExtractedReaction.model_construct(
+        **roles,
+        operations=[],
+        remark="",
+        yield_percent=gold.yield_percent,
+        conditions=ExtractedReaction.model_fields["conditions"].default_factory(),
+    )
 
 
-def gold_ceiling(records: Sequence[GoldRecord], lookup: CompoundLookup,
-                 progress: Callable[[int], None] | None = None) -> dict[str, Any]:
-    """The validation stage run on gold names: what share resolves, and what the filter would keep."""
+def gold_ceiling(
+    records: Sequence[GoldRecord],
+    lookup: CompoundLookup,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """The validation stage run on gold names: what share resolves, and what the filter would
+    keep."""
     started = time.perf_counter()
     # Resolve every distinct name once, in bulk (OPSIN is asked in batches).
     lookup.resolve_many(dict.fromkeys(c.name for r in records for c in r.compounds if c.name))
@@ -132,21 +154,31 @@ def gold_ceiling(records: Sequence[GoldRecord], lookup: CompoundLookup,
         m = mentions[role]
         d = distinct[role]
         per_role[role] = {
-            "mentions": m["total"], "resolved": m["resolved"], "share": round(m["resolved"] / m["total"], 4) if m["total"] else 0.0,
-            "labels": m["label"], "no_name": m["no_name"],
-            "distinct_names": len(d), "distinct_resolved": sum(d.values()),
+            "mentions": m["total"],
+            "resolved": m["resolved"],
+            "share": round(m["resolved"] / m["total"], 4) if m["total"] else 0.0,
+            "labels": m["label"],
+            "no_name": m["no_name"],
+            "distinct_names": len(d),
+            "distinct_resolved": sum(d.values()),
             "distinct_share": round(sum(d.values()) / len(d), 4) if d else 0.0,
         }
     return {
-        "dataset": records[0].dataset if records else "", "reactions": n,
-        "roles": per_role, "all_participants_resolved": all_resolved,
+        "dataset": records[0].dataset if records else "",
+        "reactions": n,
+        "roles": per_role,
+        "all_participants_resolved": all_resolved,
         "all_resolved_share": round(all_resolved / n, 4) if n else 0.0,
-        "kept_by_filter": kept, "kept_share": round(kept / n, 4) if n else 0.0,
-        "reasons": dict(reasons.most_common()), "warnings": dict(warnings), "sources": dict(sources.most_common()),
+        "kept_by_filter": kept,
+        "kept_share": round(kept / n, 4) if n else 0.0,
+        "reasons": dict(reasons.most_common()),
+        "warnings": dict(warnings),
+        "sources": dict(sources.most_common()),
         "element_checked": element_checked,
         "structure_agreement": dict(agreement) if agreement else None,
         "unresolved_examples": _unresolved_examples(records, lookup),
-        "seconds": round(time.perf_counter() - started, 2), "resolve_seconds": round(resolve_seconds, 2),
+        "seconds": round(time.perf_counter() - started, 2),
+        "resolve_seconds": round(resolve_seconds, 2),
     }
 
 
@@ -165,7 +197,9 @@ def _agree(counter: Counter, smiles: str, key: str) -> None:
         counter["different"] += 1
 
 
-def _unresolved_examples(records: Sequence[GoldRecord], lookup: CompoundLookup, top: int = 15) -> dict[str, list]:
+def _unresolved_examples(
+    records: Sequence[GoldRecord], lookup: CompoundLookup, top: int = 15
+) -> dict[str, list]:
     out: dict[str, Counter] = {role: Counter() for role in ROLES}
     for gold in records:
         for c in gold.compounds:

@@ -21,16 +21,24 @@ from ord_schema.proto import reaction_pb2
 
 from chemground.errors import ImportFileError
 from chemground.extract.snippets import Snippet
+from chemground.jsonl import read_jsonl
 from chemground.kb.importers.base import RawReaction
 from chemground.kb.importers.ord import raw_reaction_from_ord
 from chemground.kb.records import Role
 
 TEXT2JSON = "ord_text2json"
 USPTO_GRANTS = "ord_uspto_grants"
-AMBIENT_C = 25.0  # ORD's AMBIENT temperature control has no number; scored as 25 °C (± the tolerance)
+AMBIENT_C = (
+    25.0  # ORD's AMBIENT temperature control has no number; scored as 25 °C (± the tolerance)
+)
 
-_ROLE = {Role.REACTANT: "reactant", Role.REAGENT: "reactant", Role.SOLVENT: "solvent", Role.CATALYST: "catalyst",
-         Role.PRODUCT: "product"}
+_ROLE = {
+    Role.REACTANT: "reactant",
+    Role.REAGENT: "reactant",
+    Role.SOLVENT: "solvent",
+    Role.CATALYST: "catalyst",
+    Role.PRODUCT: "product",
+}
 
 
 @dataclass
@@ -63,33 +71,51 @@ def gold_from_raw(raw: RawReaction, dataset: str, record_id: str, text: str) -> 
     temperature = raw.conditions.temperature_c
     if temperature is None and (raw.conditions.temperature_text or "").lower() == "ambient":
         temperature = AMBIENT_C
-    yield_percent = raw.yield_percent if (raw.provenance.get("yield_kind") or "").upper() == "PERCENTYIELD" else None
+    yield_percent = (
+        raw.yield_percent
+        if (raw.provenance.get("yield_kind") or "").upper() == "PERCENTYIELD"
+        else None
+    )
     return GoldRecord(
-        id=record_id, dataset=dataset, text=text,
+        id=record_id,
+        dataset=dataset,
+        text=text,
         compounds=[GoldCompound(_ROLE[p.role], p.name, p.smiles) for p in raw.participants],
-        temperature_c=temperature, time_h=raw.conditions.time_h, yield_percent=yield_percent,
+        temperature_c=temperature,
+        time_h=raw.conditions.time_h,
+        yield_percent=yield_percent,
     )
 
 
 def load_text2json(path: Path, split: str = "test") -> list[GoldRecord]:
     """Records of the ORD text-to-JSON set (``split``: test, train or all)."""
     try:
-        with gzip.open(path, "rt", encoding="utf-8") if path.name.endswith(".gz") else open(path, encoding="utf-8") as f:
+        with (
+            gzip.open(path, "rt", encoding="utf-8")
+            if path.name.endswith(".gz")
+            else open(path, encoding="utf-8") as f
+        ):
             data = json.load(f)
     except (OSError, EOFError, json.JSONDecodeError) as error:
         raise ImportFileError(f"{path}: not a readable text-to-JSON file: {error}") from error
-    parts = {"test": ["test_data"], "train": ["train_data"], "all": ["train_data", "test_data"]}.get(split)
+    parts = {
+        "test": ["test_data"],
+        "train": ["train_data"],
+        "all": ["train_data", "test_data"],
+    }.get(split)
     if parts is None:
         raise ImportFileError(f"unknown split {split!r}; choose test, train or all")
     out = []
     for part in parts:
         for item in data.get(part, []):
             try:
-                reaction = json_format.ParseDict(json.loads(item["output"]), reaction_pb2.Reaction(),
-                                                 ignore_unknown_fields=True)
+                reaction = json_format.ParseDict(
+                    json.loads(item["output"]), reaction_pb2.Reaction(), ignore_unknown_fields=True
+                )
             except (KeyError, json.JSONDecodeError, json_format.ParseError) as error:
-                raise ImportFileError(f"{path}: record {item.get('reaction_id')!r} has no usable ORD output: "
-                                      f"{error}") from error
+                raise ImportFileError(
+                    f"{path}: record {item.get('reaction_id')!r} has no usable ORD output: {error}"
+                ) from error
             raw = raw_reaction_from_ord(reaction, TEXT2JSON)
             out.append(gold_from_raw(raw, TEXT2JSON, item["reaction_id"], item["instruction"]))
     return out
@@ -97,22 +123,24 @@ def load_text2json(path: Path, split: str = "test") -> list[GoldRecord]:
 
 def iter_uspto_grants(path: Path) -> Iterator[GoldRecord]:
     """Records of ORD USPTO grant JSON Lines ({"dataset_name", "reaction": {...}} per line)."""
-    opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-                reaction = json_format.ParseDict(record.get("reaction", record), reaction_pb2.Reaction(),
-                                                 ignore_unknown_fields=True)
-            except (json.JSONDecodeError, json_format.ParseError) as error:
-                raise ImportFileError(f"{path}: line {line_number} is not an ORD reaction: {error}") from error
-            text = reaction.notes.procedure_details
-            if not text:
-                continue
-            raw = raw_reaction_from_ord(reaction, record.get("dataset_name") or USPTO_GRANTS)
-            yield gold_from_raw(raw, USPTO_GRANTS, reaction.reaction_id or f"{path.name}:{line_number}", text)
+    for line_number, record in read_jsonl(path, error=ImportFileError):
+        try:
+            if not isinstance(record, dict):
+                raise json_format.ParseError("a line must be a JSON object")
+            reaction = json_format.ParseDict(
+                record.get("reaction", record),
+                reaction_pb2.Reaction(),
+                ignore_unknown_fields=True,
+            )
+        except json_format.ParseError as error:
+            raise ImportFileError(f"{path}:{line_number}: not an ORD reaction: {error}") from error
+        text = reaction.notes.procedure_details
+        if not text:
+            continue
+        raw = raw_reaction_from_ord(reaction, record.get("dataset_name") or USPTO_GRANTS)
+        yield gold_from_raw(
+            raw, USPTO_GRANTS, reaction.reaction_id or f"{path.name}:{line_number}", text
+        )
 
 
 def sample(records: list[GoldRecord], limit: int | None, seed: int = 0) -> list[GoldRecord]:
@@ -126,7 +154,9 @@ def find_datasets(data_dir: Path) -> dict[str, Path]:
     """The two gold files under a ``reactions`` data folder (as laid out in shared/data)."""
     found = {}
     text2json = sorted(data_dir.glob("ord_text2json*/*.json*"))
-    grants = sorted(data_dir.glob("ord_uspto_grants/*13501.jsonl*")) or sorted(data_dir.glob("ord_uspto_grants/*.jsonl*"))
+    grants = sorted(data_dir.glob("ord_uspto_grants/*13501.jsonl*")) or sorted(
+        data_dir.glob("ord_uspto_grants/*.jsonl*")
+    )
     if text2json:
         found[TEXT2JSON] = text2json[0]
     if grants:
@@ -134,7 +164,9 @@ def find_datasets(data_dir: Path) -> dict[str, Path]:
     return found
 
 
-def load(dataset: str, path: Path, limit: int | None = None, seed: int = 0, split: str = "test") -> list[GoldRecord]:
+def load(
+    dataset: str, path: Path, limit: int | None = None, seed: int = 0, split: str = "test"
+) -> list[GoldRecord]:
     if dataset == TEXT2JSON:
         return sample(load_text2json(path, split), limit, seed)
     if dataset == USPTO_GRANTS:

@@ -78,17 +78,28 @@ class RunCounts:
 
     def line(self) -> str:
         invalid = ", ".join(f"{k} {v}" for k, v in self.invalid.most_common()) or "0"
-        text = (f"extracted {self.extracted} · checked {self.checked} (corrected {self.corrected}) · "
-                f"valid {self.valid} · invalid: {invalid}")
+        text = (
+            f"extracted {self.extracted} · checked {self.checked} (corrected {self.corrected}) · "
+            f"valid {self.valid} · invalid: {invalid}"
+        )
         if self.failed:
             text += " · failed: " + ", ".join(f"{k} {v}" for k, v in self.failed.most_common())
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        return {"snippets": self.snippets, "done": self.done, "resumed": self.resumed, "extracted": self.extracted,
-                "no_reaction": self.no_reaction, "checked": self.checked, "corrected": self.corrected,
-                "valid": self.valid, "invalid": dict(self.invalid), "failed": dict(self.failed),
-                "warnings": dict(self.warnings)}
+        return {
+            "snippets": self.snippets,
+            "done": self.done,
+            "resumed": self.resumed,
+            "extracted": self.extracted,
+            "no_reaction": self.no_reaction,
+            "checked": self.checked,
+            "corrected": self.corrected,
+            "valid": self.valid,
+            "invalid": dict(self.invalid),
+            "failed": dict(self.failed),
+            "warnings": dict(self.warnings),
+        }
 
 
 @dataclass
@@ -106,9 +117,14 @@ class RecordResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "snippet_id": self.snippet.id, "document_id": self.snippet.doc_id, "record": self.index,
-            "status": self.status, "reasons": self.reasons, "extracted": self.extracted.model_dump(),
-            "check": self.check, "final": self.final.model_dump() if self.final else None,
+            "snippet_id": self.snippet.id,
+            "document_id": self.snippet.doc_id,
+            "record": self.index,
+            "status": self.status,
+            "reasons": self.reasons,
+            "extracted": self.extracted.model_dump(),
+            "check": self.check,
+            "final": self.final.model_dump() if self.final else None,
             "validation": self.validation.to_dict() if self.validation else None,
         }
 
@@ -117,8 +133,10 @@ class RecordResult:
 class RunResult:
     counts: RunCounts
     records: list[RecordResult]
-    usage: dict[str, Usage]          # spent in this run, per stage
-    resumed_usage: dict[str, Usage]  # spent by earlier runs on the snippets resumed from the journal
+    usage: dict[str, Usage]  # spent in this run, per stage
+    resumed_usage: dict[
+        str, Usage
+    ]  # spent by earlier runs on the snippets resumed from the journal
     interrupted: bool = False
     seconds: float = 0.0
 
@@ -126,27 +144,38 @@ class RunResult:
         total = Usage()
         for usage in list(self.usage.values()) + list(self.resumed_usage.values()):
             total.add(usage)
-        return {"this_run": {k: v.to_dict() for k, v in self.usage.items()},
-                "resumed_from_journal": {k: v.to_dict() for k, v in self.resumed_usage.items()},
-                "total": total.to_dict()}
+        return {
+            "this_run": {k: v.to_dict() for k, v in self.usage.items()},
+            "resumed_from_journal": {k: v.to_dict() for k, v in self.resumed_usage.items()},
+            "total": total.to_dict(),
+        }
 
 
-Progress = Callable[[RunCounts], None]
+# Called with the running counts after each snippet (the CLI's live table).
+CountsReport = Callable[[RunCounts], None]
 
 
 class ExtractionRun:
     """One extraction run over snippets (see the module docstring)."""
 
-    def __init__(self, extract_llm: LLM, check_llm: LLM, lookup: CompoundLookup, journal: RunJournal,
-                 options: ExtractOptions | None = None, progress: Progress | None = None) -> None:
+    def __init__(
+        self,
+        extract_llm: LLM,
+        check_llm: LLM,
+        lookup: CompoundLookup,
+        journal: RunJournal,
+        options: ExtractOptions | None = None,
+        progress: CountsReport | None = None,
+    ) -> None:
         self.extract_llm = MeteredLLM(extract_llm)
         self.check_llm = MeteredLLM(check_llm)
         self.lookup = lookup
         self.journal = journal
         self.options = options or ExtractOptions()
         self.progress = progress
-        self.fingerprint = run_fingerprint(extract_llm.model, check_llm.model if self.options.check else "-",
-                                           prompts_text())
+        self.fingerprint = run_fingerprint(
+            extract_llm.model, check_llm.model if self.options.check else "-", prompts_text()
+        )
         self.counts = RunCounts()
         self.records: list[RecordResult] = []
         self._resumed_usage = {"extract": Usage(), "check": Usage()}
@@ -175,10 +204,16 @@ class ExtractionRun:
                 entry: dict[str, Any] = {"extracted": reaction.model_dump(), "check": None}
                 if self.options.check:
                     try:
-                        result, _ = check_reaction(self.check_llm, snippet, reaction, **self._params())
+                        result, _ = check_reaction(
+                            self.check_llm, snippet, reaction, **self._params()
+                        )
                         entry["check"] = result.model_dump()
                     except LLMBadOutput as error:
-                        entry["check"] = {"verdict": "failed", "reaction": None, "issues": [str(error)]}
+                        entry["check"] = {
+                            "verdict": "failed",
+                            "reaction": None,
+                            "issues": [str(error)],
+                        }
                 outcome.records.append(entry)
         outcome.usage["check"] = spent.to_dict()
         return outcome
@@ -248,9 +283,17 @@ class ExtractionRun:
             else:
                 self._absorb(snippet, outcome, resumed=True)
         interrupted = self._run_pending(pending)
-        return RunResult(self.counts, self.records,
-                         {"extract": self.extract_llm.ledger.snapshot(), "check": self.check_llm.ledger.snapshot()},
-                         self._resumed_usage, interrupted, time.perf_counter() - started)
+        return RunResult(
+            self.counts,
+            self.records,
+            {
+                "extract": self.extract_llm.ledger.snapshot(),
+                "check": self.check_llm.ledger.snapshot(),
+            },
+            self._resumed_usage,
+            interrupted,
+            time.perf_counter() - started,
+        )
 
     def _run_pending(self, pending: list[tuple[str, Snippet]]) -> bool:
         """Work through ``pending``; returns True when interrupted (Ctrl-C) before the end."""
@@ -289,7 +332,9 @@ class ExtractionRun:
                             if other.cancel():
                                 running.pop(other)
                         continue
-                    except LLMError as error:  # a transient failure after retries: retried on the next run
+                    except (
+                        LLMError
+                    ) as error:  # a transient failure after retries: retried on the next run
                         self.counts.failed["llm_error"] += 1
                         self.counts.done += 1
                         self.last_error = str(error)
@@ -307,11 +352,22 @@ class ExtractionRun:
 
 def usage_fields(data: dict[str, Any]) -> dict[str, Any]:
     """Usage constructor arguments from ``Usage.to_dict()`` output."""
-    return {k: data.get(k, 0) for k in ("prompt_tokens", "completion_tokens", "calls", "cached_calls", "cost_usd",
-                                         "latency_s")} | {"estimated": bool(data.get("estimated"))}
+    return {
+        k: data.get(k, 0)
+        for k in (
+            "prompt_tokens",
+            "completion_tokens",
+            "calls",
+            "cached_calls",
+            "cost_usd",
+            "latency_s",
+        )
+    } | {"estimated": bool(data.get("estimated"))}
 
 
-# -- storing ----------------------------------------------------------------------------------------
+# -- storing
+# ----------------------------------------------------------------------------------------
+
 
 @dataclass
 class StoreOptions:
@@ -332,16 +388,26 @@ def storable(record: RecordResult, options: StoreOptions) -> bool:
     return INCOMPLETE not in record.reasons and set(record.reasons) <= allowed
 
 
-def raw_reaction(record: RecordResult, extract_model: str, check_model: str, dataset: str) -> RawReaction:
-    """The import engine's row for one record: resolved structures go in as SMILES with their names."""
+def raw_reaction(
+    record: RecordResult, extract_model: str, check_model: str, dataset: str
+) -> RawReaction:
+    """The import engine's row for one record: resolved structures go in as SMILES with their
+    names."""
     assert record.final is not None and record.validation is not None
     final, validation, snippet = record.final, record.validation, record.snippet
-    participants = [RawParticipant(role=Role(c.role), name=c.name, smiles=c.smiles) for c in validation.compounds]
+    participants = [
+        RawParticipant(role=Role(c.role), name=c.name, smiles=c.smiles)
+        for c in validation.compounds
+    ]
     reaction_smiles = None
     if all(c.smiles for c in validation.compounds):
+
         def side(roles: tuple[str, ...]) -> str:
             return ".".join(c.smiles for c in validation.compounds if c.role in roles)  # type: ignore[misc]
-        reaction_smiles = f"{side(('reactant',))}>{side(('catalyst', 'solvent'))}>{side(('product',))}"
+
+        reaction_smiles = (
+            f"{side(('reactant',))}>{side(('catalyst', 'solvent'))}>{side(('product',))}"
+        )
     key = json.dumps(final.model_dump(), sort_keys=True)
     return RawReaction(
         participants=participants,
@@ -351,17 +417,26 @@ def raw_reaction(record: RecordResult, extract_model: str, check_model: str, dat
         title=snippet.title,
         description=snippet.text,
         reaction_smiles=reaction_smiles,
-        conditions=Conditions(temperature_c=final.conditions.temperature_c, time_h=final.conditions.time_h,
-                              ph=final.conditions.ph),
+        conditions=Conditions(
+            temperature_c=final.conditions.temperature_c,
+            time_h=final.conditions.time_h,
+            ph=final.conditions.ph,
+        ),
         yield_percent=final.yield_percent,
         operations=[{"details": step} for step in final.operations],
         notes=final.remark,
         provenance={
-            "document_id": snippet.doc_id, "snippet_id": snippet.id, "snippet_source": snippet.source,
-            "extract_model": extract_model, "check_model": check_model,
+            "document_id": snippet.doc_id,
+            "snippet_id": snippet.id,
+            "snippet_source": snippet.source,
+            "extract_model": extract_model,
+            "check_model": check_model,
             "check": {k: v for k, v in (record.check or {}).items() if k != "reaction"},
-            "validation": {"reasons": validation.reasons, "warnings": validation.warnings,
-                           "messages": validation.messages},
+            "validation": {
+                "reasons": validation.reasons,
+                "warnings": validation.warnings,
+                "messages": validation.messages,
+            },
         },
     )
 
@@ -371,13 +446,23 @@ def write_records(path: Path, records: list[RecordResult]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
     with open(tmp, "w", encoding="utf-8") as handle:
-        handle.writelines(json.dumps(record.to_dict(), ensure_ascii=False) + "\n" for record in records)
+        handle.writelines(
+            json.dumps(record.to_dict(), ensure_ascii=False) + "\n" for record in records
+        )
     tmp.replace(path)
 
 
-def store_records(kb: SQLiteKB, resolver: NameResolver, records: list[RecordResult], *, records_path: Path,
-                  extract_model: str, check_model: str, options: StoreOptions | None = None,
-                  progress=None) -> ImportSummary:
+def store_records(
+    kb: SQLiteKB,
+    resolver: NameResolver,
+    records: list[RecordResult],
+    *,
+    records_path: Path,
+    extract_model: str,
+    check_model: str,
+    options: StoreOptions | None = None,
+    progress=None,
+) -> ImportSummary:
     """Store the storable records in one transaction through the import engine.
 
     Records kept despite an implausible element balance get a flag saying so, in the same
@@ -386,18 +471,27 @@ def store_records(kb: SQLiteKB, resolver: NameResolver, records: list[RecordResu
     options = options or StoreOptions()
     chosen = [r for r in records if storable(r, options)]
     rows = [raw_reaction(r, extract_model, check_model, options.dataset) for r in chosen]
-    implausible = {row.id: r.validation.messages for row, r in zip(rows, chosen)
-                   if r.validation is not None and ELEMENT_MISMATCH in r.validation.reasons}
+    implausible = {
+        row.id: r.validation.messages
+        for row, r in zip(rows, chosen)
+        if r.validation is not None and ELEMENT_MISMATCH in r.validation.reasons
+    }
     if not records_path.exists():
-        raise ChemgroundError(f"{records_path} is missing: write the run's records before storing them")
+        raise ChemgroundError(
+            f"{records_path} is missing: write the run's records before storing them"
+        )
     with kb.transaction():
         before = {rid for rid in implausible if kb.has_reaction(rid)}
-        summary = run_import(kb, rows, path=records_path, fmt="llm-extraction", resolver=resolver, progress=progress)
+        summary = run_import(
+            kb, rows, path=records_path, fmt="llm-extraction", resolver=resolver, progress=progress
+        )
         for reaction_id, messages in implausible.items():
             if reaction_id in before:
                 continue
             row = kb.execute("SELECT flags FROM reactions WHERE id = ?", (reaction_id,)).fetchone()
             flags = json.loads(row[0]) if row else []
             flags += [f"implausible: {m}" for m in messages if "contains" in m]
-            kb.execute("UPDATE reactions SET flags = ? WHERE id = ?", (json.dumps(flags), reaction_id))
+            kb.execute(
+                "UPDATE reactions SET flags = ? WHERE id = ?", (json.dumps(flags), reaction_id)
+            )
     return summary

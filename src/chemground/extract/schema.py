@@ -16,8 +16,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from chemground.kb.importers.base import is_generic_name
+from chemground.kb.records import Role
 
-ROLES = ("reactants", "products", "solvents", "catalysts")
+# The roles an extracted record has (no reagents: the prompts ask for these four), and their
+# field names in the LLM's JSON ("reactants", ...).
+EXTRACTED_ROLES = (Role.REACTANT, Role.PRODUCT, Role.SOLVENT, Role.CATALYST)
+ROLES = tuple(role.field for role in EXTRACTED_ROLES)
 MAX_NAME_LENGTH = 400
 
 # "compound 3", "Example 12A", "intermediate B", "(II)", "step 2 product": labels, not names.
@@ -51,18 +55,33 @@ def name_problem(name: str) -> str | None:
     if not text:
         return "an empty name"
     if len(text) > MAX_NAME_LENGTH:
-        return f"a name of {len(text)} characters (more than {MAX_NAME_LENGTH}): give one compound per entry"
+        return (
+            f"a name of {len(text)} characters (more than {MAX_NAME_LENGTH}): give one compound "
+            "per entry"
+        )
     if text.lower() in _NOT_A_NAME:
         return f"{text!r} is a placeholder, not a compound: leave the entry out instead"
     if _LABEL.match(text) or is_generic_name(text):
-        return (f"{text!r} is a label or a description, not a compound name: give the compound's name as written "
-                "in the text, or leave it out if the text gives none")
+        return (
+            f"{text!r} is a label or a description, not a compound name: give the compound's name "
+            "as written "
+            "in the text, or leave it out if the text gives none"
+        )
     if _STATE_ANNOTATION.search(text):
-        return f"{text!r} carries a state of matter: give the compound name only (e.g. 'sodium hydroxide')"
+        return (
+            f"{text!r} carries a state of matter: give the compound name only (e.g. 'sodium "
+            "hydroxide')"
+        )
     if _CONCENTRATION.match(text):
-        return f"{text!r} carries a concentration: give the compound name only (e.g. 'hydrochloric acid')"
+        return (
+            f"{text!r} carries a concentration: give the compound name only (e.g. 'hydrochloric "
+            "acid')"
+        )
     if _STATE_WORDS.search(text):
-        return f"{text!r} describes a state or a form: give the compound name only (e.g. 'sodium hydroxide')"
+        return (
+            f"{text!r} describes a state or a form: give the compound name only (e.g. 'sodium "
+            "hydroxide')"
+        )
     return None
 
 
@@ -71,23 +90,28 @@ def _number(value: Any, field: str, unit_hint: str) -> float | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, bool):
-        raise ValueError(f"{field} must be a number {unit_hint} or null, not {value!r}")  # noqa: TRY004 - pydantic turns only ValueError into a ValidationError
+        raise ValueError(f"{field} must be a number {unit_hint} or null, not {value!r}")
     if isinstance(value, (int, float)):
         number = float(value)
     elif isinstance(value, str):
         try:
             number = float(value.strip())
         except ValueError:
-            raise ValueError(f"{field} must be a plain number {unit_hint} or null, not the text {value!r}") from None
+            raise ValueError(
+                f"{field} must be a plain number {unit_hint} or null, not the text {value!r}"
+            ) from None
     else:
-        raise ValueError(f"{field} must be a number {unit_hint} or null, not {type(value).__name__}")  # noqa: TRY004 - pydantic turns only ValueError into a ValidationError
+        raise ValueError(
+            f"{field} must be a number {unit_hint} or null, not {type(value).__name__}"
+        )
     if math.isnan(number) or math.isinf(number):
         raise ValueError(f"{field} must be a finite number")
     return number
 
 
 class ExtractedConditions(BaseModel):
-    """Numbers only: °C, hours, pH. Words ("reflux", "overnight") are the prompt's job to convert."""
+    """Numbers only: °C, hours, pH. Words ("reflux", "overnight") are the prompt's job to
+    convert."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -100,7 +124,10 @@ class ExtractedConditions(BaseModel):
     def _temperature(cls, value: Any) -> float | None:
         number = _number(value, "temperature_c", "in °C")
         if number is not None and not -200.0 <= number <= 1200.0:
-            raise ValueError(f"temperature_c {number:g} °C is outside what a reaction can run at (-200 to 1200 °C)")
+            raise ValueError(
+                f"temperature_c {number:g} °C is outside what a reaction can run at (-200 to 1200 "
+                "°C)"
+            )
         return number
 
     @field_validator("time_h", mode="before")
@@ -108,7 +135,9 @@ class ExtractedConditions(BaseModel):
     def _time(cls, value: Any) -> float | None:
         number = _number(value, "time_h", "in hours")
         if number is not None and not 0.0 < number <= 24 * 365:
-            raise ValueError(f"time_h {number:g} h is not a reaction time (it must be > 0 and at most a year)")
+            raise ValueError(
+                f"time_h {number:g} h is not a reaction time (it must be > 0 and at most a year)"
+            )
         return number
 
     @field_validator("ph", mode="before")
@@ -145,12 +174,16 @@ class ExtractedReaction(BaseModel):
         if isinstance(value, str):
             value = [value]
         if not isinstance(value, list):
-            raise ValueError(f"{info.field_name} must be a list of compound names, not {type(value).__name__}")  # noqa: TRY004 - pydantic turns only ValueError into a ValidationError
+            raise ValueError(
+                f"{info.field_name} must be a list of compound names, not {type(value).__name__}"
+            )
         names: list[str] = []
         for index, item in enumerate(value):
             if not isinstance(item, str):
-                raise ValueError(f"{info.field_name}[{index}] must be a compound name (a string), not "  # noqa: TRY004 - pydantic turns only ValueError into a ValidationError
-                                 f"{type(item).__name__} {item!r}")
+                raise ValueError(
+                    f"{info.field_name}[{index}] must be a compound name (a string), not "
+                    f"{type(item).__name__} {item!r}"
+                )
             problem = name_problem(item)
             if problem:
                 raise ValueError(f"{info.field_name}[{index}]: {problem}")
@@ -180,7 +213,9 @@ class ExtractedReaction(BaseModel):
     def _yield(cls, value: Any) -> float | None:
         number = _number(value, "yield_percent", "in %")
         if number is not None and not 0.0 <= number <= 100.0:
-            raise ValueError(f"yield_percent {number:g} is not a yield (it must be between 0 and 100 %)")
+            raise ValueError(
+                f"yield_percent {number:g} is not a yield (it must be between 0 and 100 %)"
+            )
         return number
 
     @field_validator("remark", mode="before")
@@ -197,7 +232,8 @@ class ExtractedReaction(BaseModel):
 
 
 class Extraction(BaseModel):
-    """Stage-1 reply: every reaction the snippet describes (an empty list when it describes none)."""
+    """Stage-1 reply: every reaction the snippet describes (an empty list when it describes
+    none)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -238,11 +274,16 @@ class CheckResult(BaseModel):
     def _consistent(self) -> CheckResult:
         if self.verdict == "rejected":
             if self.reaction is not None and not self.reaction.is_empty():
-                raise ValueError("verdict 'rejected' must come with reaction null (the record is emptied)")
+                raise ValueError(
+                    "verdict 'rejected' must come with reaction null (the record is emptied)"
+                )
             self.reaction = None
             if not self.issues:
                 raise ValueError("verdict 'rejected' needs at least one entry in issues saying why")
         elif self.reaction is None or self.reaction.is_empty():
-            raise ValueError(f"verdict {self.verdict!r} needs the (corrected) reaction with at least one compound; "
-                             "use verdict 'rejected' to empty the record")
+            raise ValueError(
+                f"verdict {self.verdict!r} needs the (corrected) reaction with at least one "
+                "compound; "
+                "use verdict 'rejected' to empty the record"
+            )
         return self

@@ -19,10 +19,10 @@ from chemground.chem.names import normalize_name
 from chemground.chem.structure import structure_from_smiles
 from chemground.errors import StructureError
 from chemground.extract.gold import GoldRecord
-from chemground.extract.schema import ExtractedReaction
+from chemground.extract.schema import EXTRACTED_ROLES, ExtractedReaction
+from chemground.kb.records import Role
 
-ROLES = ("reactant", "product", "solvent", "catalyst")
-_FIELD = {"reactant": "reactants", "product": "products", "solvent": "solvents", "catalyst": "catalysts"}
+ROLES = tuple(role.value for role in EXTRACTED_ROLES)
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,9 @@ def dedupe(items: Sequence[Item]) -> list[Item]:
     """One item per compound (same InChIKey, or same normalised name when no key)."""
     out: list[Item] = []
     for item in items:
-        if any((item.key and o.key == item.key) or (item.norm and o.norm == item.norm) for o in out):
+        if any(
+            (item.key and o.key == item.key) or (item.norm and o.norm == item.norm) for o in out
+        ):
             continue
         out.append(item)
     return out
@@ -94,8 +96,14 @@ class PRF:
         return 2 * p * r / (p + r) if p + r else 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tp": self.tp, "predicted": self.n_pred, "gold": self.n_gold, "precision": round(self.precision, 4),
-                "recall": round(self.recall, 4), "f1": round(self.f1, 4)}
+        return {
+            "tp": self.tp,
+            "predicted": self.n_pred,
+            "gold": self.n_gold,
+            "precision": round(self.precision, 4),
+            "recall": round(self.recall, 4),
+            "f1": round(self.f1, 4),
+        }
 
 
 @dataclass
@@ -111,18 +119,23 @@ class Tolerances:
 
 @dataclass
 class FieldAccuracy:
-    gold: int = 0        # snippets whose gold has a value
-    correct: int = 0     # ... and the prediction is within tolerance
-    missing: int = 0     # ... and the prediction has none
-    spurious: int = 0    # gold has none, the prediction has one
+    gold: int = 0  # snippets whose gold has a value
+    correct: int = 0  # ... and the prediction is within tolerance
+    missing: int = 0  # ... and the prediction has none
+    spurious: int = 0  # gold has none, the prediction has one
 
     @property
     def accuracy(self) -> float:
         return self.correct / self.gold if self.gold else 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"gold": self.gold, "correct": self.correct, "missing": self.missing, "spurious": self.spurious,
-                "accuracy": round(self.accuracy, 4)}
+        return {
+            "gold": self.gold,
+            "correct": self.correct,
+            "missing": self.missing,
+            "spurious": self.spurious,
+            "accuracy": round(self.accuracy, 4),
+        }
 
 
 KeyOf = Callable[[str], "str | None"]  # name -> InChIKey (None when it does not resolve)
@@ -137,8 +150,12 @@ class Scoreboard:
     all_roles: PRF = field(default_factory=PRF)
     any_role: PRF = field(default_factory=PRF)  # role ignored: was the compound found at all?
     fields: dict[str, FieldAccuracy] = field(
-        default_factory=lambda: {"temperature_c": FieldAccuracy(), "time_h": FieldAccuracy(),
-                                 "yield_percent": FieldAccuracy()})
+        default_factory=lambda: {
+            "temperature_c": FieldAccuracy(),
+            "time_h": FieldAccuracy(),
+            "yield_percent": FieldAccuracy(),
+        }
+    )
     snippets: int = 0
     with_prediction: int = 0
     multiple_predictions: int = 0
@@ -158,20 +175,31 @@ class Scoreboard:
     def pred_items(pred: ExtractedReaction | None, role: str, key_of: KeyOf) -> list[Item]:
         if pred is None:
             return []
-        return dedupe([Item(name, key_of(name)) for name in getattr(pred, _FIELD[role])])
+        return dedupe([Item(name, key_of(name)) for name in getattr(pred, Role(role).field)])
 
-    def best(self, gold: GoldRecord, preds: Sequence[ExtractedReaction], key_of: KeyOf) -> int | None:
+    def best(
+        self, gold: GoldRecord, preds: Sequence[ExtractedReaction], key_of: KeyOf
+    ) -> int | None:
         """Index of the predicted reaction that matches the gold best (products, then all roles)."""
         if not preds:
             return None
+
         def quality(index: int) -> tuple[int, int, int]:
-            tp = {r: match_count(self.gold_items(gold, r, key_of), self.pred_items(preds[index], r, key_of))
-                  for r in ROLES}
+            tp = {
+                r: match_count(
+                    self.gold_items(gold, r, key_of), self.pred_items(preds[index], r, key_of)
+                )
+                for r in ROLES
+            }
             return tp["product"], sum(tp.values()), -len(preds[index].names())
+
         return max(range(len(preds)), key=quality)
 
-    def add(self, gold: GoldRecord, preds: Sequence[ExtractedReaction], key_of: KeyOf) -> int | None:
-        """Score one snippet; returns the index of the prediction scored (None when there was none)."""
+    def add(
+        self, gold: GoldRecord, preds: Sequence[ExtractedReaction], key_of: KeyOf
+    ) -> int | None:
+        """Score one snippet; returns the index of the prediction scored (None when there was
+        none)."""
         self.snippets += 1
         index = self.best(gold, preds, key_of)
         pred = preds[index] if index is not None else None
@@ -197,11 +225,17 @@ class Scoreboard:
     def _fields(self, gold: GoldRecord, pred: ExtractedReaction | None) -> None:
         t = self.tolerances
         values = {
-            "temperature_c": (gold.temperature_c, pred.conditions.temperature_c if pred else None,
-                              lambda p, g: abs(p - g) <= t.temperature_c),
+            "temperature_c": (
+                gold.temperature_c,
+                pred.conditions.temperature_c if pred else None,
+                lambda p, g: abs(p - g) <= t.temperature_c,
+            ),
             "time_h": (gold.time_h, pred.conditions.time_h if pred else None, t.time_ok),
-            "yield_percent": (gold.yield_percent, pred.yield_percent if pred else None,
-                              lambda p, g: abs(p - g) <= t.yield_points),
+            "yield_percent": (
+                gold.yield_percent,
+                pred.yield_percent if pred else None,
+                lambda p, g: abs(p - g) <= t.yield_points,
+            ),
         }
         for name, (g, p, ok) in values.items():
             acc = self.fields[name]
@@ -216,10 +250,12 @@ class Scoreboard:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "snippets": self.snippets, "with_prediction": self.with_prediction,
+            "snippets": self.snippets,
+            "with_prediction": self.with_prediction,
             "multiple_predictions": self.multiple_predictions,
             "roles": {r: prf.to_dict() for r, prf in self.roles.items()},
-            "all_roles": self.all_roles.to_dict(), "any_role": self.any_role.to_dict(),
+            "all_roles": self.all_roles.to_dict(),
+            "any_role": self.any_role.to_dict(),
             "fields": {k: v.to_dict() for k, v in self.fields.items()},
             "tolerances": self.tolerances.__dict__,
         }

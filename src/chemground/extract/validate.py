@@ -20,8 +20,10 @@ from chemground.chem.structure import Structure, mol_from_smiles
 from chemground.errors import StructureError
 from chemground.extract.resolve import CompoundLookup, NameCheck
 from chemground.extract.schema import ROLES, ExtractedReaction
+from chemground.kb.records import Role
 
-ROLE_OF_FIELD = {"reactants": "reactant", "products": "product", "solvents": "solvent", "catalysts": "catalyst"}
+# "reactants" -> "reactant": the extraction schema's field names to the KB's role values.
+ROLE_OF_FIELD = {field: Role.from_field(field).value for field in ROLES}
 
 # Exclusion reasons, as counted in progress bars and summaries.
 UNRESOLVED = "unresolved"
@@ -51,10 +53,17 @@ class ResolvedCompound:
     @classmethod
     def from_check(cls, role: str, check: NameCheck) -> ResolvedCompound:
         s: Structure | None = check.structure
-        return cls(role=role, name=check.name, source=check.source, smiles=s.smiles if s else None,
-                   inchikey=s.inchikey if s else None, formula=s.formula if s else None,
-                   molecular_weight=round(s.molecular_weight, 4) if s else None, compound_id=check.compound_id,
-                   reason=check.reason)
+        return cls(
+            role=role,
+            name=check.name,
+            source=check.source,
+            smiles=s.smiles if s else None,
+            inchikey=s.inchikey if s else None,
+            formula=s.formula if s else None,
+            molecular_weight=round(s.molecular_weight, 4) if s else None,
+            compound_id=check.compound_id,
+            reason=check.reason,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v not in (None, "")}
@@ -78,8 +87,14 @@ class Validation:
         return [c.name for c in self.compounds if not c.resolved]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"valid": self.valid, "reasons": self.reasons, "warnings": self.warnings, "messages": self.messages,
-                "unresolved": self.unresolved_names, "compounds": [c.to_dict() for c in self.compounds]}
+        return {
+            "valid": self.valid,
+            "reasons": self.reasons,
+            "warnings": self.warnings,
+            "messages": self.messages,
+            "unresolved": self.unresolved_names,
+            "compounds": [c.to_dict() for c in self.compounds],
+        }
 
 
 @lru_cache(maxsize=65536)
@@ -96,7 +111,10 @@ def element_counts(smiles: str) -> Counter:
 def validate_reaction(record: ExtractedReaction, lookup: CompoundLookup) -> Validation:
     """Resolve every participant of ``record`` and run the completeness and element checks."""
     checks = lookup.resolve_many(name for _, name in record.names())
-    compounds = [ResolvedCompound.from_check(ROLE_OF_FIELD[role], checks[name]) for role, name in record.names()]
+    compounds = [
+        ResolvedCompound.from_check(ROLE_OF_FIELD[role], checks[name])
+        for role, name in record.names()
+    ]
     result = Validation(compounds)
     unresolved = [c for c in compounds if not c.resolved]
     if unresolved:
@@ -104,7 +122,11 @@ def validate_reaction(record: ExtractedReaction, lookup: CompoundLookup) -> Vali
         result.messages.extend(f"unresolved {c.role} {c.name!r}: {c.reason}" for c in unresolved)
     if not record.reactants or not record.products:
         result.reasons.append(INCOMPLETE)
-        missing = [label for label, names in (("reactant", record.reactants), ("product", record.products)) if not names]
+        missing = [
+            label
+            for label, names in (("reactant", record.reactants), ("product", record.products))
+            if not names
+        ]
         result.messages.append(f"no {' and no '.join(missing)}")
     _element_checks(compounds, result)
     return result
@@ -131,15 +153,23 @@ def _element_checks(compounds: list[ResolvedCompound], result: Validation) -> No
                 if ELEMENT_MISMATCH not in result.reasons:
                     result.reasons.append(ELEMENT_MISMATCH)
                 result.messages.append(
-                    f"product {product.name!r} contains {', '.join(missing)}, which no reactant, catalyst or solvent "
-                    "contains")
-            excess = sorted(e for e in counts if e != "H" and e in reactant_atoms and counts[e] > reactant_atoms[e])
+                    f"product {product.name!r} contains {', '.join(missing)}, which no reactant, "
+                    "catalyst or solvent "
+                    "contains"
+                )
+            excess = sorted(
+                e
+                for e in counts
+                if e != "H" and e in reactant_atoms and counts[e] > reactant_atoms[e]
+            )
             if excess:
                 if ATOM_BALANCE not in result.warnings:
                     result.warnings.append(ATOM_BALANCE)
                 detail = ", ".join(f"{counts[e]} {e} vs {reactant_atoms[e]}" for e in excess)
-                result.messages.append(f"atom balance: product {product.name!r} has more atoms than all reactants "
-                                       f"together ({detail}); fine for a dimerisation, else a reactant is missing")
+                result.messages.append(
+                    f"atom balance: product {product.name!r} has more atoms than all reactants "
+                    f"together ({detail}); fine for a dimerisation, else a reactant is missing"
+                )
     except StructureError as error:  # a stored structure RDKit now rejects: say so, do not guess
         result.messages.append(f"element check skipped: {error}")
 

@@ -14,16 +14,21 @@ import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from chemground.errors import NotFoundError
 from chemground.graph.backend import GraphBackend, GraphCounts
-from chemground.graph.config import GRAPH_FILE, MANIFEST_FILE, GraphSettings, graph_dir_for, open_neo4j
+from chemground.graph.config import (
+    GRAPH_FILE,
+    MANIFEST_FILE,
+    GraphSettings,
+    graph_dir_for,
+    open_neo4j,
+)
 from chemground.graph.export import export_tables, kb_fingerprint
 from chemground.graph.schema import SCHEMA_VERSION
 from chemground.kb.sqlite_store import SQLiteKB
-
-Progress = Callable[[str, int, int | None], None]
+from chemground.progress import Progress
 
 
 @dataclass
@@ -47,8 +52,13 @@ class BuildSummary:
 
 
 def _manifest(fingerprint: dict[str, Any], kb_path: Path, max_rowid: int) -> dict[str, Any]:
-    return {"schema_version": SCHEMA_VERSION, "kb_path": str(kb_path), "kb": fingerprint,
-            "exported_max_rowid": max_rowid, "built_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kb_path": str(kb_path),
+        "kb": fingerprint,
+        "exported_max_rowid": max_rowid,
+        "built_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
 
 
 def _plan(manifest: dict[str, Any] | None, fingerprint: dict[str, Any], full: bool) -> str:
@@ -57,9 +67,11 @@ def _plan(manifest: dict[str, Any] | None, fingerprint: dict[str, Any], full: bo
     old = manifest.get("kb", {})
     if old == fingerprint:
         return "unchanged"
-    grew = (fingerprint["max_rowid"] >= old.get("max_rowid", 0)
-            and fingerprint["reactions"] >= old.get("reactions", 0)
-            and fingerprint["max_compound_id"] >= old.get("max_compound_id", 0))
+    grew = (
+        fingerprint["max_rowid"] >= old.get("max_rowid", 0)
+        and fingerprint["reactions"] >= old.get("reactions", 0)
+        and fingerprint["max_compound_id"] >= old.get("max_compound_id", 0)
+    )
     return "incremental" if grew else "full"
 
 
@@ -67,13 +79,23 @@ def _counts_dict(counts: GraphCounts) -> dict[str, Any]:
     return {"molecules": counts.molecules, "reactions": counts.reactions, "edges": counts.edges}
 
 
-def _fill(backend: GraphBackend, kb: SQLiteKB, since_rowid: int, summary: BuildSummary,
-          progress: Progress | None, existing: set[str] | None) -> int:
+def _fill(
+    backend: GraphBackend,
+    kb: SQLiteKB,
+    since_rowid: int,
+    summary: BuildSummary,
+    progress: Progress | None,
+    existing: set[str] | None,
+) -> int:
     started = time.perf_counter()
-    tables = export_tables(kb, since_rowid=since_rowid, existing_molecules=existing, progress=progress)
+    tables = export_tables(
+        kb, since_rowid=since_rowid, existing_molecules=existing, progress=progress
+    )
     summary.export_seconds = round(time.perf_counter() - started, 3)
     if progress:
-        progress("load", 0, tables.molecules.num_rows + tables.reactions.num_rows + tables.edge_count)
+        progress(
+            "load", 0, tables.molecules.num_rows + tables.reactions.num_rows + tables.edge_count
+        )
     started = time.perf_counter()
     backend.load(tables, progress=progress)
     summary.load_seconds = round(time.perf_counter() - started, 3)
@@ -85,7 +107,9 @@ def _fill(backend: GraphBackend, kb: SQLiteKB, since_rowid: int, summary: BuildS
     return tables.max_rowid
 
 
-def graph_is_current(kb_path: Path, settings: GraphSettings | None = None, kb: SQLiteKB | None = None) -> bool:
+def graph_is_current(
+    kb_path: Path, settings: GraphSettings | None = None, kb: SQLiteKB | None = None
+) -> bool:
     """True when the embedded graph of ``kb_path`` exists and was built from the KB as it is now."""
     folder = graph_dir_for(Path(kb_path), settings)
     target, manifest_path = folder / GRAPH_FILE, folder / MANIFEST_FILE
@@ -104,8 +128,14 @@ def graph_is_current(kb_path: Path, settings: GraphSettings | None = None, kb: S
             kb.close()
 
 
-def build_graph(kb_path: Path, *, backend: str | None = None, settings: GraphSettings | None = None,
-                full: bool = False, progress: Progress | None = None) -> BuildSummary:
+def build_graph(
+    kb_path: Path,
+    *,
+    backend: str | None = None,
+    settings: GraphSettings | None = None,
+    full: bool = False,
+    progress: Progress | None = None,
+) -> BuildSummary:
     """Build or update the reaction graph of the KB at ``kb_path``; returns what was done."""
     settings = settings or GraphSettings()
     backend = backend or settings.graph_backend
@@ -125,13 +155,19 @@ def build_graph(kb_path: Path, *, backend: str | None = None, settings: GraphSet
     return summary
 
 
-def _build_ladybug(kb: SQLiteKB, kb_path: Path, folder: Path, full: bool, progress: Progress | None) -> BuildSummary:
+def _build_ladybug(
+    kb: SQLiteKB, kb_path: Path, folder: Path, full: bool, progress: Progress | None
+) -> BuildSummary:
     from chemground.graph.ladybug_backend import LadybugBackend
 
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / GRAPH_FILE
     manifest_path = folder / MANIFEST_FILE
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() and target.exists() else None
+    manifest = (
+        json.loads(manifest_path.read_text())
+        if manifest_path.exists() and target.exists()
+        else None
+    )
     fingerprint = kb_fingerprint(kb)
     action = _plan(manifest, fingerprint, full)
     summary = BuildSummary("ladybug", str(target), action)
@@ -165,15 +201,18 @@ def _build_ladybug(kb: SQLiteKB, kb_path: Path, folder: Path, full: bool, progre
             old_file.unlink()
         for new_file in staging.iterdir():  # the graph file and anything the engine keeps beside it
             new_file.replace(folder / new_file.name)
-        manifest_path.write_text(json.dumps(_manifest(fingerprint, kb_path, max(max_rowid, since)), indent=2))
+        manifest_path.write_text(
+            json.dumps(_manifest(fingerprint, kb_path, max(max_rowid, since)), indent=2)
+        )
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     summary.size_bytes = sum(p.stat().st_size for p in folder.glob(GRAPH_FILE + "*") if p.is_file())
     return summary
 
 
-def _build_neo4j(kb: SQLiteKB, kb_path: Path, settings: GraphSettings, full: bool,
-                 progress: Progress | None) -> BuildSummary:
+def _build_neo4j(
+    kb: SQLiteKB, kb_path: Path, settings: GraphSettings, full: bool, progress: Progress | None
+) -> BuildSummary:
     graph = open_neo4j(settings)
     try:
         manifest = graph.read_manifest()  # type: ignore[attr-defined]

@@ -13,7 +13,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class Role(StrEnum):
-    """The part a compound plays in a reaction."""
+    """The part a compound plays in a reaction: the one role vocabulary of chemground.
+
+    ``parse`` reads the words chemists use ("substrate", "base", "starting materials");
+    ``field`` and ``from_field`` give the plural field names of files and LLM schemas
+    ("reactants"); the graph's relationships are ``<ROLE>_OF`` (``REACTANT_OF``).
+    """
 
     REACTANT = "reactant"
     PRODUCT = "product"
@@ -22,7 +27,7 @@ class Role(StrEnum):
     REAGENT = "reagent"
 
     @classmethod
-    def parse(cls, text: str) -> "Role":
+    def parse(cls, text: str) -> Role:
         key = text.strip().lower().rstrip("s")
         aliases = {"agent": "reagent", "reactant": "reactant", "starting material": "reactant",
                    "substrate": "reactant", "base": "reagent", "additive": "reagent"}
@@ -32,6 +37,23 @@ class Role(StrEnum):
         except ValueError:
             allowed = ", ".join(r.value for r in cls)
             raise ValueError(f"unknown role {text!r}; expected one of: {allowed}") from None
+
+    @property
+    def field(self) -> str:
+        """The plural field name used in files and LLM schemas ("reactants", "solvents")."""
+        return f"{self.value}s"
+
+    @classmethod
+    def from_field(cls, name: str) -> Role:
+        """The role of a plural field name ("catalysts" -> CATALYST).
+
+        Raises:
+            ValueError: ``name`` is not a role's field name.
+        """
+        for role in cls:
+            if role.field == name:
+                return role
+        raise ValueError(f"unknown role field {name!r}; expected one of: {', '.join(r.field for r in cls)}")
 
 
 class Compound(BaseModel):

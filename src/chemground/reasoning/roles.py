@@ -14,47 +14,73 @@ from chemground.kb.records import Role
 from chemground.reasoning.query import Aspect, QueryMention
 
 _BEFORE_PRODUCT = re.compile(
-    r"(to (give|form|make|afford|yield|produce|obtain|prepare|synthesi[sz]e|get|reach)|into|giving|gives|forming|forms|"
-    r"yielding|affording|producing|synthesis of|preparation of|route to|synthesi[sz]e|prepare|make|made|obtain|"
-    r"towards?|target|product|products of|reactants of|precursors of|starting materials for|make up|"
+    r"(to (give|form|make|afford|yield|produce|obtain|prepare|synthesi[sz]e|get|reach)"
+    r"|into|giving|gives|forming|forms|"
+    r"yielding|affording|producing|synthesis of|preparation of|route "
+    r"to|synthesi[sz]e|prepare|make|made|obtain|"
+    r"towards?|target|product|products of|reactants of|precursors of|starting materials for|make "
+    r"up|"
     r"(yield|amount|synthesis|formation|preparation) of)\s*(the |a |an )?$"
 )
 _BEFORE_REACTANT = re.compile(
-    r"(from|starting (from|with)|react(s|ed|ing)?|react (with)?|reacts with|reacting with|mix(ing)?|mixed|combine|combining|"
-    r"treat(ed|ing)?|between|of|when|if|coupling of|condensation of|alkylation of|acylation of|reduction of|"
-    r"oxidation of|hydrolysis of|esterification of|nitration of|hydrogenation of|protection of|deprotection of|"
-    r"reaction of|add(ing)?|added to|with|and|\+|conver(t|ts|ted|ting)|transform(s|ed)?|turn(s|ed)?|"
+    r"(from|starting (from|with)|react(s|ed|ing)?|react (with)?|reacts with|reacting "
+    r"with|mix(ing)?|mixed|combine|combining|"
+    r"treat(ed|ing)?|between|of|when|if|coupling of|condensation of|alkylation of|acylation "
+    r"of|reduction of|"
+    r"oxidation of|hydrolysis of|esterification of|nitration of|hydrogenation of|protection "
+    r"of|deprotection of|"
+    r"reaction of|add(ing)?|added "
+    r"to|with|and|\+|conver(t|ts|ted|ting)|transform(s|ed)?|turn(s|ed)?|"
     r"reduc(e|es|ed|ing)|oxidi[sz](e|es|ed|ing)|hydrogenat(e|es|ed|ing)|alkylat(e|es|ed|ing)|acylat(e|es|ed|ing)|"
     r"protect(s|ed|ing)?|deprotect(s|ed|ing)?|brominat(e|es|ed|ing)|nitrat(e|es|ed|ing)|hydrolys(e|es|ed|ing)|"
     r"couple(s|d)?|condense(s|d)?)\s*(the |a |an )?$"
 )
-_BEFORE_SOLVENT = re.compile(r"(in|solvent|dissolved in|in the solvent|using solvent)\s*(the |a |an )?$")
-_BEFORE_AGENT = re.compile(r"(using|over|catalys[eiz]+d by|cataly[sz]ed by|in (the )?presence of|with (a |the )?catalyst|"
-                           r"promoted by|mediated by|by)\s*(the |a |an )?$")
-_AFTER_ROLE = re.compile(r"^\s*,?\s*(?:is |was |are )?(?:used )?as (?:the |a |an )?(solvents?|catalysts?|reagents?|bases?|"
-                         r"reactants?|starting materials?|substrates?|products?)\b")
-_ROLE_WORD = {"solvent": Role.SOLVENT, "catalyst": Role.CATALYST, "reagent": Role.REAGENT, "base": Role.REAGENT,
-              "reactant": Role.REACTANT, "starting material": Role.REACTANT, "substrate": Role.REACTANT,
-              "product": Role.PRODUCT}
-_AFTER_PRODUCT = re.compile(r"^\s*(is|was|were|are)?\s*(formed|obtained|produced|made|prepared|synthesi[sz]ed)")
+_BEFORE_SOLVENT = re.compile(
+    r"(in|solvent|dissolved in|in the solvent|using solvent)\s*(the |a |an )?$"
+)
+_BEFORE_AGENT = re.compile(
+    r"(using|over|catalys[eiz]+d by|cataly[sz]ed by|in (the )?presence of|with (a |the )?catalyst|"
+    r"promoted by|mediated by|by)\s*(the |a |an )?$"
+)
+_AFTER_ROLE = re.compile(
+    r"^\s*,?\s*(?:is |was |are )?(?:used )?as (?:the |a |an "
+    r")?(solvents?|catalysts?|reagents?|bases?|"
+    r"reactants?|starting materials?|substrates?|products?)\b"
+)
+_AFTER_PRODUCT = re.compile(
+    r"^\s*(is|was|were|are)?\s*(formed|obtained|produced|made|prepared|synthesi[sz]ed)"
+)
 
 
-def infer_roles(question: str, mentions: list[QueryMention], aspect: Aspect | None) -> list[Role | None]:
+def infer_roles(
+    question: str, mentions: list[QueryMention], aspect: Aspect | None
+) -> list[Role | None]:
     roles: list[Role | None] = []
     lowered = question.lower()
     for index, mention in enumerate(mentions):
-        before = lowered[max(0, mention.start - 40):mention.start].rstrip()
-        after = lowered[mention.end:mention.end + 30]
+        before = lowered[max(0, mention.start - 40) : mention.start].rstrip()
+        after = lowered[mention.end : mention.end + 30]
         role: Role | None = None
         named = _AFTER_ROLE.search(after)
         if named:  # "which reactions use DMF as solvent"
-            role = _ROLE_WORD[named.group(1).rstrip("s") if not named.group(1).endswith("ss") else named.group(1)]
-        elif _AFTER_PRODUCT.search(after) and aspect in (Aspect.REACTANTS, Aspect.CONDITIONS, Aspect.CATALYST,
-                                                       Aspect.SOLVENT, Aspect.REAGENT, Aspect.YIELD, Aspect.TEMPERATURE):
+            role = Role.parse(named.group(1))  # "bases" -> REAGENT, "substrates" -> REACTANT
+        elif (
+            _AFTER_PRODUCT.search(after)
+            and aspect
+            in (
+                Aspect.REACTANTS,
+                Aspect.CONDITIONS,
+                Aspect.CATALYST,
+                Aspect.SOLVENT,
+                Aspect.REAGENT,
+                Aspect.YIELD,
+                Aspect.TEMPERATURE,
+            )
+        ) or _BEFORE_PRODUCT.search(before):
             role = Role.PRODUCT
-        elif _BEFORE_PRODUCT.search(before):
-            role = Role.PRODUCT
-        elif _BEFORE_SOLVENT.search(before) and mention.smiles and is_common_solvent(mention.smiles):
+        elif (
+            _BEFORE_SOLVENT.search(before) and mention.smiles and is_common_solvent(mention.smiles)
+        ):
             role = Role.SOLVENT
         elif _BEFORE_AGENT.search(before) and mention.smiles:
             role = Role.CATALYST if has_transition_metal(mention.smiles) else Role.REAGENT
@@ -65,7 +91,9 @@ def infer_roles(question: str, mentions: list[QueryMention], aspect: Aspect | No
         if role is None:
             role = _default(aspect, index, len(mentions))
         roles.append(role)
-    if Role.PRODUCT in roles:  # "A ... to give P": the other unassigned compounds are what P is made from
+    if (
+        Role.PRODUCT in roles
+    ):  # "A ... to give P": the other unassigned compounds are what P is made from
         roles = [Role.REACTANT if r is None else r for r in roles]
     return roles
 
@@ -75,7 +103,14 @@ def _default(aspect: Aspect | None, index: int, count: int) -> Role | None:
         return Role.REACTANT
     if aspect == Aspect.REACTANTS:
         return Role.PRODUCT
-    if count >= 2 and aspect in (Aspect.SOLVENT, Aspect.CATALYST, Aspect.REAGENT, Aspect.TEMPERATURE, Aspect.TIME,
-                                 Aspect.CONDITIONS, Aspect.YIELD):
+    if count >= 2 and aspect in (
+        Aspect.SOLVENT,
+        Aspect.CATALYST,
+        Aspect.REAGENT,
+        Aspect.TEMPERATURE,
+        Aspect.TIME,
+        Aspect.CONDITIONS,
+        Aspect.YIELD,
+    ):
         return None  # participants of unknown role; retrieval matches any role
     return None

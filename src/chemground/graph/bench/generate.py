@@ -1,4 +1,5 @@
-"""Generating benchmark tasks from a reaction graph: sample anchors, fill templates, execute references.
+"""Generating benchmark tasks from a reaction graph: sample anchors, fill templates, execute
+references.
 
 Sampling is seeded and independent of the engine's row order (candidates are sorted first),
 so the same graph and seed always give the same tasks. A candidate becomes a task only when
@@ -10,18 +11,21 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from chemground.errors import ChemgroundError
 from chemground.graph.backend import GraphBackend
 from chemground.graph.bench.tasks import ROLE_WORD, TASK_BY_NAME, TASK_TYPES, TaskType
+from chemground.jsonl import read_jsonl
 
 AGENT_RELS = tuple(ROLE_WORD)
 
 
 def canonical_rows(rows: list[dict[str, Any]], ordered_keys: Iterable[str] = ()) -> list[str]:
-    """Rows as sorted JSON strings; lists become sorted (set semantics) except ``ordered_keys`` (paths)."""
+    """Rows as sorted JSON strings; lists become sorted (set semantics) except ``ordered_keys``
+    (paths)."""
     ordered = set(ordered_keys)
     out = []
     for row in rows:
@@ -45,31 +49,54 @@ def _candidates(graph: GraphBackend, task: TaskType) -> list[dict[str, Any]]:
     return out
 
 
-def make_task(task: TaskType, values: dict[str, Any], template_index: int, number: int,
-              graph: GraphBackend) -> dict[str, Any]:
+def make_task(
+    task: TaskType, values: dict[str, Any], template_index: int, number: int, graph: GraphBackend
+) -> dict[str, Any]:
     fill = {**values}
     if values.get("rel"):
         fill["role"] = ROLE_WORD[values["rel"]]
     question = task.templates[template_index].format(**fill)
     reference = task.reference(values)
     result = graph.query(reference, limit=100_000)
-    anchors = [{"slot": a.slot, "value": values[a.slot],
-                "rel_type": values["rel"] if a.rel_type == "{rel}" else a.rel_type, "end": a.end}
-               for a in task.anchors]
+    anchors = [
+        {
+            "slot": a.slot,
+            "value": values[a.slot],
+            "rel_type": values["rel"] if a.rel_type == "{rel}" else a.rel_type,
+            "end": a.end,
+        }
+        for a in task.anchors
+    ]
     return {
-        "id": f"{task.name}-{number:03d}", "task_type": task.name, "level": task.level, "question": question,
-        "template_index": template_index, "values": values, "anchors": anchors, "reference_cypher": reference,
-        "path_key": task.path_key, "gold": {"columns": result.columns, "rows": result.rows},
+        "id": f"{task.name}-{number:03d}",
+        "task_type": task.name,
+        "level": task.level,
+        "question": question,
+        "template_index": template_index,
+        "values": values,
+        "anchors": anchors,
+        "reference_cypher": reference,
+        "path_key": task.path_key,
+        "gold": {"columns": result.columns, "rows": result.rows},
     }
 
 
-def generate_tasks(graph: GraphBackend, *, per_type: int = 20, seed: int = 0, max_gold_rows: int = 30,
-                   types: Iterable[str] | None = None, progress=None) -> list[dict[str, Any]]:
+def generate_tasks(
+    graph: GraphBackend,
+    *,
+    per_type: int = 20,
+    seed: int = 0,
+    max_gold_rows: int = 30,
+    types: Iterable[str] | None = None,
+    progress=None,
+) -> list[dict[str, Any]]:
     """Up to ``per_type`` tasks of every type (fewer where the graph has fewer usable anchors)."""
     chosen = [TASK_BY_NAME[t] for t in types] if types else list(TASK_TYPES)
     unknown = set(types or ()) - set(TASK_BY_NAME)
     if unknown:
-        raise ChemgroundError(f"unknown task types {sorted(unknown)}; known: {', '.join(TASK_BY_NAME)}")
+        raise ChemgroundError(
+            f"unknown task types {sorted(unknown)}; known: {', '.join(TASK_BY_NAME)}"
+        )
     tasks: list[dict[str, Any]] = []
     if progress:
         progress("tasks", 0, per_type * len(chosen))
@@ -107,18 +134,15 @@ def write_tasks(tasks: list[dict[str, Any]], path: Path) -> None:
 
 def read_tasks(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
-        raise ChemgroundError(f"no benchmark file at {path}; make one with `chemground bench graph-generate`")
+        raise ChemgroundError(
+            f"no benchmark file at {path}; make one with `chemground bench graph-generate`"
+        )
     tasks = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                task = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ChemgroundError(f"{path}:{number}: not JSON: {error}") from error
-            missing = {"id", "task_type", "question", "reference_cypher", "gold"} - set(task)
-            if missing:
-                raise ChemgroundError(f"{path}:{number}: task lacks {sorted(missing)}")
-            tasks.append(task)
+    for number, task in read_jsonl(path):
+        if not isinstance(task, dict):
+            raise ChemgroundError(f"{path}:{number}: a task must be a JSON object")
+        missing = {"id", "task_type", "question", "reference_cypher", "gold"} - set(task)
+        if missing:
+            raise ChemgroundError(f"{path}:{number}: task lacks {sorted(missing)}")
+        tasks.append(task)
     return tasks

@@ -10,13 +10,16 @@ Molecules are given by SMILES in the questions: identity is by structure, not by
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from chemground.graph.lexer import quote_string as q
+from chemground.kb.records import Role
 
 SOLVENT, REAGENT, CATALYST = "SOLVENT_OF", "REAGENT_OF", "CATALYST_OF"
-ROLE_WORD = {SOLVENT: "solvent", REAGENT: "reagent", CATALYST: "catalyst"}
+# The agent relationships and the role word of each, from the one role vocabulary.
+ROLE_WORD = {f"{role.name}_OF": role.value for role in (Role.SOLVENT, Role.REAGENT, Role.CATALYST)}
 
 
 @dataclass(frozen=True)
@@ -35,64 +38,81 @@ class TaskType:
     description: str
     templates: tuple[str, ...]
     anchors: tuple[Anchor, ...]
-    sampler: str  # Cypher listing candidate anchor tuples (columns = slots); "{rel}" = each agent role in turn
+    # Cypher listing candidate anchor tuples (columns = slots); "{rel}" = each agent role in turn
+    sampler: str
     reference: Callable[[dict[str, Any]], str]
     path_key: str | None = None  # column holding the ordered reaction-id path (multi-step tasks)
 
 
 def _distinct(*names: str) -> str:
-    """Main-product steps along the chain of molecule variables ``names`` and all of them distinct."""
+    """Main-product steps along the chain of molecule variables ``names`` and all of them
+    distinct."""
     main = [f"r{i}.main_product = {name}.key" for i, name in enumerate(names[1:], start=1)]
-    pairs = [f"{a}.key <> {b}.key" for i, a in enumerate(names) for b in names[i + 1:]]
+    pairs = [f"{a}.key <> {b}.key" for i, a in enumerate(names) for b in names[i + 1 :]]
     return " AND ".join(main + pairs)
 
 
 def _products_of_reactants(v: dict[str, Any]) -> str:
-    return (f"MATCH (a:Molecule {{smiles: {q(v['reactant1'])}}})-[:REACTANT_OF]->(r:Reaction)"
-            f"<-[:REACTANT_OF]-(b:Molecule {{smiles: {q(v['reactant2'])}}})\n"
-            "MATCH (r)-[:PRODUCES]->(p:Molecule)\n"
-            "RETURN DISTINCT p.smiles AS product_smiles, p.name AS product_name")
+    return (
+        f"MATCH (a:Molecule {{smiles: {q(v['reactant1'])}}})-[:REACTANT_OF]->(r:Reaction)"
+        f"<-[:REACTANT_OF]-(b:Molecule {{smiles: {q(v['reactant2'])}}})\n"
+        "MATCH (r)-[:PRODUCES]->(p:Molecule)\n"
+        "RETURN DISTINCT p.smiles AS product_smiles, p.name AS product_name"
+    )
 
 
 def _reactants_of_product(v: dict[str, Any]) -> str:
-    return (f"MATCH (m:Molecule)-[:REACTANT_OF]->(r:Reaction)-[:PRODUCES]->(p:Molecule {{smiles: {q(v['product'])}}})\n"
-            "RETURN DISTINCT r.id AS reaction_id, m.smiles AS reactant_smiles, m.name AS reactant_name")
+    return (
+        "MATCH (m:Molecule)-[:REACTANT_OF]->(r:Reaction)-[:PRODUCES]->(p:Molecule "
+        f"{{smiles: {q(v['product'])}}})\n"
+        "RETURN DISTINCT r.id AS reaction_id, m.smiles AS reactant_smiles, m.name AS reactant_name"
+    )
 
 
 def _reaction_context(v: dict[str, Any]) -> str:
-    return (f"MATCH (:Molecule {{smiles: {q(v['reactant'])}}})-[:REACTANT_OF]->(r:Reaction)"
-            f"-[:PRODUCES]->(:Molecule {{smiles: {q(v['product'])}}})\n"
-            "OPTIONAL MATCH (a:Molecule)-[:REACTANT_OF]->(r)\n"
-            "WITH r, collect(DISTINCT a.smiles) AS reactants\n"
-            "OPTIONAL MATCH (g:Molecule)-[:REAGENT_OF]->(r)\n"
-            "WITH r, reactants, collect(DISTINCT g.smiles) AS reagents\n"
-            "OPTIONAL MATCH (s:Molecule)-[:SOLVENT_OF]->(r)\n"
-            "WITH r, reactants, reagents, collect(DISTINCT s.smiles) AS solvents\n"
-            "OPTIONAL MATCH (c:Molecule)-[:CATALYST_OF]->(r)\n"
-            "WITH r, reactants, reagents, solvents, collect(DISTINCT c.smiles) AS catalysts\n"
-            "OPTIONAL MATCH (r)-[:PRODUCES]->(p:Molecule)\n"
-            "RETURN r.id AS reaction_id, reactants, reagents, solvents, catalysts, "
-            "collect(DISTINCT p.smiles) AS products, r.yield_percent AS yield_percent, r.conditions AS conditions")
+    return (
+        f"MATCH (:Molecule {{smiles: {q(v['reactant'])}}})-[:REACTANT_OF]->(r:Reaction)"
+        f"-[:PRODUCES]->(:Molecule {{smiles: {q(v['product'])}}})\n"
+        "OPTIONAL MATCH (a:Molecule)-[:REACTANT_OF]->(r)\n"
+        "WITH r, collect(DISTINCT a.smiles) AS reactants\n"
+        "OPTIONAL MATCH (g:Molecule)-[:REAGENT_OF]->(r)\n"
+        "WITH r, reactants, collect(DISTINCT g.smiles) AS reagents\n"
+        "OPTIONAL MATCH (s:Molecule)-[:SOLVENT_OF]->(r)\n"
+        "WITH r, reactants, reagents, collect(DISTINCT s.smiles) AS solvents\n"
+        "OPTIONAL MATCH (c:Molecule)-[:CATALYST_OF]->(r)\n"
+        "WITH r, reactants, reagents, solvents, collect(DISTINCT c.smiles) AS catalysts\n"
+        "OPTIONAL MATCH (r)-[:PRODUCES]->(p:Molecule)\n"
+        "RETURN r.id AS reaction_id, reactants, reagents, solvents, catalysts, "
+        "collect(DISTINCT p.smiles) AS products, r.yield_percent AS yield_percent, r.conditions AS "
+        "conditions"
+    )
 
 
 def _agents_of_reaction(v: dict[str, Any]) -> str:
     role = ROLE_WORD[v["rel"]]
-    return (f"MATCH (:Molecule {{smiles: {q(v['reactant'])}}})-[:REACTANT_OF]->(r:Reaction)"
-            f"-[:PRODUCES]->(:Molecule {{smiles: {q(v['product'])}}})\n"
-            f"MATCH (x:Molecule)-[:{v['rel']}]->(r)\n"
-            f"RETURN DISTINCT x.smiles AS {role}_smiles, x.name AS {role}_name")
+    return (
+        f"MATCH (:Molecule {{smiles: {q(v['reactant'])}}})-[:REACTANT_OF]->(r:Reaction)"
+        f"-[:PRODUCES]->(:Molecule {{smiles: {q(v['product'])}}})\n"
+        f"MATCH (x:Molecule)-[:{v['rel']}]->(r)\n"
+        f"RETURN DISTINCT x.smiles AS {role}_smiles, x.name AS {role}_name"
+    )
 
 
 def _reactions_sharing_agent(v: dict[str, Any]) -> str:
-    return (f"MATCH (x:Molecule {{smiles: {q(v['agent'])}}})-[:{v['rel']}]->(r:Reaction)"
-            "-[:PRODUCES]->(p:Molecule)\nWHERE r.main_product = p.key\n"
-            "RETURN DISTINCT r.id AS reaction_id, p.smiles AS product_smiles")
+    return (
+        f"MATCH (x:Molecule {{smiles: {q(v['agent'])}}})-[:{v['rel']}]->(r:Reaction)"
+        "-[:PRODUCES]->(p:Molecule)\nWHERE r.main_product = p.key\n"
+        "RETURN DISTINCT r.id AS reaction_id, p.smiles AS product_smiles"
+    )
 
 
 def _conditions_for_product(v: dict[str, Any]) -> str:
-    return (f"MATCH (r:Reaction)-[:PRODUCES]->(p:Molecule {{smiles: {q(v['product'])}}})\n"
-            "RETURN DISTINCT r.id AS reaction_id, r.temperature_c AS temperature_c, r.time_h AS time_h, "
-            "r.yield_percent AS yield_percent")
+    return (
+        f"MATCH (r:Reaction)-[:PRODUCES]->(p:Molecule {{smiles: {q(v['product'])}}})\n"
+        "RETURN DISTINCT r.id AS reaction_id, r.temperature_c AS temperature_c, r.time_h AS "
+        "time_h, "
+        "r.yield_percent AS yield_percent"
+    )
 
 
 _STEP = "-[:REACTANT_OF]->({r}:Reaction)-[:PRODUCES]->"
@@ -113,91 +133,158 @@ def _route(steps: int) -> Callable[[dict[str, Any]], str]:
         chain = _chain(names, "(s:Molecule)", f"(t:Molecule {{smiles: {q(v['target'])}}})")
         path = ", ".join(f"r{i}.id" for i in range(1, steps + 1))
         inter = ", ".join(f"i{i}.smiles" for i in range(1, steps))
-        inter_col = f"i1.smiles AS intermediate_smiles" if steps == 2 else f"[{inter}] AS intermediates"
-        return (f"MATCH {chain}\nWHERE {_distinct(*names)}\n"
-                f"RETURN DISTINCT s.smiles AS start_smiles, {inter_col}, [{path}] AS path")
+        inter_col = (
+            "i1.smiles AS intermediate_smiles" if steps == 2 else f"[{inter}] AS intermediates"
+        )
+        return (
+            f"MATCH {chain}\nWHERE {_distinct(*names)}\n"
+            f"RETURN DISTINCT s.smiles AS start_smiles, {inter_col}, [{path}] AS path"
+        )
+
     return build
 
 
 def _forward(v: dict[str, Any]) -> str:
     names = ["s", "i1", "p"]
     chain = _chain(names, f"(s:Molecule {{smiles: {q(v['start'])}}})", "(p:Molecule)")
-    return (f"MATCH {chain}\nWHERE {_distinct(*names)}\n"
-            "RETURN DISTINCT p.smiles AS product_smiles, [r1.id, r2.id] AS path")
+    return (
+        f"MATCH {chain}\nWHERE {_distinct(*names)}\n"
+        "RETURN DISTINCT p.smiles AS product_smiles, [r1.id, r2.id] AS path"
+    )
 
 
 def _intermediates(v: dict[str, Any]) -> str:
     names = ["a", "i1", "b"]
-    chain = _chain(names, f"(a:Molecule {{smiles: {q(v['start'])}}})", f"(b:Molecule {{smiles: {q(v['target'])}}})")
-    return (f"MATCH {chain}\nWHERE {_distinct(*names)}\n"
-            "RETURN DISTINCT i1.smiles AS intermediate_smiles, i1.name AS intermediate_name, [r1.id, r2.id] AS path")
+    chain = _chain(
+        names,
+        f"(a:Molecule {{smiles: {q(v['start'])}}})",
+        f"(b:Molecule {{smiles: {q(v['target'])}}})",
+    )
+    return (
+        f"MATCH {chain}\nWHERE {_distinct(*names)}\n"
+        "RETURN DISTINCT i1.smiles AS intermediate_smiles, i1.name AS intermediate_name, [r1.id, "
+        "r2.id] AS path"
+    )
 
 
-_TWO_STEP = ("MATCH (s:Molecule)-[:REACTANT_OF]->(r1:Reaction)-[:PRODUCES]->(i1:Molecule)"
-             "-[:REACTANT_OF]->(r2:Reaction)-[:PRODUCES]->(t:Molecule) WHERE " + _distinct("s", "i1", "t") + " ")
+_TWO_STEP = (
+    "MATCH (s:Molecule)-[:REACTANT_OF]->(r1:Reaction)-[:PRODUCES]->(i1:Molecule)"
+    "-[:REACTANT_OF]->(r2:Reaction)-[:PRODUCES]->(t:Molecule) WHERE "
+    + _distinct("s", "i1", "t")
+    + " "
+)
 
 TASK_TYPES: tuple[TaskType, ...] = (
     TaskType(
-        "products_of_reactants", "single", "products formed from two given reactants",
-        ("What products are formed when {reactant1} reacts with {reactant2}? Give each product's SMILES and name.",
-         "Which compounds are obtained from a reaction of {reactant1} and {reactant2}? List product SMILES and names.",
-         "{reactant1} and {reactant2} are combined as reactants. Which products (SMILES, name) result?"),
-        (Anchor("reactant1", "REACTANT_OF", "source"), Anchor("reactant2", "REACTANT_OF", "source")),
-        "MATCH (a:Molecule)-[:REACTANT_OF]->(r:Reaction)<-[:REACTANT_OF]-(b:Molecule) WHERE a.key < b.key "
+        "products_of_reactants",
+        "single",
+        "products formed from two given reactants",
+        (
+            "What products are formed when {reactant1} reacts with {reactant2}? Give each "
+            "product's SMILES and name.",
+            "Which compounds are obtained from a reaction of {reactant1} and {reactant2}? List "
+            "product SMILES and names.",
+            "{reactant1} and {reactant2} are combined as reactants. Which products (SMILES, name) "
+            "result?",
+        ),
+        (
+            Anchor("reactant1", "REACTANT_OF", "source"),
+            Anchor("reactant2", "REACTANT_OF", "source"),
+        ),
+        "MATCH (a:Molecule)-[:REACTANT_OF]->(r:Reaction)<-[:REACTANT_OF]-(b:Molecule) WHERE a.key "
+        "< b.key "
         "AND a.smiles IS NOT NULL AND b.smiles IS NOT NULL "
         "RETURN DISTINCT a.smiles AS reactant1, b.smiles AS reactant2",
         _products_of_reactants,
     ),
     TaskType(
-        "reactants_of_product", "single", "reactants of the reactions that make a product",
-        ("Which reactants are used to make {product}? Give the reaction id and each reactant's SMILES and name.",
-         "List the starting materials (SMILES and name) of every reaction that yields {product}, with the reaction id.",
-         "From what reactants can {product} be prepared? Report reaction ids and reactant SMILES and names."),
+        "reactants_of_product",
+        "single",
+        "reactants of the reactions that make a product",
+        (
+            "Which reactants are used to make {product}? Give the reaction id and each reactant's "
+            "SMILES and name.",
+            "List the starting materials (SMILES and name) of every reaction that yields "
+            "{product}, with the reaction id.",
+            "From what reactants can {product} be prepared? Report reaction ids and reactant "
+            "SMILES and names.",
+        ),
         (Anchor("product", "PRODUCES", "target"),),
         "MATCH (r:Reaction)-[:PRODUCES]->(p:Molecule) WHERE p.smiles IS NOT NULL "
         "RETURN DISTINCT p.smiles AS product",
         _reactants_of_product,
     ),
     TaskType(
-        "reaction_context", "single", "the full context of the reaction turning a reactant into a product",
-        ("Give the full context of the reaction converting {reactant} into {product}: reaction id, all reactants, "
-         "reagents, solvents, catalysts, products, the yield and the conditions.",
-         "For the transformation of {reactant} to {product}, list the reaction id, reactants, reagents, solvents, "
-         "catalysts and products, plus yield and conditions.",
-         "Describe every component of the reaction that makes {product} from {reactant} (reactants, reagents, "
-         "solvents, catalysts, products) together with its id, yield and conditions."),
+        "reaction_context",
+        "single",
+        "the full context of the reaction turning a reactant into a product",
+        (
+            "Give the full context of the reaction converting {reactant} into {product}: reaction "
+            "id, all reactants, "
+            "reagents, solvents, catalysts, products, the yield and the conditions.",
+            "For the transformation of {reactant} to {product}, list the reaction id, reactants, "
+            "reagents, solvents, "
+            "catalysts and products, plus yield and conditions.",
+            "Describe every component of the reaction that makes {product} from {reactant} "
+            "(reactants, reagents, "
+            "solvents, catalysts, products) together with its id, yield and conditions.",
+        ),
         (Anchor("reactant", "REACTANT_OF", "source"), Anchor("product", "PRODUCES", "target")),
         "MATCH (a:Molecule)-[:REACTANT_OF]->(r:Reaction)-[:PRODUCES]->(p:Molecule) "
-        "WHERE r.main_product = p.key AND a.smiles IS NOT NULL AND p.smiles IS NOT NULL AND a.key <> p.key "
+        "WHERE r.main_product = p.key AND a.smiles IS NOT NULL AND p.smiles IS NOT NULL AND a.key "
+        "<> p.key "
         "RETURN DISTINCT a.smiles AS reactant, p.smiles AS product",
         _reaction_context,
     ),
     TaskType(
-        "agents_of_reaction", "single", "the solvents, reagents or catalysts of a reaction",
-        ("Which {role}s are used in the reaction that converts {reactant} into {product}? Give SMILES and names.",
-         "Name the {role}s (SMILES and name) of the reaction turning {reactant} into {product}.",
-         "In the preparation of {product} from {reactant}, what {role}s are employed? List SMILES and names."),
+        "agents_of_reaction",
+        "single",
+        "the solvents, reagents or catalysts of a reaction",
+        (
+            "Which {role}s are used in the reaction that converts {reactant} into {product}? Give "
+            "SMILES and names.",
+            "Name the {role}s (SMILES and name) of the reaction turning {reactant} into {product}.",
+            "In the preparation of {product} from {reactant}, what {role}s are employed? List "
+            "SMILES and names.",
+        ),
         (Anchor("reactant", "REACTANT_OF", "source"), Anchor("product", "PRODUCES", "target")),
         "MATCH (a:Molecule)-[:REACTANT_OF]->(r:Reaction)-[:PRODUCES]->(p:Molecule) "
-        "WHERE r.main_product = p.key AND a.smiles IS NOT NULL AND p.smiles IS NOT NULL AND a.key <> p.key "
-        "MATCH (x:Molecule)-[:{rel}]->(r) RETURN DISTINCT a.smiles AS reactant, p.smiles AS product",
+        "WHERE r.main_product = p.key AND a.smiles IS NOT NULL AND p.smiles IS NOT NULL AND a.key "
+        "<> p.key "
+        "MATCH (x:Molecule)-[:{rel}]->(r) RETURN DISTINCT a.smiles AS reactant, p.smiles AS "
+        "product",
         _agents_of_reaction,
     ),
     TaskType(
-        "reactions_sharing_agent", "single", "reactions that share a solvent, reagent or catalyst",
-        ("Which reactions use {agent} as a {role}? Give each reaction id and the SMILES of its main product.",
-         "List the reaction ids, with main-product SMILES, of all reactions where {agent} serves as {role}.",
-         "Find every reaction employing {agent} as its {role}; report reaction id and main product SMILES."),
+        "reactions_sharing_agent",
+        "single",
+        "reactions that share a solvent, reagent or catalyst",
+        (
+            "Which reactions use {agent} as a {role}? Give each reaction id and the SMILES of its "
+            "main product.",
+            "List the reaction ids, with main-product SMILES, of all reactions where {agent} "
+            "serves as {role}.",
+            "Find every reaction employing {agent} as its {role}; report reaction id and main "
+            "product SMILES.",
+        ),
         (Anchor("agent", "{rel}", "source"),),
-        "MATCH (x:Molecule)-[:{rel}]->(r:Reaction) WHERE x.smiles IS NOT NULL RETURN DISTINCT x.smiles AS agent",
+        "MATCH (x:Molecule)-[:{rel}]->(r:Reaction) WHERE x.smiles IS NOT NULL RETURN DISTINCT "
+        "x.smiles AS agent",
         _reactions_sharing_agent,
     ),
     TaskType(
-        "conditions_for_product", "single", "conditions and yields of the reactions making a product",
-        ("Under which conditions is {product} made? Give reaction id, temperature (°C), time (h) and yield (%).",
-         "Report the temperature in °C, the reaction time in hours and the yield of each reaction producing "
-         "{product}, with its reaction id.",
-         "What temperatures, times and yields are recorded for reactions that give {product}? Include reaction ids."),
+        "conditions_for_product",
+        "single",
+        "conditions and yields of the reactions making a product",
+        (
+            "Under which conditions is {product} made? Give reaction id, temperature (°C), time "
+            "(h) and yield (%).",
+            "Report the temperature in °C, the reaction time in hours and the yield of each "
+            "reaction producing "
+            "{product}, with its reaction id.",
+            "What temperatures, times and yields are recorded for reactions that give {product}? "
+            "Include reaction ids.",
+        ),
         (Anchor("product", "PRODUCES", "target"),),
         "MATCH (r:Reaction)-[:PRODUCES]->(p:Molecule) WHERE p.smiles IS NOT NULL AND "
         "(r.yield_percent IS NOT NULL OR r.temperature_c IS NOT NULL OR r.time_h IS NOT NULL) "
@@ -205,55 +292,88 @@ TASK_TYPES: tuple[TaskType, ...] = (
         _conditions_for_product,
     ),
     TaskType(
-        "route_2_step", "multi", "two-step routes to a target",
-        ("Find two-step synthesis routes to {target}: give the starting material SMILES, the intermediate SMILES "
-         "and the ordered pair of reaction ids.",
-         "How can {target} be made in exactly two steps? Report start SMILES, intermediate SMILES and the reaction "
-         "id path.",
-         "List every 2-step route ending in {target} with its starting material, intermediate (SMILES) and reaction "
-         "ids in order."),
+        "route_2_step",
+        "multi",
+        "two-step routes to a target",
+        (
+            "Find two-step synthesis routes to {target}: give the starting material SMILES, the "
+            "intermediate SMILES "
+            "and the ordered pair of reaction ids.",
+            "How can {target} be made in exactly two steps? Report start SMILES, intermediate "
+            "SMILES and the reaction "
+            "id path.",
+            "List every 2-step route ending in {target} with its starting material, intermediate "
+            "(SMILES) and reaction "
+            "ids in order.",
+        ),
         (Anchor("target", "PRODUCES", "target"),),
-        _TWO_STEP + "AND s.smiles IS NOT NULL AND t.smiles IS NOT NULL RETURN DISTINCT t.smiles AS target",
-        _route(2), path_key="path",
+        _TWO_STEP
+        + "AND s.smiles IS NOT NULL AND t.smiles IS NOT NULL RETURN DISTINCT t.smiles AS target",
+        _route(2),
+        path_key="path",
     ),
     TaskType(
-        "route_3_step", "multi", "three-step routes to a target",
-        ("Find three-step synthesis routes to {target}: starting material SMILES, intermediates and the ordered "
-         "reaction ids.",
-         "How can {target} be reached in exactly three reaction steps? Give start SMILES, intermediate SMILES and "
-         "the reaction id path.",
-         "List all 3-step routes that end in {target}, with starting material, intermediates and reaction ids in "
-         "order."),
+        "route_3_step",
+        "multi",
+        "three-step routes to a target",
+        (
+            "Find three-step synthesis routes to {target}: starting material SMILES, intermediates "
+            "and the ordered "
+            "reaction ids.",
+            "How can {target} be reached in exactly three reaction steps? Give start SMILES, "
+            "intermediate SMILES and "
+            "the reaction id path.",
+            "List all 3-step routes that end in {target}, with starting material, intermediates "
+            "and reaction ids in "
+            "order.",
+        ),
         (Anchor("target", "PRODUCES", "target"),),
         "MATCH (s:Molecule)-[:REACTANT_OF]->(r1:Reaction)-[:PRODUCES]->(i1:Molecule)"
         "-[:REACTANT_OF]->(r2:Reaction)-[:PRODUCES]->(i2:Molecule)-[:REACTANT_OF]->(r3:Reaction)"
-        "-[:PRODUCES]->(t:Molecule) WHERE " + _distinct("s", "i1", "i2", "t") +
-        " AND t.smiles IS NOT NULL RETURN DISTINCT t.smiles AS target",
-        _route(3), path_key="path",
+        "-[:PRODUCES]->(t:Molecule) WHERE "
+        + _distinct("s", "i1", "i2", "t")
+        + " AND t.smiles IS NOT NULL RETURN DISTINCT t.smiles AS target",
+        _route(3),
+        path_key="path",
     ),
     TaskType(
-        "forward_2_steps", "multi", "what a starting material leads to in two steps",
-        ("What can be made from {start} in two reaction steps? Give the final product SMILES and the ordered "
-         "reaction ids.",
-         "Starting from {start}, which products are reached after exactly two steps? Report product SMILES and the "
-         "reaction id path.",
-         "List the two-step downstream products of {start} with the two reaction ids in order."),
+        "forward_2_steps",
+        "multi",
+        "what a starting material leads to in two steps",
+        (
+            "What can be made from {start} in two reaction steps? Give the final product SMILES "
+            "and the ordered "
+            "reaction ids.",
+            "Starting from {start}, which products are reached after exactly two steps? Report "
+            "product SMILES and the "
+            "reaction id path.",
+            "List the two-step downstream products of {start} with the two reaction ids in order.",
+        ),
         (Anchor("start", "REACTANT_OF", "source"),),
         _TWO_STEP + "AND s.smiles IS NOT NULL RETURN DISTINCT s.smiles AS start",
-        _forward, path_key="path",
+        _forward,
+        path_key="path",
     ),
     TaskType(
-        "intermediates_between", "multi", "intermediates between two molecules",
-        ("Which intermediates connect {start} to {target} in two steps? Give intermediate SMILES and names and the "
-         "reaction ids in order.",
-         "{start} is converted into {target} via one intermediate. Which intermediate (SMILES, name), through which "
-         "reactions (ids in order)?",
-         "Find the molecules lying between {start} and {target} on two-step routes, with their names and the "
-         "ordered reaction ids."),
+        "intermediates_between",
+        "multi",
+        "intermediates between two molecules",
+        (
+            "Which intermediates connect {start} to {target} in two steps? Give intermediate "
+            "SMILES and names and the "
+            "reaction ids in order.",
+            "{start} is converted into {target} via one intermediate. Which intermediate (SMILES, "
+            "name), through which "
+            "reactions (ids in order)?",
+            "Find the molecules lying between {start} and {target} on two-step routes, with their "
+            "names and the "
+            "ordered reaction ids.",
+        ),
         (Anchor("start", "REACTANT_OF", "source"), Anchor("target", "PRODUCES", "target")),
         _TWO_STEP + "AND s.smiles IS NOT NULL AND t.smiles IS NOT NULL "
         "RETURN DISTINCT s.smiles AS start, t.smiles AS target",
-        _intermediates, path_key="path",
+        _intermediates,
+        path_key="path",
     ),
 )
 

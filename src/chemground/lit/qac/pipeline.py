@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from chemground.errors import ChemgroundError
+from chemground.jsonl import read_jsonl
 from chemground.lit.library import Library
 from chemground.lit.qac.filters import apply_drop_rules
 from chemground.lit.qac.generate import Candidate, QACGenerator, align_context, keywords_of
@@ -36,8 +36,7 @@ from chemground.lit.qac.schema import (
 from chemground.lit.records import Chunk
 from chemground.llm.base import LLM, LLMError
 from chemground.llm.prompts import render
-
-Progress = Callable[[str, int, int | None], None]
+from chemground.progress import Progress
 
 
 @dataclass
@@ -74,16 +73,22 @@ class RunSummary:
         return dict(self.__dict__)
 
     def lines(self) -> list[str]:
-        out = [f"{self.chunks} chunks ({self.chunks_resumed} from the work file), {self.useful} useful, "
-               f"{self.candidates} questions generated"]
+        out = [
+            f"{self.chunks} chunks ({self.chunks_resumed} from the work file), {self.useful} useful, "
+            f"{self.candidates} questions generated"
+        ]
         if self.unusable:
             out.append("  not judged: " + ", ".join(f"{k} {v}" for k, v in self.unusable.items()))
-        out.append(f"kept {self.kept} after the drop rules; dropped by rule: "
-                   + (", ".join(f"{k} {v}" for k, v in self.dropped.items()) or "none"))
+        out.append(
+            f"kept {self.kept} after the drop rules; dropped by rule: "
+            + (", ".join(f"{k} {v}" for k, v in self.dropped.items()) or "none")
+        )
         out.append(f"negatives {self.negatives}, multi-hop {self.multihop}")
         out += [f"wrote {path}" for path in self.files.values()]
-        out.append(f"LLM {self.model}: {self.usage.get('calls', 0)} calls, {self.usage.get('total_tokens', 0)} tokens, "
-                   f"${self.usage.get('cost_usd', 0)}")
+        out.append(
+            f"LLM {self.model}: {self.usage.get('calls', 0)} calls, {self.usage.get('total_tokens', 0)} tokens, "
+            f"${self.usage.get('cost_usd', 0)}"
+        )
         if not self.real_model:
             out.append("NOTE: a scripted test LLM produced this run; it is not a model's output")
         out += [f"error: {e}" for e in self.errors[:20]]
@@ -98,13 +103,8 @@ class _WorkFile:
         self.lock = threading.Lock()
         self.done: dict[str, dict[str, Any]] = {}
         if path.exists():
-            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-                if not line.strip():
-                    continue
-                try:
-                    entry = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # a line cut by a crash mid-write: that item is simply redone
+            # a last line cut by a crash mid-write is skipped: that item is simply redone
+            for _number, entry in read_jsonl(path, torn_tail_ok=True):
                 self.done[entry["key"]] = entry
 
     def add(self, key: str, value: dict[str, Any]) -> None:
@@ -132,14 +132,18 @@ class _MultiHop(BaseModel):
 
 
 def _select_chunks(library: Library, config: QACConfig) -> list[Chunk]:
-    chunks = [c for c in library.store.iter_chunks()
-              if (not config.documents or c.document_id in config.documents) and len(c.text) >= config.min_chunk_chars]
+    chunks = [
+        c
+        for c in library.store.iter_chunks()
+        if (not config.documents or c.document_id in config.documents)
+        and len(c.text) >= config.min_chunk_chars
+    ]
     if config.documents:
         known = {d.id for d in library.store.documents()}
         missing = [d for d in config.documents if d not in known]
         if missing:
             raise ChemgroundError(f"no documents with ids {missing}")
-    return chunks[:config.max_chunks] if config.max_chunks else chunks
+    return chunks[: config.max_chunks] if config.max_chunks else chunks
 
 
 def similar_chunks(index, chunk_id: str, k: int) -> list[tuple[str, float]]:
@@ -147,7 +151,11 @@ def similar_chunks(index, chunk_id: str, k: int) -> list[tuple[str, float]]:
     their (mean sentence-window) embeddings."""
     position = index.position[chunk_id]
     document = chunk_id.split("#", 1)[0]
-    same = [i for i, cid in enumerate(index.chunk_ids) if cid.split("#", 1)[0] == document and i != position]
+    same = [
+        i
+        for i, cid in enumerate(index.chunk_ids)
+        if cid.split("#", 1)[0] == document and i != position
+    ]
     if not same or index.chunk_vectors is None:
         return []
     scores = index.chunk_vectors[same] @ index.chunk_vectors[position]
@@ -155,13 +163,16 @@ def similar_chunks(index, chunk_id: str, k: int) -> list[tuple[str, float]]:
     return [(index.chunk_ids[same[i]], float(scores[i])) for i in order]
 
 
-def run_pipeline(library: Library, llm: LLM, out: Path, config: QACConfig,
-                 progress: Progress | None = None) -> RunSummary:
+def run_pipeline(
+    library: Library, llm: LLM, out: Path, config: QACConfig, progress: Progress | None = None
+) -> RunSummary:
     summary = RunSummary(model=llm.model, real_model=llm.is_real_model)
     before = llm.ledger.snapshot()
     index = library.index(progress)
     if not index.has_dense:
-        raise ChemgroundError("QAC generation needs chunk embeddings for similar chunks (dense index)")
+        raise ChemgroundError(
+            "QAC generation needs chunk embeddings for similar chunks (dense index)"
+        )
     chunks = _select_chunks(library, config)
     summary.chunks = len(chunks)
     generator = QACGenerator(llm, samples=config.samples)
@@ -194,22 +205,39 @@ def run_pipeline(library: Library, llm: LLM, out: Path, config: QACConfig,
                 summary.unusable[reason] = summary.unusable.get(reason, 0) + 1
                 continue
             candidates.append((chunk, candidate, entry.get("topic", [])))
-    report = apply_drop_rules([c.scores for _, c, _ in candidates], [c.se_penalized for _, c, _ in candidates],
-                              [c.difficulty for _, c, _ in candidates])
+    report = apply_drop_rules(
+        [c.scores for _, c, _ in candidates],
+        [c.se_penalized for _, c, _ in candidates],
+        [c.difficulty for _, c, _ in candidates],
+    )
     summary.dropped, summary.thresholds = report.counts(), report.thresholds
     kept: list[QACRecord] = []
     for number, i in enumerate(report.kept, start=1):
         chunk, candidate, topic = candidates[i]
         similar = similar_chunks(index, chunk.id, config.similar_k)
         similar_text = library.store.chunks([cid for cid, _ in similar])
-        kept.append(QACRecord(
-            chunk=chunk.text, reasoning_type=candidate.reasoning_type, question=candidate.question,
-            answer=candidate.answer, difficulty=candidate.difficulty, context=candidate.context,
-            spans=candidate.spans, similar_chunks=[similar_text[cid].text for cid, _ in similar if cid in similar_text],
-            cluster_labels=list(topic), id=str(number), scores=dict(candidate.scores),
-            se_penalized=candidate.se_penalized, keywords=candidate.keywords, chunk_id=chunk.id,
-            document_id=chunk.document_id, judge_model=llm.model,
-        ))
+        kept.append(
+            QACRecord(
+                chunk=chunk.text,
+                reasoning_type=candidate.reasoning_type,
+                question=candidate.question,
+                answer=candidate.answer,
+                difficulty=candidate.difficulty,
+                context=candidate.context,
+                spans=candidate.spans,
+                similar_chunks=[
+                    similar_text[cid].text for cid, _ in similar if cid in similar_text
+                ],
+                cluster_labels=list(topic),
+                id=str(number),
+                scores=dict(candidate.scores),
+                se_penalized=candidate.se_penalized,
+                keywords=candidate.keywords,
+                chunk_id=chunk.id,
+                document_id=chunk.document_id,
+                judge_model=llm.model,
+            )
+        )
     summary.kept = len(kept)
     write_qac_csv(out, kept)
     summary.files["qac"] = str(out)
@@ -229,10 +257,14 @@ def run_pipeline(library: Library, llm: LLM, out: Path, config: QACConfig,
 
 
 def _ask(llm: LLM, prompt: str, schema: type[BaseModel], **values: Any):
-    return llm.chat_json([{"role": "user", "content": render(prompt, **values)}], schema=schema, temperature=0.0)[0]
+    return llm.chat_json(
+        [{"role": "user", "content": render(prompt, **values)}], schema=schema, temperature=0.0
+    )[0]
 
 
-def _negatives(library, llm, index, chunks, work, out, config, progress, summary) -> list[QACRecord]:
+def _negatives(
+    library, llm, index, chunks, work, out, config, progress, summary
+) -> list[QACRecord]:
     """One coherent question per useful chunk that the chunk does not answer, kept when an
     independent check agrees it is unanswerable and its context sentences are in the chunk."""
     cache = _WorkFile(out.with_name(out.name + ".neg.jsonl"))
@@ -243,10 +275,16 @@ def _negatives(library, llm, index, chunks, work, out, config, progress, summary
     def make(chunk: Chunk) -> dict[str, Any]:
         try:
             negative = _ask(llm, "lit/qac_negative", _Negative, chunk=chunk.text)
-            answerable = _ask(llm, "lit/qac_answerable", _Answerable, chunk=chunk.text, question=negative.question)
+            answerable = _ask(
+                llm, "lit/qac_answerable", _Answerable, chunk=chunk.text, question=negative.question
+            )
         except LLMError as error:
             return {"error": str(error)}
-        return {"question": negative.question, "context": negative.context, "answerable": answerable.answerable}
+        return {
+            "question": negative.question,
+            "context": negative.context,
+            "answerable": answerable.answerable,
+        }
 
     with ThreadPoolExecutor(max_workers=max(1, config.workers)) as pool:
         futures = {pool.submit(make, c): c for c in useful if c.id not in cache.done}
@@ -268,14 +306,24 @@ def _negatives(library, llm, index, chunks, work, out, config, progress, summary
         types = work.done.get(chunk.id, {}).get("types") or ["Explanatory"]
         similar = similar_chunks(index, chunk.id, config.similar_k)
         texts = library.store.chunks([cid for cid, _ in similar])
-        records.append(QACRecord(
-            chunk=chunk.text, reasoning_type=types[0], question=entry["question"], answer=NEGATIVE_ANSWER,
-            difficulty=NEGATIVE, context=[chunk.text[s:e] for s, e in spans], spans=spans,
-            similar_chunks=[texts[cid].text for cid, _ in similar if cid in texts],
-            cluster_labels=work.done.get(chunk.id, {}).get("topic", []), id=f"neg-{len(records) + 1}",
-            keywords=keywords_of(entry["question"]), chunk_id=chunk.id, document_id=chunk.document_id,
-            judge_model=llm.model,
-        ))
+        records.append(
+            QACRecord(
+                chunk=chunk.text,
+                reasoning_type=types[0],
+                question=entry["question"],
+                answer=NEGATIVE_ANSWER,
+                difficulty=NEGATIVE,
+                context=[chunk.text[s:e] for s, e in spans],
+                spans=spans,
+                similar_chunks=[texts[cid].text for cid, _ in similar if cid in texts],
+                cluster_labels=work.done.get(chunk.id, {}).get("topic", []),
+                id=f"neg-{len(records) + 1}",
+                keywords=keywords_of(entry["question"]),
+                chunk_id=chunk.id,
+                document_id=chunk.document_id,
+                judge_model=llm.model,
+            )
+        )
     return records
 
 
@@ -293,8 +341,15 @@ def _multihop(library, llm, index, kept, out, config, progress, summary) -> list
         bridge_id, similarity = similar[0]
         bridge = library.store.chunk(bridge_id)
         try:
-            value = _ask(llm, "lit/qac_multihop", _MultiHop, question=record.question, answer=record.answer,
-                         chunk=record.chunk, bridge=bridge.text)
+            value = _ask(
+                llm,
+                "lit/qac_multihop",
+                _MultiHop,
+                question=record.question,
+                answer=record.answer,
+                chunk=record.chunk,
+                bridge=bridge.text,
+            )
         except LLMError as error:
             return {"error": str(error)}
         return {"bridge": bridge_id, "similarity": similarity, **value.model_dump()}
@@ -313,16 +368,29 @@ def _multihop(library, llm, index, kept, out, config, progress, summary) -> list
             summary.errors.append(f"multi-hop for {record.chunk_id}: {entry['error']}")
             continue
         keyword, updated = entry.get("keyword"), entry.get("updated_question")
-        if not keyword or not updated or keyword.lower() not in record.question.lower() \
-                or keyword.lower() in updated.lower() or updated.strip() == record.question.strip():
+        if (
+            not keyword
+            or not updated
+            or keyword.lower() not in record.question.lower()
+            or keyword.lower() in updated.lower()
+            or updated.strip() == record.question.strip()
+        ):
             continue  # no bridge entity, or the rewrite did not replace it
         bridge = library.store.chunk(entry["bridge"])
         spans = align_context(entry.get("bridge_context", []), bridge.text)
         if spans is None:
             continue
-        records.append(MultiHopRecord(
-            question=record.question, updated_question=updated.strip(), answer=record.answer,
-            context=record.context + [bridge.text[s:e] for s, e in spans], similarity=entry.get("similarity"),
-            keyword=keyword, id=str(len(records) + 1), chunk_id=record.chunk_id, bridge_chunk_id=bridge.id,
-        ))
+        records.append(
+            MultiHopRecord(
+                question=record.question,
+                updated_question=updated.strip(),
+                answer=record.answer,
+                context=record.context + [bridge.text[s:e] for s, e in spans],
+                similarity=entry.get("similarity"),
+                keyword=keyword,
+                id=str(len(records) + 1),
+                chunk_id=record.chunk_id,
+                bridge_chunk_id=bridge.id,
+            )
+        )
     return records
