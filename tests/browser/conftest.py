@@ -23,6 +23,21 @@ from tests.support.uvicorn_server import serving
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
+PATENT_REACTION = {
+    "id": "patent-demo-1",
+    "source": "US20050123456A1",
+    "title": "Knoevenagel condensation: ferulic acid",
+    "reactants": ["vanillin", "malonic acid"],
+    "products": ["ferulic acid"],
+    "solvents": ["pyridine"],
+    "catalysts": ["piperidine"],
+    "temperature": "90 °C",
+    "time": "4 h",
+    "yield": "78%",
+    "paragraph": "A mixture of vanillin (10 mmol) and malonic acid (20 mmol) in pyridine with a "
+    "few drops of piperidine was heated at 90 °C for 4 h; acidification gave ferulic acid (78 %).",
+    "doi": "10.1000/demo.123",
+}
 LOCAL_SCHEMES = ("data:", "blob:", "about:", "chrome-error:", "chrome:", "devtools:")
 
 
@@ -40,6 +55,7 @@ def _missing() -> str | None:
 @pytest.fixture(scope="session")
 def web_kb(small_kb_path, tmp_path_factory):
     """A copy of the small KB with the test papers added (lit channel), and its cache folder."""
+    from chemground.kb.importers import import_file
     from chemground.lit.library import Library
     from chemground.settings import Settings
     from chemground.workspace import Workspace
@@ -49,7 +65,10 @@ def web_kb(small_kb_path, tmp_path_factory):
     path = copy_kb(small_kb_path, folder)
     settings = Settings(kb_path=path, cache_dir=folder / "cache")
     workspace = Workspace(settings)
+    patent = folder / "patent.jsonl"  # a patent reaction with its paragraph and a DOI
+    patent.write_text(json.dumps(PATENT_REACTION) + "\n", encoding="utf-8")
     try:
+        import_file(workspace.kb, patent, resolver=workspace.resolver)
         Library(workspace, dense=False).add(
             list(write_corpus(folder / "papers").values()), chunk_size=400, overlap=80
         )

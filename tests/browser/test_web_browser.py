@@ -83,6 +83,32 @@ def test_asking_from_the_keyboard_shows_the_status_and_evidence_cards_with_depic
     assert "similar" in page.text(".cards > article:nth-child(2) header")
 
 
+def test_a_patent_reaction_card_links_its_patent_and_doi_and_quotes_its_paragraph(page):
+    page.open(ask_path("What forms when vanillin reacts with malonic acid?"))
+    card = ".cards > article:first-child"
+    assert "ferulic acid" in page.text(card) and "exact" in page.text(f"{card} header")
+    for label, value in (
+        ("Solvent", "pyridine"),
+        ("Catalyst", "piperidine"),
+        ("Temperature", "90 °C"),
+        ("Time", "4 h"),
+        ("Yield", "78 %"),
+    ):
+        assert label in page.text(f"{card} dl.conditions") and value in page.text(
+            f"{card} dl.conditions"
+        )
+    assert "A mixture of vanillin (10 mmol)" in page.text(f"{card} blockquote.paragraph")
+    links = page.js(f"return [...document.querySelectorAll('{card} .source a')].map(a => a.href)")
+    assert "https://patents.google.com/patent/US20050123456A1" in links
+    for _ in range(100):  # the DOI comes from the reaction's own record, fetched after drawing
+        if page.js(f"return document.querySelector('{card} .source a.doi')"):
+            break
+        time.sleep(0.05)
+    assert page.js(f"return document.querySelector('{card} .source a.doi').href") == (
+        "https://doi.org/10.1000/demo.123"
+    )
+
+
 def test_ten_evidence_cards_with_depictions_render_in_under_a_second(page):
     page.open(ask_path("compounds similar to aspirin", k="10"))
     assert len(page.all(".cards > article")) == 10

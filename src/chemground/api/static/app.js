@@ -180,7 +180,7 @@ function sourceBlock(r, provenance) {
   const bits = [];
   if (patent) bits.push(el("span", {}, "Patent ", el("a", { href: `https://patents.google.com/patent/${encodeURIComponent(patent)}`, rel: "noreferrer" }, patent)));
   else if (src) bits.push(el("span", {}, "Source: ", src));
-  if (doi) bits.push(el("span", {}, " DOI ", el("a", { href: `https://doi.org/${String(doi).split("/").map(encodeURIComponent).join("/")}`, rel: "noreferrer" }, String(doi))));
+  if (doi) bits.push(el("span", {}, " DOI ", el("a", { class: "doi", href: `https://doi.org/${String(doi).split("/").map(encodeURIComponent).join("/")}`, rel: "noreferrer" }, String(doi))));
   if (r.dataset && r.dataset !== src) bits.push(el("span", { class: "meta" }, ` (dataset ${r.dataset})`));
   if (p.paragraph !== undefined) bits.push(el("span", { class: "meta" }, ` paragraph ${p.paragraph}`));
   return el("div", { class: "source" }, el("p", {}, bits),
@@ -188,9 +188,19 @@ function sourceBlock(r, provenance) {
     r.notes && !String(r.description || "").includes(r.notes) ? el("p", { class: "meta" }, "Notes: ", r.notes) : "",
     (r.flags || []).length ? el("p", { class: "meta" }, "Flags: ", r.flags.join("; ")) : "");
 }
+// The evidence carries the source and dataset; a DOI lives in the reaction's own provenance.
+async function addDoi(id, node) {
+  const reply = await api(`/reaction/${encodeURIComponent(id)}`);
+  const provenance = (reply.ok && reply.data.provenance) || {};
+  const doi = provenance.doi || (provenance.extra || {}).doi;  // ORD keeps it at the top, CSV/JSONL in extra
+  if (!doi || node.querySelector("a.doi")) return;
+  node.querySelector("p").append(" DOI ", el("a", { class: "doi", href: `https://doi.org/${String(doi).split("/").map(encodeURIComponent).join("/")}`, rel: "noreferrer" }, String(doi)));
+}
 function reactionCard(e) {
   const r = e.record || {};
   const title = r.title || r.reaction_class || r.id || e.id;
+  const source = sourceBlock(r, e.provenance);
+  if (!(e.provenance || {}).doi && !r.doi) addDoi(r.id || e.id, source);
   return el("article", { class: "card", "data-kind": e.kind },
     cardHeader(e, title),
     img(reactionUrl(r.id || e.id), `reaction scheme of ${title}`, "scheme"),
@@ -198,7 +208,7 @@ function reactionCard(e) {
       el("div", { class: "facts" }, el("div", { class: "role" }, "Reactants"), people(r.reactants) || unknown("none"),
         el("div", { class: "role" }, "Products"), people(r.products) || unknown("none")),
       el("div", { class: "facts" }, conditions(r))),
-    why(e), sourceBlock(r, e.provenance));
+    why(e), source);
 }
 function routeCard(e) {
   const r = e.record || {};
