@@ -319,6 +319,15 @@ def test_review_mode_accepts_edits_and_rejects_items_and_saves_the_file(page, do
     assert '"quoted", with a comma' in page.text(".review-item ol.context")
     page.all("#rv-reject")[0].click()  # q3
     assert "3 reviewed (1 accepted, 1 edited, 1 rejected)" in page.text("#review-summary")
+    # the decisions survive a reload of the page (kept in this browser until saved to a file)
+    page.open("/review", ready="review")
+    page.all("#review-file")[0].send_keys(str(source))
+    for _ in range(100):
+        if "restored" in (page.text("#review-summary") or ""):
+            break
+        time.sleep(0.05)
+    summary = page.text("#review-summary")
+    assert "3 reviewed (1 accepted, 1 edited, 1 rejected); 3 decisions restored" in summary, summary
     page.all("#review-save")[0].click()
     saved = None
     for _ in range(200):

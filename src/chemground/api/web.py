@@ -139,7 +139,8 @@ def compound_profile(
         query: a name, SMILES, InChI or CAS number (resolved as ``GET /compound`` does).
 
     Returns:
-        ``{"compound", "properties", "reactions": {role: {"count", "reactions"}}, "similar"}``.
+        ``{"compound", "properties", "reactions": {role: {"count", "reactions"}}, "similar",
+        "notes"}``.
 
     Raises:
         NotFoundError: no compound with that id.
@@ -180,12 +181,17 @@ def compound_profile(
                         if rid in found
                     ],
                 }
-    similar = []
+    similar: list[dict[str, Any]] = []
+    notes: list[str] = []
+    evidence = []
     if record.get("smiles"):
         # the table retriever's similarity search (Tanimoto on Morgan fingerprints, same parent...)
-        _, evidence = service.qa.retrieve(
-            f"compounds similar to {record['smiles']}", method="table", k=MAX_SIMILAR + 1
-        )
+        try:
+            _, evidence = service.qa.retrieve(
+                f"compounds similar to {record['smiles']}", method="table", k=MAX_SIMILAR + 1
+            )
+        except ChemgroundError as error:  # the page still shows everything else
+            notes.append(f"no similarity search for this structure: {clip(str(error), 200)}")
         similar = [
             {
                 "id": e.record.get("id"),
@@ -203,6 +209,7 @@ def compound_profile(
         "properties": computed_properties(record.get("smiles")),
         "reactions": reactions,
         "similar": similar,
+        "notes": notes,
     }
 
 

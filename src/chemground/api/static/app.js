@@ -338,7 +338,7 @@ async function showCompound(params) {
     await markReady(view, "error");
     return;
   }
-  const { compound: c, properties, reactions, similar } = reply.data;
+  const { compound: c, properties, reactions, similar, notes } = reply.data;
   document.title = `${c.name || c.smiles} · chemground`;
   const ids = [["KB id", c.in_knowledge_base === false ? unknown("not in the knowledge base (computed from the structure)") : c.id],
     ["Formula", c.formula], ["Molecular weight", c.molecular_weight ? `${fmt(c.molecular_weight, 3)} g/mol` : null],
@@ -362,6 +362,7 @@ async function showCompound(params) {
     Object.keys(properties || {}).length ? el("table", { class: "props" }, Object.entries(properties).map(([k, v]) => el("tr", {}, el("th", {}, k), el("td", {}, String(v))))) : unknown("no structure to compute from"),
     el("h2", {}, "Reactions"), roleSections.length ? roleSections : unknown("no reactions in the knowledge base"),
     el("h2", {}, "Similar compounds"),
+    (notes || []).map(n => el("p", { class: "meta" }, n)),
     (similar || []).length ? el("div", { class: "grid similar" }, similar.map(s => el("div", { class: "card" },
       molImg(s.smiles, s.name, "small"), el("div", {}, el("a", { href: compoundHref(s.id, s.smiles) }, s.name || s.smiles)),
       el("div", { class: "meta" }, s.formula || "", ` · ${fmt(s.score, 2)}`)))) : unknown("none above the similarity floor"));
@@ -479,20 +480,47 @@ function chunkWithSpans(chunk, spans) {
   out.push(chunk.slice(at));
   return out;
 }
-function decide(status) {
-  const it = review.items[review.at];
-  const question = $("#rv-question").value, answer = $("#rv-answer").value;
-  const edited = question !== it.question || answer !== it.answer;
-  if (status === "accepted" && edited) status = "edited";
+// One decision on one item: its status, note and (for an edit) the new question and answer,
+// the originals kept in their own columns.
+function applyDecision(it, d) {
+  let status = d.status;
   const set = (name, value) => { it.cells[review.header.indexOf(name)] = value; };
+  const get = name => it.cells[review.header.indexOf(name)];
+  const edited = d.question !== it.question || d.answer !== it.answer;
+  if (status === "accepted" && (edited || get("Original_question") || get("Original_answer"))) status = "edited";
   if (edited && status !== "rejected") {
     if (!it.cells[review.header.indexOf("Original_question")]) set("Original_question", it.question);
     if (!it.cells[review.header.indexOf("Original_answer")]) set("Original_answer", it.answer);
-    it.cells[review.questionCol] = question; it.question = question;
-    set("Answer", answer); it.answer = answer;
+    it.cells[review.questionCol] = d.question; it.question = d.question;
+    set("Answer", d.answer); it.answer = d.answer;
   }
-  it.status = status; it.note = $("#rv-note").value;
+  it.status = status; it.note = d.note || "";
   set("Review_status", status); set("Review_note", it.note);
+}
+// Decisions are also kept in this browser (localStorage), so a reload loses no work.
+const reviewKey = () => `chemground-review:${review.name}:${review.size}:${(review.items[0] || {}).id}`;
+function storeDecisions() {
+  const saved = {};
+  review.items.forEach((it, i) => { if (it.decision) saved[i] = it.decision; });
+  try { localStorage.setItem(reviewKey(), JSON.stringify(saved)); } catch { /* storage full or off */ }
+}
+function restoreDecisions() {
+  let saved = {};
+  try { saved = JSON.parse(localStorage.getItem(reviewKey()) || "{}"); } catch { saved = {}; }
+  let count = 0;
+  for (const [i, d] of Object.entries(saved)) {
+    const it = review.items[Number(i)];
+    if (!it || !d || typeof d.status !== "string") continue;
+    applyDecision(it, d); it.decision = d; count++;
+  }
+  return count;
+}
+function decide(status) {
+  const it = review.items[review.at];
+  const d = { status, question: $("#rv-question").value, answer: $("#rv-answer").value, note: $("#rv-note").value };
+  applyDecision(it, d);
+  it.decision = d;
+  storeDecisions();
   review.dirty = true;
   if (review.at < review.items.length - 1) review.at++;
   renderReview();
@@ -502,7 +530,8 @@ function renderReview() {
   const counts = reviewCounts();
   const done = counts.accepted + counts.edited + counts.rejected;
   $("#review-summary").textContent = review.items.length
-    ? `${review.name}: ${review.items.length} items; ${done} reviewed (${counts.accepted} accepted, ${counts.edited} edited, ${counts.rejected} rejected)`
+    ? `${review.name}: ${review.items.length} items; ${done} reviewed (${counts.accepted} accepted, ${counts.edited} edited, ${counts.rejected} rejected)` +
+      (review.restored ? `; ${review.restored} decisions restored from this browser` : "")
     : "";
   $("#review-save").disabled = !review.items.length;
   if (!review.items.length) { fill(box); return; }
@@ -542,7 +571,11 @@ function setupReview() {
   $("#review-file").addEventListener("change", async ev => {
     const file = ev.target.files[0];
     if (!file) return;
-    try { loadReview(file.name, await file.text()); }
+    try {
+      loadReview(file.name, await file.text());
+      review.size = file.size;
+      review.restored = restoreDecisions();
+    }
     catch (error) {
       review.items = [];
       renderReview();
