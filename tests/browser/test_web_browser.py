@@ -416,3 +416,35 @@ def test_with_an_llm_its_reasoners_are_offered_and_an_unsupported_answer_looks_u
             assert page.text(".status .badge") == "Answered"
             assert not page.console_errors()
             assert not page.external(page.requested_urls())
+
+
+# -- with an API token ---------------------------------------------------------------------------
+def test_with_a_token_the_page_asks_for_it_and_draws_through_it(driver, web_kb, tmp_path):
+    from selenium.webdriver.common.keys import Keys
+
+    from chemground.api.app import create_app
+    from tests.browser.conftest import Page
+    from tests.support.uvicorn_server import serving
+
+    settings = web_kb.model_copy(update={"api_token": "s3cret-token", "cache_dir": tmp_path})
+    with serving(create_app(settings)) as url:
+        page = Page(driver, url)
+        page.console_errors(), page.requested_urls()
+        page.open("/", ready="home")
+        for _ in range(100):
+            if page.js("return !document.getElementById('token-row').hidden"):
+                break
+            time.sleep(0.05)
+        assert page.js("return !document.getElementById('token-row').hidden")  # /options said 401
+        page.all("#token")[0].send_keys("s3cret-token", Keys.TAB)
+        page.all("#q")[0].send_keys("route from nitrobenzene to acetanilide", Keys.ENTER)
+        page.wait_ready("answer")
+        assert page.text(".status .badge") == "Route found"
+        # an <img> cannot send the token: the depictions come through fetch, shown as blob: URLs
+        sources = page.js("return [...document.querySelectorAll('.cards img')].map(i => i.src)")
+        assert len(sources) == 5 and all(s.startswith("blob:") for s in sources)
+        assert not page.broken_images()
+        errors = page.console_errors()
+        assert all("401" in e and "/options" in e for e in errors), errors  # only the first call
+        assert not page.external(page.requested_urls())
+        page.js("sessionStorage.clear()")

@@ -660,7 +660,11 @@ async function start() {
   const tokenBox = $("#token");
   tokenBox.value = state.token;
   if (state.token) $("#token-row").hidden = false;
-  tokenBox.addEventListener("change", () => { state.token = tokenBox.value; sessionStorage.setItem("chemground-token", state.token); });
+  tokenBox.addEventListener("change", () => {
+    state.token = tokenBox.value;
+    sessionStorage.setItem("chemground-token", state.token);
+    loadOptions();  // what this server offers, now that it may be asked
+  });
   $("#form").addEventListener("submit", submit);
   document.addEventListener("click", navigate);
   document.addEventListener("keydown", ev => {
