@@ -21,6 +21,7 @@ from __future__ import annotations
 import mimetypes
 from collections import defaultdict
 from collections.abc import Callable
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -238,13 +239,8 @@ def available_options(settings: Settings, qa: QA) -> dict[str, Any]:
     methods = ["auto", "table", "tools", "routes", "bm25"]
     if papers:
         methods.append("lit")
-    try:
-        from chemground.lit.library import dense_available
-
-        if dense_available()[0]:
-            methods.append("dense")
-    except ImportError:
-        pass
+    if dense_installed():
+        methods.append("dense")
     if llm:
         methods.append("graph")
     reasoners = list(REASONERS) if llm else ["extractive"]
@@ -256,6 +252,27 @@ def available_options(settings: Settings, qa: QA) -> dict[str, Any]:
         "llm": llm,
         "papers": papers,
     }
+
+
+def error_status(error: ChemgroundError) -> int:
+    """The HTTP status of an error a user can act on: 404 for a record that is not there, 422
+    for an input over a limit, 400 for anything else wrong with the input."""
+    if isinstance(error, NotFoundError):
+        return 404
+    if isinstance(error, InputLimitError):
+        return 422
+    return 400
+
+
+@lru_cache(maxsize=1)
+def dense_installed() -> bool:
+    """Whether dense retrieval can run here (the offline model and its packages: fixed for the
+    life of a process, so looked up once)."""
+    try:
+        from chemground.lit.library import dense_available
+    except ImportError:
+        return False
+    return bool(dense_available()[0])
 
 
 def add_web_routes(
@@ -285,12 +302,8 @@ def add_web_routes(
     def svg_or_error(work: Callable[[], str], cache: str) -> tuple[int, bytes, str, dict[str, str]]:
         try:
             return 200, work().encode("utf-8"), SVG_TYPE, {"cache-control": cache}
-        except NotFoundError as error:
-            return 404, json_body(clip(str(error))), "application/json", {}
-        except InputLimitError as error:
-            return 422, json_body(clip(str(error))), "application/json", {}
         except ChemgroundError as error:
-            return 400, json_body(clip(str(error))), "application/json", {}
+            return error_status(error), json_body(clip(str(error))), "application/json", {}
 
     async def svg(work: Callable[[], str], cache: str) -> Response:
         status, body, media, headers = await service.run(svg_or_error, work, cache)
@@ -299,12 +312,8 @@ def add_web_routes(
     def json_or_error(work: Callable[[], Any]) -> tuple[int, bytes]:
         try:
             return 200, encode_json(work())
-        except NotFoundError as error:
-            return 404, json_body(clip(str(error)))
-        except InputLimitError as error:
-            return 422, json_body(clip(str(error)))
         except ChemgroundError as error:
-            return 400, json_body(clip(str(error)))
+            return error_status(error), json_body(clip(str(error)))
 
     async def json_reply(work: Callable[[], Any]) -> Response:
         status, body = await service.run(json_or_error, work)

@@ -672,7 +672,6 @@ async function start() {
   });
   window.addEventListener("popstate", route);
   setupReview();
-  await loadOptions();
-  await route();
+  await Promise.all([loadOptions(), route()]);  // an answer in the URL need not wait for the options
 }
 start();
