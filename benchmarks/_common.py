@@ -6,8 +6,8 @@ import os
 import platform
 import statistics
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -33,7 +33,12 @@ def time_calls(fn: Callable[[], object], repeat: int) -> list[float]:
 
 
 def latency_summary(ms: Sequence[float]) -> dict[str, float]:
-    return {"p50": percentile(ms, 50), "p95": percentile(ms, 95), "mean": statistics.fmean(ms), "n": len(ms)}
+    return {
+        "p50": percentile(ms, 50),
+        "p95": percentile(ms, 95),
+        "mean": statistics.fmean(ms),
+        "n": len(ms),
+    }
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
@@ -48,8 +53,10 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> s
 
 
 def machine_line() -> str:
-    return (f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-            f"Python {platform.python_version()}; measured {time.strftime('%Y-%m-%d')}.")
+    return (
+        f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}; measured {time.strftime('%Y-%m-%d')}."
+    )
 
 
 def write_section(name: str, text: str) -> Path:

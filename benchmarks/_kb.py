@@ -30,7 +30,9 @@ def full_kb(path: Path = DEFAULT_KB) -> Path:
         return path
     files = reaction_files()
     if not files:
-        sys.exit(f"shared data not found at {SHARED_DATA}; the benchmark needs ../shared/data/reactions")
+        sys.exit(
+            f"shared data not found at {SHARED_DATA}; the benchmark needs ../shared/data/reactions"
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".partial")
     for stale in tmp.parent.glob(tmp.name + "*"):
@@ -39,7 +41,9 @@ def full_kb(path: Path = DEFAULT_KB) -> Path:
     opsin = Opsin(path.parent / "opsin-cache.sqlite")
     resolver = NameResolver(kb, opsin)
     for file in files:
-        summary = import_file(kb, file, resolver=resolver, dataset="uspto_revisit" if file.suffix == ".csv" else None)
+        summary = import_file(
+            kb, file, resolver=resolver, dataset="uspto_revisit" if file.suffix == ".csv" else None
+        )
         print(f"  imported {file.name}: {summary.reactions_added} reactions", file=sys.stderr)
     kb.checkpoint()  # also ends the background checkpointer and its connection
     kb.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -17,10 +17,20 @@ ORDER = [
     ("user_questions", "python benchmarks/user_questions_benchmark.py --split all"),
     ("tool_properties", "python benchmarks/tool_properties_benchmark.py"),
     ("api_load", "python benchmarks/api_load.py"),
+    ("startup", "python benchmarks/startup.py --baseline d9c255c"),
     ("llm_smoke", "python benchmarks/llm_smoke.py --base-url URL"),
     ("extract", "python benchmarks/extract_gold_ceiling.py; python benchmarks/extract_cost.py"),
-    ("graph", "python benchmarks/graph_build.py; python benchmarks/graph_routes.py; python benchmarks/graph_tasks.py"),
-    ("lit", "python benchmarks/lit_retrieval.py; python benchmarks/lit_scale.py"),
+    (
+        "graph",
+        "python benchmarks/graph_build.py; python benchmarks/graph_routes.py; python "
+        "benchmarks/graph_tasks.py",
+    ),
+    (
+        "lit",
+        "python benchmarks/lit_retrieval.py; python benchmarks/lit_scale.py; "
+        "python benchmarks/lit_compare.py --llm-base-url URL --llm-model M; "
+        "python benchmarks/lit_cold_start.py",
+    ),
     ("tools", "python benchmarks/tools_fidelity.py; python benchmarks/tools_retrieval.py"),
 ]
 
@@ -30,7 +40,8 @@ def main() -> None:
         "# Benchmark results",
         "",
         "Measured by the scripts in `benchmarks/` (each section names its script). Figures for LLM",
-        "reasoners and agents are absent on purpose: no LLM endpoint was reachable where these were",
+        "reasoners and agents are absent on purpose: no LLM endpoint was reachable where these "
+        "were",
         "measured, and no accuracy is reported for a model that was not run.",
         "",
     ]
@@ -41,7 +52,9 @@ def main() -> None:
             continue
         text = path.read_text(encoding="utf-8").strip()
         if text.startswith("# "):  # a section written as its own document: one level down
-            text = "\n".join("#" + line if line.startswith("#") else line for line in text.splitlines())
+            text = "\n".join(
+                "#" + line if line.startswith("#") else line for line in text.splitlines()
+            )
         parts += [text, "", f"_Reproduce: `{command}`._", ""]
     (HERE / "RESULTS.md").write_text("\n".join(parts), encoding="utf-8")
     print(f"wrote {HERE / 'RESULTS.md'}")

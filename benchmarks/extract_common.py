@@ -10,8 +10,11 @@ REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data" / "reactions"
 RESULTS = REPO / "benchmarks" / "results" / "extract.md"
 WORK = Path("/tmp/chemground-extract-bench")
-HEADER = ("# Extraction (issue 4)\n\nWritten by `benchmarks/extract_*.py`; each script replaces its own section. "
-          "Re-run them on a quiet machine for timings.\n")
+HEADER = (
+    "# Extraction (issue 4)\n\nWritten by `benchmarks/extract_*.py`; each script replaces its own "
+    "section. "
+    "Re-run them on a quiet machine for timings.\n"
+)
 
 
 def full_kb(path: Path = WORK / "kb.sqlite") -> Path:
@@ -33,6 +36,10 @@ def write_section(name: str, markdown: str, path: Path = RESULTS) -> None:
     begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
     block = f"{begin}\n{markdown.rstrip()}\n{end}"
     pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.DOTALL)
-    text = pattern.sub(lambda _: block, text) if pattern.search(text) else text.rstrip() + "\n\n" + block + "\n"
+    text = (
+        pattern.sub(lambda _: block, text)
+        if pattern.search(text)
+        else text.rstrip() + "\n\n" + block + "\n"
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")

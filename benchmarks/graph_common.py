@@ -69,7 +69,7 @@ def write_section(name: str, markdown: str) -> None:
     start, end = f"<!-- {name} -->", f"<!-- /{name} -->"
     block = f"{start}\n{markdown.strip()}\n{end}"
     if start in text and end in text:
-        text = text[:text.index(start)] + block + text[text.index(end) + len(end):]
+        text = text[: text.index(start)] + block + text[text.index(end) + len(end) :]
     else:
         text = text.rstrip() + "\n\n" + block + "\n"
     RESULTS.write_text(text)
@@ -78,5 +78,9 @@ def write_section(name: str, markdown: str) -> None:
 def machine_note() -> str:
     import platform
 
-    return (f"Measured {time.strftime('%Y-%m-%d %H:%M')} on {platform.machine()} with {os.cpu_count()} CPUs "
-            f"(load average {os.getloadavg()[0]:.1f} at the start; shared machine, so timings are noisy).")
+    return (
+        f"Measured {time.strftime('%Y-%m-%d %H:%M')} on {platform.machine()} with {os.cpu_count()} "
+        "CPUs "
+        f"(load average {os.getloadavg()[0]:.1f} at the start; shared machine, so timings are "
+        "noisy)."
+    )

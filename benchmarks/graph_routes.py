@@ -24,7 +24,7 @@ SAMPLES = 100
 
 def percentile(values, q):
     values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
 def main() -> None:
@@ -34,8 +34,12 @@ def main() -> None:
     chains = graph.query(
         "MATCH (s:Molecule)-[:REACTANT_OF]->(r1:Reaction)-[:PRODUCES]->(i1:Molecule)-[:REACTANT_OF]->"
         "(r2:Reaction)-[:PRODUCES]->(i2:Molecule)-[:REACTANT_OF]->(r3:Reaction)-[:PRODUCES]->"
-        "(t:Molecule) WHERE r1.main_product = i1.key AND r2.main_product = i2.key AND r3.main_product = t.key AND s.key <> i1.key AND s.key <> i2.key AND s.key <> t.key AND i1.key <> i2.key "
-        "AND i1.key <> t.key AND i2.key <> t.key RETURN DISTINCT s.key AS s, t.key AS t", limit=100000).rows
+        "(t:Molecule) WHERE r1.main_product = i1.key AND r2.main_product = i2.key AND "
+        "r3.main_product = t.key AND s.key <> i1.key AND s.key <> i2.key AND s.key <> t.key AND "
+        "i1.key <> i2.key "
+        "AND i1.key <> t.key AND i2.key <> t.key RETURN DISTINCT s.key AS s, t.key AS t",
+        limit=100000,
+    ).rows
     pairs = sorted((r["s"], r["t"]) for r in chains)
     random.Random(0).shuffle(pairs)
     pairs = pairs[:SAMPLES]
@@ -50,14 +54,25 @@ def main() -> None:
         forward_products(graph, start, max_depth=3, limit=50)
         forward_ms.append((time.perf_counter() - t0) * 1000)
     graph.close()
-    lines = ["| search | queries | p50 (ms) | p95 (ms) | max (ms) |", "| --- | ---: | ---: | ---: | ---: |"]
-    for name, values in (("routes start -> target, k=5, depth 3", route_ms), ("forward products, depth 3", forward_ms)):
-        lines.append(f"| {name} | {len(values)} | {statistics.median(values):.1f} | {percentile(values, 0.95):.1f} | "
-                     f"{max(values):.1f} |")
+    lines = [
+        "| search | queries | p50 (ms) | p95 (ms) | max (ms) |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for name, values in (
+        ("routes start -> target, k=5, depth 3", route_ms),
+        ("forward products, depth 3", forward_ms),
+    ):
+        lines.append(
+            f"| {name} | {len(values)} | {statistics.median(values):.1f} | "
+            f"{percentile(values, 0.95):.1f} | "
+            f"{max(values):.1f} |"
+        )
     table = "\n".join(lines)
     print(table)
     print(f"routes found for {found}/{len(pairs)} pairs")
-    write_section("routes", f"""## Route search latency (ORD graph, LadybugDB)
+    write_section(
+        "routes",
+        f"""## Route search latency (ORD graph, LadybugDB)
 
 {machine_note()}
 {len(pairs)} (start, target) pairs sampled (seed 0) from the graph's 3-step main-product chains; routes found for
@@ -65,7 +80,8 @@ def main() -> None:
 
 {table}
 
-Script: `python benchmarks/graph_routes.py`.""")
+Script: `python benchmarks/graph_routes.py`.""",
+    )
 
 
 if __name__ == "__main__":

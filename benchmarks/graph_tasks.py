@@ -1,4 +1,5 @@
-"""Benchmark sizes per task type: how many tasks the starter and ORD graphs yield, and generation time.
+"""Benchmark sizes per task type: how many tasks the starter and ORD graphs yield, and generation
+time.
 
 Run: python benchmarks/graph_tasks.py  [--per-type N]
 
@@ -40,22 +41,39 @@ def main() -> None:
     starter = DEFAULT_KB.with_name("starter-kb.sqlite")
     if not starter.exists():
         build_kb(starter).close()
-    results = {"starter KB (273 reactions)": sizes(starter, args.per_type),
-               "ORD KB (13.8k reactions)": sizes(ord_kb(DEFAULT_KB), args.per_type)}
+    results = {
+        "starter KB (273 reactions)": sizes(starter, args.per_type),
+        "ORD KB (13.8k reactions)": sizes(ord_kb(DEFAULT_KB), args.per_type),
+    }
     names = list(next(iter(results.values()))[0])
-    lines = ["| task type | level | " + " | ".join(results) + " |", "| --- | --- |" + " ---: |" * len(results)]
+    lines = [
+        "| task type | level | " + " | ".join(results) + " |",
+        "| --- | --- |" + " ---: |" * len(results),
+    ]
     from chemground.graph.bench.tasks import TASK_BY_NAME
 
     for name in names:
-        lines.append(f"| {name} | {TASK_BY_NAME[name].level} | " +
-                     " | ".join(str(r[0][name]) for r in results.values()) + " |")
-    lines.append("| **total** | | " + " | ".join(str(sum(r[0].values())) for r in results.values()) + " |")
-    lines.append("| generation time (s) | | " + " | ".join(f"{r[1]:.1f}" for r in results.values()) + " |")
-    lines.append("| reference sanity run: exact answers | | " +
-                 " | ".join(f"{r[3]['exact_answer']:.3f} ({r[2]:.1f} s)" for r in results.values()) + " |")
+        lines.append(
+            f"| {name} | {TASK_BY_NAME[name].level} | "
+            + " | ".join(str(r[0][name]) for r in results.values())
+            + " |"
+        )
+    lines.append(
+        "| **total** | | " + " | ".join(str(sum(r[0].values())) for r in results.values()) + " |"
+    )
+    lines.append(
+        "| generation time (s) | | " + " | ".join(f"{r[1]:.1f}" for r in results.values()) + " |"
+    )
+    lines.append(
+        "| reference sanity run: exact answers | | "
+        + " | ".join(f"{r[3]['exact_answer']:.3f} ({r[2]:.1f} s)" for r in results.values())
+        + " |"
+    )
     table = "\n".join(lines)
     print(table)
-    write_section("tasks", f"""## Benchmark sizes per task type
+    write_section(
+        "tasks",
+        f"""## Benchmark sizes per task type
 
 {machine_note()}
 `generate_tasks(per_type={args.per_type}, seed=0, max_gold_rows=30)`: a candidate becomes a task only when its
@@ -65,7 +83,8 @@ is reported**: run `chemground bench graph-run --llm-base-url URL --llm-model M 
 
 {table}
 
-Script: `python benchmarks/graph_tasks.py`.""")
+Script: `python benchmarks/graph_tasks.py`.""",
+    )
 
 
 if __name__ == "__main__":

@@ -74,8 +74,12 @@ def prepare(source: Path, home: Path) -> None:
     env = environment(source, home)
     paper = home / "suzuki.txt"
     paper.write_text(PAPER, encoding="utf-8")
-    subprocess.run([sys.executable, "-m", "chemground", "lit", "add", str(paper)], env=env,
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "chemground", "lit", "add", str(paper)],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
 
 
 def measure(source: Path, label: str, repeat: int, rows: list[list[str]]) -> None:
@@ -90,8 +94,15 @@ def measure(source: Path, label: str, repeat: int, rows: list[list[str]]) -> Non
             ms = median_ms([sys.executable, "-m", "chemground", *args], env, repeat)
             ratio = ms / rdkit
             verdict = "yes" if ratio <= TARGETS[name] else "no"
-            rows.append([label, f"chemground {' '.join(args[:2])} ...", f"{ms:.0f}", f"{ratio:.2f}",
-                         f"<= {TARGETS[name]}: {verdict}"])
+            rows.append(
+                [
+                    label,
+                    f"chemground {' '.join(args[:2])} ...",
+                    f"{ms:.0f}",
+                    f"{ratio:.2f}",
+                    f"<= {TARGETS[name]}: {verdict}",
+                ]
+            )
             print(f"{label:>10}  {name:<13} {ms:7.0f} ms  {ratio:5.2f}x", flush=True)
 
 
@@ -101,7 +112,9 @@ def default_kb() -> Path:
 
     path = get_settings().kb_path
     if not path.exists():
-        subprocess.run([sys.executable, "-m", "chemground", "kb", "stats"], check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "chemground", "kb", "stats"], check=True, capture_output=True
+        )
     return path
 
 
@@ -114,19 +127,25 @@ def main() -> None:
     measure(REPO, "current", args.repeat, rows)
     if args.baseline:
         worktree = Path(tempfile.mkdtemp(prefix="cg-baseline-"))
-        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(worktree), args.baseline],
-                       check=True, capture_output=True)
+        subprocess.run(
+            ["git", "-C", str(REPO), "worktree", "add", "--detach", str(worktree), args.baseline],
+            check=True,
+            capture_output=True,
+        )
         try:
             measure(worktree, args.baseline, args.repeat, rows)
         finally:
-            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(worktree)], check=True)
+            subprocess.run(
+                ["git", "-C", str(REPO), "worktree", "remove", "--force", str(worktree)], check=True
+            )
     header = ["code", "command", "median ms", "x rdkit import", "target"]
     lines = [
         "## CLI start-up (issue 16)",
         "",
         f"`python benchmarks/startup.py{' --baseline ' + args.baseline if args.baseline else ''}`: "
         f"fresh processes, median of {args.repeat} runs after one warm-up, byte code kept, the",
-        "embedding cache warm (a user's second call). Ratios are to `import rdkit.Chem` measured in the",
+        "embedding cache warm (a user's second call). Ratios are to `import rdkit.Chem` measured "
+        "in the",
         "same run on the same machine.",
         "",
         "| " + " | ".join(header) + " |",

@@ -22,15 +22,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import machine_line, markdown_table, write_section  # noqa: E402
-from _kb import DEFAULT_KB, full_kb  # noqa: E402
+from _common import machine_line, markdown_table, write_section
+from _kb import DEFAULT_KB, full_kb
 
-from chemground.bench.generate import generate, write_items, write_ooc_kb  # noqa: E402
-from chemground.bench.run import RECALL_KS, run  # noqa: E402
-from chemground.chem.names import normalize_name  # noqa: E402
-from chemground.qa_factory import build_qa  # noqa: E402
-from chemground.settings import Settings  # noqa: E402
-from chemground.workspace import Workspace  # noqa: E402
+from chemground.bench.generate import generate, write_items, write_ooc_kb
+from chemground.bench.run import RECALL_KS, run
+from chemground.chem.names import normalize_name
+from chemground.qa_factory import build_qa
+from chemground.settings import Settings
+from chemground.workspace import Workspace
 
 
 def run_one(kb_path: Path, cache_dir: Path, items, method: str, out: Path):
@@ -46,13 +46,18 @@ def run_one(kb_path: Path, cache_dir: Path, items, method: str, out: Path):
     if method != "table":
         qa.retriever(method).index()  # build or load the text index before timing the run
     summary = run(items, qa, method=method, reasoner="extractive", out_dir=out, resolve=resolve)
-    print(f"{out.name}: overall {summary.overall:.1f} in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    print(
+        f"{out.name}: overall {summary.overall:.1f} in {time.perf_counter() - started:.0f} s",
+        file=sys.stderr,
+    )
     workspace.close()
     return summary
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--per-task", type=int, default=50)
     parser.add_argument("--kb", type=Path, default=DEFAULT_KB)
     parser.add_argument("--seed", type=int, default=0)
@@ -64,7 +69,9 @@ def main() -> None:
     args.workdir.mkdir(parents=True, exist_ok=True)
     kb = Workspace(Settings(kb_path=kb_path, cache_dir=cache_dir), readonly=True).kb
     items = generate(kb, per_task=args.per_task, seed=args.seed)
-    perturbed = generate(kb, per_task=args.per_task, seed=args.seed, formats=("iupac",), perturb=1.0)
+    perturbed = generate(
+        kb, per_task=args.per_task, seed=args.seed, formats=("iupac",), perturb=1.0
+    )
     write_items(items, args.workdir / "bench.jsonl")
     write_items(perturbed, args.workdir / "bench-perturbed.jsonl")
     ooc_path = args.workdir / "kb-ooc.sqlite"
@@ -78,21 +85,35 @@ def main() -> None:
         for method in methods:
             out = args.workdir / f"{corpus}-{method}"
             results[(corpus, method)] = run_one(path, cache_dir, items, method, out)
-    perturbed_summary = run_one(kb_path, cache_dir, perturbed, "table", args.workdir / "perturbed-table")
+    perturbed_summary = run_one(
+        kb_path, cache_dir, perturbed, "table", args.workdir / "perturbed-table"
+    )
 
-    text = ["## Table-RAG benchmark (issue 8)", "", machine_line(),
-            f"KB: dictionary + starter set + shared patent reactions ({stats.compounds:,} compounds, "
-            f"{stats.reactions:,} reactions). Benchmark: {len(items)} items ({args.per_task} per task and input "
-            f"format, seed {args.seed}); the out-of-corpus KB lacks the {removed['reactions_removed']} source "
-            f"reactions and {removed['compounds_removed']} source compounds; the perturbed set ({len(perturbed)} "
-            "name-format items) has a typo or name variant in every entity.", ""]
+    text = [
+        "## Table-RAG benchmark (issue 8)",
+        "",
+        machine_line(),
+        f"KB: dictionary + starter set + shared patent reactions ({stats.compounds:,} compounds, "
+        f"{stats.reactions:,} reactions). Benchmark: {len(items)} items ({args.per_task} per task "
+        "and input "
+        f"format, seed {args.seed}); the out-of-corpus KB lacks the {removed['reactions_removed']} "
+        "source "
+        f"reactions and {removed['compounds_removed']} source compounds; the perturbed set "
+        f"({len(perturbed)} "
+        "name-format items) has a typo or name variant in every entity.",
+        "",
+    ]
     tasks = sorted({(e["task"], e["input_format"]) for e in results[("in-corpus", "table")].rows})
     for corpus in ("in-corpus", "out-of-corpus"):
         rows = []
         for task, fmt in tasks:
             row = [task, fmt]
             for method in methods:
-                entry = next(e for e in results[(corpus, method)].rows if (e["task"], e["input_format"]) == (task, fmt))
+                entry = next(
+                    e
+                    for e in results[(corpus, method)].rows
+                    if (e["task"], e["input_format"]) == (task, fmt)
+                )
                 row += [f"{entry[f'recall@{k}']:.2f}" for k in RECALL_KS]
             rows.append(row)
         header = ["task", "format"] + [f"{m} R@{k}" for m in methods for k in RECALL_KS]
@@ -103,21 +124,44 @@ def main() -> None:
         for summary in (results[("in-corpus", "table")], results[("out-of-corpus", "table")]):
             entry = next(e for e in summary.rows if (e["task"], e["input_format"]) == (task, fmt))
             row.append(f"{entry['score']:.1f}")
-        perturbed_entry = next((e for e in perturbed_summary.rows if (e["task"], e["input_format"]) == (task, fmt)), None)
+        perturbed_entry = next(
+            (e for e in perturbed_summary.rows if (e["task"], e["input_format"]) == (task, fmt)),
+            None,
+        )
         row.append(f"{perturbed_entry['score']:.1f}" if perturbed_entry else "-")
         score_rows.append(row)
-    score_rows.append(["**overall**", "", f"{results[('in-corpus', 'table')].overall:.1f}",
-                       f"{results[('out-of-corpus', 'table')].overall:.1f}", f"{perturbed_summary.overall:.1f}"])
-    text += ["Scores of the `extractive` reasoner (no LLM) with the `table` method (0-100; targets: >= 90 "
-             "in-corpus, exact weights out-of-corpus; the published system with an 8B LLM scored 67.2 in-corpus, "
-             "34.6 out-of-corpus, 63.3 perturbed):", "",
-             markdown_table(["task", "format", "in-corpus", "out-of-corpus", "perturbed (names)"], score_rows), "",
-             f"Pearson correlation of Recall@5 and score (in-corpus, table): "
-             f"{results[('in-corpus', 'table')].pearson:.3f}. Other methods with the extractive reasoner, "
-             "overall in-corpus: " + ", ".join(f"{m} {results[('in-corpus', m)].overall:.1f}" for m in methods) + ".",
-             "", "LLM reasoners (direct, cot, adaptive and ablations) were not run: no LLM endpoint was reachable "
-             "here. Reproduce with `chemground bench run BENCH --method table --reasoner adaptive "
-             "--llm-base-url URL --llm-model MODEL`."]
+    score_rows.append(
+        [
+            "**overall**",
+            "",
+            f"{results[('in-corpus', 'table')].overall:.1f}",
+            f"{results[('out-of-corpus', 'table')].overall:.1f}",
+            f"{perturbed_summary.overall:.1f}",
+        ]
+    )
+    text += [
+        "Scores of the `extractive` reasoner (no LLM) with the `table` method (0-100; targets: >= "
+        "90 "
+        "in-corpus, exact weights out-of-corpus; the published system with an 8B LLM scored 67.2 "
+        "in-corpus, "
+        "34.6 out-of-corpus, 63.3 perturbed):",
+        "",
+        markdown_table(
+            ["task", "format", "in-corpus", "out-of-corpus", "perturbed (names)"], score_rows
+        ),
+        "",
+        f"Pearson correlation of Recall@5 and score (in-corpus, table): "
+        f"{results[('in-corpus', 'table')].pearson:.3f}. Other methods with the extractive "
+        "reasoner, "
+        "overall in-corpus: "
+        + ", ".join(f"{m} {results[('in-corpus', m)].overall:.1f}" for m in methods)
+        + ".",
+        "",
+        "LLM reasoners (direct, cot, adaptive and ablations) were not run: no LLM endpoint was "
+        "reachable "
+        "here. Reproduce with `chemground bench run BENCH --method table --reasoner adaptive "
+        "--llm-base-url URL --llm-model MODEL`.",
+    ]
     path = write_section("table_rag", "\n".join(text))
     print("\n".join(text))
     print(f"wrote {path}", file=sys.stderr)

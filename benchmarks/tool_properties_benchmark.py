@@ -1,6 +1,7 @@
 """Tool-property benchmark (issue 15): ``ask`` without an LLM on hand-written property questions.
 
-    python benchmarks/tool_properties_benchmark.py            # both splits; writes results/tool_properties.md
+    python benchmarks/tool_properties_benchmark.py            # both splits; writes
+    results/tool_properties.md
     python benchmarks/tool_properties_benchmark.py --split dev
 
 The questions (benchmarks/tool_properties/questions.tsv) were written by hand in varied
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import statistics
 import sys
 import time
 import warnings
@@ -33,7 +33,6 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "src"))
 
 from _common import machine_line, markdown_table, percentile, write_section  # noqa: E402
-
 from rdkit import Chem, RDLogger  # noqa: E402
 from rdkit.Chem import QED, Crippen, Descriptors, Lipinski, rdMolDescriptors  # noqa: E402
 
@@ -54,12 +53,21 @@ def load() -> list[dict]:
         aspect, smiles, question = parts[0], parts[1], parts[2]
         extra = parts[3] if len(parts) > 3 else ""
         n = len(items) + 1
-        items.append({"id": f"tp-{n:03d}", "aspect": aspect, "smiles": [] if smiles == "-" else smiles.split(";"),
-                      "question": question, "extra": extra, "split": "test" if n % 10 in TEST_SLOTS else "dev"})
+        items.append(
+            {
+                "id": f"tp-{n:03d}",
+                "aspect": aspect,
+                "smiles": [] if smiles == "-" else smiles.split(";"),
+                "question": question,
+                "extra": extra,
+                "split": "test" if n % 10 in TEST_SLOTS else "dev",
+            }
+        )
     return items
 
 
-# --------------------------------------------------------------------------- gold (independent of chemground)
+# --------------------------------------------------------------------------- gold (independent of
+# chemground)
 def _mol(smiles: str):
     m = Chem.MolFromSmiles(smiles)
     assert m is not None, smiles
@@ -71,7 +79,7 @@ def _cas(smiles: str) -> str | None:
 
     try:
         return search_chemical("InChIKey=" + Chem.MolToInchiKey(_mol(smiles))).CASs
-    except Exception:  # noqa: BLE001
+    except Exception:
         return None
 
 
@@ -81,12 +89,14 @@ def _constant(smiles: str, which: str) -> float | None:
     cas = _cas(smiles)
     if cas is None:
         return None
-    getter, methods = {"bp": (phase_change.Tb, phase_change.Tb_methods),
-                       "mp": (phase_change.Tm, phase_change.Tm_methods)}[which]
+    getter, methods = {
+        "bp": (phase_change.Tb, phase_change.Tb_methods),
+        "mp": (phase_change.Tm, phase_change.Tm_methods),
+    }[which]
     for method in [m for m in methods(cas) if m != "JOBACK"] + ["JOBACK"]:
         try:
             value = getter(cas, method=method)
-        except Exception:  # noqa: BLE001
+        except Exception:
             continue
         if value is not None:
             return float(value)
@@ -103,7 +113,9 @@ def _density(smiles: str) -> float | None:
     volume._load_rho_data()
     mw = search_chemical(cas).MW
     if cas in volume.rho_data_Perry_8E_105_l.index:
-        c1, c2, c3, c4 = (volume.rho_data_Perry_8E_105_l.loc[cas][k] for k in ("C1", "C2", "C3", "C4"))
+        c1, c2, c3, c4 = (
+            volume.rho_data_Perry_8E_105_l.loc[cas][k] for k in ("C1", "C2", "C3", "C4")
+        )
         return c1 / c2 ** (1 + (1 - 298.15 / c3) ** c4) * mw / 1e6
     for table in ("rho_data_CRC_inorg_l_const", "rho_data_CRC_inorg_s_const"):
         data = getattr(volume, table)
@@ -115,20 +127,33 @@ def _density(smiles: str) -> float | None:
 def _descriptor(kind: str, smiles: str):
     m = _mol(smiles)
     return {
-        "logp": lambda: Crippen.MolLogP(m), "tpsa": lambda: rdMolDescriptors.CalcTPSA(m), "qed": lambda: QED.qed(m),
-        "hbd": lambda: Lipinski.NumHDonors(m), "hba": lambda: Lipinski.NumHAcceptors(m),
-        "rot": lambda: Lipinski.NumRotatableBonds(m), "rings": lambda: rdMolDescriptors.CalcNumRings(m),
+        "logp": lambda: Crippen.MolLogP(m),
+        "tpsa": lambda: rdMolDescriptors.CalcTPSA(m),
+        "qed": lambda: QED.qed(m),
+        "hbd": lambda: Lipinski.NumHDonors(m),
+        "hba": lambda: Lipinski.NumHAcceptors(m),
+        "rot": lambda: Lipinski.NumRotatableBonds(m),
+        "rings": lambda: rdMolDescriptors.CalcNumRings(m),
         "aromatic_rings": lambda: rdMolDescriptors.CalcNumAromaticRings(m),
-        "stereo": lambda: len(Chem.FindMolChiralCenters(m, includeUnassigned=True, useLegacyImplementation=False)),
-        "inchikey": lambda: Chem.MolToInchiKey(m), "inchi": lambda: Chem.MolToInchi(m),
+        "stereo": lambda: len(
+            Chem.FindMolChiralCenters(m, includeUnassigned=True, useLegacyImplementation=False)
+        ),
+        "inchikey": lambda: Chem.MolToInchiKey(m),
+        "inchi": lambda: Chem.MolToInchi(m),
         "mw": lambda: Descriptors.MolWt(m),
     }[kind]()
 
 
 def _lipinski_passes(smiles: str) -> bool:
     m = _mol(smiles)
-    violations = sum([Lipinski.NumHDonors(m) > 5, Lipinski.NumHAcceptors(m) > 10, Descriptors.ExactMolWt(m) > 500,
-                      Crippen.MolLogP(m) > 5])
+    violations = sum(
+        [
+            Lipinski.NumHDonors(m) > 5,
+            Lipinski.NumHAcceptors(m) > 10,
+            Descriptors.ExactMolWt(m) > 500,
+            Crippen.MolLogP(m) > 5,
+        ]
+    )
     return violations <= 1
 
 
@@ -139,7 +164,9 @@ def _balance(spec: str) -> list[int]:
     species = [(s, 1) for s in left.split("+")] + [(s, -1) for s in right.split("+")]
     counts = [_formula_counts(s) for s, _ in species]
     elements = sorted({e for c in counts for e in c})
-    matrix = sympy.Matrix([[c.get(e, 0) * sign for c, (_, sign) in zip(counts, species)] for e in elements])
+    matrix = sympy.Matrix(
+        [[c.get(e, 0) * sign for c, (_, sign) in zip(counts, species)] for e in elements]
+    )
     vector = matrix.nullspace()[0]
     denominator = sympy.ilcm(*[x.q for x in vector])
     ints = [int(x * denominator) for x in vector]
@@ -171,13 +198,34 @@ def _formula_counts(formula: str) -> dict[str, int]:
     return stack[0]
 
 
-ATOMIC = {"H": 1.008, "C": 12.011, "N": 14.007, "O": 15.999, "P": 30.974, "K": 39.098, "Ca": 40.078,
-          "Cr": 51.996, "Fe": 55.845}
+ATOMIC = {
+    "H": 1.008,
+    "C": 12.011,
+    "N": 14.007,
+    "O": 15.999,
+    "P": 30.974,
+    "K": 39.098,
+    "Ca": 40.078,
+    "Cr": 51.996,
+    "Fe": 55.845,
+}
 
 
 def gold(item: dict):
     a, s, extra = item["aspect"], item["smiles"], item["extra"]
-    if a in ("logp", "tpsa", "qed", "hbd", "hba", "rot", "rings", "aromatic_rings", "stereo", "inchikey", "inchi"):
+    if a in (
+        "logp",
+        "tpsa",
+        "qed",
+        "hbd",
+        "hba",
+        "rot",
+        "rings",
+        "aromatic_rings",
+        "stereo",
+        "inchikey",
+        "inchi",
+    ):
         return _descriptor(a, s[0])
     if a == "lipinski":
         return _lipinski_passes(s[0])
@@ -211,8 +259,17 @@ def gold(item: dict):
 
 
 # --------------------------------------------------------------------------- scoring
-TOL = {"logp": 0.011, "tpsa": 0.011, "qed": 0.0015, "bp": 0.6, "mp": 0.6, "bp_k": 0.6, "density": 0.005,
-       "mw": 0.011, "mw_formula": 0.05}
+TOL = {
+    "logp": 0.011,
+    "tpsa": 0.011,
+    "qed": 0.0015,
+    "bp": 0.6,
+    "mp": 0.6,
+    "bp_k": 0.6,
+    "density": 0.005,
+    "mw": 0.011,
+    "mw_formula": 0.05,
+}
 
 
 def _coefficients(equation: str) -> list[int]:
@@ -261,7 +318,9 @@ def correct(item: dict, g, answer) -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", choices=["dev", "test", "all"], default="all")
-    parser.add_argument("--kb", type=Path, default=None, help="KB file (default: the user's default KB)")
+    parser.add_argument(
+        "--kb", type=Path, default=None, help="KB file (default: the user's default KB)"
+    )
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
 
@@ -320,44 +379,115 @@ def main() -> None:
     def pct(a, b):
         return f"{100 * a / b:.1f} %" if b else "-"
 
-    lines = ["## Tool-property benchmark (issue 15)", "", machine_line(), "",
-             f"{len(load())} questions written by hand ({DATA.relative_to(HERE.parent)}): "
-             f"{', '.join(f'{k} {v}' for k, v in sorted(Counter(i['aspect'] for i in load()).items()))}. "
-             "Gold values computed in the benchmark from hand-written SMILES (RDKit descriptors, `chemicals` tables "
-             "for Tb/Tm/density, a sympy null-space for balancing), never from chemground's answers. "
-             "Split: questions 3, 6 and 9 of every ten are held out (`test`, 30 %); only `dev` failures were "
-             "read while writing the rules. `ask` with `--method auto` (the router), reasoner extractive, no LLM.",
-             "", "Right = the typed value matches the gold (numbers within the rounding shown); for unresolved "
-             "compounds right = not `answered`. CONFIDENTLY WRONG = wrong with status `answered`.", ""]
+    aspect_counts = Counter(i["aspect"] for i in load())
+    lines = [
+        "## Tool-property benchmark (issue 15)",
+        "",
+        machine_line(),
+        "",
+        f"{len(load())} questions written by hand ({DATA.relative_to(HERE.parent)}): "
+        f"{', '.join(f'{k} {v}' for k, v in sorted(aspect_counts.items()))}. "
+        "Gold values computed in the benchmark from hand-written SMILES (RDKit descriptors, "
+        "`chemicals` tables "
+        "for Tb/Tm/density, a sympy null-space for balancing), never from chemground's answers. "
+        "Split: questions 3, 6 and 9 of every ten are held out (`test`, 30 %); only `dev` failures "
+        "were "
+        "read while writing the rules. `ask` with `--method auto` (the router), reasoner "
+        "extractive, no LLM.",
+        "",
+        "Right = the typed value matches the gold (numbers within the rounding shown); for "
+        "unresolved "
+        "compounds right = not `answered`. CONFIDENTLY WRONG = wrong with status `answered`.",
+        "",
+    ]
     table = []
     for split in ("dev", "test"):
         r = rows.get(split)
         if not r:
             continue
-        table.append([split, r["n"], r["right"], pct(r["right"], r["n"]), r["refused"], r["confidently_wrong"],
-                      r["route:tools"]])
-    lines.append(markdown_table(["split", "n", "right", "accuracy", "wrong, refused", "CONFIDENTLY WRONG",
-                                 "routed to tools"], table))
-    lines += ["", f"Latency, warm process (tool worker running; every question asked once before; "
-                  f"first pass {first_pass_s:.1f} s for {len(items)} questions):", ""]
-    lines.append(markdown_table(["measure", "p50 ms", "p95 ms", "n"], [
-        ["tool-routed answer (ask, auto)", round(percentile(tool_ms, 50), 2), round(percentile(tool_ms, 95), 2),
-         len(tool_ms)],
-        ["ask, --method auto (router)", round(percentile(auto_ms, 50), 2), round(percentile(auto_ms, 95), 2),
-         len(auto_ms)],
-        ["ask, the routed method named explicitly (no router)", round(percentile(explicit_ms, 50), 2),
-         round(percentile(explicit_ms, 95), 2), len(explicit_ms)],
-        ["routing alone (QA.route: refine + table)", round(percentile(route_ms, 50), 4),
-         round(percentile(route_ms, 95), 4), len(route_ms)],
-    ]))
+        table.append(
+            [
+                split,
+                r["n"],
+                r["right"],
+                pct(r["right"], r["n"]),
+                r["refused"],
+                r["confidently_wrong"],
+                r["route:tools"],
+            ]
+        )
+    lines.append(
+        markdown_table(
+            [
+                "split",
+                "n",
+                "right",
+                "accuracy",
+                "wrong, refused",
+                "CONFIDENTLY WRONG",
+                "routed to tools",
+            ],
+            table,
+        )
+    )
+    lines += [
+        "",
+        f"Latency, warm process (tool worker running; every question asked once before; "
+        f"first pass {first_pass_s:.1f} s for {len(items)} questions):",
+        "",
+    ]
+    lines.append(
+        markdown_table(
+            ["measure", "p50 ms", "p95 ms", "n"],
+            [
+                [
+                    "tool-routed answer (ask, auto)",
+                    round(percentile(tool_ms, 50), 2),
+                    round(percentile(tool_ms, 95), 2),
+                    len(tool_ms),
+                ],
+                [
+                    "ask, --method auto (router)",
+                    round(percentile(auto_ms, 50), 2),
+                    round(percentile(auto_ms, 95), 2),
+                    len(auto_ms),
+                ],
+                [
+                    "ask, the routed method named explicitly (no router)",
+                    round(percentile(explicit_ms, 50), 2),
+                    round(percentile(explicit_ms, 95), 2),
+                    len(explicit_ms),
+                ],
+                [
+                    "routing alone (QA.route: refine + table)",
+                    round(percentile(route_ms, 50), 4),
+                    round(percentile(route_ms, 95), 4),
+                    len(route_ms),
+                ],
+            ],
+        )
+    )
     if missing:
         lines += ["", f"No gold value could be computed for: {', '.join(missing)}."]
     dev_wrong = [(i, a) for i, a in wrong if i["split"] == "dev"]
     if dev_wrong:
         lines += ["", f"Dev failures ({len(dev_wrong)}):", ""]
-        lines.append(markdown_table(["id", "aspect", "question", "gold", "answer", "status"], [
-            [i["id"], i["aspect"], i["question"][:60], str(golds[i["id"]])[:40], a.answer[:90].replace("|", "/"),
-             a.status] for i, a in dev_wrong]))
+        lines.append(
+            markdown_table(
+                ["id", "aspect", "question", "gold", "answer", "status"],
+                [
+                    [
+                        i["id"],
+                        i["aspect"],
+                        i["question"][:60],
+                        str(golds[i["id"]])[:40],
+                        a.answer[:90].replace("|", "/"),
+                        a.status,
+                    ]
+                    for i, a in dev_wrong
+                ],
+            )
+        )
     test_wrong = [i["id"] for i, _ in wrong if i["split"] == "test"]
     if test_wrong:
         lines += ["", f"Held-out failures (ids only; not tuned on): {', '.join(test_wrong)}."]

@@ -1,4 +1,5 @@
-"""Shared helpers of the tools benchmarks: the data folder and writing a section of results/tools.md."""
+"""Shared helpers of the tools benchmarks: the data folder and writing a section of
+results/tools.md."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "tools.md"
 DATA = HERE.parent.parent / "shared" / "data" / "chemtoolbench"
-DEV_SPLITS = ["dataset/Chemistry/single_dev.jsonl", "dataset/Chemistry/multiple_dev.jsonl",
-              "dataset/Materials/single_dev.jsonl"]
+DEV_SPLITS = [
+    "dataset/Chemistry/single_dev.jsonl",
+    "dataset/Chemistry/multiple_dev.jsonl",
+    "dataset/Materials/single_dev.jsonl",
+]
 
 
 def require_data() -> Path:
@@ -24,8 +28,13 @@ def require_data() -> Path:
 def machine() -> str:
     import os
 
-    load = f", load average {os.getloadavg()[0]:.1f} at the end" if hasattr(os, "getloadavg") else ""
-    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}{load}"
+    load = (
+        f", load average {os.getloadavg()[0]:.1f} at the end" if hasattr(os, "getloadavg") else ""
+    )
+    return (
+        f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python "
+        f"{platform.python_version()}{load}"
+    )
 
 
 def write_section(name: str, text: str) -> None:

@@ -17,16 +17,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tools_common import DEV_SPLITS, machine, require_data, write_section  # noqa: E402
+from tools_common import DEV_SPLITS, machine, require_data, write_section
 
-from chemground.agent.dataset import load_benchmark  # noqa: E402
-from chemground.agent.fidelity import report_markdown, run_fidelity  # noqa: E402
-from chemground.agent.runner import ToolRunner  # noqa: E402
-from chemground.settings import get_settings  # noqa: E402
-from chemground.workspace import ensure_kb  # noqa: E402
+from chemground.agent.dataset import load_benchmark
+from chemground.agent.fidelity import report_markdown, run_fidelity
+from chemground.agent.runner import ToolRunner
+from chemground.settings import get_settings
+from chemground.workspace import ensure_kb
 
-
-# Why tools fall below 0.9, from inspecting every failing step (see --out records of `bench tools-run`).
+# Why tools fall below 0.9, from inspecting every failing step (see --out records of `bench
+# tools-run`).
 WHY = """### Why some tools are below 0.9
 
 - **Online-only data** (offline errors, not guesses): `chemistrytools/get_compound_CID`, `convert_compound_CID_to_*`,
@@ -64,7 +64,9 @@ WHY = """### Why some tools are below 0.9
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--limit", type=int, default=None, help="only the first N items of each split")
+    parser.add_argument(
+        "--limit", type=int, default=None, help="only the first N items of each split"
+    )
     args = parser.parse_args()
     data = require_data()
     settings = get_settings()
@@ -73,7 +75,10 @@ def main() -> None:
     started = time.perf_counter()
     for split in DEV_SPLITS:
         items = load_benchmark(data / split, args.limit)
-        with tempfile.TemporaryDirectory() as folder, ToolRunner(settings=settings, files_dir=Path(folder)) as runner:
+        with (
+            tempfile.TemporaryDirectory() as folder,
+            ToolRunner(settings=settings, files_dir=Path(folder)) as runner,
+        ):
             runner.warm_up()
             report = run_fidelity(items, runner)
         summary = report.summary()
@@ -85,13 +90,20 @@ def main() -> None:
         sections.append(section)
     overall = totals["matched"] / totals["comparable"]
     rest = totals["matched"] / (totals["comparable"] - totals["offline"])
-    head = (f"## Execution fidelity (no LLM)\n\nEvery gold step of the dev splits run with its gold parameters; numbers "
-            f"compared with relative tolerance 1e-4, strings normalised, SMILES by structure. Measured on {machine()}"
-            f", {time.perf_counter() - started:.0f} s in all.\n\n"
-            f"**Overall: {totals['matched']}/{totals['comparable']} gold steps with a gold return reproduced = "
-            f"{overall:.3f}.** {totals['offline']} of them need an online service (PubChem, SureChEMBL) that has no "
-            f"offline source; on the other {totals['comparable'] - totals['offline']} steps fidelity is {rest:.3f}. "
-            f"⚠ marks tools below 0.9.\n")
+    head = (
+        "## Execution fidelity (no LLM)\n\nEvery gold step of the dev splits run with its gold "
+        "parameters; numbers "
+        "compared with relative tolerance 1e-4, strings normalised, SMILES by structure. Measured "
+        f"on {machine()}"
+        f", {time.perf_counter() - started:.0f} s in all.\n\n"
+        f"**Overall: {totals['matched']}/{totals['comparable']} gold steps with a gold return "
+        "reproduced = "
+        f"{overall:.3f}.** {totals['offline']} of them need an online service (PubChem, "
+        "SureChEMBL) that has no "
+        f"offline source; on the other {totals['comparable'] - totals['offline']} steps fidelity "
+        f"is {rest:.3f}. "
+        f"⚠ marks tools below 0.9.\n"
+    )
     write_section("fidelity", head + "\n" + "\n".join(sections) + "\n" + WHY)
     print(head)
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tools_common import DEV_SPLITS, machine, require_data, write_section  # noqa: E402
+from tools_common import DEV_SPLITS, machine, require_data, write_section
 
-from chemground.agent.dataset import load_benchmark  # noqa: E402
-from chemground.agent.metrics import retrieval_recall  # noqa: E402
-from chemground.agent.retriever import ToolRetriever  # noqa: E402
-from chemground.settings import get_settings  # noqa: E402
+from chemground.agent.dataset import load_benchmark
+from chemground.agent.metrics import retrieval_recall
+from chemground.agent.retriever import ToolRetriever
+from chemground.settings import get_settings
 
 
 def main() -> None:
@@ -28,11 +28,18 @@ def main() -> None:
     args = parser.parse_args()
     data = require_data()
     retriever = ToolRetriever(cache_dir=get_settings().cache_dir)
-    lines = [f"## Tool retrieval (Recall@{args.k})", "",
-             f"{len(retriever.names)} tool manifests indexed; the queries are the dev questions, the relevant tools their "
-             "gold tools. Recall = mean share of a question's distinct gold tools in the top k; 'all found' = share of "
-             f"questions with every gold tool in the top k. Measured on {machine()}.", "",
-             "| split | method | questions | Recall@k | all found | ms/query |", "| --- | --- | ---: | ---: | ---: | ---: |"]
+    lines = [
+        f"## Tool retrieval (Recall@{args.k})",
+        "",
+        f"{len(retriever.names)} tool manifests indexed; the queries are the dev questions, the "
+        "relevant tools their "
+        "gold tools. Recall = mean share of a question's distinct gold tools in the top k; 'all "
+        "found' = share of "
+        f"questions with every gold tool in the top k. Measured on {machine()}.",
+        "",
+        "| split | method | questions | Recall@k | all found | ms/query |",
+        "| --- | --- | ---: | ---: | ---: | ---: |",
+    ]
     pooled = {"bm25": [], "dense": [], "hybrid": []}
     for split in DEV_SPLITS:
         items = load_benchmark(data / split)
@@ -42,16 +49,25 @@ def main() -> None:
             ms = (time.perf_counter() - started) * 1000 / len(items)
             result = retrieval_recall([i.tools for i in items], [[n for n, _ in h] for h in hits])
             pooled[method].append((result["recall"], len(items)))
-            lines.append(f"| {split.split('dataset/')[1]} | {method} | {len(items)} | {result['recall']:.3f} | "
-                         f"{result['all_found']:.3f} | {ms:.1f} |")
+            lines.append(
+                f"| {split.split('dataset/')[1]} | {method} | {len(items)} | "
+                f"{result['recall']:.3f} | "
+                f"{result['all_found']:.3f} | {ms:.1f} |"
+            )
             print(lines[-1])
     lines.append("")
     for method, rows in pooled.items():
         total = sum(n for _, n in rows)
-        lines.append(f"- {method}, all dev questions: Recall@{args.k} = {sum(r * n for r, n in rows) / total:.3f}")
-    lines.append("\nThe hybrid ranking adds, for each tool, its best score among the request's sub-requests "
-                 "(sentences, then/also clauses) with weight 3, chosen on a sample of the *train* questions "
-                 "(multiple_train, 400 questions); the dev questions were not used to tune it or the descriptions.")
+        lines.append(
+            f"- {method}, all dev questions: Recall@{args.k} = "
+            f"{sum(r * n for r, n in rows) / total:.3f}"
+        )
+    lines.append(
+        "\nThe hybrid ranking adds, for each tool, its best score among the request's sub-requests "
+        "(sentences, then/also clauses) with weight 3, chosen on a sample of the *train* questions "
+        "(multiple_train, 400 questions); the dev questions were not used to tune it or the "
+        "descriptions."
+    )
     write_section("retrieval", "\n".join(lines))
     print("\n".join(lines[-5:]))
 

@@ -1,10 +1,12 @@
 """The user-question benchmark (issue 13): hand-written questions in the style of real users.
 
     python benchmarks/user_questions_benchmark.py --split dev      # tune on this one only
-    python benchmarks/user_questions_benchmark.py --split test     # report; never fix from its failures
+    python benchmarks/user_questions_benchmark.py --split test     # report; never fix from its
+    failures
     python benchmarks/user_questions_benchmark.py --split all
 
-Runs ``QA.ask`` (method auto: the router, as `chemground ask` does; reasoner extractive, no LLM) over a split of
+Runs ``QA.ask`` (method auto: the router, as `chemground ask` does; reasoner extractive, no LLM)
+over a split of
 benchmarks/user_questions/ on the default KB (dictionary + starter reactions, built once at
 /tmp/chemground-bench/kb-default.sqlite unless --kb is given), scores each answer against its
 gold by type, prints a table and writes benchmarks/results/user_questions.md (the failure list
@@ -34,7 +36,6 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "src"))
 
 from _common import machine_line, markdown_table, write_section  # noqa: E402
-
 from rdkit import Chem, RDLogger  # noqa: E402
 
 RDLogger.DisableLog("rdApp.*")
@@ -49,10 +50,16 @@ SECTION = "user_questions"
 
 
 def load(split: str) -> list[dict]:
-    names = {"dev": ["dev.jsonl"], "test": ["test.jsonl"], "all": ["dev.jsonl", "test.jsonl"]}[split]
+    names = {"dev": ["dev.jsonl"], "test": ["test.jsonl"], "all": ["dev.jsonl", "test.jsonl"]}[
+        split
+    ]
     items = []
     for name in names:
-        items += [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+        items += [
+            json.loads(line)
+            for line in (DATA / name).read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        ]
     return sorted(items, key=lambda x: x["id"])
 
 
@@ -64,7 +71,7 @@ def inchikey_of(smiles: str) -> str | None:
         return None
     try:
         return Chem.MolToInchiKey(m) or None
-    except Exception:  # noqa: BLE001
+    except Exception:
         return None
 
 
@@ -142,7 +149,7 @@ def name_to_key(name: str) -> str | None:
 
         smiles = py2opsin(name)
         key = inchikey_of(smiles) if smiles else None
-    except Exception:  # noqa: BLE001 - no OPSIN or no Java: fall back to the evidence
+    except Exception:
         key = None
     _OPSIN[name] = key
     return key
@@ -168,8 +175,13 @@ def value_right(gold: dict, answer: dict) -> bool:
             got = len(value) == 0
         elif isinstance(value, str):
             low = value.lower()
-            got = True if ("no violation" in low or low in ("yes", "true", "pass", "passes")) else \
-                False if (low in ("no", "false", "fail", "fails") or "violat" in low) else None
+            got = (
+                True
+                if ("no violation" in low or low in ("yes", "true", "pass", "passes"))
+                else False
+                if (low in ("no", "false", "fail", "fails") or "violat" in low)
+                else None
+            )
         if got is None:
             low = text.lower()
             if "no violation" in low or re.search(r"\b(passes|complies|compliant|obeys)\b", low):
@@ -183,7 +195,9 @@ def value_right(gold: dict, answer: dict) -> bool:
         candidates += re.findall(r"\b(?:[A-Z][a-z]?\d*){2,}\b", text) if not candidates else []
         return any(formula_counts(c) == want for c in candidates)
     if kind == "inchikey":
-        return (isinstance(value, str) and value.strip().upper() == gold["value"]) or gold["value"] in text
+        return (isinstance(value, str) and value.strip().upper() == gold["value"]) or gold[
+            "value"
+        ] in text
     if kind == "smiles":
         items = value if isinstance(value, list) else [value]
         if gold.get("mode") == "first":
@@ -192,9 +206,15 @@ def value_right(gold: dict, answer: dict) -> bool:
             key = inchikey_of(v) if isinstance(v, str) else None
             if same_structure(key, gold["inchikey"], gold.get("stereo", True)):
                 return True
-            # a SMILES without any stereo mark does not contradict a chiral gold (unless stereo was asked)
-            if (gold.get("mode") == "first" and not gold.get("require_stereo") and isinstance(v, str)
-                    and not any(c in v for c in "@/\\") and same_structure(key, gold["inchikey"], False)):
+            # a SMILES without any stereo mark does not contradict a chiral gold (unless stereo was
+            # asked)
+            if (
+                gold.get("mode") == "first"
+                and not gold.get("require_stereo")
+                and isinstance(v, str)
+                and not any(c in v for c in "@/\\")
+                and same_structure(key, gold["inchikey"], False)
+            ):
                 return True
         return False
     if kind == "name_smiles":
@@ -203,11 +223,20 @@ def value_right(gold: dict, answer: dict) -> bool:
         key = name_to_key(value)
         if key is not None:
             return same_structure(key, gold["inchikey"], gold.get("stereo", True))
-        exact = [e for e in evidence if e.get("match") == "exact" and e.get("kind") in ("compound", "computed")]
-        return bool(exact) and same_structure((exact[0].get("record") or {}).get("inchikey"), gold["inchikey"],
-                                             gold.get("stereo", True))
+        exact = [
+            e
+            for e in evidence
+            if e.get("match") == "exact" and e.get("kind") in ("compound", "computed")
+        ]
+        return bool(exact) and same_structure(
+            (exact[0].get("record") or {}).get("inchikey"),
+            gold["inchikey"],
+            gold.get("stereo", True),
+        )
     if kind == "names_any":
-        names = [v.lower() for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)]
+        names = [
+            v.lower() for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)
+        ]
         wanted = [w.lower() for w in gold["any"]]
         if any(w == n for w in wanted for n in names):
             return True
@@ -218,7 +247,7 @@ def value_right(gold: dict, answer: dict) -> bool:
     if kind == "smiles_set":
         gold_names = {c["name"].lower(): c["inchikey"] for s in gold["sets"] for c in s}
         keys = [k for k in item_keys(value, evidence, gold_names)]
-        if not keys or any(k is None for k in keys) and gold["mode"] != "contains":
+        if not keys or (any(k is None for k in keys) and gold["mode"] != "contains"):
             return False
         got = {k for k in keys if k}
         for s in gold["sets"]:
@@ -290,9 +319,16 @@ def run(items: list[dict], qa) -> list[dict]:
     for item in items:
         started = time.perf_counter()
         try:
-            answer = qa.ask(item["question"], method="auto", reasoner="extractive", id=item["id"]).to_json()
-        except Exception as error:  # noqa: BLE001 - a crash is a result too
-            answer = {"status": "error", "answer": f"{type(error).__name__}: {error}", "value": None, "evidence": []}
+            answer = qa.ask(
+                item["question"], method="auto", reasoner="extractive", id=item["id"]
+            ).to_json()
+        except Exception as error:
+            answer = {
+                "status": "error",
+                "answer": f"{type(error).__name__}: {error}",
+                "value": None,
+                "evidence": [],
+            }
         ms = (time.perf_counter() - started) * 1000
         rows.append({"item": item, "answer": answer, "outcome": outcome(item, answer), "ms": ms})
     return rows
@@ -306,9 +342,14 @@ def summarise(rows: list[dict]) -> dict:
     return {
         "n": n,
         "accuracy": sum(count[o] for o in HITS) / n if n else float("nan"),
-        "right": count["right"], "hedged_right": count["hedged right"], "refused": count["refused"],
-        "hedged_wrong": count["hedged wrong"], "confidently_wrong": count["confidently wrong"],
-        "refusal_rate": sum(r["answer"].get("status") != "answered" for r in rows) / n if n else float("nan"),
+        "right": count["right"],
+        "hedged_right": count["hedged right"],
+        "refused": count["refused"],
+        "hedged_wrong": count["hedged wrong"],
+        "confidently_wrong": count["confidently wrong"],
+        "refusal_rate": sum(r["answer"].get("status") != "answered" for r in rows) / n
+        if n
+        else float("nan"),
         "answerable": len(answerable),
         "refused_answerable": sum(r["outcome"] == "refused" for r in answerable),
         "unanswerable": len(unanswerable),
@@ -323,12 +364,31 @@ def grouped(rows: list[dict], key: str) -> list[list[object]]:
     out = []
     for name in sorted(groups):
         s = summarise(groups[name])
-        out.append([name, s["n"], f"{s['accuracy']:.3f}", s["right"], s["hedged_right"], s["refused"],
-                    s["hedged_wrong"], s["confidently_wrong"]])
+        out.append(
+            [
+                name,
+                s["n"],
+                f"{s['accuracy']:.3f}",
+                s["right"],
+                s["hedged_right"],
+                s["refused"],
+                s["hedged_wrong"],
+                s["confidently_wrong"],
+            ]
+        )
     return out
 
 
-HEADER = ["group", "n", "accuracy", "right", "hedged right", "refused", "hedged wrong", "confidently wrong"]
+HEADER = [
+    "group",
+    "n",
+    "accuracy",
+    "right",
+    "hedged right",
+    "refused",
+    "hedged wrong",
+    "confidently wrong",
+]
 
 
 def short(text: Any, width: int = 110) -> str:
@@ -339,7 +399,9 @@ def short(text: Any, width: int = 110) -> str:
 def gold_text(gold: dict) -> str:
     t = gold["type"]
     if t == "number":
-        return "/".join(f"{v:g}" for v in (gold.get("any_of") or [gold["value"]])) + (f" {gold['unit']}" if gold.get("unit") else "")
+        return "/".join(f"{v:g}" for v in (gold.get("any_of") or [gold["value"]])) + (
+            f" {gold['unit']}" if gold.get("unit") else ""
+        )
     if t in ("formula", "inchikey"):
         return gold["value"]
     if t in ("smiles", "name_smiles"):
@@ -347,7 +409,9 @@ def gold_text(gold: dict) -> str:
     if t in ("names_any", "text_any"):
         return "any of " + "/".join(gold["any"])
     if t == "smiles_set":
-        return f"{gold['mode']}: " + " or ".join("{" + ", ".join(c["name"] for c in s) + "}" for s in gold["sets"])
+        return f"{gold['mode']}: " + " or ".join(
+            "{" + ", ".join(c["name"] for c in s) + "}" for s in gold["sets"]
+        )
     if t == "conditions":
         return f"{gold['temperature_c']:g} °C; " + ", ".join(c["name"] for c in gold["solvents"])
     if t == "reaction_ids":
@@ -360,25 +424,72 @@ def gold_text(gold: dict) -> str:
 def section(split: str, rows: list[dict], kb_path: Path, seconds: float) -> str:
     s = summarise(rows)
     cw_pct = 100 * s["confidently_wrong"] / s["n"]
-    lines = [f"### Split `{split}` ({s['n']} questions)", "",
-             f"Run {time.strftime('%Y-%m-%d %H:%M')}, {seconds:.0f} s; KB `{kb_path}`.", "",
-             markdown_table(["accuracy", "right", "hedged right", "refused (answerable)", "hedged wrong",
-                             "CONFIDENTLY WRONG", "refusal rate", "unanswerable refused"],
-                            [[f"{s['accuracy']:.3f}", s["right"], s["hedged_right"],
-                              f"{s['refused_answerable']} of {s['answerable']}", s["hedged_wrong"],
-                              f"{s['confidently_wrong']} ({cw_pct:.1f} %)", f"{s['refusal_rate']:.3f}",
-                              f"{s['unanswerable_refused']} of {s['unanswerable']}"]]),
-             "", "By kind:", "", markdown_table(HEADER, grouped(rows, "kind")),
-             "", "By style:", "", markdown_table(HEADER, grouped(rows, "style")), ""]
+    lines = [
+        f"### Split `{split}` ({s['n']} questions)",
+        "",
+        f"Run {time.strftime('%Y-%m-%d %H:%M')}, {seconds:.0f} s; KB `{kb_path}`.",
+        "",
+        markdown_table(
+            [
+                "accuracy",
+                "right",
+                "hedged right",
+                "refused (answerable)",
+                "hedged wrong",
+                "CONFIDENTLY WRONG",
+                "refusal rate",
+                "unanswerable refused",
+            ],
+            [
+                [
+                    f"{s['accuracy']:.3f}",
+                    s["right"],
+                    s["hedged_right"],
+                    f"{s['refused_answerable']} of {s['answerable']}",
+                    s["hedged_wrong"],
+                    f"{s['confidently_wrong']} ({cw_pct:.1f} %)",
+                    f"{s['refusal_rate']:.3f}",
+                    f"{s['unanswerable_refused']} of {s['unanswerable']}",
+                ]
+            ],
+        ),
+        "",
+        "By kind:",
+        "",
+        markdown_table(HEADER, grouped(rows, "kind")),
+        "",
+        "By style:",
+        "",
+        markdown_table(HEADER, grouped(rows, "style")),
+        "",
+    ]
     if split == "test":
-        lines += ["_Held-out split: only aggregate figures are shown; its failures are not looked at._", ""]
+        lines += [
+            "_Held-out split: only aggregate figures are shown; its failures are not looked at._",
+            "",
+        ]
         return "\n".join(lines)
     wrong = [r for r in rows if r["outcome"] == "confidently wrong"]
     lines += [f"Confidently wrong ({len(wrong)}):", ""]
-    lines += [markdown_table(["id", "kind", "question", "gold", "answer"],
-                             [[r["item"]["id"], r["item"]["kind"], short(r["item"]["question"], 70),
-                               short(gold_text(r["item"]["gold"]), 50), short(r["answer"].get("answer"), 90)]
-                              for r in wrong])] if wrong else ["none"]
+    lines += (
+        [
+            markdown_table(
+                ["id", "kind", "question", "gold", "answer"],
+                [
+                    [
+                        r["item"]["id"],
+                        r["item"]["kind"],
+                        short(r["item"]["question"], 70),
+                        short(gold_text(r["item"]["gold"]), 50),
+                        short(r["answer"].get("answer"), 90),
+                    ]
+                    for r in wrong
+                ],
+            )
+        ]
+        if wrong
+        else ["none"]
+    )
     lines.append("")
     failures = [r for r in rows if r["outcome"] not in HITS and r["outcome"] != "confidently wrong"]
     by_kind: dict[str, list[dict]] = defaultdict(list)
@@ -386,11 +497,26 @@ def section(split: str, rows: list[dict], kb_path: Path, seconds: float) -> str:
         by_kind[r["item"]["kind"]].append(r)
     lines += [f"Other failures by kind ({len(failures)}: refused or hedged wrong):", ""]
     for kind in sorted(by_kind):
-        lines += [f"<details><summary>{kind} ({len(by_kind[kind])})</summary>", "",
-                  markdown_table(["id", "outcome", "question", "gold", "answer"],
-                                 [[r["item"]["id"], r["outcome"], short(r["item"]["question"], 70),
-                                   short(gold_text(r["item"]["gold"]), 50), short(r["answer"].get("answer"), 90)]
-                                  for r in by_kind[kind]]), "", "</details>", ""]
+        lines += [
+            f"<details><summary>{kind} ({len(by_kind[kind])})</summary>",
+            "",
+            markdown_table(
+                ["id", "outcome", "question", "gold", "answer"],
+                [
+                    [
+                        r["item"]["id"],
+                        r["outcome"],
+                        short(r["item"]["question"], 70),
+                        short(gold_text(r["item"]["gold"]), 50),
+                        short(r["answer"].get("answer"), 90),
+                    ]
+                    for r in by_kind[kind]
+                ],
+            ),
+            "",
+            "</details>",
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -403,21 +529,36 @@ def write_results(split_sections: dict[str, str]) -> Path:
         if m:
             parts[split] = m.group(1)
     parts.update({k: v.rstrip() + "\n" for k, v in split_sections.items()})
-    counts = Counter(json.loads(line)["kind"] for line in (DATA / "questions.jsonl").read_text().splitlines() if line)
+    counts = Counter(
+        json.loads(line)["kind"]
+        for line in (DATA / "questions.jsonl").read_text().splitlines()
+        if line
+    )
     head = [
-        "## User-question benchmark (issue 13)", "",
-        machine_line(), "",
-        f"{sum(counts.values())} questions written by hand in the style of real users (terse, chatty, lab-notebook, "
-        "exam style, typos, SMILES, CAS numbers and InChIKeys inside sentences, reagent formulas, reaction names), "
-        "with checkable gold: numbers computed by RDKit, structures compared by InChIKey, names by structure "
-        "(OPSIN), reaction facts from the curated starter records; out-of-scope and trick questions must not be "
+        "## User-question benchmark (issue 13)",
+        "",
+        machine_line(),
+        "",
+        f"{sum(counts.values())} questions written by hand in the style of real users (terse, "
+        "chatty, lab-notebook, "
+        "exam style, typos, SMILES, CAS numbers and InChIKeys inside sentences, reagent formulas, "
+        "reaction names), "
+        "with checkable gold: numbers computed by RDKit, structures compared by InChIKey, names by "
+        "structure "
+        "(OPSIN), reaction facts from the curated starter records; out-of-scope and trick "
+        "questions must not be "
         "`answered`. Kinds: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + ". "
         "Split 70/30 by kind (seed 13): tune only on dev; test is held out (see "
-        "`benchmarks/user_questions/README.md`). Method `auto` (the router), reasoner `extractive`, no LLM, default KB "
-        "(dictionary + starter reactions).", "",
-        "Accuracy counts right values with status `answered` or `partial`. CONFIDENTLY WRONG = status `answered` "
-        "with a wrong value (or any `answered` reply to a question that must be refused). Refused = an answerable "
-        "question answered `no_evidence` / `not_understood` / `error`.", "",
+        "`benchmarks/user_questions/README.md`). Method `auto` (the router), reasoner "
+        "`extractive`, no LLM, default KB "
+        "(dictionary + starter reactions).",
+        "",
+        "Accuracy counts right values with status `answered` or `partial`. CONFIDENTLY WRONG = "
+        "status `answered` "
+        "with a wrong value (or any `answered` reply to a question that must be refused). Refused "
+        "= an answerable "
+        "question answered `no_evidence` / `not_understood` / `error`.",
+        "",
     ]
     body = []
     for split in ("dev", "test", "all"):
@@ -429,10 +570,16 @@ def write_results(split_sections: dict[str, str]) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("dev", "test", "all"), default="dev")
-    parser.add_argument("--kb", type=Path, default=DEFAULT_KB, help="KB file (default: dictionary + starter set)")
+    parser.add_argument(
+        "--kb", type=Path, default=DEFAULT_KB, help="KB file (default: dictionary + starter set)"
+    )
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/chemground-bench/cache"))
-    parser.add_argument("--answers", type=Path, help="write every answer with its outcome here (JSONL)")
-    parser.add_argument("--no-write", action="store_true", help="print only; leave the results file alone")
+    parser.add_argument(
+        "--answers", type=Path, help="write every answer with its outcome here (JSONL)"
+    )
+    parser.add_argument(
+        "--no-write", action="store_true", help="print only; leave the results file alone"
+    )
     args = parser.parse_args()
 
     qa, workspace = open_qa(args.kb, args.cache_dir)
@@ -446,24 +593,43 @@ def main() -> None:
         seconds = time.perf_counter() - started
         all_rows += rows
         s = summarise(rows)
-        print(f"\n== {split}: {s['n']} questions, accuracy {s['accuracy']:.3f}, confidently wrong "
-              f"{s['confidently_wrong']} ({100 * s['confidently_wrong'] / s['n']:.1f} %), refused answerable "
-              f"{s['refused_answerable']} of {s['answerable']}, refusal rate {s['refusal_rate']:.3f}, {seconds:.0f} s")
+        print(
+            f"\n== {split}: {s['n']} questions, accuracy {s['accuracy']:.3f}, confidently wrong "
+            f"{s['confidently_wrong']} ({100 * s['confidently_wrong'] / s['n']:.1f} %), refused "
+            "answerable "
+            f"{s['refused_answerable']} of {s['answerable']}, refusal rate "
+            f"{s['refusal_rate']:.3f}, {seconds:.0f} s"
+        )
         print(markdown_table(HEADER, grouped(rows, "kind")))
         print(markdown_table(HEADER, grouped(rows, "style")))
         if split == "dev":
             wrong = [r for r in rows if r["outcome"] == "confidently wrong"]
             print(f"\nCONFIDENTLY WRONG ({len(wrong)}):")
             for r in wrong:
-                print(f"  {r['item']['id']} [{r['item']['kind']}] {r['item']['question']!r}\n"
-                      f"      gold {gold_text(r['item']['gold'])} | got {short(r['answer'].get('answer'), 140)}")
+                print(
+                    f"  {r['item']['id']} [{r['item']['kind']}] {r['item']['question']!r}\n"
+                    f"      gold {gold_text(r['item']['gold'])} | got "
+                    f"{short(r['answer'].get('answer'), 140)}"
+                )
         sections[split] = section(split, rows, args.kb, seconds)
     if args.answers:
         with args.answers.open("w", encoding="utf-8") as out:
             for r in all_rows:
-                out.write(json.dumps({"id": r["item"]["id"], "outcome": r["outcome"], "question": r["item"]["question"],
-                                      "status": r["answer"].get("status"), "value": r["answer"].get("value"),
-                                      "answer": r["answer"].get("answer")}, ensure_ascii=False, default=str) + "\n")
+                out.write(
+                    json.dumps(
+                        {
+                            "id": r["item"]["id"],
+                            "outcome": r["outcome"],
+                            "question": r["item"]["question"],
+                            "status": r["answer"].get("status"),
+                            "value": r["answer"].get("value"),
+                            "answer": r["answer"].get("answer"),
+                        },
+                        ensure_ascii=False,
+                        default=str,
+                    )
+                    + "\n"
+                )
     if not args.no_write:
         print(f"\nwrote {write_results(sections)}")
     workspace.close()

@@ -10,8 +10,15 @@ from chemground.kb.abbreviations import load_abbreviations
 
 # Names OPSIN cannot parse (trade names, complexes, a radical); their formulas are checked by hand.
 FORMULAS_BY_HAND = {
-    "DMP": "C13H13IO8", "TEMPO": "C9H18NO", "Pd/C": "Pd", "Pd(PPh3)4": "C72H60P4Pd", "Pd2(dba)3": "C51H42O3Pd2",
-    "Pd-C": "Pd", "Pd on C": "Pd", "Pd/charcoal": "Pd", "palladium on charcoal": "Pd",
+    "DMP": "C13H13IO8",
+    "TEMPO": "C9H18NO",
+    "Pd/C": "Pd",
+    "Pd(PPh3)4": "C72H60P4Pd",
+    "Pd2(dba)3": "C51H42O3Pd2",
+    "Pd-C": "Pd",
+    "Pd on C": "Pd",
+    "Pd/charcoal": "Pd",
+    "palladium on charcoal": "Pd",
 }
 # Oxides are written as OPSIN reads their names, as ions ([O-2].[Cr+6]), like the descriptions file.
 IONIC_IN_OPSIN: set[str] = set()
@@ -42,8 +49,11 @@ def test_listed_smiles_match_what_opsin_makes_of_the_name(opsin):
         if not result.ok:
             unparsed.append(entry.abbreviation)
             continue
-        if (structure_from_smiles(result.smiles).inchikey != structure_from_smiles(entry.smiles).inchikey
-                and entry.abbreviation not in IONIC_IN_OPSIN):
+        if (
+            structure_from_smiles(result.smiles).inchikey
+            != structure_from_smiles(entry.smiles).inchikey
+            and entry.abbreviation not in IONIC_IN_OPSIN
+        ):
             mismatches.append((entry.abbreviation, entry.name, result.smiles, entry.smiles))
     assert not mismatches
     assert set(unparsed) == set(FORMULAS_BY_HAND)
@@ -52,13 +62,20 @@ def test_listed_smiles_match_what_opsin_makes_of_the_name(opsin):
         assert structure_from_smiles(by_abbreviation[abbreviation].smiles).formula == formula
 
 
-@pytest.mark.parametrize("text, smiles", [
-    ("NBS", "O=C1CCC(=O)N1Br"),      # letters-only abbreviation beats the SMILES reading N-B-S
-    ("PCC", "O=[Cr](=O)([O-])Cl.c1cc[nH+]cc1"),
-    ("EDC", "CCN=C=NCCCN(C)C"),      # not ethylene dichloride
-    ("NaH", "[H-].[Na+]"),           # not nicotinic acid
-    ("methanol", "CO"),              # not the hydroxymethyl radical PubChem also calls methanol
-    ("MeOH", "CO"), ("Et3N", "CCN(CC)CC"), ("dcm", "ClCCl"), ("CCO", "CCO"), ("CO", "CO"),
-])
+@pytest.mark.parametrize(
+    "text, smiles",
+    [
+        ("NBS", "O=C1CCC(=O)N1Br"),  # letters-only abbreviation beats the SMILES reading N-B-S
+        ("PCC", "O=[Cr](=O)([O-])Cl.c1cc[nH+]cc1"),
+        ("EDC", "CCN=C=NCCCN(C)C"),  # not ethylene dichloride
+        ("NaH", "[H-].[Na+]"),  # not nicotinic acid
+        ("methanol", "CO"),  # not the hydroxymethyl radical PubChem also calls methanol
+        ("MeOH", "CO"),
+        ("Et3N", "CCN(CC)CC"),
+        ("dcm", "ClCCl"),
+        ("CCO", "CCO"),
+        ("CO", "CO"),
+    ],
+)
 def test_reagent_abbreviations_and_shared_names(resolver, text, smiles):
     assert resolver.resolve(text).structure.smiles == structure_from_smiles(smiles).smiles

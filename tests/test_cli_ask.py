@@ -31,7 +31,9 @@ def test_ask_human_output_has_answer_then_evidence(kb_env, capsys):
 
 
 def test_ask_json(kb_env, capsys):
-    code, out, _ = run(capsys, "ask", "What is the molecular weight of CC(=O)Nc1ccc(O)cc1?", "--json")
+    code, out, _ = run(
+        capsys, "ask", "What is the molecular weight of CC(=O)Nc1ccc(O)cc1?", "--json"
+    )
     data = json.loads(out)
     assert code == 0 and data["value"] == 151.16 and data["aspect"] == "molecular_weight"
     assert data["method"] == "table" and data["reasoner"] == "extractive"
@@ -39,18 +41,33 @@ def test_ask_json(kb_env, capsys):
 
 def test_ask_batch_keeps_order_and_ids(kb_env, capsys, tmp_path):
     path = tmp_path / "questions.jsonl"
-    lines = [{"id": "a", "question": "MW of aspirin?"}, "not json", {"id": "c", "question": "smiles for caffeine"},
-             {"id": "d", "question": "What forms when benzaldehyde reacts with benzohydrazide?"}]
+    lines = [
+        {"id": "a", "question": "MW of aspirin?"},
+        "not json",
+        {"id": "c", "question": "smiles for caffeine"},
+        {"id": "d", "question": "What forms when benzaldehyde reacts with benzohydrazide?"},
+    ]
     path.write_text("\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n")
-    code, out, err = run(capsys, "ask", "--batch", str(path))
+    code, out, _err = run(capsys, "ask", "--batch", str(path))
     answers = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and [a["id"] for a in answers] == ["a", None, "c", "d"]
-    assert answers[0]["value"] == 180.16 and answers[1]["status"] == "error" and "line 2" in answers[1]["error"]
+    assert (
+        answers[0]["value"] == 180.16
+        and answers[1]["status"] == "error"
+        and "line 2" in answers[1]["error"]
+    )
     assert answers[3]["value"][0] == "O=C(NN=Cc1ccccc1)c1ccccc1"
 
 
 def test_retrieve_json_shows_query_and_hits(kb_env, capsys):
-    code, out, _ = run(capsys, "retrieve", "Which solvent for bromobenzene and phenylboronic acid?", "-k", "3", "--json")
+    code, out, _ = run(
+        capsys,
+        "retrieve",
+        "Which solvent for bromobenzene and phenylboronic acid?",
+        "-k",
+        "3",
+        "--json",
+    )
     data = json.loads(out)
     assert code == 0 and data["query"]["aspect"] == "solvent" and len(data["hits"]) == 3
     assert [m["text"] for m in data["query"]["mentions"]] == ["bromobenzene", "phenylboronic acid"]

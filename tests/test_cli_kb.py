@@ -59,8 +59,17 @@ def test_kb_stats_json(kb_env, capsys):
 
 def test_kb_import_reports_summary_and_is_idempotent(kb_env, capsys, tmp_path):
     path = tmp_path / "r.jsonl"
-    path.write_text(json.dumps({"id": "cli-1", "reactants": ["benzaldehyde", "hydroxylamine"],
-                                "products": ["benzaldehyde oxime"], "yield": "91%"}) + "\n")
+    path.write_text(
+        json.dumps(
+            {
+                "id": "cli-1",
+                "reactants": ["benzaldehyde", "hydroxylamine"],
+                "products": ["benzaldehyde oxime"],
+                "yield": "91%",
+            }
+        )
+        + "\n"
+    )
     code, out, _ = run(capsys, "kb", "import", str(path), "--json")
     first = json.loads(out)
     assert code == 0 and first["reactions_added"] == 1
@@ -71,5 +80,5 @@ def test_kb_import_reports_summary_and_is_idempotent(kb_env, capsys, tmp_path):
 def test_kb_import_of_a_bad_file_exits_nonzero(kb_env, capsys, tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text("id,text\n1,x\n")
-    code, out, err = run(capsys, "kb", "import", str(path), "--format", "csv")
+    code, _out, err = run(capsys, "kb", "import", str(path), "--format", "csv")
     assert code == 2 and "missing columns" in " ".join(err.split())

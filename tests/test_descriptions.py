@@ -36,7 +36,11 @@ def test_file_has_header_comment_and_three_field_rows():
         if not line.strip() or line.startswith("#"):
             continue
         fields = line.split("\t")
-        if len(fields) != 3 or not all(f.strip() for f in fields) or any(f != f.strip() for f in fields):
+        if (
+            len(fields) != 3
+            or not all(f.strip() for f in fields)
+            or any(f != f.strip() for f in fields)
+        ):
             bad.append(number)
     assert not bad, f"rows without exactly three clean non-empty fields: lines {bad}"
 
@@ -146,7 +150,9 @@ def test_names_resolve_to_their_structures():
             unresolved.append(entry.name)
         elif key != expected:
             mismatched.append(f"{entry.name!r}: {source} gives {key}, its SMILES give {expected}")
-    assert not unresolved, f"names that OPSIN, the dictionary and abbreviations.tsv all miss: {unresolved}"
+    assert not unresolved, (
+        f"names that OPSIN, the dictionary and abbreviations.tsv all miss: {unresolved}"
+    )
     assert not mismatched, "names that do not match their SMILES:\n" + "\n".join(mismatched)
 
 

@@ -1,4 +1,5 @@
-"""MiniLM embeddings: ONNX Runtime gives the same vectors as sentence-transformers, and falls back cleanly."""
+"""MiniLM embeddings: ONNX Runtime gives the same vectors as sentence-transformers, and falls back
+cleanly."""
 
 from __future__ import annotations
 
@@ -9,20 +10,22 @@ import pytest
 
 pytest.importorskip("sentence_transformers", reason="dense retrieval is the 'dense' extra")
 
-from chemground.errors import ConfigError  # noqa: E402
-from chemground.retrieval import embeddings, onnx_encoder  # noqa: E402
+from chemground.errors import ConfigError
+from chemground.retrieval import embeddings, onnx_encoder
 
 TEXTS = [
     "benzaldehyde",
     "What forms when benzaldehyde reacts with benzohydrazide?",
-    "Palladium-catalysed Suzuki coupling of aryl bromides in aqueous dioxane at 90 °C. " * 20,  # > 256 tokens
+    "Palladium-catalysed Suzuki coupling of aryl bromides in aqueous dioxane at 90 °C. "
+    * 20,  # > 256 tokens
     "CC(=O)Nc1ccc(O)cc1",
 ]
 
 
 def _torch_vectors(texts):
-    return embeddings.load_model().encode(texts, normalize_embeddings=True, convert_to_numpy=True,
-                                          show_progress_bar=False)
+    return embeddings.load_model().encode(
+        texts, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    )
 
 
 def test_onnx_vectors_equal_pytorch_vectors(tmp_path):
@@ -30,7 +33,9 @@ def test_onnx_vectors_equal_pytorch_vectors(tmp_path):
     target = onnx_encoder.onnx_path_for(embeddings.model_path(), tmp_path)
     onnx_encoder.export_onnx(embeddings.model_path(), target)  # checks itself against PyTorch, too
     encoder = onnx_encoder.OnnxEncoder(target, embeddings.model_path())
-    batch = encoder.encode(TEXTS * 3, batch_size=4)  # mixed lengths, several batches, sorted internally
+    batch = encoder.encode(
+        TEXTS * 3, batch_size=4
+    )  # mixed lengths, several batches, sorted internally
     assert np.abs(batch - _torch_vectors(TEXTS * 3)).max() < 1e-5
     single = encoder.encode([TEXTS[1]])
     assert np.abs(single[0] - batch[1]).max() < 1e-5
@@ -39,7 +44,9 @@ def test_onnx_vectors_equal_pytorch_vectors(tmp_path):
 
 def test_backend_choice_and_fallback(monkeypatch, caplog):
     monkeypatch.setenv("CHEMGROUND_EMBED_BACKEND", "torch")
-    monkeypatch.setattr(onnx_encoder, "onnx_encoder", lambda *a: pytest.fail("ONNX used despite 'torch'"))
+    monkeypatch.setattr(
+        onnx_encoder, "onnx_encoder", lambda *a: pytest.fail("ONNX used despite 'torch'")
+    )
     vectors = embeddings.encode_texts(TEXTS[:2])
     assert np.abs(vectors - _torch_vectors(TEXTS[:2])).max() < 1e-5
     monkeypatch.undo()

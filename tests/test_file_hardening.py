@@ -1,4 +1,5 @@
-"""Hostile and damaged input files (issue 14): no traceback, no stall, no leak, nothing half-written.
+"""Hostile and damaged input files (issue 14): no traceback, no stall, no leak, nothing
+half-written.
 
 Covers the HTML reader's dependency, symbolic links and special files in `lit add FOLDER`,
 the per-file size limit and linear-time cleaning/chunking, explicit text encodings for
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import json
 import os
 import signal
@@ -75,9 +77,15 @@ def test_a_missing_html_dependency_is_named_in_the_error(tmp_path):
         except DocumentReadError as error:
             print("ERROR", error)
     """)
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
-    assert "ERROR" in out.stdout and "lxml.html.clean" in out.stdout and "pip install lxml_html_clean" in out.stdout
+    assert (
+        "ERROR" in out.stdout
+        and "lxml.html.clean" in out.stdout
+        and "pip install lxml_html_clean" in out.stdout
+    )
     assert "pip install trafilatura" not in out.stdout
 
 
@@ -90,8 +98,12 @@ def test_lit_add_folder_stays_inside_the_folder_and_skips_special_files(kb_copy,
     (outside / "more.txt").write_text("More outside text about toluene oxidation.\n")
     folder = tmp_path / "papers"
     (folder / "sub").mkdir(parents=True)
-    (folder / "paper.txt").write_text("Benzaldehyde was reduced to benzyl alcohol with sodium borohydride.\n")
-    (folder / "sub" / "other.txt").write_text("Toluene was oxidised to benzoic acid by permanganate.\n")
+    (folder / "paper.txt").write_text(
+        "Benzaldehyde was reduced to benzyl alcohol with sodium borohydride.\n"
+    )
+    (folder / "sub" / "other.txt").write_text(
+        "Toluene was oxidised to benzoic acid by permanganate.\n"
+    )
     (folder / "out-link.txt").symlink_to(secret)  # a file link leading out
     (folder / "passwd.txt").symlink_to("/etc/passwd")
     (folder / "out-dir").symlink_to(outside, target_is_directory=True)  # a folder link leading out
@@ -106,7 +118,10 @@ def test_lit_add_folder_stays_inside_the_folder_and_skips_special_files(kb_copy,
     assert sorted(Path(f.path).name for f in summary.files) == ["other.txt", "paper.txt"]
     assert all(f.status == "added" for f in summary.files), [f.error for f in summary.files]
     reasons = {Path(s.path).name: s.reason for s in summary.skipped}
-    assert "outside the folder" in reasons["out-link.txt"] and "outside the folder" in reasons["passwd.txt"]
+    assert (
+        "outside the folder" in reasons["out-link.txt"]
+        and "outside the folder" in reasons["passwd.txt"]
+    )
     assert "outside the folder" in reasons["out-dir"]
     assert "not a regular file" in reasons["pipe.txt"]
     assert "broken" in reasons["loop.txt"]
@@ -156,21 +171,26 @@ def test_cli_max_file_mb(kb_copy, tmp_path, monkeypatch, capsys):
     kb_copy.close()
     big = tmp_path / "big.txt"
     big.write_text("Toluene was oxidised to benzoic acid.\n" * 30_000)
-    code = main(["lit", "add", str(big), "--no-index", "--no-mentions", "--max-file-mb", "0.5", "--json"])
+    code = main(
+        ["lit", "add", str(big), "--no-index", "--no-mentions", "--max-file-mb", "0.5", "--json"]
+    )
     out, err = capsys.readouterr()
     assert code == 1
-    data = json.loads(out[out.index("{"):])
+    data = json.loads(out[out.index("{") :])
     assert "big.txt" in data["files"][0]["error"] and "0.5 MB limit" in data["files"][0]["error"]
     _no_traceback(out + err)
 
 
-@pytest.mark.parametrize("text", [
-    "(" + " " * 60_000 + "x",  # a bracket followed by a long run of spaces
-    "a" + " " * 60_000 + "b",
-    "(" + "\u2003" * 60_000 + ")",
-    "[1," * 40_000,
-    "(Smith 2020; " * 20_000,
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(" + " " * 60_000 + "x",  # a bracket followed by a long run of spaces
+        "a" + " " * 60_000 + "b",
+        "(" + "\u2003" * 60_000 + ")",
+        "[1," * 40_000,
+        "(Smith 2020; " * 20_000,
+    ],
+)
 def test_citation_stripping_is_linear_on_hostile_text(text):
     started = time.perf_counter()
     strip_citations(text)
@@ -192,16 +212,19 @@ def test_text_without_separators_is_chunked_in_bounded_segments(monkeypatch):
         tracemalloc.stop()
     assert peak < 60e6  # one string per character of the whole text was 35 MB per 600k characters
     assert all(s.end - s.start <= 2000 for s in spans)
-    assert all(a.start <= b.start for a, b in zip(spans, spans[1:]))
+    assert all(a.start <= b.start for a, b in itertools.pairwise(spans))
     covered = bytearray(len(text))
     for s in spans:
-        covered[s.start:s.end] = b"\x01" * (s.end - s.start)
+        covered[s.start : s.end] = b"\x01" * (s.end - s.start)
     assert all(covered[i] or text[i].isspace() for i in range(0, len(text), 997))
 
 
 def test_cleaning_and_chunking_scale_linearly(tmp_path):
-    paragraph = ("Benzaldehyde was reduced with sodium borohydride in ethanol at 25 °C [12]. The yield was 92 % "
-                 "(Smith et al., 2020). Palladium on carbon gave full conversion.\n")
+    paragraph = (
+        "Benzaldehyde was reduced with sodium borohydride in ethanol at 25 °C [12]. The yield was "
+        "92 % "
+        "(Smith et al., 2020). Palladium on carbon gave full conversion.\n"
+    )
     timings = []
     for repeats in (2_000, 8_000):
         path = tmp_path / f"p{repeats}.txt"
@@ -213,11 +236,14 @@ def test_cleaning_and_chunking_scale_linearly(tmp_path):
     assert timings[1] < 4 * timings[0] * 2.5 + 0.5  # 4x the text: about 4x the time, far from 16x
 
 
-# -- 4. explicit encodings ---------------------------------------------------------------------------
+# -- 4. explicit encodings
+# ---------------------------------------------------------------------------
 LATIN1_CSV = CSV_HEADER + "e1,Réaction à 25 °C,ethanol,CCO,acetaldehyde,CC=O\n"
 
 
-def test_a_latin1_csv_is_refused_with_offset_and_option_then_imported_with_encoding(kb_copy, resolver, tmp_path):
+def test_a_latin1_csv_is_refused_with_offset_and_option_then_imported_with_encoding(
+    kb_copy, resolver, tmp_path
+):
     path = tmp_path / "latin.csv"
     path.write_bytes(LATIN1_CSV.encode("latin-1"))
     before = kb_digest(kb_copy)
@@ -233,8 +259,10 @@ def test_a_latin1_csv_is_refused_with_offset_and_option_then_imported_with_encod
     assert kb_copy.get_reaction("e1").description == "Réaction à 25 °C"
 
 
-@pytest.mark.parametrize("encoding,bom", [("utf-16", b""), ("utf-8-sig", b""), ("utf-32", b""),
-                                          ("utf-16-be", b"\xfe\xff")])
+@pytest.mark.parametrize(
+    "encoding,bom",
+    [("utf-16", b""), ("utf-8-sig", b""), ("utf-32", b""), ("utf-16-be", b"\xfe\xff")],
+)
 def test_a_byte_order_mark_chooses_the_encoding(kb_copy, resolver, tmp_path, encoding, bom):
     path = tmp_path / "marked.csv"
     path.write_bytes(bom + LATIN1_CSV.replace("e1,", "u1,").encode(encoding))
@@ -264,19 +292,25 @@ def test_latin1_sdf_and_obo_are_read_with_the_option(kb_copy, resolver, tmp_path
     writer.close()
     sdf = tmp_path / "latin.sdf"
     sdf.write_bytes(handle.getvalue().encode("latin-1"))
-    with pytest.raises(ImportFileError, match=r"latin\.sdf: not valid UTF-8 text at byte \d+.*--encoding"):
+    with pytest.raises(
+        ImportFileError, match=r"latin\.sdf: not valid UTF-8 text at byte \d+.*--encoding"
+    ):
         import_file(kb_copy, sdf, resolver=resolver)
     import_file(kb_copy, sdf, resolver=resolver, encoding="latin-1")
     (hit,) = kb_copy.lookup_name(normalize_name("phtalate d'hydrogène"))
     assert "phtalate d'hydrogène" in kb_copy.get_compound(hit.compound_id).all_names()
     obo = tmp_path / "latin.obo"
     obo.write_bytes("format-version: 1.2\n\n[Term]\nid: CHEBI:1\nname: éthanol\n".encode("latin-1"))
-    with pytest.raises(ImportFileError, match=r"latin\.obo: not valid UTF-8 text at byte 46 \(line 5"):
+    with pytest.raises(
+        ImportFileError, match=r"latin\.obo: not valid UTF-8 text at byte 46 \(line 5"
+    ):
         import_file(kb_copy, obo, resolver=resolver)
     assert import_file(kb_copy, obo, resolver=resolver, encoding="latin-1").records_read == 1
 
 
-def test_cli_kb_import_of_a_latin1_csv_is_a_clear_error_then_works_with_encoding(small_kb_path, tmp_path, capsys):
+def test_cli_kb_import_of_a_latin1_csv_is_a_clear_error_then_works_with_encoding(
+    small_kb_path, tmp_path, capsys
+):
     kb_path = copy_kb(small_kb_path, tmp_path)
     path = tmp_path / "latin.csv"
     path.write_bytes(LATIN1_CSV.encode("latin-1"))
@@ -284,10 +318,12 @@ def test_cli_kb_import_of_a_latin1_csv_is_a_clear_error_then_works_with_encoding
     out, err = capsys.readouterr()
     assert code == 2 and "latin.csv" in err and "--encoding" in err
     _no_traceback(out + err)
-    code = main(["--kb", str(kb_path), "kb", "import", str(path), "--encoding", "latin-1", "--json"])
+    code = main(
+        ["--kb", str(kb_path), "kb", "import", str(path), "--encoding", "latin-1", "--json"]
+    )
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert json.loads(out[out.index("{"):])["reactions_added"] == 1
+    assert json.loads(out[out.index("{") :])["reactions_added"] == 1
 
 
 def test_lit_text_encodings(kb_copy, tmp_path):
@@ -342,13 +378,27 @@ def test_killing_an_import_with_sigkill_takes_its_workers_with_it(small_kb_path,
     rows = ["id,reactants_smiles,products_smiles,reagents\n"]
     for i in range(20_000):  # distinct structures: minutes of work for the pool
         a, b = i % 97 + 1, i // 97 + 1
-        reagent = f"{i % 9 + 2}-methyl-{i % 7 + 3}-propylundecan-1-ol" if i < 400 else ""  # names: OPSIN's JVM
+        reagent = (
+            f"{i % 9 + 2}-methyl-{i % 7 + 3}-propylundecan-1-ol" if i < 400 else ""
+        )  # names: OPSIN's JVM
         rows.append(f"k{i},{'C' * a}O{'C' * b}N,{'C' * a}OC(=O){'C' * b}N,{reagent}\n")
     path = tmp_path / "many.csv"
     path.write_text("".join(rows))
     env = {**os.environ, "CHEMGROUND_WORKERS": "2", "CHEMGROUND_KB": str(kb_path)}
-    proc = subprocess.Popen([sys.executable, "-c", "from chemground.cli import entry; entry()", "kb", "import",
-                             str(path), "--json"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from chemground.cli import entry; entry()",
+            "kb",
+            "import",
+            str(path),
+            "--json",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 120
         workers: list[int] = []
@@ -364,7 +414,9 @@ def test_killing_an_import_with_sigkill_takes_its_workers_with_it(small_kb_path,
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline and any(_alive(w) for w in workers):
             time.sleep(0.1)
-        assert not [(w, _comm(w)) for w in workers if _alive(w)], "workers outlived the killed import"
+        assert not [(w, _comm(w)) for w in workers if _alive(w)], (
+            "workers outlived the killed import"
+        )
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -423,7 +475,8 @@ def test_a_worker_whose_parent_is_already_gone_exits_at_once():
     assert time.monotonic() - started < 20
 
 
-# -- 6. the summary counts what was inserted ------------------------------------------------------------
+# -- 6. the summary counts what was inserted
+# ------------------------------------------------------------
 def test_rows_repeated_in_one_file_are_counted_once(kb_copy, resolver, tmp_path):
     rows = [
         "d1,first,ethanol,CCO,acetaldehyde,CC=O\n",
@@ -442,41 +495,74 @@ def test_rows_repeated_in_one_file_are_counted_once(kb_copy, resolver, tmp_path)
     assert summary.participants == 6 and summary.rows_read == 6
 
 
-# -- 7. control characters in fields ----------------------------------------------------------------
+# -- 7. control characters in fields
+# ----------------------------------------------------------------
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
-def test_a_nul_byte_in_a_name_is_a_reported_row_error_and_never_stored(kb_copy, resolver, tmp_path, fmt):
+def test_a_nul_byte_in_a_name_is_a_reported_row_error_and_never_stored(
+    kb_copy, resolver, tmp_path, fmt
+):
     if fmt == "csv":
         path = tmp_path / "nul.csv"
-        path.write_text(CSV_HEADER + "n1,ok,ethanol,CCO,acetaldehyde,CC=O\n"
-                        "n2,bad,benz\x00aldehyde,O=Cc1ccccc1,benzyl alcohol,OCc1ccccc1\n", encoding="utf-8")
+        path.write_text(
+            CSV_HEADER + "n1,ok,ethanol,CCO,acetaldehyde,CC=O\n"
+            "n2,bad,benz\x00aldehyde,O=Cc1ccccc1,benzyl alcohol,OCc1ccccc1\n",
+            encoding="utf-8",
+        )
     else:
         path = tmp_path / "nul.jsonl"
-        path.write_text(json.dumps({"id": "n1", "reactants": ["CCO"], "products": ["CC=O"]}) + "\n"
-                        + json.dumps({"id": "n2", "reactants": [{"name": "benz\x00aldehyde", "smiles": "O=Cc1ccccc1"}],
-                                      "products": ["OCc1ccccc1"]}) + "\n")
+        path.write_text(
+            json.dumps({"id": "n1", "reactants": ["CCO"], "products": ["CC=O"]})
+            + "\n"
+            + json.dumps(
+                {
+                    "id": "n2",
+                    "reactants": [{"name": "benz\x00aldehyde", "smiles": "O=Cc1ccccc1"}],
+                    "products": ["OCc1ccccc1"],
+                }
+            )
+            + "\n"
+        )
     before = kb_digest(kb_copy)
     line = 3 if fmt == "csv" else 2
-    with pytest.raises(ImportFileError, match=rf"line {line}: control character U\+0000 \(NUL\).*reactant name"):
+    with pytest.raises(
+        ImportFileError, match=rf"line {line}: control character U\+0000 \(NUL\).*reactant name"
+    ):
         import_file(kb_copy, path, resolver=resolver)
     assert kb_digest(kb_copy) == before
     summary = import_file(kb_copy, path, resolver=resolver, skip_bad_rows=True)
     assert summary.reactions_added == 1 and len(summary.errors) == 1
     assert "NUL" in summary.errors[0][1]
-    (participants,) = kb_copy.execute("SELECT count(*) FROM participants WHERE instr(name, char(0)) > 0").fetchone()
+    (participants,) = kb_copy.execute(
+        "SELECT count(*) FROM participants WHERE instr(name, char(0)) > 0"
+    ).fetchone()
     (names,) = kb_copy.execute(
-        r"SELECT count(*) FROM compounds WHERE instr(synonyms, char(0)) > 0 OR instr(synonyms, '\u0000') > 0"
+        r"SELECT count(*) FROM compounds WHERE instr(synonyms, char(0)) > 0 OR instr(synonyms, "
+        r"'\u0000') > 0"
     ).fetchone()
     assert participants == 0 and names == 0
     with pytest.raises(NotFoundError):
         kb_copy.get_reaction("n2")
 
 
-def test_control_characters_in_free_text_are_refused_but_line_breaks_are_kept(kb_copy, resolver, tmp_path):
+def test_control_characters_in_free_text_are_refused_but_line_breaks_are_kept(
+    kb_copy, resolver, tmp_path
+):
     path = tmp_path / "text.jsonl"
-    path.write_text(json.dumps({"id": "t1", "reactants": ["CCO"], "products": ["CC=O"],
-                                "text": "Step one.\nStep two.\tDone."}) + "\n"
-                    + json.dumps({"id": "t2", "reactants": ["CO"], "products": ["C=O"],
-                                  "text": "bell \x07 here"}) + "\n")
+    path.write_text(
+        json.dumps(
+            {
+                "id": "t1",
+                "reactants": ["CCO"],
+                "products": ["CC=O"],
+                "text": "Step one.\nStep two.\tDone.",
+            }
+        )
+        + "\n"
+        + json.dumps(
+            {"id": "t2", "reactants": ["CO"], "products": ["C=O"], "text": "bell \x07 here"}
+        )
+        + "\n"
+    )
     summary = import_file(kb_copy, path, resolver=resolver, skip_bad_rows=True)
     assert summary.reactions_added == 1 and "U+0007" in summary.errors[0][1]
     assert kb_copy.get_reaction("t1").description == "Step one.\nStep two.\tDone."
@@ -497,17 +583,28 @@ def test_a_nul_byte_in_an_sdf_name_is_refused(kb_copy, resolver, tmp_path):
 
 def test_control_characters_in_a_paper_are_removed_not_stored(kb_copy, tmp_path):
     path = tmp_path / "stray.txt"
-    filler = b"Palladium on carbon gave full conversion within two hours at room temperature.\n\n" * 20
-    path.write_bytes(b"Benzaldehyde was re\x00duced\x1b[0m to benzyl alcohol.\x0cPage two: toluene.\n\n" + filler)
+    filler = (
+        b"Palladium on carbon gave full conversion within two hours at room temperature.\n\n" * 20
+    )
+    path.write_bytes(
+        b"Benzaldehyde was re\x00duced\x1b[0m to benzyl alcohol.\x0cPage two: toluene.\n\n" + filler
+    )
     ingestor = Ingestor(kb_copy, find_mentions=False)
     result = ingestor.add_file(path)
     assert result.status == "added", result.error  # a stray NUL in a text file is not binary data
     text = ingestor.store.document(result.document_id).text
-    assert text.startswith("Benzaldehyde was reduced[0m to benzyl alcohol.\nPage two: toluene.\n\nPalladium")
-    assert all(ch in "\n" or ch.isprintable() for c in ingestor.store.chunks_of(result.document_id) for ch in c.text)
+    assert text.startswith(
+        "Benzaldehyde was reduced[0m to benzyl alcohol.\nPage two: toluene.\n\nPalladium"
+    )
+    assert all(
+        ch in "\n" or ch.isprintable()
+        for c in ingestor.store.chunks_of(result.document_id)
+        for ch in c.text
+    )
 
 
-# -- 8. malformed files, every importer and reader ------------------------------------------------------
+# -- 8. malformed files, every importer and reader
+# ------------------------------------------------------
 def _sdf_bytes() -> bytes:
     mol = Chem.MolFromSmiles("CCO")
     mol.SetProp("_Name", "ethanol")
@@ -542,27 +639,45 @@ def _truncated_gzip(data: bytes) -> bytes:
     return packed[: len(packed) // 2]
 
 
-IMPORT_CASES = [
-    (name + ".gz", _truncated_gzip(data), "truncated or corrupt gzip") for name, data in GOOD.items()
-] + [
-    (name, BINARY, "binary data|not a readable ORD") for name in GOOD
-] + [
-    (name, b"", "empty file") for name in GOOD
-] + [
-    (name, b"\xff\xfe" + "\x01\x02 not this format \x03".encode("utf-16-le") * 5,
-     "could not be read|no SDF records|not a readable") for name in GOOD
-] + [
-    ("x.csv", GOOD["x.csv"].replace(b"good", b"g\xe9d"), r"not valid UTF-8 text at byte 64 \(line 2: 0xe9\)"),
-    ("x.pbtxt", b'name: "t"\nreactions { reaction_id: "\xe9" }\n', "not valid UTF-8"),
-    ("x.pbtxt", b"reactions { this is not protobuf text", "not a readable ORD dataset"),
-    ("x.json", b'{"reactions": [ {"reactionId": 5', "could not be read|not a readable ORD dataset"),
-    ("x.jsonl.gz", b"plain text, not gzip", "named .gz but not gzip"),
-]
+IMPORT_CASES = (
+    [
+        (name + ".gz", _truncated_gzip(data), "truncated or corrupt gzip")
+        for name, data in GOOD.items()
+    ]
+    + [(name, BINARY, "binary data|not a readable ORD") for name in GOOD]
+    + [(name, b"", "empty file") for name in GOOD]
+    + [
+        (
+            name,
+            b"\xff\xfe" + "\x01\x02 not this format \x03".encode("utf-16-le") * 5,
+            "could not be read|no SDF records|not a readable",
+        )
+        for name in GOOD
+    ]
+    + [
+        (
+            "x.csv",
+            GOOD["x.csv"].replace(b"good", b"g\xe9d"),
+            r"not valid UTF-8 text at byte 64 \(line 2: 0xe9\)",
+        ),
+        ("x.pbtxt", b'name: "t"\nreactions { reaction_id: "\xe9" }\n', "not valid UTF-8"),
+        ("x.pbtxt", b"reactions { this is not protobuf text", "not a readable ORD dataset"),
+        (
+            "x.json",
+            b'{"reactions": [ {"reactionId": 5',
+            "could not be read|not a readable ORD dataset",
+        ),
+        ("x.jsonl.gz", b"plain text, not gzip", "named .gz but not gzip"),
+    ]
+)
 
 
-@pytest.mark.parametrize("name,data,expected", IMPORT_CASES,
-                         ids=[f"{c[0]}-{i}" for i, c in enumerate(IMPORT_CASES)])
-def test_a_malformed_import_file_is_a_clear_error_naming_it(kb_copy, resolver, tmp_path, name, data, expected):
+@pytest.mark.parametrize(
+    "name,data,expected", IMPORT_CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(IMPORT_CASES)]
+)
+def test_a_malformed_import_file_is_a_clear_error_naming_it(
+    kb_copy, resolver, tmp_path, name, data, expected
+):
     path = tmp_path / name
     path.write_bytes(data)
     before = kb_digest(kb_copy)
@@ -600,7 +715,8 @@ def good_papers(tmp_path_factory) -> dict[str, bytes]:
 
 PAPER_SUFFIX = {"pdf": ".pdf", "xml": ".xml", "html": ".html", "text": ".txt"}
 PAPER_CASES = [
-    (fmt, case) for fmt in ("pdf", "xml", "html", "text")
+    (fmt, case)
+    for fmt in ("pdf", "xml", "html", "text")
     for case in ("empty", "binary", "truncated", "gzip", "latin1-as-utf8")
 ]
 
@@ -621,7 +737,10 @@ def test_a_malformed_paper_is_a_clear_error_naming_it(kb_copy, tmp_path, good_pa
     before = kb_digest(kb_copy)
     result = ingestor.add_file(path)
     if case == "truncated" and fmt in ("html", "text"):
-        assert result.status in ("added", "failed")  # a cut text or page can still be a (short) paper
+        assert result.status in (
+            "added",
+            "failed",
+        )  # a cut text or page can still be a (short) paper
     else:
         assert result.status == "failed"
         assert kb_digest(kb_copy) == before

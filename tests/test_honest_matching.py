@@ -21,7 +21,11 @@ from chemground.workspace import Workspace
 @pytest.fixture(scope="module")
 def qa(small_kb_path, tmp_path_factory):
     opsin = Opsin(tmp_path_factory.mktemp("opsin") / "cache.sqlite")
-    workspace = Workspace(Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("cache")), readonly=True, opsin=opsin)
+    workspace = Workspace(
+        Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("cache")),
+        readonly=True,
+        opsin=opsin,
+    )
     yield QA(workspace)
     opsin.close()
 
@@ -31,22 +35,36 @@ def ask(qa, question):
 
 
 # -- 1. reaction classes ------------------------------------------------------------------------
-@pytest.mark.parametrize("question, name", [
-    ("What solvent is used for the Grignard reaction of PhMgBr with benzophenone?", "Grignard reaction"),
-    ("Conditions for the Swern oxidation of cyclohexanol", "Swern oxidation"),
-    ("reagent for Boc deprotection?", "Boc deprotection"),
-    ("base for the HWE of benzaldehyde with triethyl phosphonoacetate?", "Horner-Wadsworth-Emmons olefination"),
-    ("saponification of ethyl benzoate", "ester hydrolysis (saponification)"),
-    ("At what temperature is the Sharpless epoxidation of geraniol run?", "Sharpless epoxidation"),
-    ("Buchwald-Hartwig amination of bromobenzene", "Buchwald-Hartwig amination"),
-    ("what's the product of ozonolysis of cyclohexene?", "ozonolysis"),
-])
+@pytest.mark.parametrize(
+    "question, name",
+    [
+        (
+            "What solvent is used for the Grignard reaction of PhMgBr with benzophenone?",
+            "Grignard reaction",
+        ),
+        ("Conditions for the Swern oxidation of cyclohexanol", "Swern oxidation"),
+        ("reagent for Boc deprotection?", "Boc deprotection"),
+        (
+            "base for the HWE of benzaldehyde with triethyl phosphonoacetate?",
+            "Horner-Wadsworth-Emmons olefination",
+        ),
+        ("saponification of ethyl benzoate", "ester hydrolysis (saponification)"),
+        (
+            "At what temperature is the Sharpless epoxidation of geraniol run?",
+            "Sharpless epoxidation",
+        ),
+        ("Buchwald-Hartwig amination of bromobenzene", "Buchwald-Hartwig amination"),
+        ("what's the product of ozonolysis of cyclohexene?", "ozonolysis"),
+    ],
+)
 def test_classes_are_found_with_synonyms_and_the_longest_name_wins(question, name):
     assert [c.name for c in find_classes(question)] == [name]
 
 
 def test_a_class_constrains_the_reactions(qa):
-    grignard = ask(qa, "What solvent is used for the Grignard reaction of PhMgBr with benzophenone?")
+    grignard = ask(
+        qa, "What solvent is used for the Grignard reaction of PhMgBr with benzophenone?"
+    )
     assert all("grignard" in e["id"] for e in grignard["evidence"])
     assert "ethanol" not in grignard["answer"].lower()
     swern = ask(qa, "Conditions for the Swern oxidation of cyclohexanol")
@@ -56,19 +74,26 @@ def test_a_class_constrains_the_reactions(qa):
 
 
 def test_a_class_the_kb_lacks_is_never_answered_from_another(qa):
-    for question in ("what's the product of ozonolysis of cyclohexene?",
-                     "what reagent is used for the Birch reduction of anisole?",
-                     "Which solvent is used for the Swern oxidation of menthol?"):
+    for question in (
+        "what's the product of ozonolysis of cyclohexene?",
+        "what reagent is used for the Birch reduction of anisole?",
+        "Which solvent is used for the Swern oxidation of menthol?",
+    ):
         answer = ask(qa, question)
         assert answer["status"] != "answered", (question, answer["answer"])
 
 
-@pytest.mark.parametrize("question, role_value", [
-    ("What reagent is used for Boc deprotection?", "trifluoroacetic acid"),
-    ("catalyst for a Sonogashira coupling?", "copper(I) iodide"),
-    ("Swern oxidation reagents?", "oxalyl chloride"),
-])
-def test_a_class_without_compounds_is_answered_from_its_reactions_with_counts(qa, question, role_value):
+@pytest.mark.parametrize(
+    "question, role_value",
+    [
+        ("What reagent is used for Boc deprotection?", "trifluoroacetic acid"),
+        ("catalyst for a Sonogashira coupling?", "copper(I) iodide"),
+        ("Swern oxidation reagents?", "oxalyl chloride"),
+    ],
+)
+def test_a_class_without_compounds_is_answered_from_its_reactions_with_counts(
+    qa, question, role_value
+):
     answer = ask(qa, question)
     assert answer["status"] == "answered"
     assert role_value in answer["value"]
@@ -83,15 +108,37 @@ def test_class_temperature_without_compound(qa):
 
 # -- 2. honest matching -------------------------------------------------------------------------
 def test_a_partial_match_is_never_exact():
-    query = QueryTuple(question="what happens when you treat cyclohexene with X?", level="reaction",
-                       aspect=Aspect.PRODUCT, mentions=[
-                           QueryMention(text="cyclohexene", start=27, end=38, input_format="common_name",
-                                        resolved=True, smiles="C1=CCCCC1"),
-                           QueryMention(text="Br2", start=44, end=47, input_format="formula", resolved=False)])
-    record = {"reactants": [{"name": "cyclohexene", "smiles": "C1=CCCCC1"}],
-              "products": [{"name": "cyclohexene oxide", "smiles": "C1CCC2OC2C1"}]}
-    evidence = [Evidence(kind="reaction", id="r1", score=0.5, match="similar", record=record, retriever="table",
-                         why="has cyclohexene as reactant (1 of 2 question compounds); lacks Br2")]
+    query = QueryTuple(
+        question="what happens when you treat cyclohexene with X?",
+        level="reaction",
+        aspect=Aspect.PRODUCT,
+        mentions=[
+            QueryMention(
+                text="cyclohexene",
+                start=27,
+                end=38,
+                input_format="common_name",
+                resolved=True,
+                smiles="C1=CCCCC1",
+            ),
+            QueryMention(text="Br2", start=44, end=47, input_format="formula", resolved=False),
+        ],
+    )
+    record = {
+        "reactants": [{"name": "cyclohexene", "smiles": "C1=CCCCC1"}],
+        "products": [{"name": "cyclohexene oxide", "smiles": "C1CCC2OC2C1"}],
+    }
+    evidence = [
+        Evidence(
+            kind="reaction",
+            id="r1",
+            score=0.5,
+            match="similar",
+            record=record,
+            retriever="table",
+            why="has cyclohexene as reactant (1 of 2 question compounds); lacks Br2",
+        )
+    ]
     reasoned = ExtractiveReasoner().reason(query, evidence)
     assert reasoned.status == "partial"
     assert "Br2" in reasoned.answer and "closest" in reasoned.answer
@@ -112,7 +159,9 @@ def test_an_unresolved_compound_is_named_and_lowers_the_status(qa):
 
 
 def test_a_lewis_acid_filed_as_reagent_answers_a_catalyst_question_with_a_note(qa):
-    answer = ask(qa, "Friedel-Crafts acylation of toluene with acetyl chloride - what's the catalyst?")
+    answer = ask(
+        qa, "Friedel-Crafts acylation of toluene with acetyl chloride - what's the catalyst?"
+    )
     assert answer["status"] == "answered"
     assert answer["value"] == ["aluminium chloride"]
     assert "as a reagent" in answer["answer"]
@@ -121,8 +170,11 @@ def test_a_lewis_acid_filed_as_reagent_answers_a_catalyst_question_with_a_note(q
 
 
 def test_a_reagent_question_on_a_record_with_only_a_catalyst_is_answered_and_noted():
-    record = {"reactants": [{"name": "a", "smiles": "CC=O"}], "catalysts": [{"name": "piperidine", "smiles": "C1CCNCC1"}]}
-    text, value, note = ExtractiveReasoner._read(Aspect.REAGENT, record)
+    record = {
+        "reactants": [{"name": "a", "smiles": "CC=O"}],
+        "catalysts": [{"name": "piperidine", "smiles": "C1CCNCC1"}],
+    }
+    _text, value, note = ExtractiveReasoner._read(Aspect.REAGENT, record)
     assert value == ["piperidine"] and "catalyst" in note
 
 
@@ -145,8 +197,17 @@ def test_which_reactions_use_dmf_as_solvent_lists_reactions(qa):
 
 # -- 3. the paper fallback's relevance floor ----------------------------------------------------
 def test_relevance_floor_needs_shared_content():
-    chunk = Evidence(kind="chunk", id="c1", score=0.03, match="similar", retriever="hybrid", why="dense #1 (0.1)",
-                     record={"text": "We report the hydrogenation of benzaldehyde to benzyl alcohol over palladium."})
+    chunk = Evidence(
+        kind="chunk",
+        id="c1",
+        score=0.03,
+        match="similar",
+        retriever="hybrid",
+        why="dense #1 (0.1)",
+        record={
+            "text": "We report the hydrogenation of benzaldehyde to benzyl alcohol over palladium."
+        },
+    )
     assert not relevant("What is the capital of France?", chunk)
     assert relevant("Why does palladium catalyse the hydrogenation of benzaldehyde?", chunk)
 
@@ -162,8 +223,9 @@ def test_an_off_topic_question_is_out_of_scope_with_papers(kb_copy, tmp_path, mo
     get_settings.cache_clear()
     workspace = Workspace(get_settings())
     try:
-        Library(workspace, dense=False).add(list(write_corpus(tmp_path / "papers").values()), chunk_size=400,
-                                            overlap=80)
+        Library(workspace, dense=False).add(
+            list(write_corpus(tmp_path / "papers").values()), chunk_size=400, overlap=80
+        )
         qa = build_qa(workspace)
         answer = qa.ask("What is the capital of France?").to_json()
         assert answer["status"] != "answered"
@@ -175,21 +237,24 @@ def test_an_off_topic_question_is_out_of_scope_with_papers(kb_copy, tmp_path, mo
 
 
 # -- 4. phrasings -------------------------------------------------------------------------------
-@pytest.mark.parametrize("masked, aspect", [
-    ("which reactions use x as solvent?", Aspect.REACTIONS),
-    ("summarize what x is", Aspect.DESCRIPTION),
-    ("what do people call x?", Aspect.SYNONYMS),
-    ("what's the usual name of x", Aspect.SYNONYMS),
-    ("the everyday name of x?", Aspect.SYNONYMS),
-    ("name the following molecule (iupac): x", Aspect.SMILES_TO_NAME),
-    ("x - what is it called systematically?", Aspect.SMILES_TO_NAME),
-    ("inchikey of x", Aspect.INCHIKEY),
-    ("mol wt of x", Aspect.MOLECULAR_WEIGHT),
-    ("how many grams per mole is x", Aspect.MOLECULAR_WEIGHT),
-    ("rxn: x + x in x -> ?", Aspect.PRODUCT),
-    ("x + x gives?", Aspect.PRODUCT),
-    ("base for the wittig of x with x?", Aspect.REAGENT),
-    ("what yield does the x of x give?", Aspect.YIELD),
-])
+@pytest.mark.parametrize(
+    "masked, aspect",
+    [
+        ("which reactions use x as solvent?", Aspect.REACTIONS),
+        ("summarize what x is", Aspect.DESCRIPTION),
+        ("what do people call x?", Aspect.SYNONYMS),
+        ("what's the usual name of x", Aspect.SYNONYMS),
+        ("the everyday name of x?", Aspect.SYNONYMS),
+        ("name the following molecule (iupac): x", Aspect.SMILES_TO_NAME),
+        ("x - what is it called systematically?", Aspect.SMILES_TO_NAME),
+        ("inchikey of x", Aspect.INCHIKEY),
+        ("mol wt of x", Aspect.MOLECULAR_WEIGHT),
+        ("how many grams per mole is x", Aspect.MOLECULAR_WEIGHT),
+        ("rxn: x + x in x -> ?", Aspect.PRODUCT),
+        ("x + x gives?", Aspect.PRODUCT),
+        ("base for the wittig of x with x?", Aspect.REAGENT),
+        ("what yield does the x of x give?", Aspect.YIELD),
+    ],
+)
 def test_phrasings(masked, aspect):
     assert classify_aspect(masked) == aspect

@@ -43,7 +43,11 @@ MACROCYCLE_5K = "C1" + "C" * 5000 + "1"
 
 
 def make_qa(kb_path, opsin, tmp_path, **settings):
-    workspace = Workspace(Settings(kb_path=kb_path, cache_dir=tmp_path / "cache", **settings), readonly=True, opsin=opsin)  # share one JVM across tests
+    workspace = Workspace(
+        Settings(kb_path=kb_path, cache_dir=tmp_path / "cache", **settings),
+        readonly=True,
+        opsin=opsin,
+    )  # share one JVM across tests
     return QA(workspace)
 
 
@@ -58,10 +62,13 @@ def resolver(small_kb, opsin):
 
 
 def run_python(script: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=timeout
+    )
 
 
 # --- 1. a 20,000-atom chain crashed the process (RDKit's SMILES writer overflows the stack) ----
+
 
 def test_huge_chain_is_refused_before_rdkit_with_the_atom_count():
     with pytest.raises(StructureLimitError) as error:
@@ -70,12 +77,15 @@ def test_huge_chain_is_refused_before_rdkit_with_the_atom_count():
     assert isinstance(error.value, StructureError) and isinstance(error.value, InputLimitError)
 
 
-@pytest.mark.parametrize("smiles, words", [
-    ("C" * (MAX_HEAVY_ATOMS + 1), "1,001 heavy atoms"),
-    ("[2H]" * 5000 + "C", None),  # hydrogens do not count: 1 heavy atom, 20,001 characters
-    ("C" * 200_000, "200,000 characters"),  # too long to count: refused on its length
-    ("C(" * 999 + "C" + ")" * 999, None),  # 1,000 atoms nested 999 deep: at the limit, parsed
-])
+@pytest.mark.parametrize(
+    "smiles, words",
+    [
+        ("C" * (MAX_HEAVY_ATOMS + 1), "1,001 heavy atoms"),
+        ("[2H]" * 5000 + "C", None),  # hydrogens do not count: 1 heavy atom, 20,001 characters
+        ("C" * 200_000, "200,000 characters"),  # too long to count: refused on its length
+        ("C(" * 999 + "C" + ")" * 999, None),  # 1,000 atoms nested 999 deep: at the limit, parsed
+    ],
+)
 def test_limits_count_heavy_atoms_and_characters(smiles, words):
     if words is None and len(smiles) <= MAX_SMILES_CHARS:
         assert structure_from_smiles(smiles).formula.startswith("C1000")
@@ -88,9 +98,11 @@ def test_real_large_molecules_stay_within_the_limits():
     # a 1,000-atom chain, a 1,000-atom macrocycle and cyclosporin A parse and get an identity
     assert structure_from_smiles("C" * MAX_HEAVY_ATOMS).formula == "C1000H2002"
     assert structure_from_smiles("C1" + "C" * (MAX_HEAVY_ATOMS - 1) + "1").formula == "C1000H2000"
-    cyclosporin = ("CC[C@H]1C(=O)N(CC(=O)N([C@H](C(=O)N[C@H](C(=O)N([C@H](C(=O)N[C@H](C(=O)N[C@@H](C(=O)"
-                   "N([C@H](C(=O)N([C@H](C(=O)N([C@H](C(=O)N([C@H](C(=O)N1)[C@@H]([C@H](C)C/C=C/C)O)C)C(C)C)C)"
-                   "CC(C)C)C)CC(C)C)C)C)C)CC(C)C)C)C(C)C)CC(C)C)C)C")
+    cyclosporin = (
+        "CC[C@H]1C(=O)N(CC(=O)N([C@H](C(=O)N[C@H](C(=O)N([C@H](C(=O)N[C@H](C(=O)N[C@@H](C(=O)"
+        "N([C@H](C(=O)N([C@H](C(=O)N([C@H](C(=O)N([C@H](C(=O)N1)[C@@H]([C@H](C)C/C=C/C)O)C)C(C)C)C)"
+        "CC(C)C)C)CC(C)C)C)C)C)CC(C)C)C)C(C)C)CC(C)C)C)C"
+    )
     assert structure_from_smiles(cyclosporin).formula == "C62H111N11O12"
 
 
@@ -104,23 +116,37 @@ def test_every_structure_path_refuses_the_chain(resolver, small_kb, qa):
     # within the question limit, a SMILES over the atom limit is a mention that says why
     answer = qa.ask("molecular weight of " + "C" * 1500)
     assert answer.status != "answered"
-    said = [answer.answer, *answer.notes]  # a problem the answer already states is not repeated as a note
+    said = [
+        answer.answer,
+        *answer.notes,
+    ]  # a problem the answer already states is not repeated as a note
     assert any("1,500 heavy atoms; the limit is 1,000" in text for text in said), said
 
 
 @pytest.fixture
 def cli_env(small_kb_path, tmp_path):
-    env = dict(os.environ, CHEMGROUND_KB=str(small_kb_path), CHEMGROUND_CACHE_DIR=str(tmp_path / "cache"),
-               CHEMGROUND_CONFIG=str(tmp_path / "config.toml"))
+    env = dict(
+        os.environ,
+        CHEMGROUND_KB=str(small_kb_path),
+        CHEMGROUND_CACHE_DIR=str(tmp_path / "cache"),
+        CHEMGROUND_CONFIG=str(tmp_path / "config.toml"),
+    )
     for name in ("CHEMGROUND_LLM_BASE_URL", "OPENAI_BASE_URL"):
         env.pop(name, None)
     return env
 
 
-@pytest.mark.parametrize("args", [["compound", "--", CHAIN_20K], ["ask", "molecular weight of " + CHAIN_20K]])
+@pytest.mark.parametrize(
+    "args", [["compound", "--", CHAIN_20K], ["ask", "molecular weight of " + CHAIN_20K]]
+)
 def test_cli_no_longer_dies_on_the_chain(cli_env, args):
-    done = subprocess.run([sys.executable, "-m", "chemground", *args], env=cli_env, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "chemground", *args],
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode not in (139, -11), "killed by SIGSEGV"
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "limit" in done.stderr and len(done.stderr) < 1000, done.stderr
@@ -150,7 +176,8 @@ print(status("VmHWM:") - before, status("VmRSS:") - before)
 
 
 def memory_of(smiles: list[str]) -> tuple[list[str], int, int]:
-    """Errors, peak RSS growth (MB) and RSS growth kept (MB) of computing ``smiles`` in a fresh process."""
+    """Errors, peak RSS growth (MB) and RSS growth kept (MB) of computing ``smiles`` in a fresh
+    process."""
     if not os.path.exists("/proc/self/clear_refs"):
         pytest.skip("needs Linux /proc to measure peak memory")
     done = run_python(f"SMILES = {smiles!r}\n" + MEMORY)
@@ -172,6 +199,7 @@ def test_macrocycle_at_the_limit_takes_tens_of_megabytes_and_gives_them_back():
 
 
 # --- InChI on large symmetric ring systems (found while bounding 1,000-atom structures) --------
+
 
 def _torus(width: int, height: int) -> str:
     """A 4-regular carbon grid closed on itself: every atom alike, InChI's worst case."""
@@ -198,10 +226,16 @@ def test_symmetric_ring_system_without_stereo_is_fast_and_keeps_the_standard_key
     started = time.perf_counter()  # on stereo that is not there
     found = structure_from_smiles(smiles)
     assert time.perf_counter() - started < 0.5
-    assert found.inchikey == "RSIDKELGADGSIA-UHFFFAOYSA-N" == Chem.MolToInchiKey(Chem.MolFromSmiles(smiles))
+    assert (
+        found.inchikey
+        == "RSIDKELGADGSIA-UHFFFAOYSA-N"
+        == Chem.MolToInchiKey(Chem.MolFromSmiles(smiles))
+    )
     # the shortcut gives the standard key: the same as RDKit's default, on ordinary molecules too
     for smiles in ("CCO", "OC(=O)c1ccccc1OC(C)=O", "C1CCC2CCCCC2C1", "[Na+].[Cl-]"):
-        assert structure_from_smiles(smiles).inchikey == Chem.MolToInchiKey(Chem.MolFromSmiles(smiles))
+        assert structure_from_smiles(smiles).inchikey == Chem.MolToInchiKey(
+            Chem.MolFromSmiles(smiles)
+        )
     for smiles in ("C[C@H](N)C(=O)O", "C/C=C/C"):  # defined stereo: the standard path
         assert inchikey(mol_from_smiles(smiles)) == Chem.MolToInchiKey(Chem.MolFromSmiles(smiles))
 
@@ -221,6 +255,7 @@ def test_ring_dense_structures_are_refused_before_ring_perception():
 
 # --- 3. question parsing was super-linear -------------------------------------------------------
 
+
 def test_question_over_the_limit_is_a_clear_error(qa):
     with pytest.raises(InputLimitError) as error:
         qa.ask("tert-butyl " * 5000)
@@ -231,7 +266,9 @@ def test_question_limit_is_a_setting(small_kb_path, opsin, tmp_path):
     strict = make_qa(small_kb_path, opsin, tmp_path, max_question_chars=20)
     with pytest.raises(InputLimitError, match="the question is 38 characters; the limit is 20"):
         strict.ask("What is the molecular weight of water?")
-    assert make_qa(small_kb_path, opsin, tmp_path).ask("What is the molecular weight of water?").value
+    assert (
+        make_qa(small_kb_path, opsin, tmp_path).ask("What is the molecular weight of water?").value
+    )
 
 
 HOSTILE_AT_THE_CAP = {
@@ -287,7 +324,9 @@ def test_finder_reads_a_bounded_prefix_of_a_huge_text(small_kb, opsin):
 
 def test_reaction_retrieval_is_linear_in_repeated_compounds(qa):
     one = qa.retrieve("What is the product of bromobenzene and phenylboronic acid?")[1]
-    question = "What is the product of " + " and ".join(["bromobenzene", "phenylboronic acid"] * 15) + "?"
+    question = (
+        "What is the product of " + " and ".join(["bromobenzene", "phenylboronic acid"] * 15) + "?"
+    )
     started = time.perf_counter()
     query, many = qa.retrieve(question)
     assert time.perf_counter() - started < 2.0
@@ -296,22 +335,38 @@ def test_reaction_retrieval_is_linear_in_repeated_compounds(qa):
 
 # --- 4. absurd charges and valences -------------------------------------------------------------
 
-@pytest.mark.parametrize("smiles, words", [
-    ("[Xe+99]", "formal charge +99; the limit is ±9"),
-    ("[Xe-99]", "formal charge -99"),
-    ("[Xe+999]", "formal charge +999"),  # RDKit itself wraps this round to -25
-    ("[C+10]", "formal charge +10"),
-    ("[Fe+++++++++++]", "formal charge +11"),
-    ("[FeH99]", "99 hydrogens; the limit is 9"),
-    ("[999C]", "mass number 999; the limit is 300"),
-])
+
+@pytest.mark.parametrize(
+    "smiles, words",
+    [
+        ("[Xe+99]", "formal charge +99; the limit is ±9"),
+        ("[Xe-99]", "formal charge -99"),
+        ("[Xe+999]", "formal charge +999"),  # RDKit itself wraps this round to -25
+        ("[C+10]", "formal charge +10"),
+        ("[Fe+++++++++++]", "formal charge +11"),
+        ("[FeH99]", "99 hydrogens; the limit is 9"),
+        ("[999C]", "mass number 999; the limit is 300"),
+    ],
+)
 def test_absurd_charges_hydrogens_and_isotopes_are_refused(smiles, words):
     with pytest.raises(StructureLimitError, match=words.replace("+", r"\+")):
         structure_from_smiles(smiles)
 
 
-@pytest.mark.parametrize("smiles", ["[Co+9]", "[Os+8]", "[ReH9-2]", "[NH4+]", "[O-2]", "[13CH4]", "[3H]O[3H]",
-                                    "[H+]", "[Fe+3].[Fe+3].[O-2].[O-2].[O-2]"])
+@pytest.mark.parametrize(
+    "smiles",
+    [
+        "[Co+9]",
+        "[Os+8]",
+        "[ReH9-2]",
+        "[NH4+]",
+        "[O-2]",
+        "[13CH4]",
+        "[3H]O[3H]",
+        "[H+]",
+        "[Fe+3].[Fe+3].[O-2].[O-2].[O-2]",
+    ],
+)
 def test_real_charges_and_isotopes_still_parse(smiles):
     assert structure_from_smiles(smiles).inchikey
 
@@ -325,8 +380,19 @@ def test_absurd_charge_through_the_resolver_and_inchi(resolver):
 
 # --- 5. control characters in names ------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["eth\x00anol", "ethanol\x00", "benz\x1bene", "aspirin\x7f", "CC\x00O",
-                                  "caf\x85feine", "aspirin\ud800"])
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "eth\x00anol",
+        "ethanol\x00",
+        "benz\x1bene",
+        "aspirin\x7f",
+        "CC\x00O",
+        "caf\x85feine",
+        "aspirin\ud800",
+    ],
+)
 def test_control_characters_and_lone_surrogates_are_refused(resolver, name):
     assert normalize_name("eth\x00anol") == "ethanol"  # what made a NUL name match before
     with pytest.raises(ChemgroundError) as error:
@@ -352,6 +418,7 @@ def test_overlong_name_never_reaches_opsin(resolver):
 
 
 # --- 6. errors quote a short preview of the input -----------------------------------------------
+
 
 def test_preview_is_short_and_escaped():
     assert preview("CCO") == "'CCO'"

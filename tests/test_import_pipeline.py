@@ -29,13 +29,16 @@ HEADER = "id,source,text,reactants,reactants_smiles,products,products_smiles,sol
 # The same new product comes back under other names in later rows (and so in later batches),
 # and the same solvent under several names: names must merge the same way whatever the batching.
 ROWS = [
-    'p1,US1,"step 1",benzaldehyde;aniline,O=Cc1ccccc1;Nc1ccccc1,N-(4-nitrobenzylidene)naphthalen-2-amine,O=[N+]([O-])c1ccc(C=Nc2ccc3ccccc3c2)cc1,ethanol,80\n',
+    'p1,US1,"step '
+    '1",benzaldehyde;aniline,O=Cc1ccccc1;Nc1ccccc1,N-(4-nitrobenzylidene)naphthalen-2-amine,O=[N+]([O-])c1ccc(C=Nc2ccc3ccccc3c2)cc1,ethanol,80\n',
     'p2,US1,"step 2",benzoic acid,OC(=O)c1ccccc1,methyl benzoate,COC(=O)c1ccccc1,methanol,75\n',
     'p3,US2,"step 3",acetophenone,CC(=O)c1ccccc1,1-phenylethanol,CC(O)c1ccccc1,EtOH,90\n',
     'p4,US2,"step 4",phenol,Oc1ccccc1,anisole,COc1ccccc1,acetone,60\n',
-    'p5,US3,"step 5",4-nitrobenzal-2-naphthylamine,O=[N+]([O-])c1ccc(C=Nc2ccc3ccccc3c2)cc1,N-(4-aminobenzyl)naphthalen-2-amine,Nc1ccc(CNc2ccc3ccccc3c2)cc1,ethyl alcohol,88\n',
+    'p5,US3,"step '
+    '5",4-nitrobenzal-2-naphthylamine,O=[N+]([O-])c1ccc(C=Nc2ccc3ccccc3c2)cc1,N-(4-aminobenzyl)naphthalen-2-amine,Nc1ccc(CNc2ccc3ccccc3c2)cc1,ethyl alcohol,88\n',  # noqa: E501 - test data
     'p6,US3,"step 6",toluene,Cc1ccccc1,benzoic acid,OC(=O)c1ccccc1,water,40\n',
-    'p7,US4,"step 7",nitrobenzylidene naphthylamine,O=[N+]([O-])c1ccc(C=Nc2ccc3ccccc3c2)cc1,4-[(2-naphthylamino)methyl]aniline,Nc1ccc(CNc2ccc3ccccc3c2)cc1,methanol,91\n',
+    'p7,US4,"step 7",nitrobenzylidene '
+    "naphthylamine,O=[N+]([O-])c1ccc(C=Nc2ccc3ccccc3c2)cc1,4-[(2-naphthylamino)methyl]aniline,Nc1ccc(CNc2ccc3ccccc3c2)cc1,methanol,91\n",
 ]
 
 
@@ -45,22 +48,32 @@ def _import(kb_dir: Path, source_kb: Path, csv: Path, opsin, batch_size: int, mo
     kb = SQLiteKB(copy_kb(source_kb, kb_dir))
     try:
         summary = import_file(kb, csv, resolver=NameResolver(kb, opsin))
-        counts = (summary.rows_read, summary.reactions_added, summary.compounds_added, summary.participants,
-                  dict(summary.unresolved))
+        counts = (
+            summary.rows_read,
+            summary.reactions_added,
+            summary.compounds_added,
+            summary.participants,
+            dict(summary.unresolved),
+        )
         schiff_base = kb.get_compound(kb.get_reaction("p1").products[0].compound_id)
         return counts, schiff_base.all_names(), kb_digest(kb)
     finally:
         kb.close()
 
 
-def test_batched_import_stores_exactly_what_a_single_batch_does(small_kb_path, opsin, tmp_path, monkeypatch):
+def test_batched_import_stores_exactly_what_a_single_batch_does(
+    small_kb_path, opsin, tmp_path, monkeypatch
+):
     csv = tmp_path / "rows.csv"
     csv.write_text(HEADER + "".join(ROWS), encoding="utf-8")
     whole = _import(tmp_path / "whole", small_kb_path, csv, opsin, 1000, monkeypatch)
     batched = _import(tmp_path / "batched", small_kb_path, csv, opsin, 2, monkeypatch)
     assert whole[0][:2] == (7, 7) and whole[0][2] >= 2
-    assert whole[1] == ["N-(4-nitrobenzylidene)naphthalen-2-amine", "4-nitrobenzal-2-naphthylamine",
-                        "nitrobenzylidene naphthylamine"]  # names from three batches, one compound
+    assert whole[1] == [
+        "N-(4-nitrobenzylidene)naphthalen-2-amine",
+        "4-nitrobenzal-2-naphthylamine",
+        "nitrobenzylidene naphthylamine",
+    ]  # names from three batches, one compound
     assert batched == whole
 
 
@@ -103,14 +116,25 @@ def test_source_inchi_of_a_known_compound_links_it_and_keeps_the_source_smiles(
     assert Chem.MolToSmiles(Chem.MolFromSmiles(other)) != stored.smiles
     kinds: list[tuple[str, str]] = []
     real = structures.compute_one
-    monkeypatch.setattr(structures, "compute_one",
-                        lambda text, kind="smiles", *a, **k: kinds.append((text, kind)) or real(text, kind, *a, **k))
-    import_file(kb_copy, _ord_file(tmp_path / "again.pb.gz", other, inchi, "2-(imidazol-4-yl)ethylamine"),
-                resolver=resolver)
+    monkeypatch.setattr(
+        structures,
+        "compute_one",
+        lambda text, kind="smiles", *a, **k: (
+            kinds.append((text, kind)) or real(text, kind, *a, **k)
+        ),
+    )
+    import_file(
+        kb_copy,
+        _ord_file(tmp_path / "again.pb.gz", other, inchi, "2-(imidazol-4-yl)ethylamine"),
+        resolver=resolver,
+    )
     linked = kb_copy.get_reaction("inchi-1").reactants[0]
     assert linked.compound_id == stored.compound_id and linked.inchikey == stored.inchikey
     assert linked.smiles == Chem.MolToSmiles(Chem.MolFromSmiles(other))  # as the source drew it
-    assert (other, "canonical") in kinds and (other, "smiles") not in kinds  # no InChI, fingerprint, ...
+    assert (other, "canonical") in kinds and (
+        other,
+        "smiles",
+    ) not in kinds  # no InChI, fingerprint, ...
     assert "2-(imidazol-4-yl)ethylamine" in kb_copy.get_compound(stored.compound_id).all_names()
 
 
@@ -138,7 +162,9 @@ def test_a_kb_can_leave_wal_mode_right_after_an_import(kb_copy, opsin, tmp_path,
     assert kb_copy.connection.execute("PRAGMA journal_mode = DELETE").fetchone()[0] == "delete"
 
 
-def test_committed_data_reaches_the_database_file_through_the_background_checkpoint(kb_copy, monkeypatch):
+def test_committed_data_reaches_the_database_file_through_the_background_checkpoint(
+    kb_copy, monkeypatch
+):
     monkeypatch.setattr(sqlite_store, "WAL_CHECKPOINT_BYTES", 0)
     with kb_copy.transaction():
         kb_copy.set_meta("pipeline_test", "written")
@@ -175,7 +201,9 @@ def test_later_jobs_reuse_string_only_results_but_not_those_taken_from_a_kb(smal
     assert calls == [novel]
 
 
-def test_a_file_of_several_batches_starts_the_workers_a_small_one_does_not(kb_copy, opsin, tmp_path, monkeypatch):
+def test_a_file_of_several_batches_starts_the_workers_a_small_one_does_not(
+    kb_copy, opsin, tmp_path, monkeypatch
+):
     # Each batch alone is below the size that justifies starting worker processes; without
     # this, a fresh `kb import` process computed every structure in its main thread.
     started: list[bool] = []

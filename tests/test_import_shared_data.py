@@ -15,7 +15,9 @@ from chemground.kb.importers import import_file
 from chemground.kb.importers.reaction_smiles import split_reaction_smiles
 from tests.support.kbstate import kb_digest
 
-SMALLEST_SHARD = "ord_dataset-cb9f452f8418479ab5fd99c835dbe015.pb.gz"  # uspto-grants-1979_09, 755 reactions
+SMALLEST_SHARD = (
+    "ord_dataset-cb9f452f8418479ab5fd99c835dbe015.pb.gz"  # uspto-grants-1979_09, 755 reactions
+)
 
 
 def _canonical(smiles):
@@ -36,7 +38,9 @@ def test_ord_shard_imports_and_round_trips(shared_data, kb_copy, opsin):
         assert stored.source == source.provenance.patent
         for key in source.inputs:
             for component in source.inputs[key].components:
-                role = reaction_pb2.ReactionRole.ReactionRoleType.Name(component.reaction_role).lower()
+                role = reaction_pb2.ReactionRole.ReactionRoleType.Name(
+                    component.reaction_role
+                ).lower()
                 name = message_helpers.get_compound_name(component)
                 smiles = message_helpers.get_compound_smiles(component)
                 match = [p for p in stored.participants if p.role.value == role and p.name == name]
@@ -49,12 +53,19 @@ def test_ord_shard_imports_and_round_trips(shared_data, kb_copy, opsin):
             if message_helpers.get_compound_smiles(product):
                 assert mine.smiles == _canonical(message_helpers.get_compound_smiles(product))
         if source.conditions.temperature.setpoint.units == reaction_pb2.Temperature.CELSIUS:
-            assert stored.conditions.temperature_c == pytest.approx(source.conditions.temperature.setpoint.value)
+            assert stored.conditions.temperature_c == pytest.approx(
+                source.conditions.temperature.setpoint.value
+            )
         for outcome in source.outcomes:
             if outcome.reaction_time.units == reaction_pb2.Time.HOUR:
                 assert stored.conditions.time_h == pytest.approx(outcome.reaction_time.value)
-        yields = [m.percentage.value for o in source.outcomes for p in o.products for m in p.measurements
-                  if m.type == reaction_pb2.ProductMeasurement.YIELD and m.HasField("percentage")]
+        yields = [
+            m.percentage.value
+            for o in source.outcomes
+            for p in o.products
+            for m in p.measurements
+            if m.type == reaction_pb2.ProductMeasurement.YIELD and m.HasField("percentage")
+        ]
         if yields:
             assert stored.yield_percent in yields
         checked += 1
@@ -74,8 +85,14 @@ def test_uspto_revisit_reaction_smiles_slice(shared_data, kb_copy, opsin, tmp_pa
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    summary = import_file(kb_copy, sliced, resolver=NameResolver(kb_copy, opsin), dataset="uspto_revisit")
-    assert summary.format == "reaction-smiles" and summary.reactions_added == 60 and summary.reactions_flagged == 0
+    summary = import_file(
+        kb_copy, sliced, resolver=NameResolver(kb_copy, opsin), dataset="uspto_revisit"
+    )
+    assert (
+        summary.format == "reaction-smiles"
+        and summary.reactions_added == 60
+        and summary.reactions_flagged == 0
+    )
     stored = {r.description: r for r in kb_copy.iter_reactions() if r.dataset == "uspto_revisit"}
     for row in rows:
         reaction = stored[row["paragraph"]]

@@ -3,7 +3,6 @@ and idempotent."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import subprocess
 import sys
@@ -23,11 +22,13 @@ from chemground.kb.importers.reaction_smiles import split_reaction_smiles
 from chemground.kb.records import Role
 from tests.support.kbstate import kb_digest
 
-CSV_HEADER = "id,source,text,reactants,reactants_smiles,products,products_smiles,solvents,catalysts,temperature,time,yield\n"
+CSV_HEADER = "id,source,text,reactants,reactants_smiles,products,products_smiles,solvents,catalysts,temperature,time,yield\n"  # noqa: E501 - test data
 GOOD_ROWS = [
-    'h1,US1234567,"Benzaldehyde and benzohydrazide were refluxed in ethanol.",benzaldehyde;benzohydrazide,'
-    'O=Cc1ccccc1;NNC(=O)c1ccccc1,N\'-benzylidenebenzohydrazide,O=C(NN=Cc1ccccc1)c1ccccc1,ethanol,acetic acid,78 °C,2 h,92%\n',
-    'h2,US7654321,"Esterification.",acetic acid;ethanol,,ethyl acetate,,,sulfuric acid,reflux,overnight,65\n',
+    'h1,US1234567,"Benzaldehyde and benzohydrazide were refluxed in '
+    'ethanol.",benzaldehyde;benzohydrazide,'
+    "O=Cc1ccccc1;NNC(=O)c1ccccc1,N'-benzylidenebenzohydrazide,O=C(NN=Cc1ccccc1)c1ccccc1,ethanol,acetic acid,78 °C,2 h,92%\n",  # noqa: E501 - test data
+    'h2,US7654321,"Esterification.",acetic acid;ethanol,,ethyl acetate,,,sulfuric '
+    "acid,reflux,overnight,65\n",
 ]
 
 
@@ -48,14 +49,20 @@ def test_csv_round_trip_names_smiles_roles_conditions_yield(kb_copy, resolver, t
     r = kb_copy.get_reaction("h1")
     assert r.source == "US1234567" and r.description.startswith("Benzaldehyde")
     assert [(p.role, p.name) for p in r.participants] == [
-        (Role.REACTANT, "benzaldehyde"), (Role.REACTANT, "benzohydrazide"),
-        (Role.PRODUCT, "N'-benzylidenebenzohydrazide"), (Role.SOLVENT, "ethanol"), (Role.CATALYST, "acetic acid")]
+        (Role.REACTANT, "benzaldehyde"),
+        (Role.REACTANT, "benzohydrazide"),
+        (Role.PRODUCT, "N'-benzylidenebenzohydrazide"),
+        (Role.SOLVENT, "ethanol"),
+        (Role.CATALYST, "acetic acid"),
+    ]
     assert r.products[0].smiles == "O=C(NN=Cc1ccccc1)c1ccccc1"
     assert (r.conditions.temperature_c, r.conditions.time_h, r.yield_percent) == (78.0, 2.0, 92.0)
     ethanol_id = kb_copy.lookup_name("ethanol")[0].compound_id
     assert r.solvents[0].compound_id == ethanol_id  # linked to the dictionary record
     product = kb_copy.get_compound(r.products[0].compound_id)
-    assert "N'-benzylidenebenzohydrazide" in product.all_names()  # new compound keeps the source's name
+    assert (
+        "N'-benzylidenebenzohydrazide" in product.all_names()
+    )  # new compound keeps the source's name
     r2 = kb_copy.get_reaction("h2")  # names only: resolved through the dictionary
     assert r2.products[0].smiles == "CCOC(C)=O"
     assert r2.conditions.temperature_c is None and r2.conditions.temperature_text == "reflux"
@@ -124,31 +131,57 @@ def test_truncated_csv_row_is_reported_with_its_line(kb_copy, resolver, tmp_path
 
 
 def test_jsonl_objects_strings_and_a_truncated_line(kb_copy, resolver, tmp_path):
-    good = {"id": "j1", "source": "doc", "text": "Suzuki coupling.", "reactants": [
-        {"name": "bromobenzene", "smiles": "Brc1ccccc1", "amount": "1.0 mmol"}, "phenylboronic acid"],
-        "products": ["c1ccc(-c2ccccc2)cc1"], "catalysts": ["Pd(PPh3)4"], "solvents": ["toluene", "water"],
-        "temperature_c": 90, "time_h": 12, "yield_percent": 88}
+    good = {
+        "id": "j1",
+        "source": "doc",
+        "text": "Suzuki coupling.",
+        "reactants": [
+            {"name": "bromobenzene", "smiles": "Brc1ccccc1", "amount": "1.0 mmol"},
+            "phenylboronic acid",
+        ],
+        "products": ["c1ccc(-c2ccccc2)cc1"],
+        "catalysts": ["Pd(PPh3)4"],
+        "solvents": ["toluene", "water"],
+        "temperature_c": 90,
+        "time_h": 12,
+        "yield_percent": 88,
+    }
     path = write(tmp_path / "r.jsonl", json.dumps(good) + "\n")
     summary = import_file(kb_copy, path, resolver=resolver)
     assert summary.reactions_added == 1
     r = kb_copy.get_reaction("j1")
     assert r.reactants[0].amount == "1.0 mmol" and r.reactants[1].smiles == "OB(O)c1ccccc1"
-    assert r.products[0].smiles == "c1ccc(-c2ccccc2)cc1" and r.products[0].name == "c1ccc(-c2ccccc2)cc1"
+    assert (
+        r.products[0].smiles == "c1ccc(-c2ccccc2)cc1"
+        and r.products[0].name == "c1ccc(-c2ccccc2)cc1"
+    )
     assert r.conditions.temperature_c == 90 and r.yield_percent == 88
-    bad = write(tmp_path / "bad.jsonl", json.dumps({**good, "id": "j2"}) + "\n" + '{"id": "j3", "reactants": ["benz')
+    bad = write(
+        tmp_path / "bad.jsonl",
+        json.dumps({**good, "id": "j2"}) + "\n" + '{"id": "j3", "reactants": ["benz',
+    )
     before = kb_digest(kb_copy)
     with pytest.raises(ImportFileError, match="line 2: not valid JSON"):
         import_file(kb_copy, bad, resolver=resolver)
     assert kb_digest(kb_copy) == before
 
 
-def test_reaction_smiles_file_strips_maps_groups_fragments_and_splits_agents(kb_copy, resolver, tmp_path):
-    rxn = ("[Br:1][c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1.[OH:8][B:9]([OH:10])[c:11]1[cH:12][cH:13][cH:14][cH:15][cH:16]1"
-           ">C1CCOC1.[Pd].CCN(CC)CC>[c:2]1([c:11]2[cH:12][cH:13][cH:14][cH:15][cH:16]2)[cH:3][cH:4][cH:5][cH:6][cH:7]1")
-    salt = ("[NH2:1][CH3:2].[Cl:3][CH2:4][c:5]1[cH:6][cH:7][cH:8][cH:9][cH:10]1>>"
-            "[CH3:2][NH2+:1][CH2:4][c:5]1[cH:6][cH:7][cH:8][cH:9][cH:10]1.[Cl-:3] |f:2.3|")
-    path = write(tmp_path / "patents.csv",
-                 f'title,paragraph,Lowe_smiles\nbiphenyl,"Coupling text",{rxn}\nsalt,"Alkylation","{salt}"\n')
+def test_reaction_smiles_file_strips_maps_groups_fragments_and_splits_agents(
+    kb_copy, resolver, tmp_path
+):
+    rxn = (
+        "[Br:1][c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1.[OH:8][B:9]([OH:10])[c:11]1[cH:12][cH:13][cH:14][cH:15][cH:16]1"
+        ">C1CCOC1.[Pd].CCN(CC)CC>[c:2]1([c:11]2[cH:12][cH:13][cH:14][cH:15][cH:16]2)[cH:3][cH:4][cH:5][cH:6][cH:7]1"
+    )
+    salt = (
+        "[NH2:1][CH3:2].[Cl:3][CH2:4][c:5]1[cH:6][cH:7][cH:8][cH:9][cH:10]1>>"
+        "[CH3:2][NH2+:1][CH2:4][c:5]1[cH:6][cH:7][cH:8][cH:9][cH:10]1.[Cl-:3] |f:2.3|"
+    )
+    path = write(
+        tmp_path / "patents.csv",
+        'title,paragraph,Lowe_smiles\nbiphenyl,"Coupling '
+        f'text",{rxn}\nsalt,"Alkylation","{salt}"\n',
+    )
     assert detect_format(path) == "reaction-smiles"
     summary = import_file(kb_copy, path, resolver=resolver)
     assert summary.reactions_added == 2
@@ -156,8 +189,15 @@ def test_reaction_smiles_file_strips_maps_groups_fragments_and_splits_agents(kb_
     coupling = next(r for r in reactions if r.title == "biphenyl")
     assert ":" not in coupling.reaction_smiles
     roles = {p.smiles: p.role for p in coupling.participants}
-    assert roles["C1CCOC1"] == Role.SOLVENT and roles["[Pd]"] == Role.CATALYST and roles["CCN(CC)CC"] == Role.REAGENT
-    assert coupling.products[0].smiles == "c1ccc(-c2ccccc2)cc1" and coupling.description == "Coupling text"
+    assert (
+        roles["C1CCOC1"] == Role.SOLVENT
+        and roles["[Pd]"] == Role.CATALYST
+        and roles["CCN(CC)CC"] == Role.REAGENT
+    )
+    assert (
+        coupling.products[0].smiles == "c1ccc(-c2ccccc2)cc1"
+        and coupling.description == "Coupling text"
+    )
     alkylation = next(r for r in reactions if r.title == "salt")
     assert [p.smiles for p in alkylation.products] == ["C[NH2+]Cc1ccccc1.[Cl-]"]
 
@@ -169,14 +209,22 @@ def test_split_reaction_smiles_rejects_non_reactions():
 
 def _ord_reaction(reaction_id: str) -> reaction_pb2.Reaction:
     reaction = reaction_pb2.Reaction(reaction_id=reaction_id)
-    reaction.inputs["m1"].components.append(message_helpers.build_compound(
-        smiles="OC(=O)c1ccccc1", name="benzoic acid", role="reactant", amount="1.22 g"))
-    reaction.inputs["m2"].components.append(message_helpers.build_compound(name="methanol", role="solvent"))
-    reaction.inputs["m3"].components.append(message_helpers.build_compound(
-        smiles="OS(=O)(=O)O", name="sulfuric acid", role="catalyst"))
+    reaction.inputs["m1"].components.append(
+        message_helpers.build_compound(
+            smiles="OC(=O)c1ccccc1", name="benzoic acid", role="reactant", amount="1.22 g"
+        )
+    )
+    reaction.inputs["m2"].components.append(
+        message_helpers.build_compound(name="methanol", role="solvent")
+    )
+    reaction.inputs["m3"].components.append(
+        message_helpers.build_compound(smiles="OS(=O)(=O)O", name="sulfuric acid", role="catalyst")
+    )
     reaction.conditions.temperature.setpoint.value = 338.15
     reaction.conditions.temperature.setpoint.units = reaction_pb2.Temperature.KELVIN
-    reaction.notes.procedure_details = "Benzoic acid in methanol with sulfuric acid was refluxed for 3 hours."
+    reaction.notes.procedure_details = (
+        "Benzoic acid in methanol with sulfuric acid was refluxed for 3 hours."
+    )
     reaction.provenance.patent = "US00000001"
     outcome = reaction.outcomes.add()
     outcome.reaction_time.value = 180
@@ -190,17 +238,23 @@ def _ord_reaction(reaction_id: str) -> reaction_pb2.Reaction:
 
 
 def test_ord_dataset_round_trip(kb_copy, resolver, tmp_path):
-    dataset = dataset_pb2.Dataset(name="test-ord", reactions=[_ord_reaction("ord-1"), _ord_reaction("ord-2")])
+    dataset = dataset_pb2.Dataset(
+        name="test-ord", reactions=[_ord_reaction("ord-1"), _ord_reaction("ord-2")]
+    )
     path = tmp_path / "tiny.pb.gz"
     message_helpers.save_message(dataset, path)
     summary = import_file(kb_copy, path, resolver=resolver)
     assert summary.reactions_added == 2 and summary.format == "ord"
     r = kb_copy.get_reaction("ord-1")
     assert r.source == "US00000001" and r.dataset == "ord:test-ord"
-    assert r.conditions.temperature_c == pytest.approx(65.0) and r.conditions.time_h == pytest.approx(3.0)
+    assert r.conditions.temperature_c == pytest.approx(
+        65.0
+    ) and r.conditions.time_h == pytest.approx(3.0)
     assert r.yield_percent == 87.5 and r.provenance["yield_kind"] == "PERCENTYIELD"
     assert r.reactants[0].amount == "1.22 g"
-    assert r.solvents[0].name == "methanol" and r.solvents[0].smiles == "CO"  # name-only component resolved
+    assert (
+        r.solvents[0].name == "methanol" and r.solvents[0].smiles == "CO"
+    )  # name-only component resolved
     assert r.products[0].smiles == "COC(=O)c1ccccc1"
 
 
@@ -226,11 +280,17 @@ def test_sdf_adds_and_enriches_compounds(kb_copy, resolver, tmp_path):
     new.SetProp("Synonyms", "dichlorophenyl methylpyrazolone\nDCMP-1")
     new.SetProp("Definition", "A test pyrazolone.")
     writer.write(new)
-    known = Chem.MolFromSmiles("O=[N+]([O-])c1ccc(Cl)c([N+](=O)[O-])c1")  # in the dictionary, no description yet
+    known = Chem.MolFromSmiles(
+        "O=[N+]([O-])c1ccc(Cl)c([N+](=O)[O-])c1"
+    )  # in the dictionary, no description yet
     known.SetProp("ChEBI Name", "1-chloro-2,4-dinitrobenzene")
-    known.SetProp("Definition", "A C-nitro compound that is chlorobenzene carrying two nitro groups.")
+    known.SetProp(
+        "Definition", "A C-nitro compound that is chlorobenzene carrying two nitro groups."
+    )
     writer.write(known)
-    curated = Chem.MolFromSmiles("CCO")  # has a curated description, which an import does not overwrite
+    curated = Chem.MolFromSmiles(
+        "CCO"
+    )  # has a curated description, which an import does not overwrite
     curated.SetProp("Definition", "Some other text.")
     writer.write(curated)
     writer.close()
@@ -240,8 +300,13 @@ def test_sdf_adds_and_enriches_compounds(kb_copy, resolver, tmp_path):
     record = kb_copy.get_compound(hit.compound_id)
     assert record.iupac_name == "2-(2,4-dichlorophenyl)-5-methyl-1H-pyrazol-3-one"
     assert record.description == "A test pyrazolone."
-    assert kb_copy.get_compound(resolver.resolve("CDNB").compound_id).description.startswith("A C-nitro compound")
-    assert kb_copy.get_compound(resolver.resolve("ethanol").compound_id).description != "Some other text."
+    assert kb_copy.get_compound(resolver.resolve("CDNB").compound_id).description.startswith(
+        "A C-nitro compound"
+    )
+    assert (
+        kb_copy.get_compound(resolver.resolve("ethanol").compound_id).description
+        != "Some other text."
+    )
     before = kb_digest(kb_copy)
     import_file(kb_copy, path, resolver=resolver)
     assert kb_digest(kb_copy) == before
@@ -262,13 +327,15 @@ property_value: http://purl.obolibrary.org/obo/chemrof#smiles_string "[O-][N+](=
 id: CHEBI:50860
 name: organic molecular entity
 def: "Any molecular entity that contains carbon." []
-"""
+"""  # noqa: E501 - a real ChEBI OBO record
 
 
 def test_obo_definitions_become_descriptions(kb_copy, resolver, tmp_path):
     path = write(tmp_path / "chebi.obo", OBO)
     summary = import_file(kb_copy, path, resolver=resolver)
-    assert summary.descriptions_added == 1 and summary.skipped == {"no structure and no compound of that name": 1}
+    assert summary.descriptions_added == 1 and summary.skipped == {
+        "no structure and no compound of that name": 1
+    }
     cdnb = kb_copy.get_compound(resolver.resolve("2,4-dinitrochlorobenzene").compound_id)
     assert cdnb.description.startswith("A C-nitro compound")
     bad = write(tmp_path / "bad.obo", "format-version: 1.2\n\n[Term\nid: X")
@@ -277,7 +344,14 @@ def test_obo_definitions_become_descriptions(kb_copy, resolver, tmp_path):
 
 
 def test_generic_labels_are_not_names():
-    for label in ["title compound", "yellow oil", "the crude product", "compound 12", "(3a)", "aqueous solution"]:
+    for label in [
+        "title compound",
+        "yellow oil",
+        "the crude product",
+        "compound 12",
+        "(3a)",
+        "aqueous solution",
+    ]:
         assert is_generic_name(label), label
     for name in ["ethanol", "benzoic acid", "ether", "2-bromoethanol", "iodine"]:
         assert not is_generic_name(name), name
@@ -311,7 +385,9 @@ def test_killed_import_leaves_the_kb_unchanged(kb_copy, tmp_path):
         kb.add_reactions = dying_add
         import_file(kb, __import__("pathlib").Path({str(path)!r}), resolver=NameResolver(kb, None))
     """)
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 9, result.stderr
     from chemground.kb.sqlite_store import SQLiteKB
 

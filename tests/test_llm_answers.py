@@ -20,8 +20,13 @@ REACTION = "What forms when benzaldehyde reacts with benzohydrazide?"
 def make_qa(small_kb_path, opsin, tmp_path, server, **settings):
     settings.setdefault("llm_cache", False)
     settings.setdefault("llm_max_retries", 1)
-    s = Settings(kb_path=small_kb_path, cache_dir=tmp_path / "cache", llm_base_url=server.base_url,
-                 llm_model="fake-chem-7b", **settings)
+    s = Settings(
+        kb_path=small_kb_path,
+        cache_dir=tmp_path / "cache",
+        llm_base_url=server.base_url,
+        llm_model="fake-chem-7b",
+        **settings,
+    )
     workspace = Workspace(s, readonly=True, opsin=opsin)
     qa = build_qa(workspace)
     qa.llm.backoff_base_s = 0.01
@@ -40,35 +45,58 @@ def qa(small_kb_path, opsin, tmp_path, server):
     return make_qa(small_kb_path, opsin, tmp_path, server)
 
 
-# -- the answer's deadline --------------------------------------------------------------------------
+# -- the answer's deadline
+# --------------------------------------------------------------------------
+
 
 def test_adaptive_reasoner_stops_at_the_answer_deadline(small_kb_path, opsin, tmp_path, server):
     server.steps.clear()
     server.queue(*[Step(text="thinking", delay_s=0.7)] * 3)
-    qa = make_qa(small_kb_path, opsin, tmp_path, server, llm_call_deadline_s=1.0, llm_answer_deadline_s=1.2)
+    qa = make_qa(
+        small_kb_path, opsin, tmp_path, server, llm_call_deadline_s=1.0, llm_answer_deadline_s=1.2
+    )
     qa.ask("What is the molecular weight of aspirin?")  # warm the parser and KB outside the timing
     started = time.monotonic()
     answer = qa.ask(REACTION, reasoner="adaptive")
     elapsed = time.monotonic() - started
-    assert elapsed < 2.5, elapsed  # one answer's budget (1.2 s), not 3 calls x 5 attempts x the read time-out
+    assert elapsed < 2.5, (
+        elapsed
+    )  # one answer's budget (1.2 s), not 3 calls x 5 attempts x the read time-out
     assert answer.status == "error"
-    assert f"the model at {server.base_url} did not answer within the 1.2 s allowed for one answer" in answer.answer
+    assert (
+        f"the model at {server.base_url} did not answer within the 1.2 s allowed for one answer"
+        in answer.answer
+    )
     assert answer.evidence  # the evidence is still shown
 
 
 def test_each_answer_gets_a_fresh_budget(small_kb_path, opsin, tmp_path, server):
     server.steps.clear()
     server.queue(*[Step(text="Answer: 180.16 g/mol", delay_s=0.4)] * 3)
-    qa = make_qa(small_kb_path, opsin, tmp_path, server, llm_call_deadline_s=1.0, llm_answer_deadline_s=0.8)
-    statuses = [qa.ask("What is the molecular weight of aspirin?", reasoner="rag-direct").status for _ in range(3)]
+    qa = make_qa(
+        small_kb_path, opsin, tmp_path, server, llm_call_deadline_s=1.0, llm_answer_deadline_s=0.8
+    )
+    statuses = [
+        qa.ask("What is the molecular weight of aspirin?", reasoner="rag-direct").status
+        for _ in range(3)
+    ]
     assert statuses == ["answered"] * 3  # 3 x 0.4 s in all, but each answer has its own 0.8 s
 
 
-def test_a_hung_endpoint_costs_one_call_deadline_not_retries_times_timeout(small_kb_path, opsin, tmp_path, server):
+def test_a_hung_endpoint_costs_one_call_deadline_not_retries_times_timeout(
+    small_kb_path, opsin, tmp_path, server
+):
     server.steps.clear()
     server.queue(*[Step(text="late", delay_s=3.0)] * 3)
-    qa = make_qa(small_kb_path, opsin, tmp_path, server, llm_call_deadline_s=1.0, llm_timeout_s=120.0,
-                 llm_max_retries=4)
+    qa = make_qa(
+        small_kb_path,
+        opsin,
+        tmp_path,
+        server,
+        llm_call_deadline_s=1.0,
+        llm_timeout_s=120.0,
+        llm_max_retries=4,
+    )
     qa.ask("What is the molecular weight of aspirin?")
     started = time.monotonic()
     answer = qa.ask("What is the molecular weight of aspirin?", reasoner="cot")
@@ -76,20 +104,39 @@ def test_a_hung_endpoint_costs_one_call_deadline_not_retries_times_timeout(small
     assert answer.status == "error" and "did not answer within 1 s" in answer.answer
 
 
-# -- answers checked against the evidence ------------------------------------------------------------
+# -- answers checked against the evidence
+# ------------------------------------------------------------
 
 SUPPORTED = [
     ("What is the molecular weight of aspirin?", "Because [E1].\nAnswer: 180.16 g/mol", 180.16),
     ("What is the molecular weight of aspirin?", "Answer: about 180.2 g/mol", 180.2),
     ("What is the exact mass of aspirin?", "Answer: 180.0423 Da", 180.0423),
-    (REACTION, "The reaction [E1] gives the hydrazone.\nAnswer: N'-benzylidenebenzohydrazide",
-     ["O=C(NN=Cc1ccccc1)c1ccccc1"]),
-    (REACTION, "Answer: C1=CC=CC=C1C=NNC(=O)C1=CC=CC=C1", ["O=C(NN=Cc1ccccc1)c1ccccc1"]),  # Kekulé form
-    ("What solvent is used when benzaldehyde reacts with benzohydrazide?", "Answer: ethanol", ["ethanol"]),
-    ("What solvent is used when benzaldehyde reacts with benzohydrazide?", "Answer: The solvent is ethanol (CCO).",
-     None),
+    (
+        REACTION,
+        "The reaction [E1] gives the hydrazone.\nAnswer: N'-benzylidenebenzohydrazide",
+        ["O=C(NN=Cc1ccccc1)c1ccccc1"],
+    ),
+    (
+        REACTION,
+        "Answer: C1=CC=CC=C1C=NNC(=O)C1=CC=CC=C1",
+        ["O=C(NN=Cc1ccccc1)c1ccccc1"],
+    ),  # Kekulé form
+    (
+        "What solvent is used when benzaldehyde reacts with benzohydrazide?",
+        "Answer: ethanol",
+        ["ethanol"],
+    ),
+    (
+        "What solvent is used when benzaldehyde reacts with benzohydrazide?",
+        "Answer: The solvent is ethanol (CCO).",
+        None,
+    ),
     ("What is the yield when benzaldehyde reacts with benzohydrazide?", "Answer: 90%", 90.0),
-    ("How long does the reaction of benzaldehyde with benzohydrazide take?", "Answer: 180 min", 180.0),
+    (
+        "How long does the reaction of benzaldehyde with benzohydrazide take?",
+        "Answer: 180 min",
+        180.0,
+    ),
     ("What is the molecular formula of caffeine?", "Answer: C8H10N4O2", "C8H10N4O2"),
     ("What is the SMILES of ethanol?", "Answer: CCO", "CCO"),
     ("What is the IUPAC name of CCO?", "Answer: ethanol", "ethanol"),
@@ -108,19 +155,38 @@ def test_a_supported_answer_stays_answered(qa, server, question, reply, value):
 
 
 UNSUPPORTED = [
-    ("What is the molecular weight of aspirin?", "Answer: 512.7 g/mol", "512.7 is not in the evidence"),
+    (
+        "What is the molecular weight of aspirin?",
+        "Answer: 512.7 g/mol",
+        "512.7 is not in the evidence",
+    ),
     ("What is the molecular weight of aspirin?", "Answer: ???", "empty or has no words or numbers"),
     ("What is the molecular weight of aspirin?", "Answer: zxq vbnm wert", "gives no number"),
     ("What is the molecular weight of aspirin?", "¯\\_(ツ)_/¯ ... ---", "no number"),
     (REACTION, "Answer: CC(C)(C)c1ccc(O)cc1", "not in the evidence: CC(C)(C)c1ccc(O)cc1"),
     (REACTION, "Answer: qwertyuiop asdfgh", "no compound in the answer could be recognised"),
-    ("What solvent is used when benzaldehyde reacts with benzohydrazide?", "Answer: dimethyl sulfoxide",
-     "not in the evidence: 'dimethyl sulfoxide'"),
-    ("What is the yield when benzaldehyde reacts with benzohydrazide?", "Answer: 42%", "42 is not in the evidence"),
-    ("What is the molecular formula of caffeine?", "Answer: C9H10N4O2", "not that of a compound in the evidence"),
+    (
+        "What solvent is used when benzaldehyde reacts with benzohydrazide?",
+        "Answer: dimethyl sulfoxide",
+        "not in the evidence: 'dimethyl sulfoxide'",
+    ),
+    (
+        "What is the yield when benzaldehyde reacts with benzohydrazide?",
+        "Answer: 42%",
+        "42 is not in the evidence",
+    ),
+    (
+        "What is the molecular formula of caffeine?",
+        "Answer: C9H10N4O2",
+        "not that of a compound in the evidence",
+    ),
     ("What is the SMILES of ethanol?", "Answer: CCCCCCCCO", "not in the evidence"),
     # the real 1.5B model gave aspirin's exact mass as its molecular weight (issue 20 smoke run)
-    ("What is the molecular weight of aspirin?", "Answer: 180.04 g/mol", "180.04 is not in the evidence"),
+    (
+        "What is the molecular weight of aspirin?",
+        "Answer: 180.04 g/mol",
+        "180.04 is not in the evidence",
+    ),
     ("What is the exact mass of aspirin?", "Answer: 180.16", "180.16 is not in the evidence"),
 ]
 
@@ -166,7 +232,9 @@ def test_without_evidence_a_compound_value_must_follow_from_the_question_compoun
 def test_without_evidence_a_reaction_answer_rests_on_the_model_alone(qa, server):
     server.queue("Answer: N'-benzylidenebenzohydrazide")
     reasoned = qa.reasoner("rag-direct").reason(qa.parse(REACTION), [])
-    assert reasoned.status == "unsupported" and any("no evidence was retrieved" in n for n in reasoned.notes)
+    assert reasoned.status == "unsupported" and any(
+        "no evidence was retrieved" in n for n in reasoned.notes
+    )
 
 
 def test_empty_reply_is_an_error_answer(qa, server):
@@ -188,7 +256,9 @@ def test_a_garbled_final_reply_is_dropped_from_the_cache(small_kb_path, opsin, t
     first = qa.ask("What is the molecular weight of aspirin?", reasoner="rag-direct")
     second = qa.ask("What is the molecular weight of aspirin?", reasoner="rag-direct")
     assert first.status == "unsupported" and first.trace["support"]["garbled"]
-    assert second.status == "answered" and second.value == 180.16  # asked again, not replayed from the cache
+    assert (
+        second.status == "answered" and second.value == 180.16
+    )  # asked again, not replayed from the cache
     assert not second.trace["steps"][0]["cached"]
 
 
@@ -196,7 +266,9 @@ def test_a_runaway_reply_does_not_stall_the_reasoner(qa, server):
     server.queue("\n" * 600_000 + "Answer: " + " " * 200_000 + "180.16 g/mol")  # 1.4 MB as JSON
     started = time.monotonic()
     answer = qa.ask("What is the molecular weight of aspirin?", reasoner="rag-direct")
-    assert time.monotonic() - started < 5.0  # the answer-line pattern was quadratic in runs of whitespace
+    assert (
+        time.monotonic() - started < 5.0
+    )  # the answer-line pattern was quadratic in runs of whitespace
     assert answer.status == "answered" and answer.value == 180.16
     assert len(answer.trace["steps"][0]["output"]) < 25_000  # the trace keeps the start of it
 
@@ -209,7 +281,10 @@ def test_a_fraction_becomes_a_percentage_only_for_a_yield_field():
 
     record = {"reactants": [{"name": "benzaldehyde", "amount": "1.0 g"}], "yield_fraction": 0.85}
     evidence = [Evidence(kind="reaction", id="r1", score=1.0, record=record)]
-    facts = _Facts(QueryTuple(question="yield?", level="reaction", aspect=Aspect.YIELD), evidence,
-                   use_question=False)
+    facts = _Facts(
+        QueryTuple(question="yield?", level="reaction", aspect=Aspect.YIELD),
+        evidence,
+        use_question=False,
+    )
     assert facts.has_number(85.0, Aspect.YIELD)
     assert not facts.has_number(100.0, Aspect.YIELD)

@@ -17,8 +17,13 @@ from tests.support.fake_openai import FakeOpenAIServer, Step
 
 def make_client(server, tmp_path=None, **kw):
     kw.setdefault("backoff_base_s", 0.01)
-    return OpenAICompatibleLLM(server.base_url, "fake-model", api_key="sk-test",
-                               cache_path=(tmp_path / "cache.sqlite") if tmp_path else None, **kw)
+    return OpenAICompatibleLLM(
+        server.base_url,
+        "fake-model",
+        api_key="sk-test",
+        cache_path=(tmp_path / "cache.sqlite") if tmp_path else None,
+        **kw,
+    )
 
 
 class Answer(BaseModel):
@@ -44,8 +49,13 @@ def test_success_reports_text_usage_latency_and_cost():
 
 def test_429_then_success_is_retried():
     with FakeOpenAIServer() as server:
-        server.queue(Step(status=429, body='{"error": {"message": "slow down"}}', headers={"Retry-After": "0"}),
-                     Step(status=500, body="oops"), "done")
+        server.queue(
+            Step(
+                status=429, body='{"error": {"message": "slow down"}}', headers={"Retry-After": "0"}
+            ),
+            Step(status=500, body="oops"),
+            "done",
+        )
         response = make_client(server).chat([{"role": "user", "content": "x"}])
     assert response.text == "done"
     assert len(server.requests) == 3
@@ -54,7 +64,7 @@ def test_429_then_success_is_retried():
 def test_persistent_500_fails_with_clear_error():
     with FakeOpenAIServer() as server:
         server.queue(*[Step(status=500, body="boom")] * 3)
-        with pytest.raises(LLMError, match="failed after 3 attempts.*HTTP 500"):
+        with pytest.raises(LLMError, match=r"failed after 3 attempts.*HTTP 500"):
             make_client(server, max_retries=2).chat([{"role": "user", "content": "x"}])
 
 
@@ -70,19 +80,26 @@ def test_timeout_is_retried_then_reported():
 def test_timeout_then_success():
     with FakeOpenAIServer() as server:
         server.queue(Step(text="late", delay_s=1.0), "on time")
-        assert make_client(server, timeout_s=0.3).chat([{"role": "user", "content": "x"}]).text == "on time"
+        assert (
+            make_client(server, timeout_s=0.3).chat([{"role": "user", "content": "x"}]).text
+            == "on time"
+        )
 
 
 def test_malformed_json_reply_is_repaired():
     with FakeOpenAIServer() as server:
-        server.queue("Sure! ```json\n{'product': 'ethyl acetate', 'yield_percent': 65,}\n``` hope this helps")
+        server.queue(
+            "Sure! ```json\n{'product': 'ethyl acetate', 'yield_percent': 65,}\n``` hope this helps"
+        )
         value, _ = make_client(server).chat_json([{"role": "user", "content": "x"}], schema=Answer)
     assert value == Answer(product="ethyl acetate", yield_percent=65)
 
 
 def test_unusable_reply_is_reasked_once_then_accepted():
     with FakeOpenAIServer() as server:
-        server.queue("I think it is ethyl acetate.", '{"product": "ethyl acetate", "yield_percent": 65}')
+        server.queue(
+            "I think it is ethyl acetate.", '{"product": "ethyl acetate", "yield_percent": 65}'
+        )
         value, _ = make_client(server).chat_json([{"role": "user", "content": "x"}], schema=Answer)
     assert value.product == "ethyl acetate"
     reask = server.requests[1]["body"]["messages"]
@@ -92,7 +109,7 @@ def test_unusable_reply_is_reasked_once_then_accepted():
 def test_garbage_twice_is_a_clear_error():
     with FakeOpenAIServer() as server:
         server.queue("no json here", '{"product": "x"}')
-        with pytest.raises(LLMBadOutput, match="unusable output twice.*yield_percent"):
+        with pytest.raises(LLMBadOutput, match=r"unusable output twice.*yield_percent"):
             make_client(server).chat_json([{"role": "user", "content": "x"}], schema=Answer)
 
 
@@ -121,15 +138,26 @@ def test_cache_distinguishes_samples_and_parameters(tmp_path):
         server.queue("one", "two", "three")
         llm = make_client(server, tmp_path)
         msgs = [{"role": "user", "content": "q"}]
-        texts = [llm.chat(msgs, sample=0).text, llm.chat(msgs, sample=1).text, llm.chat(msgs, temperature=0.9).text]
+        texts = [
+            llm.chat(msgs, sample=0).text,
+            llm.chat(msgs, sample=1).text,
+            llm.chat(msgs, temperature=0.9).text,
+        ]
     assert texts == ["one", "two", "three"]
 
 
 def test_native_tool_calls_are_parsed():
     with FakeOpenAIServer() as server:
-        server.queue(Step(text=None, tool_calls=[{"name": "cactus/CalculateMolWt", "arguments": {"smiles": "CCO"}}]))
-        response = make_client(server).chat([{"role": "user", "content": "mw?"}],
-                                            tools=[{"type": "function", "function": {"name": "cactus/CalculateMolWt"}}])
+        server.queue(
+            Step(
+                text=None,
+                tool_calls=[{"name": "cactus/CalculateMolWt", "arguments": {"smiles": "CCO"}}],
+            )
+        )
+        response = make_client(server).chat(
+            [{"role": "user", "content": "mw?"}],
+            tools=[{"type": "function", "function": {"name": "cactus/CalculateMolWt"}}],
+        )
     assert response.tool_calls[0].name == "cactus/CalculateMolWt"
     assert response.tool_calls[0].arguments == {"smiles": "CCO"}
     assert server.requests[0]["body"]["tools"][0]["function"]["name"] == "cactus/CalculateMolWt"
@@ -177,12 +205,15 @@ def test_scripted_llm_is_labelled_and_runs_out_loudly():
         llm.chat([{"role": "user", "content": "y"}])
 
 
-@pytest.mark.parametrize("text, expected", [
-    ('{"a": 1}', {"a": 1}),
-    ("```json\n[1, 2]\n```", [1, 2]),
-    ("Answer: {'a': 'b'} -- done", {"a": "b"}),
-    ('{"a": [1, 2,], }', {"a": [1, 2]}),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"a": 1}', {"a": 1}),
+        ("```json\n[1, 2]\n```", [1, 2]),
+        ("Answer: {'a': 'b'} -- done", {"a": "b"}),
+        ('{"a": [1, 2,], }', {"a": [1, 2]}),
+    ],
+)
 def test_parse_json_repairs(text, expected):
     assert parse_json(text) == expected
 

@@ -16,8 +16,15 @@ QUESTION = "What forms when benzaldehyde reacts with benzohydrazide?"
 
 
 def make_qa(small_kb_path, opsin, tmp_path, server, parser="rules", **settings):
-    s = Settings(kb_path=small_kb_path, cache_dir=tmp_path / "cache", llm_base_url=server.base_url,
-                 llm_model="fake-chem-7b", llm_max_retries=1, llm_cache=False, **settings)
+    s = Settings(
+        kb_path=small_kb_path,
+        cache_dir=tmp_path / "cache",
+        llm_base_url=server.base_url,
+        llm_model="fake-chem-7b",
+        llm_max_retries=1,
+        llm_cache=False,
+        **settings,
+    )
     workspace = Workspace(s, readonly=True, opsin=opsin)
     qa = build_qa(workspace, parser=parser)
     qa.llm.backoff_base_s = 0.01
@@ -26,29 +33,45 @@ def make_qa(small_kb_path, opsin, tmp_path, server, parser="rules", **settings):
 
 def test_adaptive_makes_three_calls_and_keeps_every_stage(small_kb_path, opsin, tmp_path):
     with FakeOpenAIServer() as server:
-        server.queue("1. Find the reaction whose reactants match.\n2. Read its product.",
-                     "Step 1: [E1] has benzaldehyde and benzohydrazide as reactants.\nStep 2: [E1] product "
-                     "N'-benzylidenebenzohydrazide.",
-                     "The reaction [E1] gives the hydrazone.\nAnswer: N'-benzylidenebenzohydrazide")
+        server.queue(
+            "1. Find the reaction whose reactants match.\n2. Read its product.",
+            "Step 1: [E1] has benzaldehyde and benzohydrazide as reactants.\nStep 2: [E1] product "
+            "N'-benzylidenebenzohydrazide.",
+            "The reaction [E1] gives the hydrazone.\nAnswer: N'-benzylidenebenzohydrazide",
+        )
         qa = make_qa(small_kb_path, opsin, tmp_path, server)
         answer = qa.ask(QUESTION, reasoner="adaptive")
     assert [s["step"] for s in answer.trace["steps"]] == ["plan", "ground", "execute"]
     assert answer.answer == "N'-benzylidenebenzohydrazide" and answer.status == "answered"
-    assert answer.value == ["O=C(NN=Cc1ccccc1)c1ccccc1"]  # the named product resolved to its structure
+    assert answer.value == [
+        "O=C(NN=Cc1ccccc1)c1ccccc1"
+    ]  # the named product resolved to its structure
     assert answer.citations == ["[reaction starter:imine_formation-01]"]
-    assert answer.usage["calls"] == 3 and answer.usage["total_tokens"] == 54 and answer.usage["model"] == "fake-chem-7b"
+    assert (
+        answer.usage["calls"] == 3
+        and answer.usage["total_tokens"] == 54
+        and answer.usage["model"] == "fake-chem-7b"
+    )
     plan_prompt = server.requests[0]["body"]["messages"][1]["content"]
     assert "[E1]" not in plan_prompt  # the prototype is planned without the evidence
     ground_prompt = server.requests[1]["body"]["messages"][1]["content"]
-    assert "Find the reaction whose reactants match" in ground_prompt and "[E1] reaction starter:imine" in ground_prompt
+    assert (
+        "Find the reaction whose reactants match" in ground_prompt
+        and "[E1] reaction starter:imine" in ground_prompt
+    )
     assert "[E1]" in server.requests[2]["body"]["messages"][1]["content"]
 
 
-@pytest.mark.parametrize("reasoner, calls, steps", [
-    ("adaptive-no-prototype", 2, ["ground", "execute"]),
-    ("adaptive-no-grounding", 2, ["plan", "execute"]),
-    ("cot", 1, ["reason"]), ("rag-direct", 1, ["answer"]), ("direct", 1, ["answer"]),
-])
+@pytest.mark.parametrize(
+    "reasoner, calls, steps",
+    [
+        ("adaptive-no-prototype", 2, ["ground", "execute"]),
+        ("adaptive-no-grounding", 2, ["plan", "execute"]),
+        ("cot", 1, ["reason"]),
+        ("rag-direct", 1, ["answer"]),
+        ("direct", 1, ["answer"]),
+    ],
+)
 def test_ablations_and_simple_reasoners(small_kb_path, opsin, tmp_path, reasoner, calls, steps):
     with FakeOpenAIServer() as server:
         server.queue(*(["thinking..."] * (calls - 1)), "Because [E1].\nAnswer: 180.16 g/mol")
@@ -63,14 +86,19 @@ def test_ablations_and_simple_reasoners(small_kb_path, opsin, tmp_path, reasoner
 
 def test_timeout_then_success_and_declining_answer(small_kb_path, opsin, tmp_path):
     with FakeOpenAIServer() as server:
-        server.queue(Step(text="late", delay_s=1.5), "Not in the records.\nAnswer: not available from the given evidence")
+        server.queue(
+            Step(text="late", delay_s=1.5),
+            "Not in the records.\nAnswer: not available from the given evidence",
+        )
         qa = make_qa(small_kb_path, opsin, tmp_path, server, llm_timeout_s=0.5)
         answer = qa.ask("What is the molecular weight of aspirin?", reasoner="rag-direct")
     assert answer.status == "no_evidence" and answer.value is None
     assert len(server.requests) == 2
 
 
-def test_endpoint_failure_is_an_error_answer_that_keeps_the_evidence(small_kb_path, opsin, tmp_path):
+def test_endpoint_failure_is_an_error_answer_that_keeps_the_evidence(
+    small_kb_path, opsin, tmp_path
+):
     with FakeOpenAIServer() as server:
         server.queue(Step(status=500, body="boom"), Step(status=500, body="boom"))
         qa = make_qa(small_kb_path, opsin, tmp_path, server)
@@ -80,11 +108,25 @@ def test_endpoint_failure_is_an_error_answer_that_keeps_the_evidence(small_kb_pa
 
 
 def test_llm_parser_and_its_fallback(small_kb_path, opsin, tmp_path):
-    good = json.dumps({"aspect": "product", "level": "reaction", "compounds": [
-        {"text": "benzaldehyde", "role": "reactant"}, {"text": "benzohydrazide", "role": "reactant"}]})
+    good = json.dumps(
+        {
+            "aspect": "product",
+            "level": "reaction",
+            "compounds": [
+                {"text": "benzaldehyde", "role": "reactant"},
+                {"text": "benzohydrazide", "role": "reactant"},
+            ],
+        }
+    )
     with FakeOpenAIServer() as server:
-        server.queue(good, "```json\n{'aspect': 'catalyst', 'compounds': [{'text': 'moon rock', 'role': null}]}\n```",
-                     "still not JSON", "no", "nope")
+        server.queue(
+            good,
+            "```json\n{'aspect': 'catalyst', 'compounds': [{'text': 'moon rock', 'role': "
+            "null}]}\n```",
+            "still not JSON",
+            "no",
+            "nope",
+        )
         qa = make_qa(small_kb_path, opsin, tmp_path, server, parser="llm")
         parsed = qa.parse(QUESTION)
         assert parsed.parser == "llm" and parsed.aspect.value == "product"
@@ -100,8 +142,19 @@ def test_cli_ask_with_llm_flags(small_kb_path, tmp_path, monkeypatch, capsys):
     get_settings.cache_clear()
     with FakeOpenAIServer() as server:
         server.queue("plan", "facts [E1]", "Answer: N'-benzylidenebenzohydrazide")
-        code = main(["ask", QUESTION, "--reasoner", "adaptive", "--llm-base-url", server.base_url,
-                     "--llm-model", "fake-chem-7b", "--json"])
+        code = main(
+            [
+                "ask",
+                QUESTION,
+                "--reasoner",
+                "adaptive",
+                "--llm-base-url",
+                server.base_url,
+                "--llm-model",
+                "fake-chem-7b",
+                "--json",
+            ]
+        )
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["reasoner"] == "adaptive" and len(data["trace"]["steps"]) == 3
     assert server.requests[0]["body"]["model"] == "fake-chem-7b"

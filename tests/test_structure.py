@@ -31,12 +31,15 @@ def test_paracetamol_numbers():
     assert (s.formula, round(s.molecular_weight, 2)) == ("C8H9NO2", 151.16)
 
 
-@pytest.mark.parametrize("smiles, reason", [
-    ("C1CC", "unclosed ring"),
-    ("CC(C)(C)(C)C", "valence"),
-    ("c1cccc1", "kekulize"),
-    ("C(C", "parse error"),
-])
+@pytest.mark.parametrize(
+    "smiles, reason",
+    [
+        ("C1CC", "unclosed ring"),
+        ("CC(C)(C)(C)C", "valence"),
+        ("c1cccc1", "kekulize"),
+        ("C(C", "parse error"),
+    ],
+)
 def test_invalid_smiles_error_says_why(smiles, reason):
     with pytest.raises(StructureError) as error:
         structure_from_smiles(smiles)
@@ -73,7 +76,10 @@ def test_salt_keeps_its_identity_but_shares_the_parent_with_the_free_base():
 
 def test_r_group_structures_get_a_stable_stand_in_key():
     a = structure_from_smiles("*CC(*)C")
-    assert a.inchikey.startswith("NOINCHI-") and a.inchikey == structure_from_smiles("CC(*)C*").inchikey
+    assert (
+        a.inchikey.startswith("NOINCHI-")
+        and a.inchikey == structure_from_smiles("CC(*)C*").inchikey
+    )
 
 
 def test_tanimoto():
@@ -84,11 +90,23 @@ def test_tanimoto():
     assert morgan_fingerprint("CCO").GetNumBits() == 2048
 
 
-@pytest.mark.parametrize("token, expected", [
-    ("CCO", True), ("Clc1ncc(Cl)cn1", True), ("O=C=O", True), ("[Na+].[Cl-]", True), ("c1ccccc1", True),
-    ("ethanol", False), ("Benzene", False), ("THF", False), ("NaCl", False), ("HCl", False),
-    ("2,5-dichloropyrimidine", False), ("BSYNRYMUTXBXSQ-UHFFFAOYSA-N", False),
-])
+@pytest.mark.parametrize(
+    "token, expected",
+    [
+        ("CCO", True),
+        ("Clc1ncc(Cl)cn1", True),
+        ("O=C=O", True),
+        ("[Na+].[Cl-]", True),
+        ("c1ccccc1", True),
+        ("ethanol", False),
+        ("Benzene", False),
+        ("THF", False),
+        ("NaCl", False),
+        ("HCl", False),
+        ("2,5-dichloropyrimidine", False),
+        ("BSYNRYMUTXBXSQ-UHFFFAOYSA-N", False),
+    ],
+)
 def test_looks_like_smiles(token, expected):
     assert looks_like_smiles(token) is expected
 

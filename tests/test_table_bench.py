@@ -7,7 +7,13 @@ import json
 import pytest
 
 from chemground.bench.generate import (
-    TABLE_RAG_TASKS, generate, perturb_name, random_smiles, read_items, write_items, write_ooc_kb,
+    TABLE_RAG_TASKS,
+    generate,
+    perturb_name,
+    random_smiles,
+    read_items,
+    write_items,
+    write_ooc_kb,
 )
 from chemground.bench.paraphrase import Paraphraser
 from chemground.bench.run import run, summarise
@@ -34,7 +40,15 @@ def test_generation_is_seeded_and_keeps_sources(small_kb, tmp_path):
     assert [i.to_json() for i in a] == [i.to_json() for i in b]
     assert generate(small_kb, per_task=6, seed=8)[0].question != a[0].question or len(a) == 0
     tasks = {(i.task, i.input_format) for i in a}
-    for task in ("product", "reactant", "temperature", "solvent", "catalyst", "weight", "name_conversion"):
+    for task in (
+        "product",
+        "reactant",
+        "temperature",
+        "solvent",
+        "catalyst",
+        "weight",
+        "name_conversion",
+    ):
         assert (task, "iupac") in tasks and (task, "smiles") in tasks
     for item in a:
         if item.source["kind"] == "reaction":
@@ -44,7 +58,10 @@ def test_generation_is_seeded_and_keeps_sources(small_kb, tmp_path):
         for entity in item.entities:
             assert entity["text"] in item.question
             if item.input_format == "smiles" and entity["smiles"]:
-                assert structure_from_smiles(entity["text"]).inchikey == structure_from_smiles(entity["smiles"]).inchikey
+                assert (
+                    structure_from_smiles(entity["text"]).inchikey
+                    == structure_from_smiles(entity["smiles"]).inchikey
+                )
     path = tmp_path / "bench.jsonl"
     write_items(a, path)
     assert [i.to_json() for i in read_items(path)] == [i.to_json() for i in a]
@@ -60,7 +77,9 @@ def test_random_smiles_keep_the_structure():
 
 
 def test_perturbation_records_the_original(small_kb):
-    items = generate(small_kb, per_task=10, seed=3, tasks=("weight",), formats=("iupac",), perturb=1.0)
+    items = generate(
+        small_kb, per_task=10, seed=3, tasks=("weight",), formats=("iupac",), perturb=1.0
+    )
     perturbed = [i for i in items if i.perturbed]
     assert len(perturbed) >= 8
     for item in perturbed:
@@ -72,12 +91,28 @@ def test_perturbation_records_the_original(small_kb):
 
 
 def test_paraphrase_keeps_entities_or_is_rejected(small_kb):
-    llm = ScriptedLLM(lambda messages: "Could you tell me the molar mass of " +
-                      messages[0]["content"].split("- ", 1)[1].splitlines()[0] + "?")
-    items = generate(small_kb, per_task=3, seed=1, tasks=("weight",), formats=("iupac",), paraphrase=Paraphraser(llm))
-    assert items and all(i.paraphrased and i.question.startswith("Could you tell me") for i in items)
+    llm = ScriptedLLM(
+        lambda messages: (
+            "Could you tell me the molar mass of "
+            + messages[0]["content"].split("- ", 1)[1].splitlines()[0]
+            + "?"
+        )
+    )
+    items = generate(
+        small_kb,
+        per_task=3,
+        seed=1,
+        tasks=("weight",),
+        formats=("iupac",),
+        paraphrase=Paraphraser(llm),
+    )
+    assert items and all(
+        i.paraphrased and i.question.startswith("Could you tell me") for i in items
+    )
     dropping = Paraphraser(ScriptedLLM(lambda messages: "What is its weight?"))
-    items = generate(small_kb, per_task=3, seed=1, tasks=("weight",), formats=("iupac",), paraphrase=dropping)
+    items = generate(
+        small_kb, per_task=3, seed=1, tasks=("weight",), formats=("iupac",), paraphrase=dropping
+    )
     assert not any(i.paraphrased for i in items)
 
 
@@ -100,8 +135,14 @@ def test_scoring_on_hand_made_cases():
     assert smiles_similarity("OCC", "CCO") == 1.0
     assert 0 < smiles_similarity("CCO", "CCCO") < 1
     assert smiles_similarity("not smiles", "CCO") == 0.0
-    assert numeric_match(180.16, 180.157, "weight") == 1.0 and numeric_match(181.0, 180.16, "weight") == 0.0
-    assert numeric_match([80.0], 78.0, "temperature") == 1.0 and numeric_match(90, 78.0, "temperature") == 0.0
+    assert (
+        numeric_match(180.16, 180.157, "weight") == 1.0
+        and numeric_match(181.0, 180.16, "weight") == 0.0
+    )
+    assert (
+        numeric_match([80.0], 78.0, "temperature") == 1.0
+        and numeric_match(90, 78.0, "temperature") == 0.0
+    )
     assert numeric_match(2.3, 2.0, "time") == 0.0 and numeric_match(2.15, 2.0, "time") == 1.0
     assert best_match_f1(["a", "b"], ["a"], lambda p, g: float(p == g)) == pytest.approx(2 / 3)
     gold_product = {"smiles": ["CCOC(C)=O"], "names": ["ethyl acetate"]}
@@ -113,14 +154,27 @@ def test_scoring_on_hand_made_cases():
     assert score_answer("solvent", "iupac", gold, ["dmf"], "", resolve) == 0.0
     assert score_answer("name_conversion", "smiles", {"text": "ethanol"}, "ethanol", "") == 1.0
     assert score_answer("name_conversion", "iupac", {"smiles": ["CCO"]}, "OCC", "") == 1.0
-    assert 0 < score_answer("description", "iupac", {"text": "a colourless volatile liquid solvent"},
-                            "a volatile liquid", "") < 1
+    assert (
+        0
+        < score_answer(
+            "description",
+            "iupac",
+            {"text": "a colourless volatile liquid solvent"},
+            "a volatile liquid",
+            "",
+        )
+        < 1
+    )
 
 
 @pytest.fixture(scope="module")
 def qa(small_kb_path, tmp_path_factory):
     opsin = Opsin(tmp_path_factory.mktemp("opsin") / "cache.sqlite")
-    workspace = Workspace(Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("c")), readonly=True, opsin=opsin)
+    workspace = Workspace(
+        Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("c")),
+        readonly=True,
+        opsin=opsin,
+    )
     yield QA(workspace)
     opsin.close()
 
@@ -141,8 +195,10 @@ def test_runner_scores_summarises_and_resumes(qa, small_kb, tmp_path):
 
 
 def test_summary_pearson_and_overall():
-    rows = [{"task": "weight", "input_format": "iupac", "score": s, "rank": r}
-            for s, r in [(1.0, 1), (1.0, 2), (0.0, None), (0.0, 9)]]
+    rows = [
+        {"task": "weight", "input_format": "iupac", "score": s, "rank": r}
+        for s, r in [(1.0, 1), (1.0, 2), (0.0, None), (0.0, 9)]
+    ]
     summary = summarise(rows, "table", "extractive")
     assert summary.overall == pytest.approx(50.0)
     assert summary.pearson == pytest.approx(1.0)
@@ -151,5 +207,9 @@ def test_summary_pearson_and_overall():
 def test_catalogue_codes_are_not_used_as_question_names():
     from chemground.bench.generate import _good_name
 
-    assert not any(_good_name(code) for code in ("agn-pc-00yifv", "NSC 12345", "CHEMBL25", "AKOS005066383"))
-    assert all(_good_name(name) for name in ("but-2-ene", "vitamin b12", "2,4-dinitrophenol", "aspirin"))
+    assert not any(
+        _good_name(code) for code in ("agn-pc-00yifv", "NSC 12345", "CHEMBL25", "AKOS005066383")
+    )
+    assert all(
+        _good_name(name) for name in ("but-2-ene", "vitamin b12", "2,4-dinitrophenol", "aspirin")
+    )

@@ -20,22 +20,52 @@ def qa(tool_qa):
     return tool_qa
 
 
-@pytest.mark.parametrize("questions, expected", [
-    (["What is the logP of caffeine?", "how lipophilic is caffeine", "octanol-water partition coefficient of caffeine",
-      "clogP caffeine?"], round(Crippen.MolLogP(CAFFEINE), 2)),
-    (["TPSA of caffeine", "polar surface area of caffeine", "what's the topological PSA for caffeine"],
-     round(rdMolDescriptors.CalcTPSA(CAFFEINE), 2)),
-    (["QED of caffeine", "quantitative estimate of drug-likeness for caffeine"], round(QED.qed(CAFFEINE), 3)),
-    (["H-bond donors in ibuprofen", "how many hydrogen bond donors does ibuprofen have"], Lipinski.NumHDonors(IBUPROFEN)),
-    (["H-bond acceptors of caffeine", "number of HBA in caffeine"], Lipinski.NumHAcceptors(CAFFEINE)),
-    (["number of rotatable bonds in ibuprofen", "how many rotatable bonds does ibuprofen have"],
-     Lipinski.NumRotatableBonds(IBUPROFEN)),
-    (["how many rings does caffeine have", "ring count of caffeine"], 2),
-    (["how many chiral centres does ibuprofen have", "stereocenters of ibuprofen"], 1),
-    (["InChIKey of caffeine", "what is caffeine's inchi key"], Chem.MolToInchiKey(CAFFEINE)),
-    (["InChI of caffeine"], Chem.MolToInchi(CAFFEINE)),
-    (["does ibuprofen pass Lipinski's rule of five?", "is ibuprofen drug-like (Ro5)?"], True),
-])
+@pytest.mark.parametrize(
+    "questions, expected",
+    [
+        (
+            [
+                "What is the logP of caffeine?",
+                "how lipophilic is caffeine",
+                "octanol-water partition coefficient of caffeine",
+                "clogP caffeine?",
+            ],
+            round(Crippen.MolLogP(CAFFEINE), 2),
+        ),
+        (
+            [
+                "TPSA of caffeine",
+                "polar surface area of caffeine",
+                "what's the topological PSA for caffeine",
+            ],
+            round(rdMolDescriptors.CalcTPSA(CAFFEINE), 2),
+        ),
+        (
+            ["QED of caffeine", "quantitative estimate of drug-likeness for caffeine"],
+            round(QED.qed(CAFFEINE), 3),
+        ),
+        (
+            ["H-bond donors in ibuprofen", "how many hydrogen bond donors does ibuprofen have"],
+            Lipinski.NumHDonors(IBUPROFEN),
+        ),
+        (
+            ["H-bond acceptors of caffeine", "number of HBA in caffeine"],
+            Lipinski.NumHAcceptors(CAFFEINE),
+        ),
+        (
+            [
+                "number of rotatable bonds in ibuprofen",
+                "how many rotatable bonds does ibuprofen have",
+            ],
+            Lipinski.NumRotatableBonds(IBUPROFEN),
+        ),
+        (["how many rings does caffeine have", "ring count of caffeine"], 2),
+        (["how many chiral centres does ibuprofen have", "stereocenters of ibuprofen"], 1),
+        (["InChIKey of caffeine", "what is caffeine's inchi key"], Chem.MolToInchiKey(CAFFEINE)),
+        (["InChI of caffeine"], Chem.MolToInchi(CAFFEINE)),
+        (["does ibuprofen pass Lipinski's rule of five?", "is ibuprofen drug-like (Ro5)?"], True),
+    ],
+)
 def test_tool_aspects_on_paraphrases(qa, questions, expected):
     for question in questions:
         answer = qa.ask(question)
@@ -50,7 +80,9 @@ def test_tool_evidence_fields(qa):
     assert e.record["tool"] == "cactus/CalculateLogP" and e.record["ok"] is True
     assert e.record["arguments"] == {"compound_SMILES": answer.query["mentions"][0]["smiles"]}
     assert abs(e.record["result"] - Crippen.MolLogP(CAFFEINE)) < 1e-9
-    assert e.record["property"] == "logp" and e.record["compound"] == "caffeine" and "unit" in e.record
+    assert (
+        e.record["property"] == "logp" and e.record["compound"] == "caffeine" and "unit" in e.record
+    )
     assert e.provenance["chosen_by"] == "aspect table"
     assert answer.answer == f"The logP (Crippen) of caffeine is {Crippen.MolLogP(CAFFEINE):.2f}."
     assert answer.citations == [e.citation()]
@@ -63,7 +95,10 @@ def test_amounts_and_balancing(qa):
     answer = qa.ask("convert 0.25 mol of benzoic acid to grams")
     assert abs(answer.value - 0.25 * Descriptors.MolWt(Chem.MolFromSmiles("OC(=O)c1ccccc1"))) < 0.01
     answer = qa.ask("balance CH4 + O2 -> CO2 + H2O")
-    assert answer.value == "CH4 + 2 O2 -> CO2 + 2 H2O" and answer.evidence[0].record["tool"] == "chem_lib/balance_the_reaction"
+    assert (
+        answer.value == "CH4 + 2 O2 -> CO2 + 2 H2O"
+        and answer.evidence[0].record["tool"] == "chem_lib/balance_the_reaction"
+    )
     assert parse_amount("in 500 mg of aspirin") == (0.5, "grams", "500 mg")
     assert equation_of("balance Fe + O2 = Fe2O3 please") == "Fe + O2 --> Fe2O3"
 
@@ -97,7 +132,9 @@ def test_the_time_limited_worker_runs_the_tools(small_kb_path, tmp_path):
         qa_query = QA(Workspace(Settings(kb_path=small_kb_path, cache_dir=tmp_path), readonly=True))
         query = qa_query.parse("How many rotatable bonds does ibuprofen have?")
         evidence = channel.retrieve(query)
-        assert channel.runner.isolate and evidence[0].record["result"] == Lipinski.NumRotatableBonds(IBUPROFEN)
+        assert channel.runner.isolate and evidence[0].record[
+            "result"
+        ] == Lipinski.NumRotatableBonds(IBUPROFEN)
     finally:
         channel.runner.close()
 

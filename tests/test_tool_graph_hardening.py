@@ -1,4 +1,5 @@
-"""Hardening of the tool worker, the tool files folder, graph queries and read-only commands (issue 14).
+"""Hardening of the tool worker, the tool files folder, graph queries and read-only commands (issue
+14).
 
 - a tool that allocates past the worker's memory limit ends in a clear error and a fresh worker;
 - tool file paths cannot leave the files folder through a symbolic link;
@@ -35,7 +36,9 @@ def test_runner(small_kb_path, tmp_path):
     for module in ["chemground.agent.tools.cactus", "tests.agent.slow_tools"]:
         registry.register_module(module)
     settings = Settings(kb_path=small_kb_path, cache_dir=tmp_path / "cache")
-    with ToolRunner(registry=registry, settings=settings, files_dir=tmp_path / "files", memory_mb=768) as runner:
+    with ToolRunner(
+        registry=registry, settings=settings, files_dir=tmp_path / "files", memory_mb=768
+    ) as runner:
         yield runner
 
 
@@ -55,7 +58,11 @@ def test_a_tool_past_the_memory_limit_gets_a_clear_error_and_a_fresh_worker(test
 
 def test_a_worker_killed_by_a_failed_allocation_is_reported_as_out_of_memory(test_runner):
     result = test_runner.call("testing/oom_abort", [1])
-    assert not result.ok and result.error_kind == "memory" and "ran out of memory (limit 768 MB)" in result.error
+    assert (
+        not result.ok
+        and result.error_kind == "memory"
+        and "ran out of memory (limit 768 MB)" in result.error
+    )
     assert test_runner.call("cactus/CalculateMolWt", ["O"]).ok
 
 
@@ -84,16 +91,26 @@ def test_real_materials_and_graph_tools_run_under_the_default_limit(small_kb_pat
     settings = Settings(kb_path=copy_kb(small_kb_path, tmp_path), cache_dir=tmp_path / "cache")
     with ToolRunner(settings=settings, files_dir=tmp_path / "files") as runner:
         assert runner.memory_mb == DEFAULT_MEMORY_MB
-        made = runner.call("Structure_Mainpulation_and_Analysis/create_structure_from_spacegroup",
-                           ["Fm-3m", [[4.61, 0, 0], [0, 4.61, 0], [0, 0, 4.61]], ["Li", "O"],
-                            [[0.25, 0.25, 0.25], [0, 0, 0]], "li2o.json"])
+        made = runner.call(
+            "Structure_Mainpulation_and_Analysis/create_structure_from_spacegroup",
+            [
+                "Fm-3m",
+                [[4.61, 0, 0], [0, 4.61, 0], [0, 0, 4.61]],
+                ["Li", "O"],
+                [[0.25, 0.25, 0.25], [0, 0, 0]],
+                "li2o.json",
+            ],
+        )
         assert made.ok, made.error
         symmetry = runner.call("Crystal_Structure_Manipulation/analyze_symmetry", ["li2o.json"])
         assert symmetry.ok and symmetry.value["space_group_number"] == 225
         vasp = runner.call("Basic_Functionality/create_vasp_input_files", ["li2o.json", "vasp/"])
         assert vasp.ok and "INCAR" in vasp.value["files"]
-        # the embedded graph engine reserves most of the machine by default; under the limit it must fit
-        rows = runner.call("chemground/query_reaction_graph", ["MATCH (m:Molecule) RETURN count(m) AS n"])
+        # the embedded graph engine reserves most of the machine by default; under the limit it must
+        # fit
+        rows = runner.call(
+            "chemground/query_reaction_graph", ["MATCH (m:Molecule) RETURN count(m) AS n"]
+        )
         assert rows.ok, rows.error
         assert rows.value[0]["n"] > 100
 
@@ -108,18 +125,31 @@ def files_ctx(small_kb_path, tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
     (files / "link").symlink_to(outside, target_is_directory=True)
-    ctx = ToolContext(settings=Settings(kb_path=small_kb_path, cache_dir=tmp_path / "cache"), files_dir=files)
+    ctx = ToolContext(
+        settings=Settings(kb_path=small_kb_path, cache_dir=tmp_path / "cache"), files_dir=files
+    )
     registry = default_registry()
-    registry.call_in_process("Structure_Mainpulation_and_Analysis/create_structure_from_spacegroup",
-                             ["Fm-3m", [[4.61, 0, 0], [0, 4.61, 0], [0, 0, 4.61]], ["Li", "O"],
-                              [[0.25, 0.25, 0.25], [0, 0, 0]], "li2o.json"], ctx)
+    registry.call_in_process(
+        "Structure_Mainpulation_and_Analysis/create_structure_from_spacegroup",
+        [
+            "Fm-3m",
+            [[4.61, 0, 0], [0, 4.61, 0], [0, 0, 4.61]],
+            ["Li", "O"],
+            [[0.25, 0.25, 0.25], [0, 0, 0]],
+            "li2o.json",
+        ],
+        ctx,
+    )
     return ctx, registry, outside
 
 
 def test_a_write_through_a_link_out_of_the_folder_is_refused(files_ctx):
     ctx, registry, outside = files_ctx
     for tool, args in [
-        ("Structure_Mainpulation_and_Analysis/get_primitive_structure", ["li2o.json", "link/evil_lattice.json"]),
+        (
+            "Structure_Mainpulation_and_Analysis/get_primitive_structure",
+            ["li2o.json", "link/evil_lattice.json"],
+        ),
         ("Basic_Functionality/write_structure_to_file", ["li2o.json", "link/evil.cif"]),
         ("IO_Operations/handle_cif", ["li2o.json", "link/evil.cif"]),
         ("Basic_Functionality/create_vasp_input_files", ["li2o.json", "link/vasp/"]),
@@ -143,9 +173,14 @@ def test_a_link_planted_at_the_target_name_is_refused_and_its_target_untouched(f
     victim = outside / "victim.json"
     victim.write_text("precious")
     (ctx.files_dir / "out.json").symlink_to(victim)
-    with pytest.raises(ToolError, match="leads outside"):  # the name itself resolves outside: refused
-        registry.call_in_process("Structure_Mainpulation_and_Analysis/get_primitive_structure",
-                                 ["li2o.json", "out.json"], ctx)
+    with pytest.raises(
+        ToolError, match="leads outside"
+    ):  # the name itself resolves outside: refused
+        registry.call_in_process(
+            "Structure_Mainpulation_and_Analysis/get_primitive_structure",
+            ["li2o.json", "out.json"],
+            ctx,
+        )
     assert victim.read_text() == "precious"
 
 
@@ -159,7 +194,9 @@ def test_a_folder_holding_a_link_out_is_refused_for_reading_and_writing(files_ct
     with pytest.raises(ToolError, match="symbolic link 'runs/INCAR' that leads outside"):
         registry.call_in_process("IO_Operations/handle_vasp", ["runs/"], ctx)
     with pytest.raises(ToolError, match="leads outside"):
-        registry.call_in_process("Basic_Functionality/create_vasp_input_files", ["li2o.json", "runs/"], ctx)
+        registry.call_in_process(
+            "Basic_Functionality/create_vasp_input_files", ["li2o.json", "runs/"], ctx
+        )
     assert victim.read_text() == "ENCUT = 1\n"
 
 
@@ -167,15 +204,19 @@ def test_links_inside_the_folder_still_work(files_ctx):
     ctx, registry, _ = files_ctx
     (ctx.files_dir / "data").mkdir()
     (ctx.files_dir / "alias").symlink_to(ctx.files_dir / "data", target_is_directory=True)
-    written = registry.call_in_process("Basic_Functionality/write_structure_to_file", ["li2o.json", "alias/li2o.cif"], ctx)
+    written = registry.call_in_process(
+        "Basic_Functionality/write_structure_to_file", ["li2o.json", "alias/li2o.cif"], ctx
+    )
     assert written["path"] == "data/li2o.cif" and (ctx.files_dir / "data" / "li2o.cif").is_file()
-    summary = registry.call_in_process("Crystal_Structure_Manipulation/analyze_symmetry", ["alias/li2o.cif"], ctx)
+    summary = registry.call_in_process(
+        "Crystal_Structure_Manipulation/analyze_symmetry", ["alias/li2o.cif"], ctx
+    )
     assert summary["space_group_number"] == 225
     assert not [p for p in ctx.files_dir.rglob("*.tmp")]
 
 
 def test_resolve_refuses_links_out_and_keeps_the_dotdot_rule(files_ctx):
-    ctx, _, outside = files_ctx
+    ctx, _, _outside = files_ctx
     with pytest.raises(artifacts.ArtifactError, match="leads outside the tool files folder"):
         artifacts.resolve(ctx, "link/x.json")
     with pytest.raises(artifacts.ArtifactError, match=r"may not contain '\.\.'"):
@@ -229,8 +270,11 @@ def test_a_long_query_is_stopped_at_its_time_limit(limited_graph):
 
     started = time.perf_counter()
     with pytest.raises(GraphLimitError, match="did not finish within 1 s"):
-        limited_graph.query("UNWIND range(1, 30000) AS a UNWIND range(1, 30000) AS b WITH a, b WHERE a * b < 0 "
-                            "RETURN count(*)", timeout_s=1)
+        limited_graph.query(
+            "UNWIND range(1, 30000) AS a UNWIND range(1, 30000) AS b WITH a, b WHERE a * b < 0 "
+            "RETURN count(*)",
+            timeout_s=1,
+        )
     assert time.perf_counter() - started < 10
     assert limited_graph.query("RETURN 1 AS one").rows == [{"one": 1}]
 
@@ -238,8 +282,11 @@ def test_a_long_query_is_stopped_at_its_time_limit(limited_graph):
 def test_sandboxed_results_match_in_process_results(limited_graph):
     from chemground.graph.backend import GraphQueryError
 
-    query = ("MATCH p = (m:Molecule)-[:REACTANT_OF]->(r:Reaction) RETURN p, m, r.id AS id, r.yield_percent AS y "
-             "ORDER BY id, m.key LIMIT 5")
+    query = (
+        "MATCH p = (m:Molecule)-[:REACTANT_OF]->(r:Reaction) RETURN p, m, r.id AS id, "
+        "r.yield_percent AS y "
+        "ORDER BY id, m.key LIMIT 5"
+    )
     sandboxed = limited_graph.query(query)
     in_process = limited_graph.query(query, trusted=True)
     assert sandboxed.columns == in_process.columns and sandboxed.rows == in_process.rows
@@ -261,7 +308,8 @@ def test_the_graph_query_memory_limit_is_configurable(graph_path, monkeypatch):
 
 
 def test_the_graph_opens_under_an_address_space_limit(graph_path, tmp_path):
-    """The engine's defaults reserve ~80% of RAM and 8 TB of address space; under a limit they are sized to fit."""
+    """The engine's defaults reserve ~80% of RAM and 8 TB of address space; under a limit they are
+    sized to fit."""
     import subprocess
     import sys
 
@@ -270,10 +318,13 @@ def test_the_graph_opens_under_an_address_space_limit(graph_path, tmp_path):
         "resource.setrlimit(resource.RLIMIT_AS, (1536 * 2**20, 1536 * 2**20))\n"
         "from chemground.graph.ladybug_backend import LadybugBackend\n"
         f"g = LadybugBackend({str(graph_path)!r}, readonly=True, query_memory_mb=512)\n"
-        "print(g.counts().molecules, g.query('MATCH (m:Molecule) RETURN count(m) AS n').rows[0]['n'])\n"
+        "print(g.counts().molecules, g.query('MATCH (m:Molecule) RETURN count(m) AS "
+        "n').rows[0]['n'])\n"
         "g.close()\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     counted, queried = done.stdout.split()
     assert counted == queried and int(counted) > 100

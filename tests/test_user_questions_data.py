@@ -1,4 +1,5 @@
-"""The hand-written user-question benchmark data is well formed and its gold is right (no KB needed)."""
+"""The hand-written user-question benchmark data is well formed and its gold is right (no KB
+needed)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,29 @@ RDLogger.DisableLog("rdApp.*")
 
 DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "user_questions"
 KINDS = {"compound_fact", "reaction", "property", "route", "out_of_scope", "trick"}
-GOLD_TYPES = {"number", "bool", "formula", "inchikey", "smiles", "name_smiles", "names_any", "text_any",
-              "smiles_set", "conditions", "reaction_ids", "route", "refuse"}
+GOLD_TYPES = {
+    "number",
+    "bool",
+    "formula",
+    "inchikey",
+    "smiles",
+    "name_smiles",
+    "names_any",
+    "text_any",
+    "smiles_set",
+    "conditions",
+    "reaction_ids",
+    "route",
+    "refuse",
+}
 
 
 def _read(name: str) -> list[dict]:
-    return [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        json.loads(line)
+        for line in (DATA / name).read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +84,9 @@ def test_gold_smiles_parse(items):
             m = Chem.MolFromSmiles(smiles)
             assert m is not None, (x["id"], smiles)
         if "inchikey" in x["gold"]:
-            assert Chem.MolToInchiKey(Chem.MolFromSmiles(x["gold"]["smiles"])) == x["gold"]["inchikey"], x["id"]
+            assert (
+                Chem.MolToInchiKey(Chem.MolFromSmiles(x["gold"]["smiles"])) == x["gold"]["inchikey"]
+            ), x["id"]
 
 
 def test_numeric_gold_agrees_with_rdkit(items, make_gold):
@@ -74,7 +94,12 @@ def test_numeric_gold_agrees_with_rdkit(items, make_gold):
     checked = 0
     for x in items:
         gold = x["gold"]
-        if x["aspect"] not in computed or gold["type"] not in ("number", "formula", "inchikey", "bool"):
+        if x["aspect"] not in computed or gold["type"] not in (
+            "number",
+            "formula",
+            "inchikey",
+            "bool",
+        ):
             continue
         again = make_gold.property_gold(x["aspect"], gold["smiles"])
         if gold["type"] == "number":
@@ -92,11 +117,16 @@ def test_reaction_gold_comes_from_starter_records(items):
     _, reactions = load_starter_set()
     ids = {r.id for r in reactions}
     for x in items:
-        if x["source"].startswith("starter:") and x["gold"]["type"] not in ("reaction_ids", "route"):
-            assert x["source"][len("starter:"):] in ids, x["id"]
+        if x["source"].startswith("starter:") and x["gold"]["type"] not in (
+            "reaction_ids",
+            "route",
+        ):
+            assert x["source"][len("starter:") :] in ids, x["id"]
         if x["gold"]["type"] == "route":
             for route in x["gold"]["routes"]:
-                assert all(step.startswith("starter:") and step[8:] in ids for step in route), x["id"]
+                assert all(step.startswith("starter:") and step[8:] in ids for step in route), x[
+                    "id"
+                ]
 
 
 def test_split_is_disjoint_and_complete(items):

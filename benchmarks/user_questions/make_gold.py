@@ -16,6 +16,7 @@ questions.jsonl (all), dev.jsonl and test.jsonl (a 70/30 split stratified by kin
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import sys
@@ -34,14 +35,53 @@ DEV_FRACTION = 0.7
 
 KINDS = {"compound_fact", "reaction", "property", "route", "out_of_scope", "trick"}
 STYLES = {"plain", "terse", "chatty", "notebook", "exam", "typo", "smiles", "identifier"}
-COMPOUND_ASPECTS = {"mw", "exact_mass", "formula", "smiles", "iupac", "synonyms", "inchikey", "cas", "description"}
-PROPERTY_ASPECTS = {"logp", "tpsa", "qed", "hbd", "hba", "rotb", "rings", "arom_rings", "stereo", "heavy_atoms",
-                    "lipinski_violations", "lipinski_pass"}
+COMPOUND_ASPECTS = {
+    "mw",
+    "exact_mass",
+    "formula",
+    "smiles",
+    "iupac",
+    "synonyms",
+    "inchikey",
+    "cas",
+    "description",
+}
+PROPERTY_ASPECTS = {
+    "logp",
+    "tpsa",
+    "qed",
+    "hbd",
+    "hba",
+    "rotb",
+    "rings",
+    "arom_rings",
+    "stereo",
+    "heavy_atoms",
+    "lipinski_violations",
+    "lipinski_pass",
+}
 ROLE_ASPECTS = {"solvent": "solvents", "catalyst": "catalysts", "reagent": "reagents"}
-REACTION_ASPECTS = {"product", "reactants", "solvent", "catalyst", "reagent", "temperature", "time", "yield",
-                    "conditions", "reactions"}
+REACTION_ASPECTS = {
+    "product",
+    "reactants",
+    "solvent",
+    "catalyst",
+    "reagent",
+    "temperature",
+    "time",
+    "yield",
+    "conditions",
+    "reactions",
+}
 TOLERANCE = {"mw": 0.05, "exact_mass": 0.002, "logp": 0.01, "tpsa": 0.05, "qed": 0.005}
-UNITS = {"mw": "g/mol", "exact_mass": "Da", "tpsa": "Å²", "temperature": "°C", "time": "h", "yield": "%"}
+UNITS = {
+    "mw": "g/mol",
+    "exact_mass": "Da",
+    "tpsa": "Å²",
+    "temperature": "°C",
+    "time": "h",
+    "yield": "%",
+}
 
 
 def mol(smiles: str) -> Chem.Mol:
@@ -61,57 +101,141 @@ def inchikey(smiles: str) -> str:
 
 def lipinski_violations(m: Chem.Mol) -> int:
     """Rule of five as the bundled cactus/CalculateDruglikeness tool counts it."""
-    return sum([Lipinski.NumHDonors(m) > 5, Lipinski.NumHAcceptors(m) > 10, Descriptors.ExactMolWt(m) > 500,
-                Crippen.MolLogP(m) > 5])
+    return sum(
+        [
+            Lipinski.NumHDonors(m) > 5,
+            Lipinski.NumHAcceptors(m) > 10,
+            Descriptors.ExactMolWt(m) > 500,
+            Crippen.MolLogP(m) > 5,
+        ]
+    )
 
 
 def property_gold(aspect: str, smiles: str) -> dict:
     """The RDKit value of a compound or property aspect (also used by the data test)."""
     m = mol(smiles)
     if aspect == "mw":
-        return {"type": "number", "value": round(Descriptors.MolWt(m), 4), "tol": TOLERANCE["mw"], "unit": "g/mol",
-                "computed": "Descriptors.MolWt"}
+        return {
+            "type": "number",
+            "value": round(Descriptors.MolWt(m), 4),
+            "tol": TOLERANCE["mw"],
+            "unit": "g/mol",
+            "computed": "Descriptors.MolWt",
+        }
     if aspect == "exact_mass":
-        return {"type": "number", "value": round(Descriptors.ExactMolWt(m), 5), "tol": TOLERANCE["exact_mass"],
-                "unit": "Da", "computed": "Descriptors.ExactMolWt"}
+        return {
+            "type": "number",
+            "value": round(Descriptors.ExactMolWt(m), 5),
+            "tol": TOLERANCE["exact_mass"],
+            "unit": "Da",
+            "computed": "Descriptors.ExactMolWt",
+        }
     if aspect == "formula":
-        return {"type": "formula", "value": rdMolDescriptors.CalcMolFormula(m), "computed": "CalcMolFormula"}
+        return {
+            "type": "formula",
+            "value": rdMolDescriptors.CalcMolFormula(m),
+            "computed": "CalcMolFormula",
+        }
     if aspect == "inchikey":
         return {"type": "inchikey", "value": Chem.MolToInchiKey(m), "computed": "MolToInchiKey"}
     if aspect == "logp":
-        return {"type": "number", "value": round(Crippen.MolLogP(m), 4), "tol": TOLERANCE["logp"],
-                "computed": "Crippen.MolLogP"}
+        return {
+            "type": "number",
+            "value": round(Crippen.MolLogP(m), 4),
+            "tol": TOLERANCE["logp"],
+            "computed": "Crippen.MolLogP",
+        }
     if aspect == "tpsa":
-        return {"type": "number", "value": round(rdMolDescriptors.CalcTPSA(m), 4), "tol": TOLERANCE["tpsa"],
-                "unit": "Å²", "computed": "CalcTPSA"}
+        return {
+            "type": "number",
+            "value": round(rdMolDescriptors.CalcTPSA(m), 4),
+            "tol": TOLERANCE["tpsa"],
+            "unit": "Å²",
+            "computed": "CalcTPSA",
+        }
     if aspect == "qed":
-        return {"type": "number", "value": round(QED.qed(m), 4), "tol": TOLERANCE["qed"], "computed": "QED.qed"}
+        return {
+            "type": "number",
+            "value": round(QED.qed(m), 4),
+            "tol": TOLERANCE["qed"],
+            "computed": "QED.qed",
+        }
     if aspect == "hbd":
         values = sorted({rdMolDescriptors.CalcNumHBD(m), rdMolDescriptors.CalcNumLipinskiHBD(m)})
-        return {"type": "number", "value": values[0], "any_of": values, "tol": 0,
-                "computed": "CalcNumHBD or CalcNumLipinskiHBD"}
+        return {
+            "type": "number",
+            "value": values[0],
+            "any_of": values,
+            "tol": 0,
+            "computed": "CalcNumHBD or CalcNumLipinskiHBD",
+        }
     if aspect == "hba":
         values = sorted({rdMolDescriptors.CalcNumHBA(m), rdMolDescriptors.CalcNumLipinskiHBA(m)})
-        return {"type": "number", "value": values[0], "any_of": values, "tol": 0,
-                "computed": "CalcNumHBA or CalcNumLipinskiHBA"}
+        return {
+            "type": "number",
+            "value": values[0],
+            "any_of": values,
+            "tol": 0,
+            "computed": "CalcNumHBA or CalcNumLipinskiHBA",
+        }
     if aspect == "rotb":
-        values = sorted({rdMolDescriptors.CalcNumRotatableBonds(m, True), rdMolDescriptors.CalcNumRotatableBonds(m, False)})
-        return {"type": "number", "value": values[0], "any_of": values, "tol": 0,
-                "computed": "CalcNumRotatableBonds (strict or not)"}
+        values = sorted(
+            {
+                rdMolDescriptors.CalcNumRotatableBonds(m, True),
+                rdMolDescriptors.CalcNumRotatableBonds(m, False),
+            }
+        )
+        return {
+            "type": "number",
+            "value": values[0],
+            "any_of": values,
+            "tol": 0,
+            "computed": "CalcNumRotatableBonds (strict or not)",
+        }
     if aspect == "rings":
-        return {"type": "number", "value": rdMolDescriptors.CalcNumRings(m), "tol": 0, "computed": "CalcNumRings"}
+        return {
+            "type": "number",
+            "value": rdMolDescriptors.CalcNumRings(m),
+            "tol": 0,
+            "computed": "CalcNumRings",
+        }
     if aspect == "arom_rings":
-        return {"type": "number", "value": rdMolDescriptors.CalcNumAromaticRings(m), "tol": 0,
-                "computed": "CalcNumAromaticRings"}
+        return {
+            "type": "number",
+            "value": rdMolDescriptors.CalcNumAromaticRings(m),
+            "tol": 0,
+            "computed": "CalcNumAromaticRings",
+        }
     if aspect == "stereo":
-        centres = Chem.FindMolChiralCenters(m, includeUnassigned=True, useLegacyImplementation=False)
-        return {"type": "number", "value": len(centres), "tol": 0, "computed": "FindMolChiralCenters(includeUnassigned)"}
+        centres = Chem.FindMolChiralCenters(
+            m, includeUnassigned=True, useLegacyImplementation=False
+        )
+        return {
+            "type": "number",
+            "value": len(centres),
+            "tol": 0,
+            "computed": "FindMolChiralCenters(includeUnassigned)",
+        }
     if aspect == "heavy_atoms":
-        return {"type": "number", "value": m.GetNumHeavyAtoms(), "tol": 0, "computed": "GetNumHeavyAtoms"}
+        return {
+            "type": "number",
+            "value": m.GetNumHeavyAtoms(),
+            "tol": 0,
+            "computed": "GetNumHeavyAtoms",
+        }
     if aspect == "lipinski_violations":
-        return {"type": "number", "value": lipinski_violations(m), "tol": 0, "computed": "rule of five (cactus tool)"}
+        return {
+            "type": "number",
+            "value": lipinski_violations(m),
+            "tol": 0,
+            "computed": "rule of five (cactus tool)",
+        }
     if aspect == "lipinski_pass":
-        return {"type": "bool", "value": lipinski_violations(m) == 0, "computed": "rule of five, no violation"}
+        return {
+            "type": "bool",
+            "value": lipinski_violations(m) == 0,
+            "computed": "rule of five, no violation",
+        }
     raise ValueError(f"no computed gold for aspect {aspect!r}")
 
 
@@ -144,8 +268,16 @@ def read_sources() -> list[dict]:
             kind, style, aspect, gold, question = parts
             if kind not in KINDS or style not in STYLES:
                 raise ValueError(f"{name}:{number}: unknown kind or style: {line}")
-            rows.append({"kind": kind, "style": style, "aspect": aspect, "gold_spec": gold, "question": question,
-                         "where": f"{name}:{number}"})
+            rows.append(
+                {
+                    "kind": kind,
+                    "style": style,
+                    "aspect": aspect,
+                    "gold_spec": gold,
+                    "question": question,
+                    "where": f"{name}:{number}",
+                }
+            )
     return rows
 
 
@@ -170,9 +302,15 @@ def role_items(reaction, aspect: str) -> tuple[list, str]:
     items = participants(reaction, key)
     note = ""
     if aspect == "reagent" and not items:
-        items, note = participants(reaction, "catalysts"), "record has no reagent; its catalyst answers"
+        items, note = (
+            participants(reaction, "catalysts"),
+            "record has no reagent; its catalyst answers",
+        )
     if aspect == "catalyst" and not items:
-        items, note = participants(reaction, "reagents"), "record files the acid as a reagent; it answers a catalyst question"
+        items, note = (
+            participants(reaction, "reagents"),
+            "record files the acid as a reagent; it answers a catalyst question",
+        )
     return items, note
 
 
@@ -187,12 +325,21 @@ def reaction_gold(aspect: str, spec: str, reactions: dict, classes: dict) -> tup
         source = f"starter:{ident}"
         if aspect == "product":
             main = r.main_product
-            return {"type": "smiles", "mode": "contains", "smiles": main.smiles, "inchikey": inchikey(main.smiles),
-                    "name": main.name}, source
+            return {
+                "type": "smiles",
+                "mode": "contains",
+                "smiles": main.smiles,
+                "inchikey": inchikey(main.smiles),
+                "name": main.name,
+            }, source
         if aspect == "reactants":
             sets = [compound_list(r.reactants)]
-            for other in reactions.values():  # other curated reactions that make the same main product
-                if other.id != r.id and inchikey(other.main_product.smiles) == inchikey(r.main_product.smiles):
+            for (
+                other
+            ) in reactions.values():  # other curated reactions that make the same main product
+                if other.id != r.id and inchikey(other.main_product.smiles) == inchikey(
+                    r.main_product.smiles
+                ):
                     sets.append(compound_list(other.reactants))
             return {"type": "smiles_set", "mode": "exact", "sets": sets}, source
         if aspect in ROLE_ASPECTS:
@@ -217,8 +364,11 @@ def reaction_gold(aspect: str, spec: str, reactions: dict, classes: dict) -> tup
         if aspect == "yield":
             return {"type": "number", "value": r.yield_percent, "tol": 0.5, "unit": "%"}, source
         if aspect == "conditions":
-            return {"type": "conditions", "temperature_c": r.temperature_c,
-                    "solvents": compound_list(r.solvents)}, source
+            return {
+                "type": "conditions",
+                "temperature_c": r.temperature_c,
+                "solvents": compound_list(r.solvents),
+            }, source
         raise ValueError(f"aspect {aspect} cannot take a rxn: gold")
     if spec.startswith(("cls:", "rxns:")):
         if spec.startswith("cls:"):
@@ -227,7 +377,9 @@ def reaction_gold(aspect: str, spec: str, reactions: dict, classes: dict) -> tup
             members = [r for r in reactions.values() if r.reaction_class == spec[4:]]
         else:
             members = [reactions[i] for i in spec[5:].split(",")]
-        source = "starter-class:" + (spec[4:] if spec.startswith("cls:") else ",".join(r.id for r in members))
+        source = "starter-class:" + (
+            spec[4:] if spec.startswith("cls:") else ",".join(r.id for r in members)
+        )
         if aspect in ROLE_ASPECTS:
             allowed: dict[str, dict] = {}
             for r in members:
@@ -236,18 +388,32 @@ def reaction_gold(aspect: str, spec: str, reactions: dict, classes: dict) -> tup
             return {"type": "smiles_set", "mode": "any", "sets": [list(allowed.values())]}, source
         if aspect == "temperature":
             values = sorted({r.temperature_c for r in members})
-            return {"type": "number", "value": values[0], "any_of": values, "tol": 0.5, "unit": "°C"}, source
+            return {
+                "type": "number",
+                "value": values[0],
+                "any_of": values,
+                "tol": 0.5,
+                "unit": "°C",
+            }, source
         raise ValueError(f"aspect {aspect} cannot take a class gold")
     if spec.startswith("inv:"):
         _, key, role = spec.split(":")
-        return {"type": "reaction_ids", "compound": key, "role": role}, f"starter:reactions with {key} ({role})"
+        return {
+            "type": "reaction_ids",
+            "compound": key,
+            "role": role,
+        }, f"starter:reactions with {key} ({role})"
     raise ValueError(f"unknown reaction gold {spec!r}")
 
 
 def involving(key_smiles: str, role: str, reactions: dict) -> list[str]:
     target = inchikey(key_smiles)
-    roles = {"any": ("reactants", "products", "reagents", "catalysts", "solvents"), "reactant": ("reactants",),
-             "solvent": ("solvents",), "product": ("products",)}[role]
+    roles = {
+        "any": ("reactants", "products", "reagents", "catalysts", "solvents"),
+        "reactant": ("reactants",),
+        "solvent": ("solvents",),
+        "product": ("products",),
+    }[role]
     out = []
     for r in reactions.values():
         if any(inchikey(c.smiles) == target for k in roles for c in getattr(r, k)):
@@ -258,7 +424,7 @@ def involving(key_smiles: str, role: str, reactions: dict) -> list[str]:
 def route_gold(spec: str, reactions: dict) -> tuple[dict, str]:
     chains = [c.split(">") for c in spec[6:].split("|")]
     for chain in chains:
-        for a, b in zip(chain, chain[1:]):
+        for a, b in itertools.pairwise(chain):
             made = inchikey(reactions[a].main_product.smiles)
             if made not in {inchikey(c.smiles) for c in reactions[b].reactants}:
                 raise ValueError(f"route step {a} -> {b}: the product of {a} is no reactant of {b}")
@@ -283,7 +449,7 @@ def route_gold(spec: str, reactions: dict) -> tuple[dict, str]:
                 if r.id in path:
                     continue
                 product = inchikey(r.main_product.smiles)
-                new = path + [r.id]
+                new = [*path, r.id]
                 if product == target and len(new) == length:
                     best.append(new)
                 else:
@@ -298,8 +464,12 @@ def route_gold(spec: str, reactions: dict) -> tuple[dict, str]:
         ids = [f"starter:{i}" for i in chain]
         if ids not in routes:
             routes.append(ids)
-    return {"type": "route", "routes": routes,
-            "start_inchikeys": sorted(starts), "target_inchikey": target}, "starter:" + ">".join(first)
+    return {
+        "type": "route",
+        "routes": routes,
+        "start_inchikeys": sorted(starts),
+        "target_inchikey": target,
+    }, "starter:" + ">".join(first)
 
 
 # --------------------------------------------------------------------------- build
@@ -320,14 +490,20 @@ def build() -> list[dict]:
                 gold = property_gold(aspect, smiles)
             elif aspect == "smiles":
                 # an answer that leaves stereo unspecified is right unless the question asks for it
-                gold = {"type": "smiles", "mode": "first", "require_stereo": "stereo" in row["question"].lower()}
+                gold = {
+                    "type": "smiles",
+                    "mode": "first",
+                    "require_stereo": "stereo" in row["question"].lower(),
+                }
             elif aspect == "iupac":
                 gold = {"type": "name_smiles"}
             elif aspect == "synonyms":
                 gold = {"type": "names_any", "any": [x.strip() for x in extra.split("/")]}
             elif aspect in ("cas", "description"):
                 gold = {"type": "text_any", "any": [x.strip() for x in extra.split("/")]}
-            gold.update({"smiles": smiles, "inchikey": inchikey(smiles), "stereo": has_stereo(smiles)})
+            gold.update(
+                {"smiles": smiles, "inchikey": inchikey(smiles), "stereo": has_stereo(smiles)}
+            )
             source = f"rdkit from hand-written SMILES ({key})"
             if aspect == "cas":
                 source = f"hand: well-known CAS number, checked against the KB record ({key})"
@@ -343,8 +519,17 @@ def build() -> list[dict]:
             gold, source = route_gold(spec, reactions)
         else:
             raise ValueError(f"{row['where']}: no gold rule for aspect {aspect!r} with {spec!r}")
-        items.append({"id": f"uq-{n:04d}", "question": row["question"], "style": row["style"], "kind": kind,
-                      "aspect": aspect, "gold": gold, "source": source})
+        items.append(
+            {
+                "id": f"uq-{n:04d}",
+                "question": row["question"],
+                "style": row["style"],
+                "kind": kind,
+                "aspect": aspect,
+                "gold": gold,
+                "source": source,
+            }
+        )
     return items
 
 
@@ -364,7 +549,9 @@ def split(items: list[dict]) -> tuple[list[dict], list[dict]]:
 
 
 def write(path: Path, items: list[dict]) -> None:
-    path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in items), encoding="utf-8")
+    path.write_text(
+        "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in items), encoding="utf-8"
+    )
 
 
 def main() -> None:
@@ -376,8 +563,10 @@ def main() -> None:
     counts: dict[str, int] = defaultdict(int)
     for x in items:
         counts[x["kind"]] += 1
-    print(f"{len(items)} questions ({len(dev)} dev, {len(test)} test): " +
-          ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    print(
+        f"{len(items)} questions ({len(dev)} dev, {len(test)} test): "
+        + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    )
 
 
 if __name__ == "__main__":

@@ -36,7 +36,19 @@ _EXPORTS = {
     "search_structures": "chemground.kb.structure_search",
 }
 
-__all__ = ["__version__", *sorted(_EXPORTS)]
+__all__ = [
+    "QA",
+    "Answer",
+    "ChemgroundError",
+    "Evidence",
+    "Settings",
+    "Workspace",
+    "__version__",
+    "ask",
+    "build_qa",
+    "get_settings",
+    "search_structures",
+]
 
 if TYPE_CHECKING:
     from chemground.errors import ChemgroundError

@@ -10,8 +10,11 @@ from __future__ import annotations
 import codecs
 
 _BOMS = (  # UTF-32 first: its little-endian mark starts with UTF-16's
-    (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
 )
 
 
@@ -33,5 +36,6 @@ def normalise_encoding(encoding: str) -> str:
         name = codecs.lookup(encoding).name
     except LookupError:
         raise ValueError(
-            f"unknown text encoding {encoding!r} (e.g. utf-8, latin-1, cp1252, utf-16)") from None
+            f"unknown text encoding {encoding!r} (e.g. utf-8, latin-1, cp1252, utf-16)"
+        ) from None
     return "utf-8-sig" if name == "utf-8" else name

@@ -36,16 +36,21 @@ class ExternalToolError(ChemgroundError, RuntimeError):
 
 
 class InputLimitError(ChemgroundError, ValueError):
-    """An input over one of the size or sanity limits checked before any costly work (a question
-    longer than ``max_question_chars``, a SMILES with too many atoms, a name too long for OPSIN...)."""
+    """An input over one of the size or sanity limits checked before any costly work.
+
+    For example a question longer than ``max_question_chars``, a SMILES with too many atoms, or a
+    name too long for OPSIN.
+    """
 
 
 class StructureLimitError(StructureError, InputLimitError):
-    """A SMILES or InChI refused before RDKit parses it: too long, too many atoms, an absurd charge."""
+    """A SMILES or InChI refused before RDKit parses it: too long, too many atoms, an absurd
+    charge."""
 
 
 class NameLimitError(NameResolutionError, InputLimitError):
-    """A name refused before the dictionary or OPSIN sees it: too long, or with control characters."""
+    """A name refused before the dictionary or OPSIN sees it: too long, or with control
+    characters."""
 
 
 # --- quoting user input in messages ----------------------------------------------------------

@@ -12,7 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-EvidenceKind = Literal["compound", "reaction", "chunk", "graph_row", "graph_path", "tool_result", "computed"]
+EvidenceKind = Literal[
+    "compound", "reaction", "chunk", "graph_row", "graph_path", "tool_result", "computed"
+]
 MatchKind = Literal["exact", "similar"]
 
 

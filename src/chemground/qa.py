@@ -11,13 +11,13 @@ routes, papers or out of scope; the answer's ``trace["route"]`` says which and w
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from functools import cached_property
-from typing import Callable
 
 from chemground.errors import ChemgroundError
 from chemground.evidence import Evidence
-from chemground.reasoning.answer import Answer
 from chemground.llm.base import LLMError
+from chemground.reasoning.answer import Answer
 from chemground.reasoning.extractive import ExtractiveReasoner, Reasoned
 from chemground.reasoning.parser import RuleParser, check_question
 from chemground.reasoning.query import QueryTuple
@@ -37,7 +37,9 @@ class QA:
         self.llm = llm
         self._retrievers: dict[str, Callable[[], object]] = {
             "auto": lambda: RoutedRetriever(self),
-            "table": lambda: TableRetriever(self.workspace.kb, self.fuzzy, RouteRetriever(self.workspace, self.graph)),
+            "table": lambda: TableRetriever(
+                self.workspace.kb, self.fuzzy, RouteRetriever(self.workspace, self.graph)
+            ),
             "tools": lambda: ToolChannel(self.workspace.settings),
             "routes": lambda: RouteRetriever(self.workspace, self.graph),
         }
@@ -55,7 +57,11 @@ class QA:
 
     @cached_property
     def parser(self) -> RuleParser:
-        return RuleParser(self.workspace.resolver, self.fuzzy, max_chars=self.workspace.settings.max_question_chars)
+        return RuleParser(
+            self.workspace.resolver,
+            self.fuzzy,
+            max_chars=self.workspace.settings.max_question_chars,
+        )
 
     @property
     def query_parser(self):
@@ -100,7 +106,9 @@ class QA:
         check_question(question, self.workspace.settings.max_question_chars)
         return self.query_parser.parse(question)
 
-    def retrieve(self, question: str, method: str = "auto", k: int = 5) -> tuple[QueryTuple, list[Evidence]]:
+    def retrieve(
+        self, question: str, method: str = "auto", k: int = 5
+    ) -> tuple[QueryTuple, list[Evidence]]:
         query = self.parse(question)
         if method == "auto":
             query = refine(query)
@@ -109,16 +117,24 @@ class QA:
         return query, self.retriever(method).retrieve(query, k)  # type: ignore[attr-defined]
 
     def route(self, query: QueryTuple, method: str = "auto") -> tuple[QueryTuple, Route]:
-        """The question refined for routing and the channel that answers it (``chemground.routing``);
+        """The question refined for routing and the channel that answers it
+        (``chemground.routing``);
         any ``method`` but ``auto`` overrides the routing table."""
         if method != "auto":
             return query, override(method, query)
         query = refine(query)
         return query, route(query, has_papers="lit" in self._retrievers)
 
-    def ask(self, question: str, *, method: str = "auto", reasoner: str = "extractive", k: int = 5,
-            id: str | None = None) -> Answer:
-        self.workspace.kb  # a first run builds the default KB here, outside the timings
+    def ask(
+        self,
+        question: str,
+        *,
+        method: str = "auto",
+        reasoner: str = "extractive",
+        k: int = 5,
+        id: str | None = None,
+    ) -> Answer:
+        self.workspace.kb  # noqa: B018 - a first run builds the default KB here, outside the timings
         timings: dict[str, float] = {}
         started = time.perf_counter()
         before = self.llm.ledger.snapshot() if self.llm is not None else None
@@ -130,7 +146,10 @@ class QA:
         method = decision.method
         notes: list[str] = []
         if decision.channel == "papers":
-            evidence, method = [], "table"  # the papers are tried below, as for an unrecognised table question
+            evidence, method = (
+                [],
+                "table",
+            )  # the papers are tried below, as for an unrecognised table question
         elif method in ("none", "out_of_scope"):
             evidence = []
         else:
@@ -143,15 +162,21 @@ class QA:
                 evidence, method = passages, "lit"
                 notes.append("not a compound/reaction question; answered from the papers' passages")
             elif not getattr(literature, "has_papers", lambda: True)():
-                notes.append("questions about why or how are answered from papers, and this knowledge base has "
-                             "none yet: add some with `chemground lit add FILES...` and ask again")
+                notes.append(
+                    "questions about why or how are answered from papers, and this knowledge base "
+                    "has "
+                    "none yet: add some with `chemground lit add FILES...` and ask again"
+                )
         timings["retrieve"] = (time.perf_counter() - mark) * 1000
         mark = time.perf_counter()
         engine = self.reasoner(reasoner)
         try:
             if decision.channel == "out_of_scope" and query.aspect is not None:
-                reasoned = Reasoned(f"I could not tell what the question asks for: {decision.why}.", None,
-                                    "not_understood")
+                reasoned = Reasoned(
+                    f"I could not tell what the question asks for: {decision.why}.",
+                    None,
+                    "not_understood",
+                )
             else:
                 reasoned = engine.reason(query, evidence)  # type: ignore[attr-defined]
         except LLMError as error:  # the evidence is still worth showing
@@ -160,21 +185,35 @@ class QA:
         timings["total"] = (time.perf_counter() - started) * 1000
         usage = {}
         if self.llm is not None:
-            spent = self.llm.ledger.since(before) if before is not None else self.llm.ledger.snapshot()
+            spent = (
+                self.llm.ledger.since(before) if before is not None else self.llm.ledger.snapshot()
+            )
             usage = {**spent.to_dict(), "model": self.llm.model}
         return Answer(
-            id=id, question=question, answer=reasoned.answer, value=reasoned.value,
-            aspect=query.aspect.value if query.aspect else None, level=query.level, status=reasoned.status,
-            evidence=evidence, citations=reasoned.citations, method=method, reasoner=reasoner,
-            query=query.to_json(), timings_ms={k: round(v, 3) for k, v in timings.items()}, usage=usage,
-            notes=notes + reasoned.notes + ([] if method == "lit" else
-                                            [p for p in query.problems if p not in reasoned.answer]),
+            id=id,
+            question=question,
+            answer=reasoned.answer,
+            value=reasoned.value,
+            aspect=query.aspect.value if query.aspect else None,
+            level=query.level,
+            status=reasoned.status,
+            evidence=evidence,
+            citations=reasoned.citations,
+            method=method,
+            reasoner=reasoner,
+            query=query.to_json(),
+            timings_ms={k: round(v, 3) for k, v in timings.items()},
+            usage=usage,
+            notes=notes
+            + reasoned.notes
+            + ([] if method == "lit" else [p for p in query.problems if p not in reasoned.answer]),
             trace={**reasoned.trace, "parser": query.parser, "route": decision.to_json()},
         )
 
 
 class RoutedRetriever:
-    """``--method auto`` as a retriever: the routing table picks the channel, that channel retrieves."""
+    """``--method auto`` as a retriever: the routing table picks the channel, that channel
+    retrieves."""
 
     name = "auto"
 
@@ -183,6 +222,9 @@ class RoutedRetriever:
 
     def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
         query, decision = self.qa.route(query, "auto")
-        if decision.method in ("none", "out_of_scope") or decision.method not in self.qa._retrievers:
+        if (
+            decision.method in ("none", "out_of_scope")
+            or decision.method not in self.qa._retrievers
+        ):
             return []
         return self.qa.retriever(decision.method).retrieve(query, k)  # type: ignore[attr-defined]

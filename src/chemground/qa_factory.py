@@ -10,13 +10,23 @@ import threading
 
 from chemground.llm.config import llm_configured, llm_from_settings
 from chemground.qa import QA
+from chemground.reasoning.answer import Answer
 from chemground.reasoning.llm_reasoners import LLM_REASONERS
 from chemground.retrieval.graph import GraphRetriever, LiteratureRetriever
-from chemground.reasoning.answer import Answer
 from chemground.settings import Settings
 from chemground.workspace import Workspace
 
-METHODS = ("auto", "table", "tools", "routes", "bm25", "dense", "graph", "lit", "none")  # auto: chemground.routing
+METHODS = (
+    "auto",
+    "table",
+    "tools",
+    "routes",
+    "bm25",
+    "dense",
+    "graph",
+    "lit",
+    "none",
+)  # auto: chemground.routing
 REASONERS = ("extractive", *LLM_REASONERS)
 
 
@@ -51,8 +61,14 @@ _DEFAULT_QA: QA | None = None
 _DEFAULT_LOCK = threading.Lock()
 
 
-def ask(question: str, *, method: str = "auto", reasoner: str = "extractive", k: int = 5,
-        settings: Settings | None = None) -> Answer:
+def ask(
+    question: str,
+    *,
+    method: str = "auto",
+    reasoner: str = "extractive",
+    k: int = 5,
+    settings: Settings | None = None,
+) -> Answer:
     """Answer one chemistry question with its evidence: the Python form of ``chemground ask``.
 
     With no ``settings`` the default KB (built on first use) and the environment's settings are

@@ -26,21 +26,45 @@ formulas resolved to structures.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from chemground.reasoning.aspects import classify_aspect, mask_mentions
 from chemground.reasoning.query import Aspect, QueryTuple
 
 CHANNELS = ("table", "tools", "routes", "papers", "out_of_scope")
 # The retrieval method (QA.retriever name) behind each channel.
-CHANNEL_METHOD = {"table": "table", "tools": "tools", "routes": "routes", "papers": "lit", "out_of_scope": "none"}
+CHANNEL_METHOD = {
+    "table": "table",
+    "tools": "tools",
+    "routes": "routes",
+    "papers": "lit",
+    "out_of_scope": "none",
+}
 
-TOOL_ASPECTS = frozenset({
-    Aspect.LOGP, Aspect.TPSA, Aspect.QED, Aspect.HBD, Aspect.HBA, Aspect.ROTATABLE_BONDS, Aspect.RING_COUNT,
-    Aspect.STEREOCENTRES, Aspect.INCHI, Aspect.INCHIKEY, Aspect.FUNCTIONAL_GROUPS, Aspect.LIPINSKI, Aspect.AMOUNT,
-    Aspect.BALANCE, Aspect.BOILING_POINT, Aspect.MELTING_POINT, Aspect.DENSITY, Aspect.FLASH_POINT, Aspect.HAZARDS,
-})
+TOOL_ASPECTS = frozenset(
+    {
+        Aspect.LOGP,
+        Aspect.TPSA,
+        Aspect.QED,
+        Aspect.HBD,
+        Aspect.HBA,
+        Aspect.ROTATABLE_BONDS,
+        Aspect.RING_COUNT,
+        Aspect.STEREOCENTRES,
+        Aspect.INCHI,
+        Aspect.INCHIKEY,
+        Aspect.FUNCTIONAL_GROUPS,
+        Aspect.LIPINSKI,
+        Aspect.AMOUNT,
+        Aspect.BALANCE,
+        Aspect.BOILING_POINT,
+        Aspect.MELTING_POINT,
+        Aspect.DENSITY,
+        Aspect.FLASH_POINT,
+        Aspect.HAZARDS,
+    }
+)
 # Table aspects a tool can also compute: used when several compounds are compared, or when the
 # question gives a bare formula that resolves to no structure ("molar mass of Fe2O3").
 COMPARABLE_TABLE_ASPECTS = frozenset({Aspect.MOLECULAR_WEIGHT, Aspect.EXACT_MASS})
@@ -49,9 +73,12 @@ NO_STRUCTURE_NEEDED = frozenset({Aspect.BALANCE, Aspect.AMOUNT})
 # Words that name a property or a unit but are also names or abbreviations of chemicals in the
 # dictionary ("TPSA", "Kow", "b.p", "per mole"), and "H"/"hydrogen" in "H-bond donors".
 PROPERTY_WORD = re.compile(
-    r"(?:c|x)?log ?p|log ?k ?ow|kow|t?psa|qed|hb[da]s?|mw|b\.?p\.?|m\.?p\.?|bpt|mpt|inchi ?(?:key)?|ro5|ghs|pka|rotb"
+    r"(?:c|x)?log ?p|log ?k ?ow|kow|t?psa|qed|hb[da]s?|mw|b\.?p\.?|m\.?p\.?|bpt|mpt|inchi "
+    r"?(?:key)?|ro5|ghs|pka|rotb"
     r"|(?:per )?(?:moles?|mol|mmol)|grams?|mg|kg|(?:h|hydrogen)[- ]?bond(?:ing)?"
-    r"|(?:1-)?octanol[- /]?(?:water|h2o)|water[- /](?:1-)?octanol", re.IGNORECASE)
+    r"|(?:1-)?octanol[- /]?(?:water|h2o)|water[- /](?:1-)?octanol",
+    re.IGNORECASE,
+)
 BOND_WORD = re.compile(r"^[- ]?bond", re.IGNORECASE)
 
 
@@ -59,13 +86,20 @@ def is_property_word(question: str, mention) -> bool:
     text = mention.text.strip()
     if PROPERTY_WORD.fullmatch(text):
         return True
-    return text.lower() in ("h", "hydrogen") and bool(BOND_WORD.match(question[mention.end:]))
+    return text.lower() in ("h", "hydrogen") and bool(BOND_WORD.match(question[mention.end :]))
+
+
 COMPARISON = re.compile(
-    r"\b(compare|comparison|versus|vs\.?|which (one |compound |molecule )?(is|has|of)|higher|lower|greater|smaller|"
-    r"larger|bigger|more|less|heavier|lighter|difference between|rank|order)\b", re.IGNORECASE)
-WHY_HOW = re.compile(r"^\s*(why|how come|how does|how do|how is|how are|explain|what is the mechanism|what causes)\b"
-                     r"|\bmechanism\b|\bwhy\b|\baccording to (the )?(papers?|literature)\b|\bper the papers\b",
-                     re.IGNORECASE)
+    r"\b(compare|comparison|versus|vs\.?|which (one |compound |molecule "
+    r")?(is|has|of)|higher|lower|greater|smaller|"
+    r"larger|bigger|more|less|heavier|lighter|difference between|rank|order)\b",
+    re.IGNORECASE,
+)
+WHY_HOW = re.compile(
+    r"^\s*(why|how come|how does|how do|how is|how are|explain|what is the mechanism|what causes)\b"
+    r"|\bmechanism\b|\bwhy\b|\baccording to (the )?(papers?|literature)\b|\bper the papers\b",
+    re.IGNORECASE,
+)
 # Words that make a question chemistry even when it names no compound: the papers are searched
 # only for such a question ("What is the capital of France?" is out of scope, papers or not).
 CHEMISTRY_WORD = re.compile(
@@ -77,13 +111,19 @@ CHEMISTRY_WORD = re.compile(
     r"precipitat\w*|titrat\w*|concentrations?|molar\w*|moles?|formulas?|structures?|smiles|inchi\w*|papers?|"
     r"literature|experiment\w*|labs?|laborator\w*|reagents?|products?|yield|temperature|electrophil\w*|"
     r"nucleophil\w*|radical\w*|carbon\w*|hydrogen\w*|oxygen\w*|nitrogen\w*|sulfur\w*|halogen\w*|"
-    r"photo\w*|electrochem\w*|distill\w*|purif\w*|toxic\w*|hazard\w*)\b", re.IGNORECASE)
-FORMULA_TOKEN = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z][a-z]?\d*|\((?:[A-Z][a-z]?\d*)+\)\d*){2,}(?![A-Za-z0-9])")
+    r"photo\w*|electrochem\w*|distill\w*|purif\w*|toxic\w*|hazard\w*)\b",
+    re.IGNORECASE,
+)
+FORMULA_TOKEN = re.compile(
+    r"(?<![A-Za-z0-9])(?:[A-Z][a-z]?\d*|\((?:[A-Z][a-z]?\d*)+\)\d*){2,}(?![A-Za-z0-9])"
+)
 
 
 def candidate_name(question: str) -> str | None:
     """What a question that names no known compound seems to ask about ("... of flurbozamine?")."""
-    text = re.sub(r"\s+in\s+(°\s?c|celsius|kelvin|k|fahrenheit|g/mol)\b.*$", "", question.strip(), flags=re.I)
+    text = re.sub(
+        r"\s+in\s+(°\s?c|celsius|kelvin|k|fahrenheit|g/mol)\b.*$", "", question.strip(), flags=re.I
+    )
     text = re.sub(r"[?!.]+\s*$", "", text)
     parts = re.split(r"\b(?:of|for|in|does|do|is|are)\s+", text, flags=re.I)
     if len(parts) < 2:
@@ -125,8 +165,13 @@ class Route:
     comparison: bool = False
 
     def to_json(self) -> dict:
-        return {"channel": self.channel, "method": self.method, "rule": self.rule, "why": self.why,
-                **({"comparison": True} if self.comparison else {})}
+        return {
+            "channel": self.channel,
+            "method": self.method,
+            "rule": self.rule,
+            "why": self.why,
+            **({"comparison": True} if self.comparison else {}),
+        }
 
 
 def _aspect(q: QueryTuple) -> str:
@@ -134,39 +179,89 @@ def _aspect(q: QueryTuple) -> str:
 
 
 ROUTING_TABLE: tuple[Rule, ...] = (
-    Rule("no_compound", "out_of_scope",
-         lambda q, s: q.aspect in TOOL_ASPECTS and q.aspect not in NO_STRUCTURE_NEEDED and s.mentions == 0,
-         lambda q, s: f"it asks for the {_aspect(q).replace('_', ' ')} " + (
-             f"of {candidate_name(q.question)!r}, which I could not resolve to a compound" if candidate_name(q.question)
-             else "but names no compound I could recognise")),
-    Rule("tool_aspect", "tools", lambda q, s: q.aspect in TOOL_ASPECTS,
-         lambda q, s: f"aspect {_aspect(q)} is computed by a tool"),
-    Rule("comparison", "tools",
-         lambda q, s: q.aspect in COMPARABLE_TABLE_ASPECTS and s.resolved >= 2 and s.comparison,
-         lambda q, s: f"a comparison of {_aspect(q)} over {s.resolved} compounds: one tool call per compound"),
-    Rule("bare_formula", "tools",
-         lambda q, s: q.aspect == Aspect.MOLECULAR_WEIGHT and s.resolved == 0 and s.formula_token,
-         lambda q, s: "a molar mass of a formula that names no known structure: computed from the formula"),
-    Rule("route", "routes", lambda q, s: q.aspect == Aspect.ROUTE,
-         lambda q, s: "a multi-step route: paths in the reaction graph"),
-    Rule("table_fact", "table", lambda q, s: q.aspect is not None,
-         lambda q, s: f"aspect {_aspect(q)} is read from the compound/reaction records"),
-    Rule("why_how", "papers", lambda q, s: s.why_how and s.has_papers,
-         lambda q, s: "a why/how question: answered from the papers' passages"),
-    Rule("papers_fallback", "papers", lambda q, s: s.has_papers and s.chemistry,
-         lambda q, s: "no table or tool aspect recognised: the papers may answer it"),
-    Rule("out_of_scope", "out_of_scope", lambda q, s: True,
-         lambda q, s: "no aspect recognised and no papers to search" if not s.has_papers else
-         "no compound, reaction or chemistry word recognised: not a chemistry question"),
+    Rule(
+        "no_compound",
+        "out_of_scope",
+        lambda q, s: (
+            q.aspect in TOOL_ASPECTS and q.aspect not in NO_STRUCTURE_NEEDED and s.mentions == 0
+        ),
+        lambda q, s: (
+            f"it asks for the {_aspect(q).replace('_', ' ')} "
+            + (
+                f"of {candidate_name(q.question)!r}, which I could not resolve to a compound"
+                if candidate_name(q.question)
+                else "but names no compound I could recognise"
+            )
+        ),
+    ),
+    Rule(
+        "tool_aspect",
+        "tools",
+        lambda q, s: q.aspect in TOOL_ASPECTS,
+        lambda q, s: f"aspect {_aspect(q)} is computed by a tool",
+    ),
+    Rule(
+        "comparison",
+        "tools",
+        lambda q, s: q.aspect in COMPARABLE_TABLE_ASPECTS and s.resolved >= 2 and s.comparison,
+        lambda q, s: (
+            f"a comparison of {_aspect(q)} over {s.resolved} compounds: one tool call per compound"
+        ),
+    ),
+    Rule(
+        "bare_formula",
+        "tools",
+        lambda q, s: q.aspect == Aspect.MOLECULAR_WEIGHT and s.resolved == 0 and s.formula_token,
+        lambda q, s: (
+            "a molar mass of a formula that names no known structure: computed from the formula"
+        ),
+    ),
+    Rule(
+        "route",
+        "routes",
+        lambda q, s: q.aspect == Aspect.ROUTE,
+        lambda q, s: "a multi-step route: paths in the reaction graph",
+    ),
+    Rule(
+        "table_fact",
+        "table",
+        lambda q, s: q.aspect is not None,
+        lambda q, s: f"aspect {_aspect(q)} is read from the compound/reaction records",
+    ),
+    Rule(
+        "why_how",
+        "papers",
+        lambda q, s: s.why_how and s.has_papers,
+        lambda q, s: "a why/how question: answered from the papers' passages",
+    ),
+    Rule(
+        "papers_fallback",
+        "papers",
+        lambda q, s: s.has_papers and s.chemistry,
+        lambda q, s: "no table or tool aspect recognised: the papers may answer it",
+    ),
+    Rule(
+        "out_of_scope",
+        "out_of_scope",
+        lambda q, s: True,
+        lambda q, s: (
+            "no aspect recognised and no papers to search"
+            if not s.has_papers
+            else "no compound, reaction or chemistry word recognised: not a chemistry question"
+        ),
+    ),
 )
 
 
 def signals(query: QueryTuple, has_papers: bool = True) -> Signals:
     text = query.question
     return Signals(
-        resolved=len(query.resolved_mentions), mentions=len(query.mentions),
-        comparison=bool(COMPARISON.search(text)), why_how=bool(WHY_HOW.search(text)),
-        formula_token=bool(FORMULA_TOKEN.search(text)), has_papers=has_papers,
+        resolved=len(query.resolved_mentions),
+        mentions=len(query.mentions),
+        comparison=bool(COMPARISON.search(text)),
+        why_how=bool(WHY_HOW.search(text)),
+        formula_token=bool(FORMULA_TOKEN.search(text)),
+        has_papers=has_papers,
         chemistry=is_chemistry(query),
     )
 
@@ -175,7 +270,11 @@ def is_chemistry(query: QueryTuple) -> bool:
     """Does the question name a compound, a reaction class or a chemistry word?"""
     from chemground.reasoning.reaction_classes import find_classes
 
-    return bool(query.mentions) or bool(CHEMISTRY_WORD.search(query.question)) or bool(find_classes(query.question))
+    return (
+        bool(query.mentions)
+        or bool(CHEMISTRY_WORD.search(query.question))
+        or bool(find_classes(query.question))
+    )
 
 
 def route(query: QueryTuple, has_papers: bool = True) -> Route:
@@ -183,16 +282,26 @@ def route(query: QueryTuple, has_papers: bool = True) -> Route:
     s = signals(query, has_papers)
     for rule in ROUTING_TABLE:
         if rule.when(query, s):
-            return Route(rule.channel, CHANNEL_METHOD[rule.channel], rule.name, rule.why(query, s),
-                         comparison=s.comparison and s.resolved >= 2)
+            return Route(
+                rule.channel,
+                CHANNEL_METHOD[rule.channel],
+                rule.name,
+                rule.why(query, s),
+                comparison=s.comparison and s.resolved >= 2,
+            )
     raise AssertionError("the routing table ends with a rule that always holds")  # pragma: no cover
 
 
 def override(method: str, query: QueryTuple) -> Route:
     """The route a user forced with ``--method``."""
     channel = {v: k for k, v in CHANNEL_METHOD.items()}.get(method, method)
-    return Route(channel, method, "override", f"--method {method} chosen by the user",
-                 comparison=bool(COMPARISON.search(query.question)) and len(query.resolved_mentions) >= 2)
+    return Route(
+        channel,
+        method,
+        "override",
+        f"--method {method} chosen by the user",
+        comparison=bool(COMPARISON.search(query.question)) and len(query.resolved_mentions) >= 2,
+    )
 
 
 def refine(query: QueryTuple) -> QueryTuple:
@@ -210,10 +319,18 @@ def refine(query: QueryTuple) -> QueryTuple:
         new = classify_aspect(masked)
         if new is not None:
             aspect = new
-            problems = [p for p in problems if not p.startswith("could not tell what the question asks for")
-                        and not any(repr(m.text) in p or m.text in p for m in property_mentions)]
+            problems = [
+                p
+                for p in problems
+                if not p.startswith("could not tell what the question asks for")
+                and not any(repr(m.text) in p or m.text in p for m in property_mentions)
+            ]
             if mentions and any(m.resolved for m in mentions):
-                problems = [p for p in problems if not p.startswith("no compound in the question could be resolved")]
+                problems = [
+                    p
+                    for p in problems
+                    if not p.startswith("no compound in the question could be resolved")
+                ]
         else:
             mentions = query.mentions
     if aspect in NO_STRUCTURE_NEEDED:
@@ -224,16 +341,35 @@ def refine(query: QueryTuple) -> QueryTuple:
 
         classes = find_classes(query.question)
         if classes:  # "reagent for Boc deprotection?": the class is what is asked about
-            stripped = without_class_words(query.model_copy(update={"mentions": mentions, "problems": problems}),
-                                           classes)
+            stripped = without_class_words(
+                query.model_copy(update={"mentions": mentions, "problems": problems}), classes
+            )
             mentions, problems = stripped.mentions, stripped.problems
             if not mentions:
-                problems = [p for p in problems if not p.startswith("no compound in the question could be resolved")]
+                problems = [
+                    p
+                    for p in problems
+                    if not p.startswith("no compound in the question could be resolved")
+                ]
     if aspect is query.aspect and mentions is query.mentions and problems == query.problems:
         return query
     level = aspect.level if aspect else query.level
-    return query.model_copy(update={"aspect": aspect, "mentions": mentions, "problems": problems, "level": level})
+    return query.model_copy(
+        update={"aspect": aspect, "mentions": mentions, "problems": problems, "level": level}
+    )
 
 
-__all__ = ["CHANNELS", "CHANNEL_METHOD", "COMPARABLE_TABLE_ASPECTS", "ROUTING_TABLE", "TOOL_ASPECTS", "Route",
-           "Rule", "Signals", "override", "refine", "route", "signals"]
+__all__ = [
+    "CHANNELS",
+    "CHANNEL_METHOD",
+    "COMPARABLE_TABLE_ASPECTS",
+    "ROUTING_TABLE",
+    "TOOL_ASPECTS",
+    "Route",
+    "Rule",
+    "Signals",
+    "override",
+    "refine",
+    "route",
+    "signals",
+]

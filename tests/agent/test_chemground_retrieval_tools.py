@@ -12,7 +12,9 @@ from tests.conftest import copy_kb
 
 @pytest.fixture
 def context(small_kb_path, tmp_path):
-    return ToolContext(settings=Settings(kb_path=copy_kb(small_kb_path, tmp_path), cache_dir=tmp_path / "cache"))
+    return ToolContext(
+        settings=Settings(kb_path=copy_kb(small_kb_path, tmp_path), cache_dir=tmp_path / "cache")
+    )
 
 
 def call(context, name, **arguments):
@@ -22,15 +24,25 @@ def call(context, name, **arguments):
 
 
 def test_ask_knowledge_base_tool(context):
-    result = call(context, "chemground/ask_knowledge_base", question="What forms when benzaldehyde reacts with benzohydrazide?")
+    result = call(
+        context,
+        "chemground/ask_knowledge_base",
+        question="What forms when benzaldehyde reacts with benzohydrazide?",
+    )
     assert result["status"] == "answered" and result["value"][0] == "O=C(NN=Cc1ccccc1)c1ccccc1"
     assert result["evidence"][0]["id"] == "starter:imine_formation-01"
 
 
 def test_route_tool_and_graph_query_tool(context):
-    routes = call(context, "chemground/find_routes", start="4-nitrophenol", target="paracetamol", max_depth=3)
-    assert ["starter:nitro_hydrogenation-04", "starter:amine_acylation-01"] in [r["reaction_ids"] for r in routes]
-    rows = call(context, "chemground/query_reaction_graph", cypher="MATCH (r:Reaction) RETURN count(r) AS n")
+    routes = call(
+        context, "chemground/find_routes", start="4-nitrophenol", target="paracetamol", max_depth=3
+    )
+    assert ["starter:nitro_hydrogenation-04", "starter:amine_acylation-01"] in [
+        r["reaction_ids"] for r in routes
+    ]
+    rows = call(
+        context, "chemground/query_reaction_graph", cypher="MATCH (r:Reaction) RETURN count(r) AS n"
+    )
     assert rows[0]["n"] == 274
     with pytest.raises(ChemgroundError, match="CREATE"):
         call(context, "chemground/query_reaction_graph", cypher="CREATE (m:Molecule {key: 'x'})")

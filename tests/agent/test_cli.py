@@ -26,7 +26,9 @@ def test_tools_list_json_has_every_manifest(capsys):
     code, out, _ = run_cli(capsys, "tools", "list", "--json")
     tools = json.loads(out)
     assert code == 0 and len(tools) >= 137
-    assert {"name", "namespace", "description", "parameters", "returns", "signature"} <= set(tools[0])
+    assert {"name", "namespace", "description", "parameters", "returns", "signature"} <= set(
+        tools[0]
+    )
 
 
 def test_tools_list_table_and_namespace_filter(capsys):
@@ -37,40 +39,94 @@ def test_tools_list_table_and_namespace_filter(capsys):
 
 
 def test_tools_show_includes_the_openai_schema(capsys):
-    code, out, _ = run_cli(capsys, "tools", "show", "chem_lib/acidity_calculation")
+    _code, out, _ = run_cli(capsys, "tools", "show", "chem_lib/acidity_calculation")
     data = json.loads(out)
     assert data["openai_schema"]["function"]["parameters"]["required"] == ["pH"]
 
 
 def test_tools_call_named_and_positional(capsys, kb_env, tmp_path):
-    code, out, _ = run_cli(capsys, "tools", "call", "cactus/CalculateTPSA", "--args", '{"compound_SMILES": "CCO"}',
-                           "--json", "--files-dir", str(tmp_path))
+    code, out, _ = run_cli(
+        capsys,
+        "tools",
+        "call",
+        "cactus/CalculateTPSA",
+        "--args",
+        '{"compound_SMILES": "CCO"}',
+        "--json",
+        "--files-dir",
+        str(tmp_path),
+    )
     assert code == 0 and json.loads(out)["result"] == pytest.approx(20.23)
-    code, out, _ = run_cli(capsys, "tools", "call", "chem_lib/balance_the_reaction", "--args", '["H2 + O2 --> H2O"]',
-                           "--files-dir", str(tmp_path))
+    code, out, _ = run_cli(
+        capsys,
+        "tools",
+        "call",
+        "chem_lib/balance_the_reaction",
+        "--args",
+        '["H2 + O2 --> H2O"]',
+        "--files-dir",
+        str(tmp_path),
+    )
     assert code == 0 and "2H₂ + 1O₂ --> 2H₂O₁" in out
 
 
 def test_tools_call_bad_arguments_exit_with_a_clear_error(capsys, tmp_path):
-    code, _, err = run_cli(capsys, "tools", "call", "cactus/CalculateTPSA", "--args", '{"smiles": "CCO"}',
-                           "--files-dir", str(tmp_path))
+    code, _, err = run_cli(
+        capsys,
+        "tools",
+        "call",
+        "cactus/CalculateTPSA",
+        "--args",
+        '{"smiles": "CCO"}',
+        "--files-dir",
+        str(tmp_path),
+    )
     assert code == 2 and "unknown parameter 'smiles'" in err
-    code, _, err = run_cli(capsys, "tools", "call", "cactus/CalculateTPSA", "--args", "{not json",
-                           "--files-dir", str(tmp_path))
+    code, _, err = run_cli(
+        capsys,
+        "tools",
+        "call",
+        "cactus/CalculateTPSA",
+        "--args",
+        "{not json",
+        "--files-dir",
+        str(tmp_path),
+    )
     assert code == 2 and "--args is not valid JSON" in err
 
 
 def test_agent_ask_over_http(capsys, kb_env, tmp_path):
     with FakeOpenAIServer() as server:
-        server.queue(Step(text=None, tool_calls=[{"name": "cactus__CalculateTPSA", "arguments": {"compound_SMILES": "CCO"}}]),
-                     "The TPSA of ethanol is 20.23 Å².")
-        code, out, err = run_cli(capsys, "agent", "ask", "TPSA of ethanol (CCO)?", "--tools", "cactus/CalculateTPSA",
-                                 "--llm-base-url", server.base_url, "--llm-model", "fake", "--json",
-                                 "--export", str(tmp_path / "traj.jsonl"))
+        server.queue(
+            Step(
+                text=None,
+                tool_calls=[
+                    {"name": "cactus__CalculateTPSA", "arguments": {"compound_SMILES": "CCO"}}
+                ],
+            ),
+            "The TPSA of ethanol is 20.23 Å².",
+        )
+        code, out, err = run_cli(
+            capsys,
+            "agent",
+            "ask",
+            "TPSA of ethanol (CCO)?",
+            "--tools",
+            "cactus/CalculateTPSA",
+            "--llm-base-url",
+            server.base_url,
+            "--llm-model",
+            "fake",
+            "--json",
+            "--export",
+            str(tmp_path / "traj.jsonl"),
+        )
     assert code == 0, err
     answer = json.loads(out)
     assert answer["answer"] == "The TPSA of ethanol is 20.23 Å²." and answer["reasoner"] == "cot"
-    assert answer["evidence"][0]["kind"] == "tool_result" and answer["value"] == pytest.approx(20.23)
+    assert answer["evidence"][0]["kind"] == "tool_result" and answer["value"] == pytest.approx(
+        20.23
+    )
     assert server.requests[0]["body"]["tools"][0]["function"]["name"] == "cactus__CalculateTPSA"
     assert json.loads((tmp_path / "traj.jsonl").read_text())["messages"][2]["tool_calls"]
 
@@ -83,16 +139,38 @@ def test_agent_ask_without_an_llm_says_what_to_set(capsys):
 @pytest.fixture
 def mini_benchmark(tmp_path):
     path = tmp_path / "mini.jsonl"
-    rows = [{"id": "a", "query": "TPSA of CCO?", "calling_chain": [{"tool": "cactus/CalculateTPSA", "params": ["CCO"],
-                                                                     "return": 20.23}]},
-            {"id": "b", "query": "Balance H2 + O2 --> H2O", "calling_chain": [
-                {"tool": "chem_lib/balance_the_reaction", "params": ["H2 + O2 --> H2O"], "return": "2H₂ + 1O₂ --> 2H₂O₁"}]}]
+    rows = [
+        {
+            "id": "a",
+            "query": "TPSA of CCO?",
+            "calling_chain": [{"tool": "cactus/CalculateTPSA", "params": ["CCO"], "return": 20.23}],
+        },
+        {
+            "id": "b",
+            "query": "Balance H2 + O2 --> H2O",
+            "calling_chain": [
+                {
+                    "tool": "chem_lib/balance_the_reaction",
+                    "params": ["H2 + O2 --> H2O"],
+                    "return": "2H₂ + 1O₂ --> 2H₂O₁",
+                }
+            ],
+        },
+    ]
     path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows))
     return path
 
 
 def test_bench_tools_run_fidelity(capsys, kb_env, mini_benchmark, tmp_path):
-    code, out, _ = run_cli(capsys, "bench", "tools-run", str(mini_benchmark), "--json", "--out", str(tmp_path / "steps.jsonl"))
+    code, out, _ = run_cli(
+        capsys,
+        "bench",
+        "tools-run",
+        str(mini_benchmark),
+        "--json",
+        "--out",
+        str(tmp_path / "steps.jsonl"),
+    )
     summary = json.loads(out)[str(mini_benchmark)]
     assert code == 0 and summary["matched"] == 2 and summary["fidelity"] == 1.0
     assert len((tmp_path / "steps.jsonl").read_text().splitlines()) == 2
@@ -102,27 +180,58 @@ def test_bench_tools_run_with_an_llm_scores_the_agent(capsys, kb_env, mini_bench
     def responder(body):
         prompt = body["messages"][-1]["content"] if body["messages"][-1]["role"] == "user" else ""
         if "You grade an answer" in prompt:
-            return Step(text=json.dumps({"pass": "20.23" in prompt or "2H" in prompt, "reason": "same value"}))
+            return Step(
+                text=json.dumps(
+                    {"pass": "20.23" in prompt or "2H" in prompt, "reason": "same value"}
+                )
+            )
         if body["messages"][-1]["role"] == "tool":
             return Step(text="The answer is " + body["messages"][-1]["content"])
         question = body["messages"][1]["content"]
         if "TPSA" in question:
-            return Step(text=None, tool_calls=[{"name": "cactus__CalculateTPSA", "arguments": {"compound_SMILES": "CCO"}}])
-        return Step(text=None, tool_calls=[{"name": "chem_lib__balance_the_reaction",
-                                            "arguments": {"reaction_formula": "H2 + O2 --> H2O"}}])
+            return Step(
+                text=None,
+                tool_calls=[
+                    {"name": "cactus__CalculateTPSA", "arguments": {"compound_SMILES": "CCO"}}
+                ],
+            )
+        return Step(
+            text=None,
+            tool_calls=[
+                {
+                    "name": "chem_lib__balance_the_reaction",
+                    "arguments": {"reaction_formula": "H2 + O2 --> H2O"},
+                }
+            ],
+        )
 
     with FakeOpenAIServer(responder) as server:
-        code, out, err = run_cli(capsys, "bench", "tools-run", str(mini_benchmark), "--llm-base-url", server.base_url,
-                                 "--llm-model", "fake", "--json")
+        code, out, err = run_cli(
+            capsys,
+            "bench",
+            "tools-run",
+            str(mini_benchmark),
+            "--llm-base-url",
+            server.base_url,
+            "--llm-model",
+            "fake",
+            "--json",
+        )
     assert code == 0, err
     summary = json.loads(out)[str(mini_benchmark)]
     assert summary["model"] == "fake" and summary["questions"] == 2.0
-    assert summary["tool_f1"] == 1.0 and summary["returns_f1"] == 1.0 and summary["format_validity"] == 1.0
+    assert (
+        summary["tool_f1"] == 1.0
+        and summary["returns_f1"] == 1.0
+        and summary["format_validity"] == 1.0
+    )
     assert summary["pass_rate"] == 1.0
 
 
 def test_bench_tools_retrieval(capsys, mini_benchmark):
-    code, out, _ = run_cli(capsys, "bench", "tools-retrieval", str(mini_benchmark), "--methods", "bm25", "--json")
+    code, out, _ = run_cli(
+        capsys, "bench", "tools-retrieval", str(mini_benchmark), "--methods", "bm25", "--json"
+    )
     result = json.loads(out)
     assert code == 0 and result["mini.jsonl:bm25"]["recall"] == 1.0
 
@@ -142,9 +251,23 @@ def test_agent_ask_mcts_mode_over_http(capsys, kb_env):
         return Step(text=json.dumps({"score": 1.0, "reason": "ok"}))
 
     with FakeOpenAIServer(responder) as server:
-        code, out, err = run_cli(capsys, "agent", "ask", "TPSA of ethanol (CCO)?", "--mode", "mcts", "--tools",
-                                 "cactus/CalculateTPSA", "-k", "1", "--llm-base-url", server.base_url,
-                                 "--llm-model", "fake", "--json")
+        code, out, err = run_cli(
+            capsys,
+            "agent",
+            "ask",
+            "TPSA of ethanol (CCO)?",
+            "--mode",
+            "mcts",
+            "--tools",
+            "cactus/CalculateTPSA",
+            "-k",
+            "1",
+            "--llm-base-url",
+            server.base_url,
+            "--llm-model",
+            "fake",
+            "--json",
+        )
     assert code == 0, err
     answer = json.loads(out)
     assert answer["reasoner"] == "mcts" and answer["answer"] == "20.23 Å²"

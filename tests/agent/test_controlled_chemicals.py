@@ -1,5 +1,7 @@
-"""Our list of controlled chemicals (CWC schedules + Australia Group): the file is well formed, every
-structure is distinct and parses, every name resolves (OPSIN, else the PubChem-derived dictionary) to
+"""Our list of controlled chemicals (CWC schedules + Australia Group): the file is well formed,
+every
+structure is distinct and parses, every name resolves (OPSIN, else the PubChem-derived dictionary)
+to
 the structure given, CAS numbers agree with the dictionary where it has them, and the two chemcrow
 safety tools use the list."""
 
@@ -18,8 +20,9 @@ RESOURCE = "data/controlled_chemicals.tsv"
 
 # CAS numbers the dictionary files under another structure; the list gives the real compound.
 CAS_DICTIONARY_DISAGREES = {
-    "753-59-3": "PubChem also files this CAS under trimethyldifluorophosphorane; the Australia Group lists it as "
-                "methylphosphonous difluoride",
+    "753-59-3": "PubChem also files this CAS under trimethyldifluorophosphorane; the Australia "
+    "Group lists it as "
+    "methylphosphonous difluoride",
     "868-85-9": "PubChem writes dimethyl phosphite without its P-H hydrogen (CO[P+](=O)OC)",
     "762-04-9": "PubChem writes diethyl phosphite without its P-H hydrogen (CCO[P+](=O)OCC)",
     "1314-80-3": "PubChem records the P2S5 formula unit; the molecule is P4S10",
@@ -97,8 +100,10 @@ def test_every_name_and_cas_number_resolve_to_the_given_structure(rows):
 
 @pytest.mark.parametrize("query", ["CC(C)OP(C)(=O)F", "107-44-8", "OCCSCCO", "111-48-8"])
 def test_control_chem_check_finds_sarin_and_thiodiglycol(run_tool, query):
-    assert run_tool("chemcrow/ControlChemCheck", [query]) == \
-        f"The molecule {query} appears in a list of controlled chemicals."
+    assert (
+        run_tool("chemcrow/ControlChemCheck", [query])
+        == f"The molecule {query} appears in a list of controlled chemicals."
+    )
 
 
 def test_ethanol_is_not_controlled(run_tool):

@@ -13,14 +13,20 @@ from chemground.agent.registry import default_registry
 from chemground.agent.runner import ToolRunner
 from chemground.llm import ScriptedLLM
 
-TOOLS = ["cactus/CalculateTPSA", "chem_lib/calculate_compound_molar_mass", "chem_lib/acidity_calculation"]
+TOOLS = [
+    "cactus/CalculateTPSA",
+    "chem_lib/calculate_compound_molar_mass",
+    "chem_lib/acidity_calculation",
+]
 
 
 def scripted_curator():
     state = {"calls": 0}
 
     def offered(prompt):
-        return json.loads(prompt.split("Offered values per parameter:\n", 1)[1].split("\n\nReply", 1)[0])
+        return json.loads(
+            prompt.split("Offered values per parameter:\n", 1)[1].split("\n\nReply", 1)[0]
+        )
 
     def arguments(prompt):
         state["calls"] += 1
@@ -42,7 +48,9 @@ def scripted_curator():
         if "Write the question" in prompt:
             first = re.search(r"^1\. [^(]+\((\{.*?\})\) ->", prompt, re.MULTILINE)
             values = json.loads(first.group(1)).values()
-            return json.dumps({"query": "Please compute this for " + ", ".join(str(v) for v in values) + "."})
+            return json.dumps(
+                {"query": "Please compute this for " + ", ".join(str(v) for v in values) + "."}
+            )
         raise AssertionError(prompt[:80])
 
     return ScriptedLLM(reply)
@@ -55,15 +63,25 @@ def test_bank_holds_real_values(small_kb):
     assert len(bank.values["smiles"]) >= 30 and bank.values["element"][0] == "H"
     assert all("-->" in r for r in bank.values["reaction"])
     smiles = bank.values["smiles"][0]
-    assert small_kb.execute("SELECT count(*) FROM compounds WHERE smiles = ?", (smiles,)).fetchone()[0] == 1
+    assert (
+        small_kb.execute("SELECT count(*) FROM compounds WHERE smiles = ?", (smiles,)).fetchone()[0]
+        == 1
+    )
 
 
 def test_generated_items_are_real_executions(agent_settings, small_kb, tmp_path):
     config = CurationConfig(single=6, multiple=2, seed=1, tools=TOOLS, split=(0.5, 0.25, 0.25))
     with ToolRunner(settings=agent_settings, files_dir=tmp_path / "files") as runner:
-        summary = generate_dataset(scripted_curator(), config, tmp_path / "out", runner=runner, kb=small_kb)
-    assert summary["dropped"] >= 1 and any("not among the offered real values" in r for r in
-                                           [json.loads(line)["reason"] for line in (tmp_path / "out" / "dropped.jsonl").read_text().splitlines()])
+        summary = generate_dataset(
+            scripted_curator(), config, tmp_path / "out", runner=runner, kb=small_kb
+        )
+    assert summary["dropped"] >= 1 and any(
+        "not among the offered real values" in r
+        for r in [
+            json.loads(line)["reason"]
+            for line in (tmp_path / "out" / "dropped.jsonl").read_text().splitlines()
+        ]
+    )
     assert summary["kept"] >= 5 and sum(summary["splits"].values()) == summary["kept"]
     items = []
     for split in ("train", "dev", "test"):
@@ -77,5 +95,7 @@ def test_generated_items_are_real_executions(agent_settings, small_kb, tmp_path)
     for item in items:
         for step in item.chain:
             assert isinstance(step.params, list)  # the benchmark's positional format
-            assert compare_values(step.ret, registry.call_in_process(step.tool, step.params)).match  # the real result
+            assert compare_values(
+                step.ret, registry.call_in_process(step.tool, step.params)
+            ).match  # the real result
         assert str(item.chain[0].params[0]) in item.query

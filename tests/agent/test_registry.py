@@ -1,4 +1,5 @@
-"""The registry: one manifest format, every benchmark tool present, arguments validated before a call."""
+"""The registry: one manifest format, every benchmark tool present, arguments validated before a
+call."""
 
 from __future__ import annotations
 
@@ -59,7 +60,9 @@ def test_missing_parameter_is_named_with_an_example(logp):
     with pytest.raises(ToolArgumentError) as error:
         validate_arguments(logp, {})
     assert error.value.parameter == "compound_SMILES"
-    assert "missing required parameter compound_SMILES" in str(error.value) and "e.g." in str(error.value)
+    assert "missing required parameter compound_SMILES" in str(error.value) and "e.g." in str(
+        error.value
+    )
 
 
 def test_unknown_parameter_is_named(logp):
@@ -84,7 +87,9 @@ def test_types_are_checked_and_lightly_coerced():
     with pytest.raises(ToolArgumentError, match="must be <= 16"):
         validate_arguments(ph, [25])
     unit = registry.get("chem_lib/convert_compound_stoichiometry_amount")
-    with pytest.raises(ToolArgumentError, match=r"must be one of \['grams', 'moles', 'molecules'\]"):
+    with pytest.raises(
+        ToolArgumentError, match=r"must be one of \['grams', 'moles', 'molecules'\]"
+    ):
         validate_arguments(unit, ["H2O", "liters", 1.0])
     spectra = registry.get("chemistrytools/calculate_spectrum_similarity")
     with pytest.raises(ToolArgumentError, match=r"parameter 'mz_top'\[1\] must be a number"):
@@ -108,8 +113,12 @@ def test_bare_tool_name_resolves_when_unambiguous_and_explains_when_not():
 def test_one_line_registration_of_another_area_tool():
     """Other areas add tools by decorating a function; registering its module is one line."""
 
-    @tool("graph/count_reactions", "Count the reactions of the graph that involve a compound (test tool).",
-          [P("name", "string", "Compound name.", examples=["ethanol"])], ("integer", "number of reactions"))
+    @tool(
+        "graph/count_reactions",
+        "Count the reactions of the graph that involve a compound (test tool).",
+        [P("name", "string", "Compound name.", examples=["ethanol"])],
+        ("integer", "number of reactions"),
+    )
     def count_reactions(name: str) -> int:
         return len(name)
 
@@ -120,7 +129,12 @@ def test_one_line_registration_of_another_area_tool():
 
 def test_manifest_must_match_the_function_signature():
     with pytest.raises(TypeError, match="do not match"):
-        @tool("x/y", "A tool whose manifest lists the wrong parameters.", [P("a", "string", "A.", examples=["a"])],
-              ("string", "s"))
+
+        @tool(
+            "x/y",
+            "A tool whose manifest lists the wrong parameters.",
+            [P("a", "string", "A.", examples=["a"])],
+            ("string", "s"),
+        )
         def broken(b: str) -> str:
             return b

@@ -1,4 +1,5 @@
-"""The runner: calls run in a worker process with a time limit; results are JSON; failures are reported."""
+"""The runner: calls run in a worker process with a time limit; results are JSON; failures are
+reported."""
 
 from __future__ import annotations
 
@@ -13,14 +14,20 @@ from chemground.agent.runner import ToolRunner
 @pytest.fixture
 def registry():
     registry = ToolRegistry()
-    for module in ["chemground.agent.tools.cactus", "chemground.agent.tools.chemistrytools", "tests.agent.slow_tools"]:
+    for module in [
+        "chemground.agent.tools.cactus",
+        "chemground.agent.tools.chemistrytools",
+        "tests.agent.slow_tools",
+    ]:
         registry.register_module(module)
     return registry
 
 
 @pytest.fixture
 def runner(registry, agent_settings, tmp_path):
-    with ToolRunner(registry=registry, settings=agent_settings, files_dir=tmp_path / "files") as runner:
+    with ToolRunner(
+        registry=registry, settings=agent_settings, files_dir=tmp_path / "files"
+    ) as runner:
         yield runner
 
 
@@ -52,7 +59,11 @@ def test_a_crashing_worker_is_reported_and_replaced(runner):
 
 def test_bad_arguments_fail_before_the_worker_starts(runner):
     result = runner.call("cactus/CalculateTPSA", {"smiles": "CCO"})
-    assert not result.ok and result.error_kind == "arguments" and "unknown parameter 'smiles'" in result.error
+    assert (
+        not result.ok
+        and result.error_kind == "arguments"
+        and "unknown parameter 'smiles'" in result.error
+    )
     assert runner._process is None
 
 
@@ -67,7 +78,9 @@ def test_tool_failure_and_offline_answers_come_back_as_results(agent_settings, t
         assert not bad.ok and bad.error_kind == "tool" and "invalid SMILES" in bad.error
         offline = runner.call("chemistrytools/convert_compound_CID_to_IUPAC", [999999999])
         assert not offline.ok and offline.error_kind == "offline"
-        found = runner.call("chemistrytools/convert_compound_CID_to_IUPAC", [2519])  # caffeine, in the small KB
+        found = runner.call(
+            "chemistrytools/convert_compound_CID_to_IUPAC", [2519]
+        )  # caffeine, in the small KB
         assert found.ok and found.value == "1,3,7-trimethylpurine-2,6-dione"
 
 
@@ -75,10 +88,14 @@ def test_results_become_evidence(runner):
     result = runner.call("cactus/CalculateTPSA", ["CCO"])
     evidence = result.evidence()
     assert evidence.kind == "tool_result" and evidence.match == "exact"
-    assert evidence.record["result"] == pytest.approx(20.23) and evidence.id.startswith("cactus/CalculateTPSA#")
+    assert evidence.record["result"] == pytest.approx(20.23) and evidence.id.startswith(
+        "cactus/CalculateTPSA#"
+    )
 
 
 def test_in_process_mode_for_callers_that_need_no_isolation(agent_settings, tmp_path):
-    runner = ToolRunner(registry=default_registry(), settings=agent_settings, files_dir=tmp_path, isolate=False)
+    runner = ToolRunner(
+        registry=default_registry(), settings=agent_settings, files_dir=tmp_path, isolate=False
+    )
     assert runner.call("cactus/CalculateMolWt", ["O"]).value == pytest.approx(18.0106, rel=1e-5)
     assert runner._process is None

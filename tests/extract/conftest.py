@@ -1,4 +1,5 @@
-"""Fixtures for the extraction tests: a writable small KB, a name lookup with OPSIN, scripted LLMs."""
+"""Fixtures for the extraction tests: a writable small KB, a name lookup with OPSIN, scripted
+LLMs."""
 
 from __future__ import annotations
 
@@ -32,10 +33,16 @@ def resolver(kb_copy, opsin) -> NameResolver:
 
 
 def reaction(reactants=(), products=(), solvents=(), catalysts=(), **extra) -> dict:
-    return {"reactants": list(reactants), "products": list(products), "solvents": list(solvents),
-            "catalysts": list(catalysts), "operations": extra.pop("operations", ["stir"]),
-            "conditions": extra.pop("conditions", {"temperature_c": None, "time_h": None, "ph": None}),
-            "yield_percent": extra.pop("yield_percent", None), "remark": extra.pop("remark", "")}
+    return {
+        "reactants": list(reactants),
+        "products": list(products),
+        "solvents": list(solvents),
+        "catalysts": list(catalysts),
+        "operations": extra.pop("operations", ["stir"]),
+        "conditions": extra.pop("conditions", {"temperature_c": None, "time_h": None, "ph": None}),
+        "yield_percent": extra.pop("yield_percent", None),
+        "remark": extra.pop("remark", ""),
+    }
 
 
 class ChemistScript:
@@ -77,9 +84,16 @@ class ChemistScript:
                 if verdict == "ok":
                     return json.dumps({"verdict": "ok", "reaction": record, "issues": []})
                 if verdict == "rejected":
-                    return json.dumps({"verdict": "rejected", "reaction": None,
-                                       "issues": ["the text names no product"]})
-                return json.dumps({"verdict": "corrected", "reaction": verdict, "issues": ["fixed roles"]})
+                    return json.dumps(
+                        {
+                            "verdict": "rejected",
+                            "reaction": None,
+                            "issues": ["the text names no product"],
+                        }
+                    )
+                return json.dumps(
+                    {"verdict": "corrected", "reaction": verdict, "issues": ["fixed roles"]}
+                )
             self.asked.append(f"extract:{marker}")
             reply = self.extractions[marker]
             if isinstance(reply, Exception):
@@ -95,4 +109,5 @@ def script_llms():
     def make(extractions, checks=None, delay_s=0.0):
         script = ChemistScript(extractions, checks, delay_s)
         return script, ScriptedLLM(script), ScriptedLLM(script)
+
     return make

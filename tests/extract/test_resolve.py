@@ -7,13 +7,13 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from chemground.pubchem import PubChem
 from chemground.extract.resolve import (
     CompoundLookup,
     formula_counts,
     hill_formula,
     lookup_for_workspace,
 )
+from chemground.pubchem import PubChem
 from chemground.settings import Settings
 from chemground.workspace import Workspace
 
@@ -23,19 +23,29 @@ def test_formulas_written_as_names():
     assert hill_formula(formula_counts("CH2Cl2")) == "CH2Cl2"
     assert hill_formula(formula_counts("LiOH.H2O")) == "H3LiO2"
     assert hill_formula(formula_counts("Ca(OH)2")) == "CaH2O2"
-    assert formula_counts("ethanol") is None and formula_counts("Pd(OAc)2") is None and formula_counts("C") is None
+    assert (
+        formula_counts("ethanol") is None
+        and formula_counts("Pd(OAc)2") is None
+        and formula_counts("C") is None
+    )
 
 
 def test_offline_resolution_sources(lookup):
-    found = lookup.resolve_many(["ethanol", "CCO", "K2CO3", "2-chloro-5-methylpyridine", "compound 3"])
+    found = lookup.resolve_many(
+        ["ethanol", "CCO", "K2CO3", "2-chloro-5-methylpyridine", "compound 3"]
+    )
     assert found["ethanol"].source == "dictionary" and found["ethanol"].structure.smiles == "CCO"
-    assert found["CCO"].source == "smiles" and found["CCO"].compound_id == found["ethanol"].compound_id
+    assert (
+        found["CCO"].source == "smiles" and found["CCO"].compound_id == found["ethanol"].compound_id
+    )
     assert found["K2CO3"].resolved and found["K2CO3"].structure.formula == "CK2O3"
     assert found["2-chloro-5-methylpyridine"].source == "opsin"
     assert not found["compound 3"].resolved and "label" in found["compound 3"].reason
 
 
-@pytest.mark.parametrize("label", ["( a )", "(XVI)", "monohydrate", "hydrochloride", "free base", "A"])
+@pytest.mark.parametrize(
+    "label", ["( a )", "(XVI)", "monohydrate", "hydrochloride", "free base", "A"]
+)
 def test_labels_and_salt_forms_never_resolve(lookup, label):
     assert not lookup.resolve(label).resolved
 
@@ -73,8 +83,15 @@ class _FakePubChem:
                 name = parse_qs(body)["name"][0]
                 outer.requests.append((self.path, name))
                 if name == "frobnozzle blue":
-                    data = json.dumps({"PropertyTable": {"Properties": [
-                        {"CID": 702, "InChI": "InChI=1S/C2H6O/c1-2-3/h3H,2H2,1H3"}]}}).encode()
+                    data = json.dumps(
+                        {
+                            "PropertyTable": {
+                                "Properties": [
+                                    {"CID": 702, "InChI": "InChI=1S/C2H6O/c1-2-3/h3H,2H2,1H3"}
+                                ]
+                            }
+                        }
+                    ).encode()
                     self.send_response(200)
                 else:
                     data = b'{"Fault": {"Code": "PUGREST.NotFound"}}'
@@ -101,7 +118,13 @@ def test_pubchem_fallback_with_cache(kb_copy, tmp_path, fake_pubchem):
     check = lookup.resolve("frobnozzle blue")
     assert check.source == "pubchem" and check.structure.smiles == "CCO"
     assert not lookup.resolve("no such thing").resolved
-    assert fake_pubchem.requests[0] == ("/rest/pug/compound/name/property/InChI/JSON", "frobnozzle blue")
+    assert fake_pubchem.requests[0] == (
+        "/rest/pug/compound/name/property/InChI/JSON",
+        "frobnozzle blue",
+    )
     again = PubChem(fake_pubchem.url, tmp_path / "pubchem.sqlite")
-    assert again.inchi_for_name("frobnozzle blue")[0] == 702 and again.inchi_for_name("no such thing") is None
+    assert (
+        again.inchi_for_name("frobnozzle blue")[0] == 702
+        and again.inchi_for_name("no such thing") is None
+    )
     assert len(fake_pubchem.requests) == 2  # answers, "not found" included, came from the cache

@@ -1,4 +1,5 @@
-"""The extraction schemas reject malformed LLM output with a reason the model (and a user) can act on."""
+"""The extraction schemas reject malformed LLM output with a reason the model (and a user) can act
+on."""
 
 import json
 
@@ -8,9 +9,16 @@ from pydantic import ValidationError
 from chemground.extract.schema import CheckResult, ExtractedReaction, Extraction, name_problem
 from chemground.llm import LLMBadOutput, ScriptedLLM
 
-GOOD = {"reactants": ["2-chloropyridine", "morpholine"], "products": ["4-(pyridin-2-yl)morpholine"],
-        "solvents": ["DMSO"], "catalysts": [], "operations": ["stir", "filter"],
-        "conditions": {"temperature_c": 90, "time_h": 0.5, "ph": None}, "yield_percent": 38, "remark": ""}
+GOOD = {
+    "reactants": ["2-chloropyridine", "morpholine"],
+    "products": ["4-(pyridin-2-yl)morpholine"],
+    "solvents": ["DMSO"],
+    "catalysts": [],
+    "operations": ["stir", "filter"],
+    "conditions": {"temperature_c": 90, "time_h": 0.5, "ph": None},
+    "yield_percent": 38,
+    "remark": "",
+}
 
 
 def reason(payload, model=Extraction) -> str:
@@ -28,53 +36,94 @@ def test_a_well_formed_extraction_parses():
     assert Extraction.model_validate({"reactions": []}).reactions == []
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("compound 3", "label"), ("Compound A", "label"), ("title compound", "label"), ("Example 12", "label"),
-    ("intermediate B", "label"), ("NaOH (aq)", "state of matter"), ("2 M HCl", "concentration"),
-    ("1N sodium hydroxide", "concentration"), ("saturated NaHCO3", "concentration"),
-    ("aqueous sodium hydroxide", "state or a form"), ("hydrogen gas", "state or a form"), ("", "empty"),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("compound 3", "label"),
+        ("Compound A", "label"),
+        ("title compound", "label"),
+        ("Example 12", "label"),
+        ("intermediate B", "label"),
+        ("NaOH (aq)", "state of matter"),
+        ("2 M HCl", "concentration"),
+        ("1N sodium hydroxide", "concentration"),
+        ("saturated NaHCO3", "concentration"),
+        ("aqueous sodium hydroxide", "state or a form"),
+        ("hydrogen gas", "state or a form"),
+        ("", "empty"),
+    ],
+)
 def test_labels_states_and_concentrations_are_refused(name, expected):
     assert expected in name_problem(name)
     message = reason({"reactions": [{**GOOD, "reactants": ["morpholine", name]}]})
     assert "reactants[1]" in message and expected in message
 
 
-@pytest.mark.parametrize("name", ["2-chloropyridine", "THF", "K2CO3", "Pd(PPh3)4", "10% Pd/C", "sodium hydroxide",
-                                  "(S)-2-amino-3-phenylpropanoic acid", "N,N-diisopropylethylamine"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "2-chloropyridine",
+        "THF",
+        "K2CO3",
+        "Pd(PPh3)4",
+        "10% Pd/C",
+        "sodium hydroxide",
+        "(S)-2-amino-3-phenylpropanoic acid",
+        "N,N-diisopropylethylamine",
+    ],
+)
 def test_real_names_pass(name):
     assert name_problem(name) is None
 
 
 def test_numbers_with_units_or_words_are_refused():
-    assert "plain number in °C" in reason({"reactions": [{**GOOD, "conditions": {"temperature_c": "80 °C"}}]})
-    assert "plain number in hours" in reason({"reactions": [{**GOOD, "conditions": {"time_h": "overnight"}}]})
-    reaction = ExtractedReaction.model_validate({**GOOD, "conditions": {"temperature_c": "80", "time_h": 2}})
+    assert "plain number in °C" in reason(
+        {"reactions": [{**GOOD, "conditions": {"temperature_c": "80 °C"}}]}
+    )
+    assert "plain number in hours" in reason(
+        {"reactions": [{**GOOD, "conditions": {"time_h": "overnight"}}]}
+    )
+    reaction = ExtractedReaction.model_validate(
+        {**GOOD, "conditions": {"temperature_c": "80", "time_h": 2}}
+    )
     assert reaction.conditions.temperature_c == 80.0  # a numeric string is a number
 
 
 def test_impossible_values_are_refused():
     assert "between 0 and 100" in reason({"reactions": [{**GOOD, "yield_percent": 150}]})
     assert "below" not in reason({"reactions": [{**GOOD, "conditions": {"temperature_c": -300}}]})
-    assert "outside what a reaction can run at" in reason({"reactions": [{**GOOD, "conditions": {"temperature_c": -300}}]})
+    assert "outside what a reaction can run at" in reason(
+        {"reactions": [{**GOOD, "conditions": {"temperature_c": -300}}]}
+    )
     assert "outside 0-14" in reason({"reactions": [{**GOOD, "conditions": {"ph": 19}}]})
     assert "not a reaction time" in reason({"reactions": [{**GOOD, "conditions": {"time_h": 0}}]})
 
 
 def test_unknown_keys_and_wrong_types_are_refused():
     assert "reagents" in reason({"reactions": [{**GOOD, "reagents": ["NaH"]}]})
-    assert "must be a compound name" in reason({"reactions": [{**GOOD, "products": [{"name": "x"}]}]})
+    assert "must be a compound name" in reason(
+        {"reactions": [{**GOOD, "products": [{"name": "x"}]}]}
+    )
     assert "reactions" in reason({"reaktions": []})
 
 
 def test_check_results_must_be_consistent():
-    assert "needs the (corrected) reaction" in reason({"verdict": "ok", "reaction": None}, CheckResult)
-    assert "must come with reaction null" in reason({"verdict": "rejected", "reaction": GOOD, "issues": ["x"]},
-                                                     CheckResult)
-    assert "at least one entry in issues" in reason({"verdict": "rejected", "reaction": None}, CheckResult)
-    rejected = CheckResult.model_validate({"verdict": "rejected", "reaction": None, "issues": ["no product"]})
+    assert "needs the (corrected) reaction" in reason(
+        {"verdict": "ok", "reaction": None}, CheckResult
+    )
+    assert "must come with reaction null" in reason(
+        {"verdict": "rejected", "reaction": GOOD, "issues": ["x"]}, CheckResult
+    )
+    assert "at least one entry in issues" in reason(
+        {"verdict": "rejected", "reaction": None}, CheckResult
+    )
+    rejected = CheckResult.model_validate(
+        {"verdict": "rejected", "reaction": None, "issues": ["no product"]}
+    )
     assert rejected.reaction is None
-    corrected = CheckResult.model_validate({"verdict": "corrected", "reaction": GOOD, "issues": ["role fixed"]})
+    corrected = CheckResult.model_validate(
+        {"verdict": "corrected", "reaction": GOOD, "issues": ["role fixed"]}
+    )
     assert corrected.reaction.products == ["4-(pyridin-2-yl)morpholine"]
 
 
@@ -86,4 +135,6 @@ def test_the_reason_goes_back_to_the_model_and_a_second_failure_is_a_clear_error
     reask = llm.calls[1]["messages"][-1]["content"]
     assert "reactants[0]" in reask and "label" in reask
     with pytest.raises(LLMBadOutput, match="label"):
-        ScriptedLLM([bad, bad]).chat_json([{"role": "user", "content": "extract"}], schema=Extraction)
+        ScriptedLLM([bad, bad]).chat_json(
+            [{"role": "user", "content": "extract"}], schema=Extraction
+        )

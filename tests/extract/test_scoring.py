@@ -6,10 +6,16 @@ from chemground.extract.gold import GoldCompound, GoldRecord
 from chemground.extract.schema import ExtractedReaction
 from chemground.extract.scoring import PRF, Item, Scoreboard, Tolerances, dedupe, match_count
 
-KEYS = {"ethanol": "LFQSCWFLJHTTHZ-UHFFFAOYSA-N", "EtOH": "LFQSCWFLJHTTHZ-UHFFFAOYSA-N",
-        "acetic acid": "QTBSBXVTEAMEQO-UHFFFAOYSA-N", "AcOH": "QTBSBXVTEAMEQO-UHFFFAOYSA-N",
-        "ethyl acetate": "XEKOWRVHYACXOJ-UHFFFAOYSA-N", "sulfuric acid": "QAOWNCQODCNURD-UHFFFAOYSA-N",
-        "toluene": "YXFVVABEGXRONW-UHFFFAOYSA-N", "water": "XLYOFNOQVPJJNP-UHFFFAOYSA-N"}
+KEYS = {
+    "ethanol": "LFQSCWFLJHTTHZ-UHFFFAOYSA-N",
+    "EtOH": "LFQSCWFLJHTTHZ-UHFFFAOYSA-N",
+    "acetic acid": "QTBSBXVTEAMEQO-UHFFFAOYSA-N",
+    "AcOH": "QTBSBXVTEAMEQO-UHFFFAOYSA-N",
+    "ethyl acetate": "XEKOWRVHYACXOJ-UHFFFAOYSA-N",
+    "sulfuric acid": "QAOWNCQODCNURD-UHFFFAOYSA-N",
+    "toluene": "YXFVVABEGXRONW-UHFFFAOYSA-N",
+    "water": "XLYOFNOQVPJJNP-UHFFFAOYSA-N",
+}
 
 
 def key_of(name):
@@ -28,13 +34,19 @@ def pred(**fields) -> ExtractedReaction:
 def test_match_by_structure_then_by_name():
     g = [Item("ethanol", KEYS["ethanol"]), Item("Mystery-ol X", None)]
     p = [Item("EtOH", KEYS["EtOH"]), Item("mystery ol x", None), Item("water", KEYS["water"])]
-    assert match_count(g, p) == 2  # EtOH = ethanol by InChIKey; the unresolved name by normalised spelling
+    assert (
+        match_count(g, p) == 2
+    )  # EtOH = ethanol by InChIKey; the unresolved name by normalised spelling
     assert match_count(g, [Item("ethanol", None)]) == 1  # name match when the prediction has no key
-    assert match_count([Item("ethanol", KEYS["ethanol"])], [Item("EtOH", KEYS["EtOH"])] * 2) == 1  # one-to-one
+    assert (
+        match_count([Item("ethanol", KEYS["ethanol"])], [Item("EtOH", KEYS["EtOH"])] * 2) == 1
+    )  # one-to-one
 
 
 def test_dedupe_counts_a_compound_once():
-    items = dedupe([Item("ethanol", KEYS["ethanol"]), Item("EtOH", KEYS["EtOH"]), Item("Ethanol", None)])
+    items = dedupe(
+        [Item("ethanol", KEYS["ethanol"]), Item("EtOH", KEYS["EtOH"]), Item("Ethanol", None)]
+    )
     assert len(items) == 1
 
 
@@ -48,8 +60,17 @@ def test_prf_arithmetic():
 
 def test_per_role_scores_on_a_hand_made_pair():
     board = Scoreboard()
-    g = gold(reactant=["ethanol", "acetic acid", "sulfuric acid"], product=["ethyl acetate"], solvent=["toluene"])
-    p = pred(reactants=["EtOH", "AcOH"], products=["ethyl acetate"], solvents=["water"], catalysts=["sulfuric acid"])
+    g = gold(
+        reactant=["ethanol", "acetic acid", "sulfuric acid"],
+        product=["ethyl acetate"],
+        solvent=["toluene"],
+    )
+    p = pred(
+        reactants=["EtOH", "AcOH"],
+        products=["ethyl acetate"],
+        solvents=["water"],
+        catalysts=["sulfuric acid"],
+    )
     board.add(g, [p], key_of)
     r = board.roles
     assert (r["reactant"].tp, r["reactant"].n_pred, r["reactant"].n_gold) == (2, 2, 3)
@@ -65,8 +86,11 @@ def test_per_role_scores_on_a_hand_made_pair():
 
 def test_micro_average_over_snippets_and_no_prediction():
     board = Scoreboard()
-    board.add(gold(reactant=["ethanol"], product=["ethyl acetate"]), [pred(reactants=["ethanol"],
-                                                                          products=["ethyl acetate"])], key_of)
+    board.add(
+        gold(reactant=["ethanol"], product=["ethyl acetate"]),
+        [pred(reactants=["ethanol"], products=["ethyl acetate"])],
+        key_of,
+    )
     board.add(gold(reactant=["acetic acid"], product=["water"]), [], key_of)
     assert (board.all_roles.tp, board.all_roles.n_pred, board.all_roles.n_gold) == (2, 2, 4)
     assert board.all_roles.precision == 1.0 and board.all_roles.recall == 0.5
@@ -87,13 +111,30 @@ def test_condition_tolerances():
     board = Scoreboard(Tolerances(temperature_c=5, time_rel=0.1, time_abs_h=0.1, yield_points=1))
     g = gold(product=["ethyl acetate"])
     g.temperature_c, g.time_h, g.yield_percent = 80.0, 2.0, 85.0
-    board.add(g, [pred(products=["ethyl acetate"], conditions={"temperature_c": 84, "time_h": 2.3},
-                       yield_percent=85.5)], key_of)
+    board.add(
+        g,
+        [
+            pred(
+                products=["ethyl acetate"],
+                conditions={"temperature_c": 84, "time_h": 2.3},
+                yield_percent=85.5,
+            )
+        ],
+        key_of,
+    )
     f = board.fields
-    assert (f["temperature_c"].correct, f["time_h"].correct, f["yield_percent"].correct) == (1, 0, 1)
+    assert (f["temperature_c"].correct, f["time_h"].correct, f["yield_percent"].correct) == (
+        1,
+        0,
+        1,
+    )
     g2 = gold(product=["ethyl acetate"])
     g2.temperature_c = 25.0
-    board.add(g2, [pred(products=["ethyl acetate"], conditions={"temperature_c": 40}, yield_percent=90)], key_of)
+    board.add(
+        g2,
+        [pred(products=["ethyl acetate"], conditions={"temperature_c": 40}, yield_percent=90)],
+        key_of,
+    )
     assert f["temperature_c"].gold == 2 and f["temperature_c"].correct == 1
     assert f["yield_percent"].spurious == 1 and f["time_h"].missing == 0
     assert f["temperature_c"].accuracy == 0.5

@@ -13,12 +13,18 @@ from chemground.extract.snippets import (
     split_paragraphs,
 )
 
-PROCEDURE = ("A mixture of 2-chloropyridine (1.0 g, 8.8 mmol) and morpholine (2 mL) was stirred at 120 °C for 4 h. "
-             "The residue was purified by chromatography to give the title compound (1.2 g, 83%).")
+PROCEDURE = (
+    "A mixture of 2-chloropyridine (1.0 g, 8.8 mmol) and morpholine (2 mL) was stirred at 120 °C "
+    "for 4 h. "
+    "The residue was purified by chromatography to give the title compound (1.2 g, 83%)."
+)
 
 
 def test_paragraphs_keep_their_headings():
-    text = f"Example 3\nSynthesis of 4-(pyridin-2-yl)morpholine\n{PROCEDURE}\n\nThis invention relates to drugs.\n"
+    text = (
+        f"Example 3\nSynthesis of 4-(pyridin-2-yl)morpholine\n{PROCEDURE}\n\nThis invention "
+        "relates to drugs.\n"
+    )
     pairs = split_paragraphs(text)
     assert pairs[0] == ("Example 3 — Synthesis of 4-(pyridin-2-yl)morpholine", PROCEDURE)
     assert pairs[1] == (None, "This invention relates to drugs.")
@@ -26,8 +32,11 @@ def test_paragraphs_keep_their_headings():
 
 def test_only_procedures_are_sent_unless_asked(tmp_path):
     path = tmp_path / "patent.txt"
-    path.write_text(f"Background\n\nThe compounds of the invention are useful as kinase inhibitors in man.\n\n"
-                    f"Example 1\n\n{PROCEDURE}\n", encoding="utf-8")
+    path.write_text(
+        f"Background\n\nThe compounds of the invention are useful as kinase inhibitors in man.\n\n"
+        f"Example 1\n\n{PROCEDURE}\n",
+        encoding="utf-8",
+    )
     snippets = list(read_snippets(path))
     assert [s.text for s in snippets] == [PROCEDURE] and snippets[0].title == "Example 1"
     assert snippets[0].doc_id == "patent.txt"
@@ -44,7 +53,10 @@ def test_long_paragraphs_are_windowed_at_sentences():
 
 def test_csv_paragraph_column_and_ids(tmp_path):
     path = tmp_path / "paras.csv"
-    path.write_text('patent,paragraph\nUS123,"' + PROCEDURE + '"\nUS124,Not a procedure at all.\n', encoding="utf-8")
+    path.write_text(
+        'patent,paragraph\nUS123,"' + PROCEDURE + '"\nUS124,Not a procedure at all.\n',
+        encoding="utf-8",
+    )
     [snippet] = read_snippets(path)
     assert snippet.doc_id == "US123" and snippet.text == PROCEDURE
     with pytest.raises(ImportFileError, match="--text-field"):
@@ -53,8 +65,14 @@ def test_csv_paragraph_column_and_ids(tmp_path):
 
 def test_ord_jsonl_records(tmp_path):
     path = tmp_path / "ord.jsonl.gz"
-    record = {"dataset_name": "x", "reaction": {"reactionId": "ord-1", "notes": {"procedureDetails": PROCEDURE},
-                                                "provenance": {"patent": "US05464616"}}}
+    record = {
+        "dataset_name": "x",
+        "reaction": {
+            "reactionId": "ord-1",
+            "notes": {"procedureDetails": PROCEDURE},
+            "provenance": {"patent": "US05464616"},
+        },
+    }
     with gzip.open(path, "wt", encoding="utf-8") as handle:
         handle.write(json.dumps(record) + "\n")
     [snippet] = read_snippets(path)
@@ -72,21 +90,30 @@ def test_unknown_file_types_and_missing_files_are_clear_errors(tmp_path):
 def test_ingested_documents_are_read_when_present_and_skipped_when_absent(kb_copy):
     assert list(snippets_from_kb(kb_copy)) == []  # no documents table: nothing, no error
     kb_copy.execute("CREATE TABLE documents (id TEXT PRIMARY KEY, title TEXT)")
-    kb_copy.execute("CREATE TABLE chunks (id INTEGER PRIMARY KEY, document_id TEXT, position INTEGER, text TEXT)")
+    kb_copy.execute(
+        "CREATE TABLE chunks (id INTEGER PRIMARY KEY, document_id TEXT, position INTEGER, text "
+        "TEXT)"
+    )
     kb_copy.execute("INSERT INTO documents VALUES ('paper-1', 'Org. Lett. paper')")
     kb_copy.execute("INSERT INTO chunks VALUES (1, 'paper-1', 1, ?)", ("The background is long.",))
     kb_copy.execute("INSERT INTO chunks VALUES (2, 'paper-1', 0, ?)", (PROCEDURE,))
     [snippet] = snippets_from_kb(kb_copy)
-    assert snippet.doc_id == "paper-1" and snippet.text == PROCEDURE and snippet.title == "Org. Lett. paper"
+    assert (
+        snippet.doc_id == "paper-1"
+        and snippet.text == PROCEDURE
+        and snippet.title == "Org. Lett. paper"
+    )
 
 
 def test_hard_wrapped_text_is_unwrapped_into_paragraphs():
-    wrapped = ("Example 7\n"
-               "A mixture of 2-chloropyridine (1.0 g, 8.8 mmol) and morpholine (2 mL) was\n"
-               "stirred at 120 °C for 4 h. The residue was purified by chromatography to\n"
-               "give the title compound (1.2 g, 83%).\n"
-               "The compounds of the invention are kinase inhibitors that are useful in\n"
-               "the treatment of several diseases of man and animals alike.\n")
+    wrapped = (
+        "Example 7\n"
+        "A mixture of 2-chloropyridine (1.0 g, 8.8 mmol) and morpholine (2 mL) was\n"
+        "stirred at 120 °C for 4 h. The residue was purified by chromatography to\n"
+        "give the title compound (1.2 g, 83%).\n"
+        "The compounds of the invention are kinase inhibitors that are useful in\n"
+        "the treatment of several diseases of man and animals alike.\n"
+    )
     pairs = split_paragraphs(wrapped)
     assert pairs[0][0] == "Example 7"
     assert pairs[0][1].startswith("A mixture") and pairs[0][1].endswith("(1.2 g, 83%).")

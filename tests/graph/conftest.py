@@ -1,4 +1,5 @@
-"""Graph fixtures: the starter KB's graph, built once per session (a copy, so the KB fixture stays clean)."""
+"""Graph fixtures: the starter KB's graph, built once per session (a copy, so the KB fixture stays
+clean)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ def graph_kb_path(small_kb_path, tmp_path_factory):
 
 @pytest.fixture
 def graph(graph_kb_path):
-    backend = LadybugBackend(graph_kb_path.with_name(graph_kb_path.name + ".graph") / "graph.lbug", readonly=True)
+    backend = LadybugBackend(
+        graph_kb_path.with_name(graph_kb_path.name + ".graph") / "graph.lbug", readonly=True
+    )
     yield backend
     backend.close()
 
@@ -30,7 +33,9 @@ def graph(graph_kb_path):
 def starter_tasks(graph_kb_path):
     from chemground.graph.bench.generate import generate_tasks
 
-    backend = LadybugBackend(graph_kb_path.with_name(graph_kb_path.name + ".graph") / "graph.lbug", readonly=True)
+    backend = LadybugBackend(
+        graph_kb_path.with_name(graph_kb_path.name + ".graph") / "graph.lbug", readonly=True
+    )
     try:
         return generate_tasks(backend, per_type=4, seed=7)
     finally:

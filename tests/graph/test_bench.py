@@ -1,4 +1,5 @@
-"""The benchmark: every task type is generated, and every reference query reproduces its gold answer."""
+"""The benchmark: every task type is generated, and every reference query reproduces its gold
+answer."""
 
 from __future__ import annotations
 
@@ -6,7 +7,13 @@ import json
 import shutil
 
 from chemground.graph.bench.generate import canonical_rows, read_tasks, task_counts, write_tasks
-from chemground.graph.bench.run import Prediction, reference_prediction, run_benchmark, score_prediction, all_reaction_ids
+from chemground.graph.bench.run import (
+    Prediction,
+    all_reaction_ids,
+    reference_prediction,
+    run_benchmark,
+    score_prediction,
+)
 from chemground.graph.bench.tasks import TASK_TYPES
 from chemground.graph.build import build_graph
 from chemground.graph.config import GraphSettings
@@ -18,15 +25,21 @@ def test_every_task_type_is_generated(starter_tasks):
     counts = task_counts(starter_tasks)
     assert set(counts) == {t.name for t in TASK_TYPES} and len(counts) == 10
     assert all(n == 4 for n in counts.values()), counts
-    assert sum(t.level == "single" for t in TASK_TYPES) == 6 and sum(t.level == "multi" for t in TASK_TYPES) == 4
+    assert (
+        sum(t.level == "single" for t in TASK_TYPES) == 6
+        and sum(t.level == "multi" for t in TASK_TYPES) == 4
+    )
     for task in starter_tasks:
         assert task["gold"]["rows"], task["id"]
         for anchor in task["anchors"]:
-            assert anchor["value"] in task["question"] and anchor["value"] in task["reference_cypher"]
+            assert (
+                anchor["value"] in task["question"] and anchor["value"] in task["reference_cypher"]
+            )
 
 
 def test_reference_queries_reproduce_gold_on_a_fresh_build(starter_tasks, small_kb_path, tmp_path):
-    # a separate graph built from scratch: the gold answers are a property of the KB, not of one file
+    # a separate graph built from scratch: the gold answers are a property of the KB, not of one
+    # file
     kb_path = tmp_path / "kb.sqlite"
     shutil.copy(small_kb_path, kb_path)
     build_graph(kb_path, settings=GraphSettings(graph_dir=None), full=True)
@@ -36,14 +49,27 @@ def test_reference_queries_reproduce_gold_on_a_fresh_build(starter_tasks, small_
         for task in tasks:
             rows = graph.query(task["reference_cypher"], limit=100_000).rows
             path_keys = [task["path_key"]] if task["path_key"] else []
-            assert canonical_rows(rows, path_keys) == canonical_rows(task["gold"]["rows"], path_keys), task["id"]
+            assert canonical_rows(rows, path_keys) == canonical_rows(
+                task["gold"]["rows"], path_keys
+            ), task["id"]
 
 
 def test_reference_run_scores_one_everywhere(graph, starter_tasks):
-    scores, summary = run_benchmark(starter_tasks, graph, lambda task: reference_prediction(graph, task))
+    _scores, summary = run_benchmark(
+        starter_tasks, graph, lambda task: reference_prediction(graph, task)
+    )
     overall = summary["all"]
-    for metric in ("bleu", "meteor", "rouge_l", "precision", "recall", "f1", "path_f1", "partial_path_recall",
-                   "exact_answer"):
+    for metric in (
+        "bleu",
+        "meteor",
+        "rouge_l",
+        "precision",
+        "recall",
+        "f1",
+        "path_f1",
+        "partial_path_recall",
+        "exact_answer",
+    ):
         assert overall[metric] > 0.999, (metric, overall[metric])
     assert overall["errors"] == {e: 0 for e in overall["errors"]}
     assert summary["level:multi"]["n"] == 16
@@ -53,12 +79,23 @@ def test_wrong_answers_are_scored_and_classified(graph, starter_tasks):
     ids = all_reaction_ids(graph)
     task = next(t for t in starter_tasks if t["task_type"] == "route_2_step")
     # a query that anchors the target on the wrong end returns the wrong rows
-    flipped_anchor = task["reference_cypher"].replace("(s:Molecule)", "(s:Molecule {smiles: 'X'})", 1)
+    flipped_anchor = task["reference_cypher"].replace(
+        "(s:Molecule)", "(s:Molecule {smiles: 'X'})", 1
+    )
     empty = Prediction(flipped_anchor, [], True, first_query=flipped_anchor)
     scores = score_prediction(task, empty, ids)
-    assert "empty_result" in scores["errors"] and scores["f1"] == 0.0 and scores["path_recall"] == 0.0
+    assert (
+        "empty_result" in scores["errors"] and scores["f1"] == 0.0 and scores["path_recall"] == 0.0
+    )
     # half the paths: path recall 0.5 when the gold has two paths
-    two = next((t for t in starter_tasks if t.get("path_key") and len({json.dumps(r["path"]) for r in t["gold"]["rows"]}) >= 2), None)
+    two = next(
+        (
+            t
+            for t in starter_tasks
+            if t.get("path_key") and len({json.dumps(r["path"]) for r in t["gold"]["rows"]}) >= 2
+        ),
+        None,
+    )
     if two is not None:
         first_path = two["gold"]["rows"][0]["path"]
         partial = [r for r in two["gold"]["rows"] if r["path"] == first_path]
@@ -73,7 +110,7 @@ def test_example_bank_is_disjoint_from_benchmark_phrasing():
 
     def ngrams(text, n=5):
         words = mask_smiles(text).lower().split()
-        return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+        return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
 
     bench = set().union(*(ngrams(t.replace("{", " ").replace("}", " ")) for t in templates))
     for exemplar in load_exemplars():

@@ -1,4 +1,5 @@
-"""Export round-trip: every reaction and resolved participant of the starter KB is in the graph, once."""
+"""Export round-trip: every reaction and resolved participant of the starter KB is in the graph,
+once."""
 
 from __future__ import annotations
 
@@ -7,13 +8,13 @@ from collections import Counter
 
 import pytest
 
+from chemground.chem.structure import structure_from_smiles
 from chemground.errors import NotFoundError
 from chemground.graph.build import build_graph
 from chemground.graph.config import GraphSettings
 from chemground.graph.ladybug_backend import LadybugBackend
 from chemground.graph.readonly import ReadOnlyViolation
 from chemground.graph.schema import REL_BY_ROLE
-from chemground.chem.structure import structure_from_smiles
 from chemground.kb.records import Compound, Participant, Reaction, Role
 from chemground.kb.sqlite_store import SQLiteKB
 
@@ -37,20 +38,37 @@ def test_round_trip_matches_the_kb(graph, small_kb):
     reaction = small_kb.get_reaction("starter:fischer_esterification-01")
     rows = graph.query(
         "MATCH (m:Molecule)-[:REACTANT_OF]->(r:Reaction {id: 'starter:fischer_esterification-01'}) "
-        "RETURN m.smiles AS smiles").rows
+        "RETURN m.smiles AS smiles"
+    ).rows
     assert {r["smiles"] for r in rows} == {p.smiles for p in reaction.reactants}
-    rows = graph.query("MATCH (r:Reaction {id: 'starter:fischer_esterification-01'})-[:PRODUCES]->(m:Molecule) "
-                       "RETURN m.smiles AS smiles, r.main_product = m.key AS main").rows
-    assert {r["smiles"]: r["main"] for r in rows} == {"CCOC(C)=O": True, "O": False}  # water is the by-product
-    props = graph.query("MATCH (r:Reaction {id: 'starter:fischer_esterification-01'}) RETURN r.yield_percent AS y, "
-                        "r.temperature_c AS t, r.time_h AS h, r.conditions AS c, r.reaction_class AS cls").rows[0]
-    assert props == {"y": reaction.yield_percent, "t": 78.0, "h": 4.0, "c": "78 °C; 4 h",
-                     "cls": reaction.reaction_class}
+    rows = graph.query(
+        "MATCH (r:Reaction {id: 'starter:fischer_esterification-01'})-[:PRODUCES]->(m:Molecule) "
+        "RETURN m.smiles AS smiles, r.main_product = m.key AS main"
+    ).rows
+    assert {r["smiles"]: r["main"] for r in rows} == {
+        "CCOC(C)=O": True,
+        "O": False,
+    }  # water is the by-product
+    props = graph.query(
+        "MATCH (r:Reaction {id: 'starter:fischer_esterification-01'}) RETURN r.yield_percent AS y, "
+        "r.temperature_c AS t, r.time_h AS h, r.conditions AS c, r.reaction_class AS cls"
+    ).rows[0]
+    assert props == {
+        "y": reaction.yield_percent,
+        "t": 78.0,
+        "h": 4.0,
+        "c": "78 °C; 4 h",
+        "cls": reaction.reaction_class,
+    }
     # wrong direction matches nothing: direction carries meaning
-    assert graph.query("MATCH (r:Reaction)-[:REACTANT_OF]->(m:Molecule) RETURN count(*) AS n").rows == [{"n": 0}]
+    assert graph.query(
+        "MATCH (r:Reaction)-[:REACTANT_OF]->(m:Molecule) RETURN count(*) AS n"
+    ).rows == [{"n": 0}]
 
 
-def test_rebuild_is_skipped_when_unchanged_and_incremental_when_the_kb_grew(small_kb_path, tmp_path):
+def test_rebuild_is_skipped_when_unchanged_and_incremental_when_the_kb_grew(
+    small_kb_path, tmp_path
+):
     kb_path = tmp_path / "kb.sqlite"
     shutil.copy(small_kb_path, kb_path)
     settings = GraphSettings(graph_dir=None)
@@ -60,22 +78,37 @@ def test_rebuild_is_skipped_when_unchanged_and_incremental_when_the_kb_grew(smal
     kb = SQLiteKB(kb_path)
     ethanol = kb.lookup_name("ethanol")[0]
     novel = structure_from_smiles("CCOC(=O)C1(CC2CC2)CCC(F)(F)CC1")  # not in the dictionary subset
-    new_compound, created = kb.upsert_compound(Compound(smiles=novel.smiles, inchikey=novel.inchikey,
-                                                        common_name="test ester"))
+    new_compound, created = kb.upsert_compound(
+        Compound(smiles=novel.smiles, inchikey=novel.inchikey, common_name="test ester")
+    )
     assert created
     with kb.transaction():
-        kb.add_reaction(Reaction(id="test:new-1", source="test", participants=[
-            Participant(role=Role.REACTANT, compound_id=ethanol.compound_id, inchikey=ethanol.structure.inchikey),
-            Participant(role=Role.PRODUCT, compound_id=new_compound, inchikey=novel.inchikey),
-        ]))
+        kb.add_reaction(
+            Reaction(
+                id="test:new-1",
+                source="test",
+                participants=[
+                    Participant(
+                        role=Role.REACTANT,
+                        compound_id=ethanol.compound_id,
+                        inchikey=ethanol.structure.inchikey,
+                    ),
+                    Participant(
+                        role=Role.PRODUCT, compound_id=new_compound, inchikey=novel.inchikey
+                    ),
+                ],
+            )
+        )
     kb.close()
     second = build_graph(kb_path, settings=settings)
     assert second.action == "incremental"
     assert second.reactions_added == 1 and second.molecules_added == 1
     assert second.counts["reactions"] == 275
     with LadybugBackend(kb_path.with_name("kb.sqlite.graph") / "graph.lbug") as graph:
-        rows = graph.query("MATCH (:Molecule {name: 'ethanol'})-[:REACTANT_OF]->(r:Reaction {id: 'test:new-1'})"
-                           "-[:PRODUCES]->(p:Molecule) RETURN p.name AS name").rows
+        rows = graph.query(
+            "MATCH (:Molecule {name: 'ethanol'})-[:REACTANT_OF]->(r:Reaction {id: 'test:new-1'})"
+            "-[:PRODUCES]->(p:Molecule) RETURN p.name AS name"
+        ).rows
     assert rows == [{"name": "test ester"}]
     full = build_graph(kb_path, settings=settings, full=True)
     assert full.action == "full" and full.counts == second.counts
@@ -87,7 +120,8 @@ def test_missing_kb_is_a_clear_error(tmp_path):
 
 
 def test_graph_opened_for_reading_cannot_be_written(graph):
-    # even past the guard (internal write path), the engine itself refuses: the file is open read-only
+    # even past the guard (internal write path), the engine itself refuses: the file is open
+    # read-only
     with pytest.raises(ReadOnlyViolation):
         graph.query("CREATE (:Molecule {key: 'x'})")
     with pytest.raises(Exception, match="read-only"):

@@ -1,17 +1,30 @@
-"""Metrics on hand-made cases: equivalent queries score 1.0 on retrieval; text metrics see the difference."""
+"""Metrics on hand-made cases: equivalent queries score 1.0 on retrieval; text metrics see the
+difference."""
 
 from __future__ import annotations
 
 import pytest
 
 from chemground.graph.bench.metrics import (
-    extract_paths, match_keys, meteor, normalize_key, path_scores, retrieval_score, text_metrics,
+    extract_paths,
+    match_keys,
+    meteor,
+    normalize_key,
+    path_scores,
+    retrieval_score,
+    text_metrics,
 )
 
-REFERENCE = ("MATCH (m:Molecule)-[:REACTANT_OF]->(r:Reaction)-[:PRODUCES]->(p:Molecule {smiles: 'Nc1ccccc1'}) "
-             "RETURN DISTINCT r.id AS reaction_id, m.smiles AS reactant_smiles, m.name AS reactant_name")
-EQUIVALENT = ("MATCH (target:Molecule {smiles: 'Nc1ccccc1'})<-[:PRODUCES]-(rxn:Reaction)<-[:REACTANT_OF]-(x:Molecule)\n"
-              "RETURN rxn.id AS reactionId, x.smiles AS reactantSmiles, x.name AS reactantNames")
+REFERENCE = (
+    "MATCH (m:Molecule)-[:REACTANT_OF]->(r:Reaction)-[:PRODUCES]->(p:Molecule {smiles: "
+    "'Nc1ccccc1'}) "
+    "RETURN DISTINCT r.id AS reaction_id, m.smiles AS reactant_smiles, m.name AS reactant_name"
+)
+EQUIVALENT = (
+    "MATCH (target:Molecule {smiles: "
+    "'Nc1ccccc1'})<-[:PRODUCES]-(rxn:Reaction)<-[:REACTANT_OF]-(x:Molecule)\n"
+    "RETURN rxn.id AS reactionId, x.smiles AS reactantSmiles, x.name AS reactantNames"
+)
 
 
 def test_equivalent_queries_with_different_text_score_one_on_retrieval(graph):
@@ -23,7 +36,9 @@ def test_equivalent_queries_with_different_text_score_one_on_retrieval(graph):
     assert {v["stage"] for v in score.per_key.values()} == {"exact"}
     text = text_metrics(EQUIVALENT, REFERENCE)
     assert all(0.0 < v < 0.95 for v in text.values()), text
-    assert text_metrics(REFERENCE, REFERENCE) == pytest.approx({"bleu": 1.0, "meteor": 1.0, "rouge_l": 1.0}, abs=1e-4)
+    assert text_metrics(REFERENCE, REFERENCE) == pytest.approx(
+        {"bleu": 1.0, "meteor": 1.0, "rouge_l": 1.0}, abs=1e-4
+    )
 
 
 def test_key_normalisation():
@@ -35,8 +50,12 @@ def test_key_normalisation():
 
 
 def test_three_stage_key_matching():
-    matches = {m.gold: (m.predicted, m.stage) for m in match_keys(
-        ["reaction_id", "solvents", "yield_percent"], ["reactionId", "solvent", "percent_yield"])}
+    matches = {
+        m.gold: (m.predicted, m.stage)
+        for m in match_keys(
+            ["reaction_id", "solvents", "yield_percent"], ["reactionId", "solvent", "percent_yield"]
+        )
+    }
     assert matches["reaction_id"] == ("reactionId", "exact")
     assert matches["solvents"] == ("solvent", "stem")
     assert matches["yield_percent"] == ("percent_yield", "embedding")
@@ -59,12 +78,24 @@ def test_path_metrics():
     gold = extract_paths([{"path": ["r1", "r2"]}, {"path": ["r3", "r2"]}], ids)
     assert gold == {("r1", "r2"), ("r3", "r2")}
     # id columns in order count as a path too; so does a path value with Reaction nodes
-    predicted = extract_paths([{"a": "r1", "b": "r2"}, {"p": {"nodes": [{"label": "Molecule", "key": "x"},
-                              {"label": "Reaction", "id": "r4"}], "relationships": []}}], ids)
+    predicted = extract_paths(
+        [
+            {"a": "r1", "b": "r2"},
+            {
+                "p": {
+                    "nodes": [{"label": "Molecule", "key": "x"}, {"label": "Reaction", "id": "r4"}],
+                    "relationships": [],
+                }
+            },
+        ],
+        ids,
+    )
     assert predicted == {("r1", "r2"), ("r4",)}
     scores = path_scores(predicted, gold)
     assert scores["path_precision"] == 0.5 and scores["path_recall"] == 0.5
-    assert scores["partial_path_recall"] == pytest.approx((1.0 + 0.5) / 2)  # (r3, r2) shares r2 with (r1, r2)
+    assert scores["partial_path_recall"] == pytest.approx(
+        (1.0 + 0.5) / 2
+    )  # (r3, r2) shares r2 with (r1, r2)
     assert path_scores({("r2", "r1")}, {("r1", "r2")})["path_f1"] == 0.0  # order matters
     assert path_scores({("r1",)}, {("r1", "r2")})["partial_path_recall"] == 0.5
 

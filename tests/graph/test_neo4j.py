@@ -14,11 +14,14 @@ from chemground.graph.readonly import ReadOnlyViolation
 
 pytestmark = pytest.mark.skipif(
     not os.environ.get("CHEMGROUND_NEO4J_URL"),
-    reason="no Neo4j server configured (set CHEMGROUND_NEO4J_URL, _USER, _PASSWORD to run the Neo4j backend tests)",
+    reason="no Neo4j server configured (set CHEMGROUND_NEO4J_URL, _USER, _PASSWORD to run the "
+    "Neo4j backend tests)",
 )
 
 
-def test_neo4j_holds_the_same_graph_as_the_embedded_backend(graph, starter_tasks, small_kb_path, tmp_path):
+def test_neo4j_holds_the_same_graph_as_the_embedded_backend(
+    graph, starter_tasks, small_kb_path, tmp_path
+):
     kb = tmp_path / "kb.sqlite"
     shutil.copy(small_kb_path, kb)
     settings = GraphSettings()
@@ -29,6 +32,8 @@ def test_neo4j_holds_the_same_graph_as_the_embedded_backend(graph, starter_tasks
         for task in starter_tasks:
             rows = neo.query(task["reference_cypher"], limit=100_000).rows
             keys = [task["path_key"]] if task["path_key"] else []
-            assert canonical_rows(rows, keys) == canonical_rows(task["gold"]["rows"], keys), task["id"]
+            assert canonical_rows(rows, keys) == canonical_rows(task["gold"]["rows"], keys), task[
+                "id"
+            ]
         with pytest.raises(ReadOnlyViolation):
             neo.query("MATCH (m:Molecule) DETACH DELETE m")

@@ -6,12 +6,18 @@ from chemground.graph.patterns import analyse, direction_issues, fix_direction
 
 
 def test_flipped_edges_are_found_and_corrected():
-    query = ("MATCH (r:Reaction)-[:REACTANT_OF]->(m:Molecule {smiles: 'CCO'}), (p:Molecule)-[:PRODUCES]->(r) "
-             "RETURN p.smiles")
+    query = (
+        "MATCH (r:Reaction)-[:REACTANT_OF]->(m:Molecule {smiles: 'CCO'}), "
+        "(p:Molecule)-[:PRODUCES]->(r) "
+        "RETURN p.smiles"
+    )
     fixed, issues = fix_direction(query)
     assert len(issues) == 2
-    assert fixed == ("MATCH (r:Reaction)<-[:REACTANT_OF]-(m:Molecule {smiles: 'CCO'}), (p:Molecule)<-[:PRODUCES]-(r) "
-                     "RETURN p.smiles")
+    assert fixed == (
+        "MATCH (r:Reaction)<-[:REACTANT_OF]-(m:Molecule {smiles: 'CCO'}), "
+        "(p:Molecule)<-[:PRODUCES]-(r) "
+        "RETURN p.smiles"
+    )
     assert direction_issues(fixed) == []
     assert fix_direction(fixed) == (fixed, [])
 
@@ -39,10 +45,18 @@ def test_arrows_inside_strings_are_not_patterns():
 
 
 def test_anchors_from_maps_and_where_clauses():
-    patterns = analyse("MATCH (a:Molecule {smiles: 'CCO'})-[:REACTANT_OF]->(r:Reaction)-[:PRODUCES]->(b) "
-                       "WHERE b.smiles IN ['CC=O', 'CC(=O)O'] AND 'x' = r.id RETURN b")
+    patterns = analyse(
+        "MATCH (a:Molecule {smiles: 'CCO'})-[:REACTANT_OF]->(r:Reaction)-[:PRODUCES]->(b) "
+        "WHERE b.smiles IN ['CC=O', 'CC(=O)O'] AND 'x' = r.id RETURN b"
+    )
     assert ("a", "smiles", "CCO") in patterns.anchors
-    assert ("b", "smiles", "CC=O") in patterns.anchors and ("b", "smiles", "CC(=O)O") in patterns.anchors
+    assert ("b", "smiles", "CC=O") in patterns.anchors and (
+        "b",
+        "smiles",
+        "CC(=O)O",
+    ) in patterns.anchors
     assert ("r", "id", "x") in patterns.anchors
     assert [(rel.source.var, rel.types, rel.target.var) for rel in patterns.rels] == [
-        ("a", ["REACTANT_OF"], "r"), ("r", ["PRODUCES"], "b")]
+        ("a", ["REACTANT_OF"], "r"),
+        ("r", ["PRODUCES"], "b"),
+    ]

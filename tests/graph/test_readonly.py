@@ -43,7 +43,7 @@ ALLOWED = [
     "MATCH (m:Molecule) WHERE m.name = 'CREATE a DELETE' RETURN m.name",
     "MATCH (m:Molecule) // DELETE everything\nRETURN m.key",
     "MATCH (m:Molecule) RETURN m.name AS `set`, m.key AS start",
-    "MATCH (r:Reaction) WHERE r.title CONTAINS \"drop\" RETURN r.id",
+    'MATCH (r:Reaction) WHERE r.title CONTAINS "drop" RETURN r.id',
     "CALL show_tables() RETURN *",
     "MATCH (m) RETURN {delete: 1} AS x",
     "MATCH (m) RETURN 'it\\'s DELETE' AS x",
@@ -89,10 +89,13 @@ def test_backend_refuses_before_the_engine_runs(graph):
     assert graph.counts().molecules > 0
 
 
-@pytest.mark.parametrize("query", [
-    "MATCH (m:Molecule) WITH m AS set RETURN set.name AS name ORDER BY name LIMIT 1",
-    "MATCH (set:Molecule) RETURN set.name AS name ORDER BY name LIMIT 1",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "MATCH (m:Molecule) WITH m AS set RETURN set.name AS name ORDER BY name LIMIT 1",
+        "MATCH (set:Molecule) RETURN set.name AS name ORDER BY name LIMIT 1",
+    ],
+)
 def test_keywords_as_variables_run_on_the_engine(graph, query):
     assert len(graph.query(query).rows) == 1
 

@@ -16,7 +16,11 @@ def test_routes_between_start_and_target(graph):
     search = find_routes(graph, [NITROBENZENE], ACETANILIDE, k=3, max_depth=3)
     assert search.routes, "nitrobenzene -> aniline -> acetanilide is in the starter set"
     best = search.routes[0]
-    assert best.length == 2 and [m["key"] for m in best.molecules] == [NITROBENZENE, ANILINE, ACETANILIDE]
+    assert best.length == 2 and [m["key"] for m in best.molecules] == [
+        NITROBENZENE,
+        ANILINE,
+        ACETANILIDE,
+    ]
     assert all(r.length <= 3 for r in search.routes)
     assert [r.length for r in search.routes] == sorted(r.length for r in search.routes)
     evidence = best.to_evidence()
@@ -29,7 +33,9 @@ def test_forward_products(graph):
     reached = {r.molecules[-1]["key"]: r for r in search.routes}
     assert ANILINE in reached and reached[ANILINE].length == 1
     assert ACETANILIDE in reached and reached[ACETANILIDE].length == 2
-    assert "XLYOFNOQVPJJNP-UHFFFAOYSA-N" not in reached  # water is a by-product, not followed by default
+    assert (
+        "XLYOFNOQVPJJNP-UHFFFAOYSA-N" not in reached
+    )  # water is a by-product, not followed by default
 
 
 def test_unknown_molecule_is_a_clear_error(graph):

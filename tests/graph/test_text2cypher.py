@@ -1,17 +1,26 @@
-"""Text2Cypher with a scripted LLM: the correction loop, the direction fix, refusal, modes, evidence."""
+"""Text2Cypher with a scripted LLM: the correction loop, the direction fix, refusal, modes,
+evidence."""
 
 from __future__ import annotations
 
 import pytest
 
 from chemground.graph.exemplars import ExemplarSelector, mask_smiles
-from chemground.graph.text2cypher import Text2Cypher, extract_cypher, graph_evidence, result_to_evidence
 from chemground.graph.readonly import ReadOnlyViolation
+from chemground.graph.text2cypher import (
+    Text2Cypher,
+    extract_cypher,
+    graph_evidence,
+    result_to_evidence,
+)
 from chemground.llm import ScriptedLLM
 
 QUESTION = "Which reactants are used to make Nc1ccccc1?"
-GOOD = ("MATCH (m:Molecule)-[:REACTANT_OF]->(r:Reaction)-[:PRODUCES]->(p:Molecule {smiles: 'Nc1ccccc1'}) "
-        "RETURN r.id AS reaction_id, m.smiles AS reactant_smiles")
+GOOD = (
+    "MATCH (m:Molecule)-[:REACTANT_OF]->(r:Reaction)-[:PRODUCES]->(p:Molecule {smiles: "
+    "'Nc1ccccc1'}) "
+    "RETURN r.id AS reaction_id, m.smiles AS reactant_smiles"
+)
 OK = '{"ok": true, "problems": []}'
 
 
@@ -25,7 +34,9 @@ def test_bad_query_engine_error_corrected_query(graph):
     result = Text2Cypher(graph, llm, mode="one-shot-static").run(QUESTION)
     assert result.ok and result.corrections == 1
     assert result.first_query == bad and result.query == GOOD
-    assert result.rows == [{"reaction_id": "starter:nitro_hydrogenation-01", "reactant_smiles": "O=[N+]([O-])c1ccccc1"}]
+    assert result.rows == [
+        {"reaction_id": "starter:nitro_hydrogenation-01", "reactant_smiles": "O=[N+]([O-])c1ccccc1"}
+    ]
     steps = [s["step"] for s in result.trace]
     assert steps == ["generate", "engine_error", "fix_error", "executed", "checklist"]
     # the engine's own message went back to the model
@@ -35,8 +46,11 @@ def test_bad_query_engine_error_corrected_query(graph):
 
 
 def test_direction_flip_is_corrected_without_the_llm(graph):
-    flipped = ("MATCH (r:Reaction)-[:REACTANT_OF]->(m:Molecule), (p:Molecule {smiles: 'Nc1ccccc1'})-[:PRODUCES]->(r) "
-               "RETURN r.id AS reaction_id, m.smiles AS reactant_smiles")
+    flipped = (
+        "MATCH (r:Reaction)-[:REACTANT_OF]->(m:Molecule), (p:Molecule {smiles: "
+        "'Nc1ccccc1'})-[:PRODUCES]->(r) "
+        "RETURN r.id AS reaction_id, m.smiles AS reactant_smiles"
+    )
     llm = ScriptedLLM([fenced(flipped)])
     result = Text2Cypher(graph, llm, mode="zero-shot", validate=False).run(QUESTION)
     assert result.ok and result.corrections == 0 and len(result.direction_fixes) == 2
@@ -45,12 +59,17 @@ def test_direction_flip_is_corrected_without_the_llm(graph):
 
 def test_checklist_validator_corrects_missing_components(graph):
     partial = GOOD.replace(", m.smiles AS reactant_smiles", "")
-    verdict = ('{"ok": false, "problems": [{"check": "missing_components", "detail": "reactants are not returned"}], '
-               '"corrected_query": null}')
+    verdict = (
+        '{"ok": false, "problems": [{"check": "missing_components", "detail": "reactants are not '
+        'returned"}], '
+        '"corrected_query": null}'
+    )
     llm = ScriptedLLM([fenced(partial), verdict, fenced(GOOD), OK])
     result = Text2Cypher(graph, llm, mode="zero-shot").run(QUESTION)
     assert result.ok and result.query == GOOD and result.corrections == 1
-    assert "missing_components: reactants are not returned" in llm.calls[2]["messages"][-1]["content"]
+    assert (
+        "missing_components: reactants are not returned" in llm.calls[2]["messages"][-1]["content"]
+    )
 
 
 def test_at_most_three_corrections(graph):
@@ -69,7 +88,9 @@ def test_generated_write_query_is_refused_and_not_run(graph):
     assert not result.ok and result.error_kind == "refused" and "DETACH DELETE" in result.error
     assert graph.counts().molecules == before
     with pytest.raises(ReadOnlyViolation):
-        graph_evidence("delete everything", llm=ScriptedLLM([fenced("MATCH (m) DELETE m")]), graph=graph)
+        graph_evidence(
+            "delete everything", llm=ScriptedLLM([fenced("MATCH (m) DELETE m")]), graph=graph
+        )
 
 
 def test_prompt_carries_schema_rules_and_the_chosen_example(graph):
@@ -92,22 +113,41 @@ def test_exemplar_modes():
     picked = {selector.select(f"question {i}", "one-shot-random").id for i in range(30)}
     assert len(picked) > 3
     # semantic: intent decides, not the molecule (SMILES are masked)
-    assert selector.select("Which solvent was used when Brc1ccc(C)cc1 was turned into Cc1ccc(-c2ccccc2)cc1?",
-                           "one-shot-semantic").id == "ex-solvent"
-    assert selector.select("Give two-step synthesis routes ending at CC(=O)OCC with the reaction ids",
-                           "one-shot-semantic").id in ("ex-route-2", "ex-route-3")
-    assert mask_smiles("make CC(=O)Oc1ccccc1C(=O)O? and CCO from ethanol") == "make [MOL] and [MOL] from ethanol"
+    assert (
+        selector.select(
+            "Which solvent was used when Brc1ccc(C)cc1 was turned into Cc1ccc(-c2ccccc2)cc1?",
+            "one-shot-semantic",
+        ).id
+        == "ex-solvent"
+    )
+    assert selector.select(
+        "Give two-step synthesis routes ending at CC(=O)OCC with the reaction ids",
+        "one-shot-semantic",
+    ).id in ("ex-route-2", "ex-route-3")
+    assert (
+        mask_smiles("make CC(=O)Oc1ccccc1C(=O)O? and CCO from ethanol")
+        == "make [MOL] and [MOL] from ethanol"
+    )
 
 
 def test_evidence_rows_and_paths(graph):
-    query = ("MATCH (s:Molecule)-[:REACTANT_OF]->(r1:Reaction)-[:PRODUCES]->(i:Molecule)"
-             "-[:REACTANT_OF]->(r2:Reaction)-[:PRODUCES]->(t:Molecule {smiles: 'CC(=O)Nc1ccccc1'}) "
-             "WHERE r1.main_product = i.key AND r2.main_product = t.key RETURN s.smiles AS start_smiles, [r1.id, r2.id] AS path")
-    result = Text2Cypher(graph, ScriptedLLM([fenced(query)]), mode="zero-shot", validate=False).run("routes to acetanilide")
+    query = (
+        "MATCH (s:Molecule)-[:REACTANT_OF]->(r1:Reaction)-[:PRODUCES]->(i:Molecule)"
+        "-[:REACTANT_OF]->(r2:Reaction)-[:PRODUCES]->(t:Molecule {smiles: 'CC(=O)Nc1ccccc1'}) "
+        "WHERE r1.main_product = i.key AND r2.main_product = t.key RETURN s.smiles AS "
+        "start_smiles, [r1.id, r2.id] AS path"
+    )
+    result = Text2Cypher(graph, ScriptedLLM([fenced(query)]), mode="zero-shot", validate=False).run(
+        "routes to acetanilide"
+    )
     evidence = result_to_evidence(result, backend="ladybug")
     assert evidence and all(e.kind == "graph_path" and e.retriever == "graph" for e in evidence)
-    assert evidence[0].provenance["cypher"] == query and len(evidence[0].provenance["reactions"]) == 2
-    rows = Text2Cypher(graph, ScriptedLLM([fenced(GOOD)]), mode="zero-shot", validate=False).run(QUESTION)
+    assert (
+        evidence[0].provenance["cypher"] == query and len(evidence[0].provenance["reactions"]) == 2
+    )
+    rows = Text2Cypher(graph, ScriptedLLM([fenced(GOOD)]), mode="zero-shot", validate=False).run(
+        QUESTION
+    )
     assert [e.kind for e in result_to_evidence(rows)] == ["graph_row"]
 
 

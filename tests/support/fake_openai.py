@@ -10,33 +10,47 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 
 @dataclass
 class Step:
     text: str | None = None
     status: int = 200
-    body: str | None = None          # raw body (overrides text), e.g. invalid JSON
+    body: str | None = None  # raw body (overrides text), e.g. invalid JSON
     delay_s: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
     tool_calls: list[dict[str, Any]] | None = None
     usage: dict[str, int] | None = None
 
 
-def completion(text: str | None, model: str = "fake-model", tool_calls=None, usage=None) -> dict[str, Any]:
+def completion(
+    text: str | None, model: str = "fake-model", tool_calls=None, usage=None
+) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if tool_calls:
         message["tool_calls"] = [
-            {"id": f"call_{i}", "type": "function",
-             "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments", {}))}}
+            {
+                "id": f"call_{i}",
+                "type": "function",
+                "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments", {}))},
+            }
             for i, c in enumerate(tool_calls)
         ]
     return {
-        "id": "chatcmpl-fake", "object": "chat.completion", "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if tool_calls else "stop"}],
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if tool_calls else "stop",
+            }
+        ],
         "usage": usage or {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
     }
 
@@ -55,21 +69,35 @@ class FakeOpenAIServer:
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server API
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 payload = json.loads(self.rfile.read(length) or b"{}")
                 with server._lock:
-                    server.requests.append({"path": self.path, "body": payload, "headers": dict(self.headers)})
+                    server.requests.append(
+                        {"path": self.path, "body": payload, "headers": dict(self.headers)}
+                    )
                     if server.responder is not None:
                         step = server.responder(payload)
                     elif server.steps:
                         step = server.steps.pop(0)
                     else:
-                        step = Step(status=500, body='{"error": {"message": "no scripted reply left"}}')
+                        step = Step(
+                            status=500, body='{"error": {"message": "no scripted reply left"}}'
+                        )
                 if step.delay_s:
                     time.sleep(step.delay_s)
-                body = step.body if step.body is not None else json.dumps(
-                    completion(step.text, payload.get("model", "fake-model"), step.tool_calls, step.usage))
+                body = (
+                    step.body
+                    if step.body is not None
+                    else json.dumps(
+                        completion(
+                            step.text,
+                            payload.get("model", "fake-model"),
+                            step.tool_calls,
+                            step.usage,
+                        )
+                    )
+                )
                 data = body.encode("utf-8")
                 try:
                     self.send_response(step.status)
@@ -94,7 +122,7 @@ class FakeOpenAIServer:
         with self._lock:
             self.steps.extend(Step(text=s) if isinstance(s, str) else s for s in steps)
 
-    def __enter__(self) -> "FakeOpenAIServer":
+    def __enter__(self) -> FakeOpenAIServer:
         self._thread.start()
         return self
 

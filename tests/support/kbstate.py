@@ -7,8 +7,12 @@ import hashlib
 from chemground.kb.sqlite_store import SQLiteKB
 
 TABLES = {
-    "compounds": "id", "compound_names": "norm, compound_id", "compound_keys": "inchikey",
-    "reactions": "rowid", "participants": "reaction_rowid, position", "meta": "key",
+    "compounds": "id",
+    "compound_names": "norm, compound_id",
+    "compound_keys": "inchikey",
+    "reactions": "rowid",
+    "participants": "reaction_rowid, position",
+    "meta": "key",
 }
 
 

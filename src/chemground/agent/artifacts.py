@@ -29,7 +29,12 @@ from chemground.errors import ChemgroundError
 
 MAGIC = "chemground_artifact"
 TEXT_STRUCTURE_FORMATS = {
-    ".cif": "cif", ".mcif": "cif", ".vasp": "poscar", ".poscar": "poscar", ".cssr": "cssr", ".xsf": "xsf",
+    ".cif": "cif",
+    ".mcif": "cif",
+    ".vasp": "poscar",
+    ".poscar": "poscar",
+    ".cssr": "cssr",
+    ".xsf": "xsf",
     ".res": "res",
 }
 
@@ -46,14 +51,19 @@ def resolve(ctx: ToolContext, name: str, *, must_exist: bool = False) -> Path:
         raise ArtifactError("empty file path")
     parts = [p for p in PurePosixPath(text.replace("\\", "/")).parts if p not in ("/", "")]
     if any(p == ".." for p in parts):
-        raise ArtifactError(f"path {name!r} may not contain '..' (tools only use their files folder {root})")
+        raise ArtifactError(
+            f"path {name!r} may not contain '..' (tools only use their files folder {root})"
+        )
     path = root.joinpath(*parts) if parts else root
     if path.suffix.lower() in (".pkl", ".pickle"):
         path = path.with_name(path.name + ".json")
     path = _confined(root, path, name)
     if must_exist and not path.exists():
-        raise ArtifactError(f"no file or folder {name!r} in the tool files folder {root} (was it written by an earlier "
-                            "tool call?)")
+        raise ArtifactError(
+            f"no file or folder {name!r} in the tool files folder {root} (was it written by an "
+            "earlier "
+            "tool call?)"
+        )
     return path
 
 
@@ -62,16 +72,20 @@ def _inside(root: Path, path: Path) -> bool:
 
 
 def _confined(root: Path, path: Path, name: str) -> Path:
-    """``path`` with every symbolic link resolved; ArtifactError if a link leads outside ``root``."""
+    """``path`` with every symbolic link resolved; ArtifactError if a link leads outside
+    ``root``."""
     real = Path(os.path.realpath(path))
     if not _inside(root, real):
-        raise ArtifactError(f"path {name!r} leads outside the tool files folder {root} through a symbolic link "
-                            f"(to {real}); tools only read and write inside that folder")
+        raise ArtifactError(
+            f"path {name!r} leads outside the tool files folder {root} through a symbolic link "
+            f"(to {real}); tools only read and write inside that folder"
+        )
     return real
 
 
 def check_folder(ctx: ToolContext, folder: Path, name: str) -> None:
-    """Refuse a folder (to read or write) in which a symbolic link leads outside the tool files folder."""
+    """Refuse a folder (to read or write) in which a symbolic link leads outside the tool files
+    folder."""
     root = ctx.files().resolve()
     if not folder.is_dir():
         return
@@ -81,8 +95,11 @@ def check_folder(ctx: ToolContext, folder: Path, name: str) -> None:
             if path.is_symlink():
                 real = Path(os.path.realpath(path))
                 if not _inside(root, real):
-                    raise ArtifactError(f"{name!r} holds a symbolic link {display(ctx, path)!r} that leads outside the "
-                                        f"tool files folder {root} (to {real}); tools only read and write inside it")
+                    raise ArtifactError(
+                        f"{name!r} holds a symbolic link {display(ctx, path)!r} that leads outside "
+                        "the "
+                        f"tool files folder {root} (to {real}); tools only read and write inside it"
+                    )
 
 
 def write_bytes(ctx: ToolContext, path: Path, data: bytes) -> None:
@@ -109,7 +126,8 @@ def write_text(ctx: ToolContext, path: Path, text: str) -> None:
 
 
 def write_folder(ctx: ToolContext, folder: Path, name: str, fill) -> None:
-    """Let ``fill(staging_folder)`` write files, then move them into ``folder`` without following links.
+    """Let ``fill(staging_folder)`` write files, then move them into ``folder`` without following
+    links.
 
     For library calls that write a set of files into a folder (VASP inputs): they write into a
     fresh folder, and each file is renamed into place, replacing (never following) a link there.
@@ -141,7 +159,10 @@ def check_classes(value: Any, where: str = "file") -> None:
     if isinstance(value, dict):
         module = value.get("@module")
         if isinstance(module, str) and not module.startswith(("pymatgen.", "numpy")):
-            raise ArtifactError(f"{where} names the class {module}.{value.get('@class')}; only pymatgen objects are read")
+            raise ArtifactError(
+                f"{where} names the class {module}.{value.get('@class')}; only pymatgen objects "
+                "are read"
+            )
         for item in value.values():
             check_classes(item, where)
     elif isinstance(value, list):
@@ -150,7 +171,8 @@ def check_classes(value: Any, where: str = "file") -> None:
 
 
 def save(ctx: ToolContext, name: str, kind: str, data: Any) -> str:
-    """Write ``data`` (JSON-able) as an artifact of ``kind``; returns the path written (relative)."""
+    """Write ``data`` (JSON-able) as an artifact of ``kind``; returns the path written
+    (relative)."""
     from chemground.agent.jsonsafe import to_jsonable
 
     path = resolve(ctx, name)
@@ -163,17 +185,25 @@ def load(ctx: ToolContext, name: str, kinds: tuple[str, ...]) -> tuple[str, Any]
     path = resolve(ctx, name, must_exist=True)
     raw = path.read_bytes()
     if raw[:1] == b"\x80":
-        raise ArtifactError(f"{name!r} is a pickle file; chemground never loads pickles (they can run code). "
-                            "Re-create the object with a chemground tool, which writes JSON")
+        raise ArtifactError(
+            f"{name!r} is a pickle file; chemground never loads pickles (they can run code). "
+            "Re-create the object with a chemground tool, which writes JSON"
+        )
     try:
         document = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ArtifactError(f"{name!r} is not a chemground JSON artifact: {error}") from None
     if not isinstance(document, dict) or MAGIC not in document:
-        if "structure" in kinds and isinstance(document, dict) and document.get("@class") in ("Structure", "IStructure"):
+        if (
+            "structure" in kinds
+            and isinstance(document, dict)
+            and document.get("@class") in ("Structure", "IStructure")
+        ):
             check_classes(document, name)
             return "structure", document
-        raise ArtifactError(f"{name!r} is not a chemground artifact (expected a {' or '.join(kinds)})")
+        raise ArtifactError(
+            f"{name!r} is not a chemground artifact (expected a {' or '.join(kinds)})"
+        )
     kind = document[MAGIC]
     if kind not in kinds:
         raise ArtifactError(f"{name!r} holds a {kind}, but a {' or '.join(kinds)} is needed here")
@@ -183,6 +213,7 @@ def load(ctx: ToolContext, name: str, kinds: tuple[str, ...]) -> tuple[str, Any]
 
 # --- typed helpers -------------------------------------------------------------------------
 
+
 def load_structure(ctx: ToolContext, name: str):
     """A pymatgen Structure from an artifact or a structure file (CIF, POSCAR, JSON, YAML...)."""
     from pymatgen.core import Structure
@@ -190,7 +221,7 @@ def load_structure(ctx: ToolContext, name: str):
     path = resolve(ctx, name, must_exist=True)
     lowered = path.name.lower()
     if lowered.endswith(".json") or lowered.endswith(".mson"):
-        kind, data = load(ctx, name if not lowered.endswith(".mson") else name, ("structure", "slab"))
+        _kind, data = load(ctx, name, ("structure", "slab"))
         return Structure.from_dict(data)
     if lowered.endswith((".yaml", ".yml")):
         from ruamel.yaml import YAML
@@ -202,8 +233,11 @@ def load_structure(ctx: ToolContext, name: str):
     if fmt is None and ("POSCAR" in path.name or "CONTCAR" in path.name):
         fmt = "poscar"
     if fmt is None:
-        raise ArtifactError(f"cannot read a structure from {name!r}: supported files are CIF, POSCAR/CONTCAR/.vasp, "
-                            "CSSR, XSF, RES, pymatgen JSON/YAML and chemground artifacts")
+        raise ArtifactError(
+            f"cannot read a structure from {name!r}: supported files are CIF, "
+            "POSCAR/CONTCAR/.vasp, "
+            "CSSR, XSF, RES, pymatgen JSON/YAML and chemground artifacts"
+        )
     try:
         return Structure.from_str(path.read_text(encoding="utf-8", errors="replace"), fmt=fmt)
     except Exception as error:

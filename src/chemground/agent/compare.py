@@ -20,9 +20,19 @@ DEFAULT_REL_TOL = 1e-4
 
 # Phrases of the original tools' error messages, as recorded in the benchmark's returns.
 ERROR_PHRASES = (
-    "error", "invalid", "wrong argument", "not yet implemented", "not a valid", "please input",
-    "multiple smiles strings detected", "cas number not found", "no pubchem entry", "input error",
-    "could not find", "not found", "tool error",
+    "error",
+    "invalid",
+    "wrong argument",
+    "not yet implemented",
+    "not a valid",
+    "please input",
+    "multiple smiles strings detected",
+    "cas number not found",
+    "no pubchem entry",
+    "input error",
+    "could not find",
+    "not found",
+    "tool error",
 )
 
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
@@ -93,16 +103,24 @@ def _same_structure(a: str, b: str) -> bool | None:
 
 def compare_values(gold: Any, ours: Any, rel_tol: float = DEFAULT_REL_TOL) -> Comparison:
     """Compare a successful return with the gold return."""
-    if isinstance(gold, float) and math.isnan(gold):  # the benchmark writes missing values as NaN; we write null
+    if isinstance(gold, float) and math.isnan(
+        gold
+    ):  # the benchmark writes missing values as NaN; we write null
         ok = ours is None or (isinstance(ours, float) and math.isnan(ours))
         return Comparison(ok, "missing value" if ok else "gold is missing (NaN)")
     if isinstance(gold, bool) or isinstance(ours, bool):
         ok = isinstance(gold, bool) and isinstance(ours, bool) and gold == ours
         return Comparison(ok, "boolean" if ok else "boolean differs")
     gold_number, our_number = _as_number(gold), _as_number(ours)
-    if gold_number is not None and our_number is not None and not (isinstance(gold, str) and isinstance(ours, str)):
+    if (
+        gold_number is not None
+        and our_number is not None
+        and not (isinstance(gold, str) and isinstance(ours, str))
+    ):
         ok = numbers_close(gold_number, our_number, rel_tol)
-        return Comparison(ok, "number" if ok else f"number differs ({gold_number:g} vs {our_number:g})")
+        return Comparison(
+            ok, "number" if ok else f"number differs ({gold_number:g} vs {our_number:g})"
+        )
     if isinstance(gold, str) and isinstance(ours, str):
         if _strings_equal(gold, ours, rel_tol):
             return Comparison(True, "string")
@@ -134,10 +152,14 @@ def compare_values(gold: Any, ours: Any, rel_tol: float = DEFAULT_REL_TOL) -> Co
     return Comparison(False, f"type differs ({type(gold).__name__} vs {type(ours).__name__})")
 
 
-def compare_return(gold: Any, ours_ok: bool, ours: Any, rel_tol: float = DEFAULT_REL_TOL) -> Comparison:
+def compare_return(
+    gold: Any, ours_ok: bool, ours: Any, rel_tol: float = DEFAULT_REL_TOL
+) -> Comparison:
     """Compare one executed step with the gold return (errors count only against gold errors)."""
     if not ours_ok:
-        return Comparison(gold_is_error(gold), "error" if gold_is_error(gold) else "our call failed")
+        return Comparison(
+            gold_is_error(gold), "error" if gold_is_error(gold) else "our call failed"
+        )
     if gold_is_error(gold) and not isinstance(ours, str):
         return Comparison(False, "gold is an error message")
     return compare_values(gold, ours, rel_tol)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from chemground.agent.manifest import ToolManifest, from_openai_name, openai_name
 from chemground.agent.runner import ToolResult
@@ -31,7 +32,9 @@ class Action:
     answer: str | None = None
     problem: str | None = None  # why the reply was invalid
     call_id: str | None = None
-    mapped_from: str | None = None  # the tool name as the model wrote it, when it was mapped to ``tool``
+    mapped_from: str | None = (
+        None  # the tool name as the model wrote it, when it was mapped to ``tool``
+    )
 
 
 @dataclass
@@ -43,8 +46,13 @@ class AgentStep:
     attempt: int = 1
 
     def to_json(self) -> dict[str, Any]:
-        return {"thought": self.thought, "tool": self.tool, "arguments": self.arguments, "attempt": self.attempt,
-                "result": self.result.to_json() if self.result else None}
+        return {
+            "thought": self.thought,
+            "tool": self.tool,
+            "arguments": self.arguments,
+            "attempt": self.attempt,
+            "result": self.result.to_json() if self.result else None,
+        }
 
 
 @dataclass
@@ -55,7 +63,8 @@ class AgentAnswer:
     answer: str
     reasoner: str
     steps: list[AgentStep] = field(default_factory=list)
-    status: str = "answered"  # answered | unsupported (contradicts its tool results) | budget_exhausted | failed
+    # answered | unsupported (contradicts its tool results) | budget_exhausted | failed
+    status: str = "answered"
     trace: dict[str, Any] = field(default_factory=dict)
     usage: dict[str, Any] = field(default_factory=dict)
     timings_ms: dict[str, float] = field(default_factory=dict)
@@ -63,7 +72,11 @@ class AgentAnswer:
 
     @property
     def evidence(self) -> list[Evidence]:
-        return [step.result.evidence() for step in self.steps if step.result is not None and step.result.ok]
+        return [
+            step.result.evidence()
+            for step in self.steps
+            if step.result is not None and step.result.ok
+        ]
 
     @property
     def value(self) -> Any:
@@ -74,10 +87,21 @@ class AgentAnswer:
         return None
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "question": self.question, "answer": self.answer, "value": self.value,
-                "aspect": "tool", "evidence": [e.to_json() for e in self.evidence], "method": "agent",
-                "reasoner": self.reasoner, "status": self.status, "steps": [s.to_json() for s in self.steps],
-                "timings_ms": self.timings_ms, "usage": self.usage, "trace": self.trace}
+        return {
+            "id": self.id,
+            "question": self.question,
+            "answer": self.answer,
+            "value": self.value,
+            "aspect": "tool",
+            "evidence": [e.to_json() for e in self.evidence],
+            "method": "agent",
+            "reasoner": self.reasoner,
+            "status": self.status,
+            "steps": [s.to_json() for s in self.steps],
+            "timings_ms": self.timings_ms,
+            "usage": self.usage,
+            "trace": self.trace,
+        }
 
 
 def describe_tools(manifests: Sequence[ToolManifest]) -> str:
@@ -98,11 +122,13 @@ def describe_tools(manifests: Sequence[ToolManifest]) -> str:
     return "\n".join(blocks)
 
 
-# -- tool names as a model writes them ----------------------------------------------------------------
+# -- tool names as a model writes them
+# ----------------------------------------------------------------
 #
 # A model copies what the prompt shows: "cactus/CalculateQED(compound_SMILES: string) -> number",
 # "- `cactus/CalculateQED`", "CalculateQED", "cactus__CalculateQED", "Cactus/calculateQed". Each is
-# mapped to the registry name when exactly one fits; a fuzzy match needs a clear margin over the next.
+# mapped to the registry name when exactly one fits; a fuzzy match needs a clear margin over the
+# next.
 
 _FUZZY_MIN = 88.0
 _FUZZY_MARGIN = 5.0
@@ -110,7 +136,11 @@ _FUZZY_MARGIN = 5.0
 
 def _bare_tool_name(raw: str) -> str:
     text = str(raw).strip().lstrip("-*•").strip().strip("`'\"").strip()
-    text = text.split("(", 1)[0].split("->", 1)[0].split(":", 1)[0] if "(" in text or "->" in text else text
+    text = (
+        text.split("(", 1)[0].split("->", 1)[0].split(":", 1)[0]
+        if "(" in text or "->" in text
+        else text
+    )
     return from_openai_name(text.strip().strip("`'\".").strip())
 
 
@@ -146,12 +176,19 @@ def match_tool_name(raw: Any, known: Sequence[str] | set[str]) -> tuple[str | No
     tail = _squash(bare.rsplit("/", 1)[-1])
     if len(tails.get(tail, [])) == 1:
         found = tails[tail][0]
-        return found, f"tool name {raw!r} read as {found!r} (same tool name, family left out or different)"
+        return (
+            found,
+            f"tool name {raw!r} read as {found!r} (same tool name, family left out or different)",
+        )
     from rapidfuzz import fuzz, process
 
     choices = {n: _squash(n) for n in names}
     best = process.extract(_squash(bare), choices, scorer=fuzz.ratio, limit=2)
-    if best and best[0][1] >= _FUZZY_MIN and (len(best) == 1 or best[0][1] - best[1][1] >= _FUZZY_MARGIN):
+    if (
+        best
+        and best[0][1] >= _FUZZY_MIN
+        and (len(best) == 1 or best[0][1] - best[1][1] >= _FUZZY_MARGIN)
+    ):
         found = best[0][2]
         return found, f"tool name {raw!r} matched to {found!r} (similarity {best[0][1]:.0f})"
     return None, None
@@ -162,23 +199,41 @@ def parse_action(response: LLMResponse, known: set[str]) -> Action:
     if response.tool_calls:
         call = response.tool_calls[0]
         name = from_openai_name(call.name)
-        if call.raw_arguments and not call.arguments and call.raw_arguments.strip() not in ("{}", ""):
+        if (
+            call.raw_arguments
+            and not call.arguments
+            and call.raw_arguments.strip() not in ("{}", "")
+        ):
             try:
                 parse_json(call.raw_arguments)
             except JSONParseError as error:
-                return Action("invalid", thought=response.text, problem=f"the arguments of {name} are not JSON: {error}")
+                return Action(
+                    "invalid",
+                    thought=response.text,
+                    problem=f"the arguments of {name} are not JSON: {error}",
+                )
         matched, note = match_tool_name(name, known)
         if matched is None:
-            return Action("invalid", thought=response.text, tool=name, problem=_no_such_tool(name, known))
-        return Action("tool", thought=response.text or "", tool=matched, arguments=call.arguments, call_id=call.id,
-                      mapped_from=name if note else None)
+            return Action(
+                "invalid", thought=response.text, tool=name, problem=_no_such_tool(name, known)
+            )
+        return Action(
+            "tool",
+            thought=response.text or "",
+            tool=matched,
+            arguments=call.arguments,
+            call_id=call.id,
+            mapped_from=name if note else None,
+        )
     text = response.text or ""
     try:
         data = parse_json(text)
     except JSONParseError:
         if text.strip() and "{" not in text:
             return Action("final", answer=text.strip(), thought="")
-        return Action("invalid", thought=text, problem="the reply is neither a tool call nor a JSON action")
+        return Action(
+            "invalid", thought=text, problem="the reply is neither a tool call nor a JSON action"
+        )
     if isinstance(data, list) and data and isinstance(data[0], dict):
         data = data[0]
     if not isinstance(data, dict):
@@ -186,15 +241,31 @@ def parse_action(response: LLMResponse, known: set[str]) -> Action:
     thought = str(data.get("thought") or "")
     if data.get("final_answer") is not None:
         answer = data["final_answer"]
-        return Action("final", thought=thought, answer=answer if isinstance(answer, str) else json.dumps(answer))
+        return Action(
+            "final",
+            thought=thought,
+            answer=answer if isinstance(answer, str) else json.dumps(answer),
+        )
     tool = data.get("tool") or data.get("action") or data.get("name")
     if not tool:
-        return Action("invalid", thought=thought, problem="the JSON action has neither 'tool' nor 'final_answer'")
+        return Action(
+            "invalid",
+            thought=thought,
+            problem="the JSON action has neither 'tool' nor 'final_answer'",
+        )
     matched, note = match_tool_name(str(tool), known)
     if matched is None:
-        return Action("invalid", thought=thought, tool=str(tool), problem=_no_such_tool(str(tool), known))
+        return Action(
+            "invalid", thought=thought, tool=str(tool), problem=_no_such_tool(str(tool), known)
+        )
     arguments = data.get("arguments", data.get("args", data.get("parameters", {})))
-    return Action("tool", thought=thought, tool=matched, arguments=arguments, mapped_from=str(tool) if note else None)
+    return Action(
+        "tool",
+        thought=thought,
+        tool=matched,
+        arguments=arguments,
+        mapped_from=str(tool) if note else None,
+    )
 
 
 def _no_such_tool(name: str, known: Sequence[str] | set[str]) -> str:
@@ -203,7 +274,8 @@ def _no_such_tool(name: str, known: Sequence[str] | set[str]) -> str:
     return f"there is no tool named {name!r}; use the exact name of one of: {shown}"
 
 
-# -- does the final answer agree with the tool results? ------------------------------------------------
+# -- does the final answer agree with the tool results?
+# ------------------------------------------------
 
 
 def check_answer_support(question: str, answer: str, steps: Sequence[AgentStep]) -> dict[str, Any]:
@@ -215,10 +287,19 @@ def check_answer_support(question: str, answer: str, steps: Sequence[AgentStep])
     from chemground.reasoning.llm_reasoners import check_support
     from chemground.reasoning.query import Aspect, QueryTuple
 
-    evidence = [step.result.evidence() for step in steps if step.result is not None and step.result.ok]
+    evidence = [
+        step.result.evidence() for step in steps if step.result is not None and step.result.ok
+    ]
     if not evidence:
-        return {"supported": True, "checked": "nothing (no successful tool call)", "reason": "", "garbled": False}
-    evidence.append(Evidence(kind="computed", id="question", score=0.0, record={"question": question}))
+        return {
+            "supported": True,
+            "checked": "nothing (no successful tool call)",
+            "reason": "",
+            "garbled": False,
+        }
+    evidence.append(
+        Evidence(kind="computed", id="question", score=0.0, record={"question": question})
+    )
     query = QueryTuple(question=question, level="compound", aspect=Aspect.CONDITIONS)
     # CONDITIONS: every number of the text must be one of the evidence (within a small tolerance)
     return check_support(query, answer, None, evidence).to_json()
@@ -232,5 +313,14 @@ class Stopwatch:
         return (time.perf_counter() - self.started) * 1000.0
 
 
-__all__ = ["Action", "AgentAnswer", "AgentStep", "Stopwatch", "check_answer_support", "describe_tools", "match_tool_name",
-           "openai_name", "parse_action"]
+__all__ = [
+    "Action",
+    "AgentAnswer",
+    "AgentStep",
+    "Stopwatch",
+    "check_answer_support",
+    "describe_tools",
+    "match_tool_name",
+    "openai_name",
+    "parse_action",
+]

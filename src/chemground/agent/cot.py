@@ -15,20 +15,33 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from chemground.agent.core import (Action, AgentAnswer, AgentStep, Stopwatch, check_answer_support, describe_tools,
-                                  parse_action)
+from chemground.agent.core import (
+    Action,
+    AgentAnswer,
+    AgentStep,
+    Stopwatch,
+    check_answer_support,
+    describe_tools,
+    parse_action,
+)
 from chemground.agent.manifest import ToolManifest
 from chemground.agent.retriever import ToolRetriever
 from chemground.agent.runner import ToolRunner
 from chemground.llm.base import LLM, LLMDeadlineExceeded, LLMError, LLMUnavailable
 from chemground.llm.prompts import render
 
-CORRECTION = ("Your reply could not be used: {problem}. Reply with one JSON action as described "
-              "(a tool call or a final answer).")
-REPEATED = ("NOT RUN: you already called {tool} with exactly these arguments and it failed: {error}. "
-            "Repeating it gives the same error. Change the arguments (check what each parameter expects, e.g. a "
-            "formula tool needs a formula, not a SMILES), use another tool, or give the final answer from the "
-            "results you have.")
+CORRECTION = (
+    "Your reply could not be used: {problem}. Reply with one JSON action as described "
+    "(a tool call or a final answer)."
+)
+REPEATED = (
+    "NOT RUN: you already called {tool} with exactly these arguments and it failed: {error}. "
+    "Repeating it gives the same error. Change the arguments (check what each parameter expects, "
+    "e.g. a "
+    "formula tool needs a formula, not a SMILES), use another tool, or give the final answer from "
+    "the "
+    "results you have."
+)
 
 
 def _call_key(tool: str | None, arguments: Any) -> str:
@@ -40,9 +53,18 @@ class CoTAgent:
 
     name = "cot"
 
-    def __init__(self, llm: LLM, runner: ToolRunner, retriever: ToolRetriever | None = None, *, k_tools: int = 8,
-                 max_steps: int = 6, native_tools: bool = True, tools: list[str] | None = None,
-                 max_tokens: int = 512) -> None:
+    def __init__(
+        self,
+        llm: LLM,
+        runner: ToolRunner,
+        retriever: ToolRetriever | None = None,
+        *,
+        k_tools: int = 8,
+        max_steps: int = 6,
+        native_tools: bool = True,
+        tools: list[str] | None = None,
+        max_tokens: int = 512,
+    ) -> None:
         self.llm = llm
         self.runner = runner
         self.retriever = retriever
@@ -50,7 +72,9 @@ class CoTAgent:
         self.max_steps = max_steps
         self.native_tools = native_tools
         self.fixed_tools = tools
-        self.max_tokens = max_tokens  # per reply: a looping small model stops here, not at the end of its context
+        self.max_tokens = (
+            max_tokens  # per reply: a looping small model stops here, not at the end of its context
+        )
 
     def select_tools(self, question: str) -> list[ToolManifest]:
         registry = self.runner.registry
@@ -59,10 +83,18 @@ class CoTAgent:
         retriever = self.retriever or ToolRetriever(registry)
         return [registry.get(name) for name, _ in retriever.search(question, k=self.k_tools)]
 
-    def _messages(self, question: str, manifests: list[ToolManifest], native: bool) -> list[dict[str, Any]]:
-        action_format = render("agent/cot_native_format") if native else render("agent/cot_json_format")
-        system = render("agent/cot_system", tools=describe_tools(manifests), action_format=action_format,
-                        max_steps=self.max_steps)
+    def _messages(
+        self, question: str, manifests: list[ToolManifest], native: bool
+    ) -> list[dict[str, Any]]:
+        action_format = (
+            render("agent/cot_native_format") if native else render("agent/cot_json_format")
+        )
+        system = render(
+            "agent/cot_system",
+            tools=describe_tools(manifests),
+            action_format=action_format,
+            max_steps=self.max_steps,
+        )
         return [{"role": "system", "content": system}, {"role": "user", "content": question}]
 
     def run(self, question: str, item_id: str | None = None) -> AgentAnswer:
@@ -71,16 +103,27 @@ class CoTAgent:
         manifests = self.select_tools(question)
         with self.llm.answer_budget():  # all the calls of this answer share one wall-clock budget
             answer, status, steps, events, native = self._loop(question, manifests)
-        trace: dict[str, Any] = {"tools_offered": sorted(m.name for m in manifests), "events": events,
-                                 "native_tools": native}
+        trace: dict[str, Any] = {
+            "tools_offered": sorted(m.name for m in manifests),
+            "events": events,
+            "native_tools": native,
+        }
         if status == "answered":
             support = check_answer_support(question, answer, steps)
             trace["support"] = support
             if not support["supported"]:
                 status = "unsupported"
-        return AgentAnswer(question=question, answer=answer, reasoner=self.name, steps=steps, status=status,
-                           trace=trace, usage=self.llm.ledger.since(before).to_dict(),
-                           timings_ms={"total": clock.ms()}, id=item_id)
+        return AgentAnswer(
+            question=question,
+            answer=answer,
+            reasoner=self.name,
+            steps=steps,
+            status=status,
+            trace=trace,
+            usage=self.llm.ledger.since(before).to_dict(),
+            timings_ms={"total": clock.ms()},
+            id=item_id,
+        )
 
     def _loop(self, question: str, manifests: list[ToolManifest]):
         known = {m.name for m in manifests}
@@ -88,13 +131,18 @@ class CoTAgent:
         messages = self._messages(question, manifests, native)
         steps: list[AgentStep] = []
         events: list[dict[str, Any]] = []
-        failed_calls: dict[str, str] = {}  # identical (tool, arguments) that already failed -> its error
+        failed_calls: dict[
+            str, str
+        ] = {}  # identical (tool, arguments) that already failed -> its error
         answer, status = "", "budget_exhausted"
         corrections = repeats = 0
         while len(steps) < self.max_steps:
             try:
-                response = self.llm.chat(messages, tools=[m.openai_tool() for m in manifests] if native else None,
-                                         max_tokens=self.max_tokens)
+                response = self.llm.chat(
+                    messages,
+                    tools=[m.openai_tool() for m in manifests] if native else None,
+                    max_tokens=self.max_tokens,
+                )
             except (LLMUnavailable, LLMDeadlineExceeded) as error:
                 if isinstance(error, LLMUnavailable):
                     raise
@@ -109,7 +157,12 @@ class CoTAgent:
                 messages = self._messages(question, manifests, native) + messages[2:]
                 continue
             action = parse_action(response, known)
-            event = {"event": "action", "kind": action.kind, "tool": action.tool, "problem": action.problem}
+            event = {
+                "event": "action",
+                "kind": action.kind,
+                "tool": action.tool,
+                "problem": action.problem,
+            }
             if action.mapped_from:
                 event["mapped_from"] = action.mapped_from  # the name as the model wrote it
             events.append(event)
@@ -122,20 +175,31 @@ class CoTAgent:
                     status = "failed"
                     answer = "The model did not produce a usable action."
                     break
-                messages += [{"role": "assistant", "content": response.text or ""},
-                             {"role": "user", "content": CORRECTION.format(problem=action.problem)}]
+                messages += [
+                    {"role": "assistant", "content": response.text or ""},
+                    {"role": "user", "content": CORRECTION.format(problem=action.problem)},
+                ]
                 continue
             key = _call_key(action.tool, action.arguments)
             if key in failed_calls:
                 # the same call failed before: running it again cannot help (a small model otherwise
                 # repeats it until the budget is gone)
                 repeats += 1
-                events.append({"event": "repeated_failed_call", "tool": action.tool, "arguments": action.arguments,
-                               "error": failed_calls[key][:200]})
+                events.append(
+                    {
+                        "event": "repeated_failed_call",
+                        "tool": action.tool,
+                        "arguments": action.arguments,
+                        "error": failed_calls[key][:200],
+                    }
+                )
                 if repeats > 1:
                     status = "failed"
-                    answer = (f"Stopped: the model repeated a call that had already failed ({action.tool} with the "
-                              f"same arguments: {failed_calls[key][:160]}).")
+                    answer = (
+                        "Stopped: the model repeated a call that had already failed "
+                        f"({action.tool} with the "
+                        f"same arguments: {failed_calls[key][:160]})."
+                    )
                     break
                 note = REPEATED.format(tool=action.tool, error=failed_calls[key][:300])
                 messages += self._observation_messages(action, response.text or "", note, native)
@@ -144,18 +208,33 @@ class CoTAgent:
             steps.append(AgentStep(action.thought, action.tool, action.arguments, result))
             if not result.ok:
                 failed_calls[key] = result.error or result.error_kind or "failed"
-            messages += self._observation_messages(action, response.text or "", result.observation(), native)
+            messages += self._observation_messages(
+                action, response.text or "", result.observation(), native
+            )
         if status == "budget_exhausted":
             answer = answer or f"No answer within the budget of {self.max_steps} tool calls."
         return answer, status, steps, events, native
 
     @staticmethod
-    def _observation_messages(action: Action, text: str, observation: str, native: bool) -> list[dict[str, Any]]:
+    def _observation_messages(
+        action: Action, text: str, observation: str, native: bool
+    ) -> list[dict[str, Any]]:
         if native and action.call_id is not None:
             from chemground.agent.manifest import openai_name
 
-            call = {"id": action.call_id, "type": "function",
-                    "function": {"name": openai_name(action.tool or ""), "arguments": json.dumps(action.arguments)}}
-            return [{"role": "assistant", "content": text or None, "tool_calls": [call]},
-                    {"role": "tool", "tool_call_id": action.call_id, "content": observation}]
-        return [{"role": "assistant", "content": text}, {"role": "user", "content": f"Observation: {observation}"}]
+            call = {
+                "id": action.call_id,
+                "type": "function",
+                "function": {
+                    "name": openai_name(action.tool or ""),
+                    "arguments": json.dumps(action.arguments),
+                },
+            }
+            return [
+                {"role": "assistant", "content": text or None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": action.call_id, "content": observation},
+            ]
+        return [
+            {"role": "assistant", "content": text},
+            {"role": "user", "content": f"Observation: {observation}"},
+        ]

@@ -21,9 +21,10 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from chemground.agent.core import describe_tools
 from chemground.agent.dataset import write_jsonl
@@ -80,10 +81,13 @@ def build_bank(kb, rng: random.Random, compounds: int = 400, reactions: int = 10
     ids = rng.sample(range(1, total + 1), min(total, compounds * 3)) if total else []
     rows = []
     for start in range(0, len(ids), 500):
-        chunk = ids[start:start + 500]
+        chunk = ids[start : start + 500]
         marks = ",".join("?" * len(chunk))
-        rows += kb.execute(f"SELECT smiles, common_name, iupac_name, formula, pubchem_cid, cas FROM compounds "
-                           f"WHERE id IN ({marks}) AND smiles IS NOT NULL AND smiles NOT LIKE '%.%'", chunk).fetchall()
+        rows += kb.execute(
+            f"SELECT smiles, common_name, iupac_name, formula, pubchem_cid, cas FROM compounds "
+            f"WHERE id IN ({marks}) AND smiles IS NOT NULL AND smiles NOT LIKE '%.%'",
+            chunk,
+        ).fetchall()
     for smiles, common, iupac, formula, cid, cas in rows[:compounds]:
         bank.add("smiles", smiles)
         bank.add("name", common or iupac)
@@ -110,7 +114,9 @@ def _reaction_formula(reaction) -> str | None:
 
     sides: dict[str, list[str]] = {"reactant": [], "product": []}
     for participant in reaction.participants:
-        role = participant.role.value if hasattr(participant.role, "value") else str(participant.role)
+        role = (
+            participant.role.value if hasattr(participant.role, "value") else str(participant.role)
+        )
         if role not in sides or not participant.smiles or "." in participant.smiles:
             continue
         try:
@@ -152,12 +158,21 @@ def eligible_tools(registry: ToolRegistry, selection: Sequence[str] | None) -> l
         if not chosen:
             raise ChemgroundError(f"none of {list(selection)} is a tool or namespace")
         return chosen
-    return [m for m in manifests if not m.uses_files and not m.needs_network
-            and all(p.type != "string" or p.enum or parameter_kind(p) for p in m.parameters if p.required)]
+    return [
+        m
+        for m in manifests
+        if not m.uses_files
+        and not m.needs_network
+        and all(
+            p.type != "string" or p.enum or parameter_kind(p) for p in m.parameters if p.required
+        )
+    ]
 
 
 class Curator:
-    def __init__(self, llm: LLM, runner: ToolRunner, bank: ParameterBank, config: CurationConfig) -> None:
+    def __init__(
+        self, llm: LLM, runner: ToolRunner, bank: ParameterBank, config: CurationConfig
+    ) -> None:
         self.llm = llm
         self.runner = runner
         self.bank = bank
@@ -183,8 +198,13 @@ class Curator:
                 offered[p.name] = values
         return offered
 
-    def check_values(self, manifest: ToolManifest, arguments: dict[str, Any], offered: dict[str, list[Any]],
-                     previous: Sequence[Any] = ()) -> None:
+    def check_values(
+        self,
+        manifest: ToolManifest,
+        arguments: dict[str, Any],
+        offered: dict[str, list[Any]],
+        previous: Sequence[Any] = (),
+    ) -> None:
         """Bank-kind strings must be offered values (or taken from earlier returns)."""
         from_returns = _strings_in(previous)
         for name, values in offered.items():
@@ -192,25 +212,37 @@ class Curator:
                 continue
             value = arguments[name]
             if value not in values and str(value) not in from_returns:
-                raise Dropped(f"{manifest.name}.{name}: value {str(value)[:60]!r} was not among the offered real values")
+                raise Dropped(
+                    f"{manifest.name}.{name}: value {str(value)[:60]!r} was not among the offered "
+                    "real values"
+                )
 
     def execute(self, manifest: ToolManifest, arguments: dict[str, Any]):
         result = self.runner.call(manifest.name, arguments)
         if not result.ok:
-            raise Dropped(f"{manifest.name} failed ({result.error_kind}): {str(result.error)[:160]}")
+            raise Dropped(
+                f"{manifest.name} failed ({result.error_kind}): {str(result.error)[:160]}"
+            )
         return result
 
     def positional(self, manifest: ToolManifest, arguments: dict[str, Any]) -> list[Any]:
         names = [p.name for p in manifest.parameters]
         last = max((names.index(k) for k in arguments if k in names), default=-1)
-        return [arguments.get(name) for name in names[:last + 1]]
+        return [arguments.get(name) for name in names[: last + 1]]
 
     def query(self, chain: list[dict[str, Any]]) -> str:
-        calls = "\n".join(f"{i}. {c['tool']}({json.dumps(c['arguments'], ensure_ascii=False)}) -> "
-                          f"{json.dumps(c['return'], ensure_ascii=False, default=str)[:800]}" for i, c in enumerate(chain, 1))
+        calls = "\n".join(
+            f"{i}. {c['tool']}({json.dumps(c['arguments'], ensure_ascii=False)}) -> "
+            f"{json.dumps(c['return'], ensure_ascii=False, default=str)[:800]}"
+            for i, c in enumerate(chain, 1)
+        )
 
         def check(value: Any) -> str:
-            if not isinstance(value, dict) or not isinstance(value.get("query"), str) or len(value["query"]) < 10:
+            if (
+                not isinstance(value, dict)
+                or not isinstance(value.get("query"), str)
+                or len(value["query"]) < 10
+            ):
                 raise ValueError("expected {'query': '...'}")
             return value["query"].strip()
 
@@ -219,22 +251,37 @@ class Curator:
         for value in first.values():
             if isinstance(value, str) and len(value) <= 80 and value.lower() not in text.lower():
                 raise Dropped(f"the question does not state the input {value!r}")
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and _number_text(value) not in text:
+            if (
+                isinstance(value, (int, float))
+                and not isinstance(value, bool)
+                and _number_text(value) not in text
+            ):
                 raise Dropped(f"the question does not state the input {value!r}")
         return text
 
     # -- items -------------------------------------------------------------------------------
     def single(self, manifest: ToolManifest) -> dict[str, Any]:
         offered = self.offer(manifest)
-        prompt = render("agent/gen_single_call", tool=describe_tools([manifest]),
-                        offered=json.dumps(offered, ensure_ascii=False, indent=1, default=str))
+        prompt = render(
+            "agent/gen_single_call",
+            tool=describe_tools([manifest]),
+            offered=json.dumps(offered, ensure_ascii=False, indent=1, default=str),
+        )
         arguments = self._ask(prompt, _arguments_check)
         self.check_values(manifest, arguments, offered)
         result = self.execute(manifest, arguments)
         chain = [{"tool": manifest.name, "arguments": result.arguments, "return": result.value}]
         question = self.query(chain)
-        return {"query": question, "calling_chain": [
-            {"tool": manifest.name, "params": self.positional(manifest, result.arguments), "return": result.value}]}
+        return {
+            "query": question,
+            "calling_chain": [
+                {
+                    "tool": manifest.name,
+                    "params": self.positional(manifest, result.arguments),
+                    "return": result.value,
+                }
+            ],
+        }
 
     def multiple(self, pool: list[ToolManifest]) -> dict[str, Any]:
         sample = self.rng.sample(pool, min(12, len(pool)))
@@ -250,24 +297,47 @@ class Curator:
                 raise ValueError(f"unknown tools {unknown}; choose from the list")
             return names, str(value.get("task", ""))
 
-        names, task = self._ask(render("agent/gen_select_tools", low=low, high=high, tools=describe_tools(sample)), check)
+        names, task = self._ask(
+            render("agent/gen_select_tools", low=low, high=high, tools=describe_tools(sample)),
+            check,
+        )
         chain: list[dict[str, Any]] = []
         for name in names:
             manifest = self.runner.registry.get(name)
             offered = self.offer(manifest)
-            previous = "\n".join(f"{i}. {c['tool']}({json.dumps(c['arguments'], ensure_ascii=False)}) -> "
-                                 f"{json.dumps(c['return'], ensure_ascii=False, default=str)[:600]}"
-                                 for i, c in enumerate(chain, 1)) or "(none)"
-            prompt = render("agent/gen_next_call", task=task, previous=previous, tool=describe_tools([manifest]),
-                            offered=json.dumps(offered, ensure_ascii=False, indent=1, default=str))
+            previous = (
+                "\n".join(
+                    f"{i}. {c['tool']}({json.dumps(c['arguments'], ensure_ascii=False)}) -> "
+                    f"{json.dumps(c['return'], ensure_ascii=False, default=str)[:600]}"
+                    for i, c in enumerate(chain, 1)
+                )
+                or "(none)"
+            )
+            prompt = render(
+                "agent/gen_next_call",
+                task=task,
+                previous=previous,
+                tool=describe_tools([manifest]),
+                offered=json.dumps(offered, ensure_ascii=False, indent=1, default=str),
+            )
             arguments = self._ask(prompt, _arguments_check)
             self.check_values(manifest, arguments, offered, [c["return"] for c in chain])
             result = self.execute(manifest, arguments)
-            chain.append({"tool": manifest.name, "arguments": result.arguments, "return": result.value})
+            chain.append(
+                {"tool": manifest.name, "arguments": result.arguments, "return": result.value}
+            )
         question = self.query(chain)
-        return {"query": question, "calling_chain": [
-            {"tool": c["tool"], "params": self.positional(self.runner.registry.get(c["tool"]), c["arguments"]),
-             "return": c["return"]} for c in chain]}
+        return {
+            "query": question,
+            "calling_chain": [
+                {
+                    "tool": c["tool"],
+                    "params": self.positional(self.runner.registry.get(c["tool"]), c["arguments"]),
+                    "return": c["return"],
+                }
+                for c in chain
+            ],
+        }
 
 
 def _arguments_check(value: Any) -> dict[str, Any]:
@@ -298,17 +368,31 @@ def _number_text(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
-def split_items(items: list[dict[str, Any]], fractions: tuple[float, float, float], seed: int) -> dict[str, list]:
+def split_items(
+    items: list[dict[str, Any]], fractions: tuple[float, float, float], seed: int
+) -> dict[str, list]:
     shuffled = list(items)
     random.Random(seed).shuffle(shuffled)
     n = len(shuffled)
     n_train = round(n * fractions[0])
     n_dev = round(n * fractions[1])
-    return {"train": shuffled[:n_train], "dev": shuffled[n_train:n_train + n_dev], "test": shuffled[n_train + n_dev:]}
+    return {
+        "train": shuffled[:n_train],
+        "dev": shuffled[n_train : n_train + n_dev],
+        "test": shuffled[n_train + n_dev :],
+    }
 
 
-def generate_dataset(llm: LLM, config: CurationConfig, out_dir: Path, *, settings: Any = None,
-                     runner: ToolRunner | None = None, kb=None, progress=None) -> dict[str, Any]:
+def generate_dataset(
+    llm: LLM,
+    config: CurationConfig,
+    out_dir: Path,
+    *,
+    settings: Any = None,
+    runner: ToolRunner | None = None,
+    kb=None,
+    progress=None,
+) -> dict[str, Any]:
     """Generate, execute, filter and split; writes train/dev/test.jsonl and dropped.jsonl."""
     import tempfile
 
@@ -332,7 +416,13 @@ def generate_dataset(llm: LLM, config: CurationConfig, out_dir: Path, *, setting
         dropped: list[dict[str, Any]] = []
         for index in range(config.single):
             manifest = pool[index % len(pool)] if index < len(pool) else rng.choice(pool)
-            _attempt(lambda: curator.single(manifest), "single", manifest.name, kept, dropped)
+            _attempt(
+                lambda manifest=manifest: curator.single(manifest),
+                "single",
+                manifest.name,
+                kept,
+                dropped,
+            )
             if progress:
                 progress("single", 1, config.single)
         if len(pool) >= config.chain_tools[0]:
@@ -351,9 +441,16 @@ def generate_dataset(llm: LLM, config: CurationConfig, out_dir: Path, *, setting
         for row in dropped:
             key = row["reason"].split(":")[0][:60]
             reasons[key] = reasons.get(key, 0) + 1
-        return {"kept": len(kept), "dropped": len(dropped), "splits": {k: len(v) for k, v in splits.items()},
-                "drop_reasons": reasons, "bank": bank.to_json(), "tools": len(pool), "model": llm.model,
-                "out": str(out_dir)}
+        return {
+            "kept": len(kept),
+            "dropped": len(dropped),
+            "splits": {k: len(v) for k, v in splits.items()},
+            "drop_reasons": reasons,
+            "bank": bank.to_json(),
+            "tools": len(pool),
+            "model": llm.model,
+            "out": str(out_dir),
+        }
     finally:
         if workspace is not None:
             workspace.close()
@@ -362,7 +459,9 @@ def generate_dataset(llm: LLM, config: CurationConfig, out_dir: Path, *, setting
             scratch.cleanup()
 
 
-def _attempt(make: Callable[[], dict[str, Any]], kind: str, tool: str | None, kept: list, dropped: list) -> None:
+def _attempt(
+    make: Callable[[], dict[str, Any]], kind: str, tool: str | None, kept: list, dropped: list
+) -> None:
     try:
         item = make()
         item["kind"] = kind

@@ -9,8 +9,9 @@ reported for the model that actually ran.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from chemground.agent.core import AgentAnswer
 from chemground.agent.dataset import BenchItem
@@ -24,8 +25,12 @@ def judge_answer(llm: LLM, question: str, reference: Any, answer: str) -> tuple[
     """LLM judge: does ``answer`` state the reference result?"""
     import json
 
-    prompt = render("agent/judge", question=question, reference=json.dumps(reference, ensure_ascii=False, default=str),
-                    answer=answer)
+    prompt = render(
+        "agent/judge",
+        question=question,
+        reference=json.dumps(reference, ensure_ascii=False, default=str),
+        answer=answer,
+    )
 
     def check(value: Any) -> tuple[bool, str]:
         if not isinstance(value, dict) or not isinstance(value.get("pass"), bool):
@@ -40,9 +45,15 @@ def predicted_calls(answer: AgentAnswer) -> list[PredictedCall]:
     calls = []
     for step in answer.steps:
         result = step.result
-        calls.append(PredictedCall(tool=step.tool, params=step.arguments, ok=bool(result and result.ok),
-                                   ret=result.value if result and result.ok else None,
-                                   well_formed=bool(result and result.error_kind not in ("arguments", "not_found"))))
+        calls.append(
+            PredictedCall(
+                tool=step.tool,
+                params=step.arguments,
+                ok=bool(result and result.ok),
+                ret=result.value if result and result.ok else None,
+                well_formed=bool(result and result.error_kind not in ("arguments", "not_found")),
+            )
+        )
     return calls
 
 
@@ -71,9 +82,17 @@ def make_agent(kind: str, llm: LLM, runner: ToolRunner, **options: Any):
     raise ValueError(f"unknown agent {kind!r}: use cot or mcts")
 
 
-def evaluate_agent(items: Sequence[BenchItem], llm: LLM, *, settings: Any = None, agent: str = "cot",
-                   judge: bool = True, runner: ToolRunner | None = None,
-                   progress: Callable[[int], None] | None = None, **options: Any) -> AgentEvaluation:
+def evaluate_agent(
+    items: Sequence[BenchItem],
+    llm: LLM,
+    *,
+    settings: Any = None,
+    agent: str = "cot",
+    judge: bool = True,
+    runner: ToolRunner | None = None,
+    progress: Callable[[int], None] | None = None,
+    **options: Any,
+) -> AgentEvaluation:
     import tempfile
     from pathlib import Path
 
@@ -94,12 +113,26 @@ def evaluate_agent(items: Sequence[BenchItem], llm: LLM, *, settings: Any = None
                     passed, reason = judge_answer(llm, item.query, item.final_return, answer.answer)
                 except LLMBadOutput as error:
                     passed, reason = False, f"judge output unusable: {error}"
-            score = score_item(predicted_calls(answer), item.chain, known_tools=known, parameter_names=names,
-                               passed=passed)
+            score = score_item(
+                predicted_calls(answer),
+                item.chain,
+                known_tools=known,
+                parameter_names=names,
+                passed=passed,
+            )
             evaluation.scores.append(score)
-            evaluation.records.append({"id": item.id, "query": item.query, "answer": answer.answer,
-                                       "status": answer.status, "calls": [s.to_json() for s in answer.steps],
-                                       "score": score.to_json(), "judge_reason": reason, "usage": answer.usage})
+            evaluation.records.append(
+                {
+                    "id": item.id,
+                    "query": item.query,
+                    "answer": answer.answer,
+                    "status": answer.status,
+                    "calls": [s.to_json() for s in answer.steps],
+                    "score": score.to_json(),
+                    "judge_reason": reason,
+                    "usage": answer.usage,
+                }
+            )
             if progress:
                 progress(1)
         return evaluation

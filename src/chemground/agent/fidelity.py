@@ -1,4 +1,5 @@
-"""Execution fidelity: run every gold step with the gold parameters and compare with the gold return.
+"""Execution fidelity: run every gold step with the gold parameters and compare with the gold
+return.
 
 No LLM is involved: this measures the tools themselves (same parameter order, same return
 conventions, same numbers). Steps whose gold return is null (all materials steps of the
@@ -11,8 +12,9 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from chemground.agent.compare import DEFAULT_REL_TOL, compare_return, gold_is_error
 from chemground.agent.dataset import BenchItem
@@ -84,15 +86,23 @@ class FidelityReport:
         matched = sum(o.status == "match" for o in comparable)
         offline = [o for o in comparable if o.error_kind == "offline"]
         no_gold = [o for o in self.outcomes if o.status.startswith("no_gold")]
-        latencies = [o.elapsed_ms for o in self.outcomes if o.error_kind not in ("arguments", "not_found")]
+        latencies = [
+            o.elapsed_ms for o in self.outcomes if o.error_kind not in ("arguments", "not_found")
+        ]
         return {
-            "steps": len(self.outcomes), "comparable_steps": len(comparable), "matched": matched,
+            "steps": len(self.outcomes),
+            "comparable_steps": len(comparable),
+            "matched": matched,
             "fidelity": matched / len(comparable) if comparable else None,
             "offline_unanswerable": len(offline),
-            "fidelity_excluding_offline": (matched / (len(comparable) - len(offline))
-                                           if len(comparable) > len(offline) else None),
+            "fidelity_excluding_offline": (
+                matched / (len(comparable) - len(offline))
+                if len(comparable) > len(offline)
+                else None
+            ),
             "error_agreement": sum(o.status == "match" and o.how == "error" for o in comparable),
-            "no_gold_steps": len(no_gold), "no_gold_ran": sum(o.status == "no_gold_ran" for o in no_gold),
+            "no_gold_steps": len(no_gold),
+            "no_gold_ran": sum(o.status == "no_gold_ran" for o in no_gold),
             "latency_ms_median": statistics.median(latencies) if latencies else None,
             "latency_ms_p95": _percentile(latencies, 95) if latencies else None,
             "rel_tol": self.rel_tol,
@@ -112,8 +122,14 @@ def _percentile(values: Sequence[float], q: float) -> float:
     return ordered[index]
 
 
-def run_fidelity(items: Sequence[BenchItem], runner: ToolRunner, *, rel_tol: float = DEFAULT_REL_TOL,
-                 use_fixtures: bool = True, progress: Callable[[int], None] | None = None) -> FidelityReport:
+def run_fidelity(
+    items: Sequence[BenchItem],
+    runner: ToolRunner,
+    *,
+    rel_tol: float = DEFAULT_REL_TOL,
+    use_fixtures: bool = True,
+    progress: Callable[[int], None] | None = None,
+) -> FidelityReport:
     """Execute each gold step with its gold parameters and compare."""
     from chemground.agent.fixtures import prepare_inputs
 
@@ -122,15 +138,26 @@ def run_fidelity(items: Sequence[BenchItem], runner: ToolRunner, *, rel_tol: flo
     for item in items:
         for index, step in enumerate(item.chain):
             if step.tool not in runner.registry:
-                outcomes.append(StepOutcome(item.id, index, step.tool, "unknown_tool", how="no such tool"))
+                outcomes.append(
+                    StepOutcome(item.id, index, step.tool, "unknown_tool", how="no such tool")
+                )
                 continue
             made: list[str] = []
             if use_fixtures and step.ret is None:
                 made = prepare_inputs(context, runner.registry.get(step.tool), step.params)
             result = runner.call(step.tool, step.params)
-            outcome = StepOutcome(item.id, index, step.tool, "", error_kind=result.error_kind, error=result.error,
-                                  elapsed_ms=result.elapsed_ms, gold=step.ret, ours=result.value if result.ok else None,
-                                  fixtures=made)
+            outcome = StepOutcome(
+                item.id,
+                index,
+                step.tool,
+                "",
+                error_kind=result.error_kind,
+                error=result.error,
+                elapsed_ms=result.elapsed_ms,
+                gold=step.ret,
+                ours=result.value if result.ok else None,
+                fixtures=made,
+            )
             if step.ret is None:
                 outcome.status = "no_gold_ran" if result.ok else "no_gold_failed"
             else:
@@ -143,34 +170,56 @@ def run_fidelity(items: Sequence[BenchItem], runner: ToolRunner, *, rel_tol: flo
     return FidelityReport(outcomes, rel_tol)
 
 
-def report_markdown(report: FidelityReport, title: str, threshold: float = 0.9, examples: int = 1) -> str:
+def report_markdown(
+    report: FidelityReport, title: str, threshold: float = 0.9, examples: int = 1
+) -> str:
     """Per-tool table; every tool under ``threshold`` is listed with its failure reasons."""
     s = report.summary()
     lines = [f"### {title}", ""]
     if s["comparable_steps"]:
-        lines.append(f"- gold steps with a gold return: {s['comparable_steps']}; matched: {s['matched']} "
-                     f"(**{s['fidelity']:.3f}**), of which {s['error_agreement']} are agreed refusals of bad input")
-        lines.append(f"- steps that need an online service we do not have offline: {s['offline_unanswerable']}; "
-                     f"fidelity on the rest: {s['fidelity_excluding_offline']:.3f}" if s["fidelity_excluding_offline"]
-                     is not None else "")
+        lines.append(
+            f"- gold steps with a gold return: {s['comparable_steps']}; matched: {s['matched']} "
+            f"(**{s['fidelity']:.3f}**), of which {s['error_agreement']} are agreed refusals of "
+            "bad input"
+        )
+        lines.append(
+            "- steps that need an online service we do not have offline: "
+            f"{s['offline_unanswerable']}; "
+            f"fidelity on the rest: {s['fidelity_excluding_offline']:.3f}"
+            if s["fidelity_excluding_offline"] is not None
+            else ""
+        )
     if s["no_gold_steps"]:
-        lines.append(f"- steps with a null gold return (not comparable): {s['no_gold_steps']}; our tool ran: "
-                     f"{s['no_gold_ran']} ({s['no_gold_ran'] / s['no_gold_steps']:.3f})")
-    lines.append(f"- tool-call latency (worker process, incl. IPC): median {s['latency_ms_median']:.1f} ms, "
-                 f"p95 {s['latency_ms_p95']:.1f} ms")
+        lines.append(
+            f"- steps with a null gold return (not comparable): {s['no_gold_steps']}; our tool "
+            "ran: "
+            f"{s['no_gold_ran']} ({s['no_gold_ran'] / s['no_gold_steps']:.3f})"
+        )
+    lines.append(
+        f"- tool-call latency (worker process, incl. IPC): median {s['latency_ms_median']:.1f} ms, "
+        f"p95 {s['latency_ms_p95']:.1f} ms"
+    )
     lines.append("")
     rows = report.rows()
     has_gold = any(r.comparable for r in rows)
     if has_gold:
-        lines += ["| tool | steps | matched | fidelity | main reasons for misses |", "| --- | ---: | ---: | ---: | --- |"]
+        lines += [
+            "| tool | steps | matched | fidelity | main reasons for misses |",
+            "| --- | ---: | ---: | ---: | --- |",
+        ]
         for r in rows:
             if not r.comparable:
                 continue
             flag = " ⚠" if (r.fidelity or 0) < threshold else ""
             reasons = "; ".join(f"{reason} (×{n})" for reason, n in r.reasons.most_common(3))
-            lines.append(f"| {r.tool}{flag} | {r.comparable} | {r.matched} | {r.fidelity:.3f} | {reasons} |")
+            lines.append(
+                f"| {r.tool}{flag} | {r.comparable} | {r.matched} | {r.fidelity:.3f} | {reasons} |"
+            )
     else:
-        lines += ["| tool | steps | ran | ran share | main reasons for failures |", "| --- | ---: | ---: | ---: | --- |"]
+        lines += [
+            "| tool | steps | ran | ran share | main reasons for failures |",
+            "| --- | ---: | ---: | ---: | --- |",
+        ]
         for r in rows:
             share = r.ran / r.steps if r.steps else 0
             reasons = "; ".join(f"{reason} (×{n})" for reason, n in r.reasons.most_common(3))
@@ -186,12 +235,20 @@ def failing_examples(report: FidelityReport, tool: str, n: int = 3) -> list[dict
     out = []
     for o in report.outcomes:
         if o.tool == tool and o.status not in ("match", "no_gold_ran"):
-            out.append({"item": o.item_id, "how": o.how, "error": o.error, "gold": o.gold, "ours": o.ours})
+            out.append(
+                {"item": o.item_id, "how": o.how, "error": o.error, "gold": o.gold, "ours": o.ours}
+            )
             if len(out) >= n:
                 break
     return out
 
 
-__all__ = ["FidelityReport", "StepOutcome", "by_status", "failing_examples", "gold_is_error", "report_markdown",
-           "run_fidelity"]
-
+__all__ = [
+    "FidelityReport",
+    "StepOutcome",
+    "by_status",
+    "failing_examples",
+    "gold_is_error",
+    "report_markdown",
+    "run_fidelity",
+]

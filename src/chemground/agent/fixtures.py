@@ -17,14 +17,24 @@ from chemground.agent import artifacts
 from chemground.agent.manifest import ToolManifest
 from chemground.agent.registry import ToolContext
 
-STRUCTURE_EXTENSIONS = {".cif": "cif", ".vasp": "poscar", ".cssr": "cssr", ".xsf": "xsf", ".yaml": "yaml",
-                        ".json": "json", ".mson": "json", ".res": "res"}
+STRUCTURE_EXTENSIONS = {
+    ".cif": "cif",
+    ".vasp": "poscar",
+    ".cssr": "cssr",
+    ".xsf": "xsf",
+    ".yaml": "yaml",
+    ".json": "json",
+    ".mson": "json",
+    ".res": "res",
+}
 
 
 def _li2o():
     from pymatgen.core import Lattice, Structure
 
-    return Structure.from_spacegroup("Fm-3m", Lattice.cubic(4.61), ["Li", "O"], [[0.25, 0.25, 0.25], [0, 0, 0]])
+    return Structure.from_spacegroup(
+        "Fm-3m", Lattice.cubic(4.61), ["Li", "O"], [[0.25, 0.25, 0.25], [0, 0, 0]]
+    )
 
 
 def _pt_slab():
@@ -35,8 +45,12 @@ def _pt_slab():
     return SlabGenerator(bulk, (1, 1, 1), 6.0, 10.0, center_slab=True).get_slabs()[0]
 
 
-LI_O_ENTRIES = [{"formula": "Li", "energy": -1.9}, {"formula": "O2", "energy": -9.86},
-                {"formula": "Li2O", "energy": -14.3}, {"formula": "Li2O2", "energy": -19.6}]
+LI_O_ENTRIES = [
+    {"formula": "Li", "energy": -1.9},
+    {"formula": "O2", "energy": -9.86},
+    {"formula": "Li2O", "energy": -14.3},
+    {"formula": "Li2O2", "energy": -19.6},
+]
 
 
 def _entries(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -114,33 +128,68 @@ def make_fixture(ctx: ToolContext, name: str, rows: int = 3) -> str | None:
         ms.create_vacancy(ctx, "_fixture_structure.json", 0, name)
         return "defect"
     if base.startswith("migration_graph"):
-        artifacts.save(ctx, name, "migration_graph", {"structure": _li2o().get_primitive_structure().as_dict(),
-                                                      "migrating_ion": "Li", "max_distance": 5.0})
+        artifacts.save(
+            ctx,
+            name,
+            "migration_graph",
+            {
+                "structure": _li2o().get_primitive_structure().as_dict(),
+                "migrating_ion": "Li",
+                "max_distance": 5.0,
+            },
+        )
         return "migration_graph"
     if base.startswith("neb_analysis"):
         energies = [0.0, 0.12, 0.31, 0.18, 0.02]
-        artifacts.save(ctx, name, "neb_analysis", {"energies_eV": energies, "distances": [0.0, 0.5, 1.0, 1.5, 2.0],
-                                                   "forces": [0.0] * 5})
+        artifacts.save(
+            ctx,
+            name,
+            "neb_analysis",
+            {"energies_eV": energies, "distances": [0.0, 0.5, 1.0, 1.5, 2.0], "forces": [0.0] * 5},
+        )
         return "neb_analysis"
     if base.startswith("feature"):
         from chemground.agent.tools.materials_analysis import FEATURE_NAMES, structure_features
 
         row = structure_features(_li2o())
         features = [[x * (1 + 0.1 * i) for x in row] for i in range(rows)]
-        artifacts.save(ctx, name, "features", {"feature_names": FEATURE_NAMES, "features": features, "sources": []})
+        artifacts.save(
+            ctx,
+            name,
+            "features",
+            {"feature_names": FEATURE_NAMES, "features": features, "sources": []},
+        )
         return "features"
     if base.startswith("model"):
         make_fixture(ctx, "feature_fixture_for_model.json", rows)
         from chemground.agent.tools.materials_analysis import train_model
 
-        train_model(ctx, "feature_fixture_for_model.json", [float(i) for i in range(rows)], 0.0, 0, name)
+        train_model(
+            ctx, "feature_fixture_for_model.json", [float(i) for i in range(rows)], 0.0, 0, name
+        )
         return "model"
     if base.startswith("workflow"):
-        artifacts.save(ctx, name, "workflow", {"steps": [{"tool": "Basic_Functionality/get_atomic_mass",
-                                                          "arguments": {"element_str": "Cu"}}]})
+        artifacts.save(
+            ctx,
+            name,
+            "workflow",
+            {
+                "steps": [
+                    {
+                        "tool": "Basic_Functionality/get_atomic_mass",
+                        "arguments": {"element_str": "Cu"},
+                    }
+                ]
+            },
+        )
         return "workflow"
     if base.startswith("vasp"):
-        artifacts.save(ctx, name, "vasp_input", {"structure": artifacts.structure_summary(_li2o()), "note": "fixture"})
+        artifacts.save(
+            ctx,
+            name,
+            "vasp_input",
+            {"structure": artifacts.structure_summary(_li2o()), "note": "fixture"},
+        )
         return "vasp_input"
     if base.startswith("band_structure"):
         artifacts.save(ctx, name, "band_structure", _band_structure().as_dict())
@@ -179,7 +228,9 @@ def prepare_inputs(ctx: ToolContext, manifest: ToolManifest, params: Any) -> lis
             continue
         values = value if isinstance(value, list) else [value]
         for item in values:
-            if not isinstance(item, str) or not re.search(r"\.(pkl|pickle|json|cif|vasp|yaml|mson|res|cssr|xsf)$", item):
+            if not isinstance(item, str) or not re.search(
+                r"\.(pkl|pickle|json|cif|vasp|yaml|mson|res|cssr|xsf)$", item
+            ):
                 continue
             try:
                 if artifacts.resolve(ctx, item).exists():

@@ -45,8 +45,13 @@ class Param(BaseModel):
             out["items"] = self.items
         if self.values is not None:
             out["additionalProperties"] = self.values
-        for key, value in (("enum", self.enum), ("minimum", self.minimum), ("maximum", self.maximum),
-                           ("minItems", self.min_items), ("maxItems", self.max_items)):
+        for key, value in (
+            ("enum", self.enum),
+            ("minimum", self.minimum),
+            ("maximum", self.maximum),
+            ("minItems", self.min_items),
+            ("maxItems", self.max_items),
+        ):
             if value is not None:
                 out[key] = value
         if self.examples:
@@ -71,7 +76,9 @@ class ToolManifest(BaseModel):
     parameters: list[Param]
     returns: Returns
     implementation: str  # "module:function"
-    needs_network: bool = False  # its full answer needs an online service; offline it answers what it can
+    needs_network: bool = (
+        False  # its full answer needs an online service; offline it answers what it can
+    )
     offline_note: str = ""  # what it does without the network
     uses_files: bool = False  # reads/writes files in the tool files folder
     needs_kb: bool = False  # reads the compound knowledge base
@@ -79,9 +86,12 @@ class ToolManifest(BaseModel):
     tags: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _check_name(self) -> "ToolManifest":
+    def _check_name(self) -> ToolManifest:
         if self.name != f"{self.namespace}/{self.name.split('/', 1)[-1]}" or "/" not in self.name:
-            raise ValueError(f"tool name {self.name!r} must be '<namespace>/<tool>' with namespace {self.namespace!r}")
+            raise ValueError(
+                f"tool name {self.name!r} must be '<namespace>/<tool>' with namespace "
+                f"{self.namespace!r}"
+            )
         names = [p.name for p in self.parameters]
         if len(set(names)) != len(names):
             raise ValueError(f"{self.name}: duplicate parameter names {names}")
@@ -101,9 +111,14 @@ class ToolManifest(BaseModel):
 
     def openai_tool(self) -> dict[str, Any]:
         """The OpenAI ``tools`` entry (function names may not contain '/', so it becomes '__')."""
-        return {"type": "function", "function": {
-            "name": openai_name(self.name), "description": self.full_description(),
-            "parameters": self.json_schema()}}
+        return {
+            "type": "function",
+            "function": {
+                "name": openai_name(self.name),
+                "description": self.full_description(),
+                "parameters": self.json_schema(),
+            },
+        }
 
     def full_description(self) -> str:
         text = self.description.strip()
@@ -130,8 +145,10 @@ class ToolManifest(BaseModel):
         """What the tool retriever indexes: name words, description, parameters and return."""
         words = self.tool.replace("_", " ")
         params = "; ".join(f"{p.name.replace('_', ' ')}: {p.description}" for p in self.parameters)
-        return (f"{words}. {self.namespace.replace('_', ' ')}. {self.description} "
-                f"Parameters: {params}. Returns: {self.returns.description}")
+        return (
+            f"{words}. {self.namespace.replace('_', ' ')}. {self.description} "
+            f"Parameters: {params}. Returns: {self.returns.description}"
+        )
 
     def to_json(self) -> dict[str, Any]:
         data = self.model_dump(mode="json", exclude={"implementation"})

@@ -29,8 +29,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from chemground.agent.core import (AgentAnswer, AgentStep, Stopwatch, check_answer_support, describe_tools,
-                                  match_tool_name)
+from chemground.agent.core import (
+    AgentAnswer,
+    AgentStep,
+    Stopwatch,
+    check_answer_support,
+    describe_tools,
+    match_tool_name,
+)
 from chemground.agent.manifest import ToolManifest
 from chemground.agent.retriever import ToolRetriever
 from chemground.agent.runner import ToolResult, ToolRunner
@@ -57,7 +63,9 @@ class MCTSConfig:
     prune_margin: float = 0.4  # prune children scoring this far below their best sibling ...
     prune_floor: float = 0.2  # ... or below this
     result_chars: int = 1500
-    max_tokens: int = 512  # per LLM reply: a looping small model stops here, not at the end of its context
+    max_tokens: int = (
+        512  # per LLM reply: a looping small model stops here, not at the end of its context
+    )
 
 
 @dataclass
@@ -89,12 +97,26 @@ class Node:
         return self.process_reward if self.process_reward is not None else 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "parent": self.parent, "depth": self.depth, "tool": self.tool, "purpose": self.purpose,
-                "arguments": self.arguments, "result": self.result.to_json() if self.result else None,
-                "attempts": self.attempts, "answer": self.answer, "process_reward": self.process_reward,
-                "outcome_reward": self.outcome_reward, "visits": self.visits, "q": round(self.q, 4),
-                "status": self.status, "simulated": self.simulated, "revived": self.revived,
-                "children": self.children, "merged": self.merged}
+        return {
+            "id": self.id,
+            "parent": self.parent,
+            "depth": self.depth,
+            "tool": self.tool,
+            "purpose": self.purpose,
+            "arguments": self.arguments,
+            "result": self.result.to_json() if self.result else None,
+            "attempts": self.attempts,
+            "answer": self.answer,
+            "process_reward": self.process_reward,
+            "outcome_reward": self.outcome_reward,
+            "visits": self.visits,
+            "q": round(self.q, 4),
+            "status": self.status,
+            "simulated": self.simulated,
+            "revived": self.revived,
+            "children": self.children,
+            "merged": self.merged,
+        }
 
 
 class HEMCTSAgent:
@@ -102,8 +124,14 @@ class HEMCTSAgent:
 
     name = "mcts"
 
-    def __init__(self, llm: LLM, runner: ToolRunner, retriever: ToolRetriever | None = None,
-                 config: MCTSConfig | None = None, tools: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        llm: LLM,
+        runner: ToolRunner,
+        retriever: ToolRetriever | None = None,
+        config: MCTSConfig | None = None,
+        tools: list[str] | None = None,
+    ) -> None:
         self.llm = llm
         self.runner = runner
         self.retriever = retriever
@@ -123,8 +151,9 @@ class HEMCTSAgent:
     def _ask_json(self, prompt: str, check=None) -> Any:
         if self._llm_calls() >= self.config.max_llm_calls:
             raise BudgetExhausted("LLM-call budget used up")
-        value, _ = self.llm.chat_json([{"role": "user", "content": prompt}], check=check,
-                                      max_tokens=self.config.max_tokens)
+        value, _ = self.llm.chat_json(
+            [{"role": "user", "content": prompt}], check=check, max_tokens=self.config.max_tokens
+        )
         return value
 
     def _add(self, node: Node) -> Node:
@@ -143,14 +172,22 @@ class HEMCTSAgent:
 
     def _history(self, node: Node) -> str:
         lines = []
-        for number, step in enumerate((n for n in self.path(node) if n.tool not in (None, FINISH)), 1):
-            outcome = step.result.observation(self.config.result_chars) if step.result else "(not run)"
-            lines.append(f"{number}. {step.tool}({json.dumps(step.arguments, ensure_ascii=False)}) -> {outcome}")
+        for number, step in enumerate(
+            (n for n in self.path(node) if n.tool not in (None, FINISH)), 1
+        ):
+            outcome = (
+                step.result.observation(self.config.result_chars) if step.result else "(not run)"
+            )
+            lines.append(
+                f"{number}. {step.tool}({json.dumps(step.arguments, ensure_ascii=False)}) -> "
+                f"{outcome}"
+            )
         return "\n".join(lines) or "(none yet)"
 
     # -- the four phases ---------------------------------------------------------------------
     def select(self) -> Node | None:
-        """Descend by UCT over open children to a node not expanded yet; None when nothing is open."""
+        """Descend by UCT over open children to a node not expanded yet; None when nothing is
+        open."""
         while True:
             node = self.nodes[0]
             while node.expanded:
@@ -165,7 +202,10 @@ class HEMCTSAgent:
                     node = max(unvisited, key=lambda c: c.process_reward or 0.0)
                     continue
                 total = max(1, node.visits)
-                node = max(children, key=lambda c: c.q + self.config.c_uct * math.sqrt(math.log(total) / c.visits))
+                node = max(
+                    children,
+                    key=lambda c: c.q + self.config.c_uct * math.sqrt(math.log(total) / c.visits),
+                )
             else:
                 return node
 
@@ -196,7 +236,11 @@ class HEMCTSAgent:
             out, seen, unknown = [], set(), []
             mapped.clear()
             for action in actions:
-                raw = str(action.get("tool", "")).strip() if isinstance(action, dict) else str(action).strip()
+                raw = (
+                    str(action.get("tool", "")).strip()
+                    if isinstance(action, dict)
+                    else str(action).strip()
+                )
                 # the model copies names as listed: "cactus/CalculateQED(compound_SMILES: string)"
                 if raw.strip("`'\" ").upper().startswith(FINISH):
                     tool, note = FINISH, None
@@ -206,18 +250,35 @@ class HEMCTSAgent:
                     unknown.append(raw)
                     continue
                 if note:
-                    mapped.append({"event": "tool_name_mapped", "from": raw, "to": tool, "note": note})
+                    mapped.append(
+                        {"event": "tool_name_mapped", "from": raw, "to": tool, "note": note}
+                    )
                 if tool in seen:
                     continue
                 seen.add(tool)
-                out.append({"tool": tool, "purpose": str(action.get("purpose", "")) if isinstance(action, dict) else ""})
+                out.append(
+                    {
+                        "tool": tool,
+                        "purpose": str(action.get("purpose", ""))
+                        if isinstance(action, dict)
+                        else "",
+                    }
+                )
             if not out:
-                raise ValueError(f"no known tool among the proposed actions {unknown[:5]}; give tool names exactly "
-                                 f"as listed (the part before the parenthesis), or FINISH")
+                raise ValueError(
+                    f"no known tool among the proposed actions {unknown[:5]}; give tool names "
+                    "exactly "
+                    f"as listed (the part before the parenthesis), or FINISH"
+                )
             return out[:k]
 
-        prompt = render("agent/mcts_policy", k=k, question=self.question, history=self._history(node),
-                        tools=self.tool_text)
+        prompt = render(
+            "agent/mcts_policy",
+            k=k,
+            question=self.question,
+            history=self._history(node),
+            tools=self.tool_text,
+        )
         actions = self._ask_json(prompt, check=check)
         self.events.extend(mapped)
         return actions
@@ -231,9 +292,15 @@ class HEMCTSAgent:
             return node
         manifest = self.runner.registry.get(tool)
         feedback = ""
-        for attempt in range(self.config.retries + 1):
-            prompt = render("agent/mcts_execute", question=self.question, history=self._history(parent),
-                            tool=describe_tools([manifest]), purpose=purpose or "(not given)", feedback=feedback)
+        for _attempt in range(self.config.retries + 1):
+            prompt = render(
+                "agent/mcts_execute",
+                question=self.question,
+                history=self._history(parent),
+                tool=describe_tools([manifest]),
+                purpose=purpose or "(not given)",
+                feedback=feedback,
+            )
             try:
                 value = self._ask_json(prompt, check=_arguments)
             except LLMBadOutput as error:
@@ -244,14 +311,21 @@ class HEMCTSAgent:
             node.arguments, node.result = value, result
             if result.ok or result.error_kind in ("offline", "timeout"):
                 break  # nothing a different argument would fix
-            node.attempts.append({"arguments": value, "error": result.error, "error_kind": result.error_kind})
-            feedback = "\n" + render("agent/mcts_reflect", call=f"{tool}({json.dumps(value, ensure_ascii=False)})",
-                                     error=result.error)
+            node.attempts.append(
+                {"arguments": value, "error": result.error, "error_kind": result.error_kind}
+            )
+            feedback = "\n" + render(
+                "agent/mcts_reflect",
+                call=f"{tool}({json.dumps(value, ensure_ascii=False)})",
+                error=result.error,
+            )
         if node.result is None or not node.result.ok:
             node.status = "failed"
             node.process_reward = 0.0
         elif node.attempts:
-            self.events.append({"event": "repaired", "tool": tool, "failed_attempts": len(node.attempts)})
+            self.events.append(
+                {"event": "repaired", "tool": tool, "failed_attempts": len(node.attempts)}
+            )
         return node
 
     def finish(self, node: Node) -> str:
@@ -265,10 +339,16 @@ class HEMCTSAgent:
         if not scored:
             return
         candidates = "\n".join(
-            f"{i}. {c.tool}({json.dumps(c.arguments, ensure_ascii=False)}) -> {c.result.observation(self.config.result_chars)}"
-            for i, c in enumerate(scored, 1))
-        prompt = render("agent/mcts_process_reward", question=self.question, history=self._history(parent),
-                        candidates=candidates)
+            f"{i}. {c.tool}({json.dumps(c.arguments, ensure_ascii=False)}) -> "
+            f"{c.result.observation(self.config.result_chars)}"
+            for i, c in enumerate(scored, 1)
+        )
+        prompt = render(
+            "agent/mcts_process_reward",
+            question=self.question,
+            history=self._history(parent),
+            candidates=candidates,
+        )
 
         def check(value: Any) -> list[float]:
             scores = value.get("scores") if isinstance(value, dict) else value
@@ -280,8 +360,12 @@ class HEMCTSAgent:
             child.process_reward = score
 
     def outcome(self, node: Node) -> float:
-        prompt = render("agent/mcts_outcome_reward", question=self.question, history=self._history(node),
-                        answer=node.answer)
+        prompt = render(
+            "agent/mcts_outcome_reward",
+            question=self.question,
+            history=self._history(node),
+            answer=node.answer,
+        )
 
         def check(value: Any) -> float:
             if not isinstance(value, dict) or "score" not in value:
@@ -303,11 +387,21 @@ class HEMCTSAgent:
             child = self.execute(node, action["tool"], action["purpose"])
             if child.result is not None and child.result.ok:
                 key = json.dumps(child.result.value, sort_keys=True, default=str)
-                if key in by_result:  # sibling merge: an identical execution result adds nothing new
+                if (
+                    key in by_result
+                ):  # sibling merge: an identical execution result adds nothing new
                     kept = by_result[key]
-                    kept.merged.append({"tool": child.tool, "purpose": child.purpose, "arguments": child.arguments})
-                    self.events.append({"event": "merged", "tool": child.tool, "into": kept.tool,
-                                        "arguments": child.arguments})
+                    kept.merged.append(
+                        {"tool": child.tool, "purpose": child.purpose, "arguments": child.arguments}
+                    )
+                    self.events.append(
+                        {
+                            "event": "merged",
+                            "tool": child.tool,
+                            "into": kept.tool,
+                            "arguments": child.arguments,
+                        }
+                    )
                     continue
                 by_result[key] = child
             children.append(self._add(child))
@@ -327,8 +421,15 @@ class HEMCTSAgent:
         for child in scored:
             if child.process_reward < threshold:
                 child.status = "pruned"
-                self.events.append({"event": "pruned", "node": child.id, "tool": child.tool,
-                                    "score": child.process_reward, "threshold": round(threshold, 3)})
+                self.events.append(
+                    {
+                        "event": "pruned",
+                        "node": child.id,
+                        "tool": child.tool,
+                        "score": child.process_reward,
+                        "threshold": round(threshold, 3),
+                    }
+                )
 
     def simulate(self, node: Node) -> Node:
         """Greedy rollout to a FINISH node (rollout calls are real and stay in the tree)."""
@@ -363,7 +464,9 @@ class HEMCTSAgent:
             self.manifests: list[ToolManifest] = [registry.get(n) for n in self.fixed_tools]
         else:
             retriever = self.retriever or ToolRetriever(registry)
-            self.manifests = [registry.get(n) for n, _ in retriever.search(question, k=self.config.k_tools)]
+            self.manifests = [
+                registry.get(n) for n, _ in retriever.search(question, k=self.config.k_tools)
+            ]
         self.tool_text = describe_tools(self.manifests)
         with self.llm.answer_budget():  # every call of the search shares one wall-clock budget
             iterations, stop_reason = self._search()
@@ -375,12 +478,21 @@ class HEMCTSAgent:
         else:
             answer = best.answer or ""
             path = self.path(best)
-        steps = [AgentStep(n.purpose, n.tool, n.arguments, n.result, attempt=len(n.attempts) + 1)
-                 for n in path if n.tool not in (None, FINISH)]
-        trace = {"tree": [n.to_json() for n in self.nodes], "best_path": [n.id for n in path],
-                 "iterations": iterations, "llm_calls": self._llm_calls(), "stop_reason": stop_reason,
-                 "events": self.events, "tools_offered": [m.name for m in self.manifests],
-                 "config": self.config.__dict__}
+        steps = [
+            AgentStep(n.purpose, n.tool, n.arguments, n.result, attempt=len(n.attempts) + 1)
+            for n in path
+            if n.tool not in (None, FINISH)
+        ]
+        trace = {
+            "tree": [n.to_json() for n in self.nodes],
+            "best_path": [n.id for n in path],
+            "iterations": iterations,
+            "llm_calls": self._llm_calls(),
+            "stop_reason": stop_reason,
+            "events": self.events,
+            "tools_offered": [m.name for m in self.manifests],
+            "config": self.config.__dict__,
+        }
         if best is not None:
             if not any(n.result is not None for n in self.nodes):
                 trace["note"] = "answered without calling any tool"
@@ -388,9 +500,17 @@ class HEMCTSAgent:
             trace["support"] = support
             if not support["supported"]:
                 status = "unsupported"
-        return AgentAnswer(question=question, answer=answer, reasoner=self.name, steps=steps, status=status,
-                           trace=trace, usage=self.llm.ledger.since(before).to_dict(), timings_ms={"total": clock.ms()},
-                           id=item_id)
+        return AgentAnswer(
+            question=question,
+            answer=answer,
+            reasoner=self.name,
+            steps=steps,
+            status=status,
+            trace=trace,
+            usage=self.llm.ledger.since(before).to_dict(),
+            timings_ms={"total": clock.ms()},
+            id=item_id,
+        )
 
     def _search(self) -> tuple[int, str]:
         """The iterations of the search: (how many ran, why it stopped)."""
@@ -412,7 +532,9 @@ class HEMCTSAgent:
                 open_children = [c for c in children if c.status == "open"]
                 if open_children:
                     end = self.simulate(max(open_children, key=lambda c: c.process_reward or 0.0))
-                    self.backpropagate(end, end.outcome_reward if end.outcome_reward is not None else 0.0)
+                    self.backpropagate(
+                        end, end.outcome_reward if end.outcome_reward is not None else 0.0
+                    )
                 elif not any(c.tool == FINISH for c in children):
                     self.backpropagate(node, 0.0)
                 best = self.best_terminal()
@@ -430,14 +552,20 @@ class HEMCTSAgent:
         return iterations, stop_reason
 
     def best_terminal(self) -> Node | None:
-        finished = [n for n in self.nodes if n.tool == FINISH and n.answer and n.outcome_reward is not None]
+        finished = [
+            n for n in self.nodes if n.tool == FINISH and n.answer and n.outcome_reward is not None
+        ]
         if not finished:
             return None
 
         def key(node: Node):
             path = self.path(node)
             rewards = [n.process_reward for n in path if n.process_reward is not None]
-            return (node.outcome_reward, sum(rewards) / len(rewards) if rewards else 0.0, -len(path))
+            return (
+                node.outcome_reward,
+                sum(rewards) / len(rewards) if rewards else 0.0,
+                -len(path),
+            )
 
         return max(finished, key=key)
 

@@ -13,8 +13,9 @@ Scores are averaged over questions (macro). Retrieval Recall@k is here too.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from chemground.agent.compare import DEFAULT_REL_TOL, compare_values
 from chemground.agent.dataset import GoldStep
@@ -53,7 +54,9 @@ def prf(true_positives: int, predicted: int, gold: int) -> PRF:
 
 def format_validity(calls: Sequence[PredictedCall], known_tools: set[str] | None = None) -> float:
     """1.0 when every emitted call was well formed (and names a known tool), else 0.0."""
-    return float(all(c.well_formed and (known_tools is None or c.tool in known_tools) for c in calls))
+    return float(
+        all(c.well_formed and (known_tools is None or c.tool in known_tools) for c in calls)
+    )
 
 
 def tool_prf(predicted: Sequence[str], gold: Sequence[str]) -> PRF:
@@ -61,7 +64,9 @@ def tool_prf(predicted: Sequence[str], gold: Sequence[str]) -> PRF:
     return prf(overlap, len(predicted), len(gold))
 
 
-def _pair(calls: Sequence[PredictedCall], gold: Sequence[GoldStep]) -> list[tuple[PredictedCall, GoldStep]]:
+def _pair(
+    calls: Sequence[PredictedCall], gold: Sequence[GoldStep]
+) -> list[tuple[PredictedCall, GoldStep]]:
     """Each predicted call paired with the first unused gold step of the same tool, in order."""
     used: set[int] = set()
     pairs = []
@@ -75,7 +80,8 @@ def _pair(calls: Sequence[PredictedCall], gold: Sequence[GoldStep]) -> list[tupl
 
 
 def positional(params: Any, names: Sequence[str] | None) -> dict[Any, Any]:
-    """Parameters keyed by position (lists) or, given the parameter order, names mapped to positions."""
+    """Parameters keyed by position (lists) or, given the parameter order, names mapped to
+    positions."""
     if isinstance(params, (list, tuple)):
         return dict(enumerate(params))
     if isinstance(params, dict):
@@ -86,8 +92,12 @@ def positional(params: Any, names: Sequence[str] | None) -> dict[Any, Any]:
     return {}
 
 
-def param_prf(calls: Sequence[PredictedCall], gold: Sequence[GoldStep], parameter_names: dict[str, list[str]] | None = None,
-              rel_tol: float = DEFAULT_REL_TOL) -> PRF:
+def param_prf(
+    calls: Sequence[PredictedCall],
+    gold: Sequence[GoldStep],
+    parameter_names: dict[str, list[str]] | None = None,
+    rel_tol: float = DEFAULT_REL_TOL,
+) -> PRF:
     names = parameter_names or {}
     predicted_count = sum(len(positional(c.params, names.get(c.tool))) for c in calls)
     gold_count = sum(len(positional(s.params, names.get(s.tool))) for s in gold)
@@ -101,7 +111,9 @@ def param_prf(calls: Sequence[PredictedCall], gold: Sequence[GoldStep], paramete
     return prf(matched, predicted_count, gold_count)
 
 
-def return_prf(calls: Sequence[PredictedCall], gold: Sequence[GoldStep], rel_tol: float = DEFAULT_REL_TOL) -> PRF:
+def return_prf(
+    calls: Sequence[PredictedCall], gold: Sequence[GoldStep], rel_tol: float = DEFAULT_REL_TOL
+) -> PRF:
     executed = [c for c in calls if c.ok]
     used: set[int] = set()
     matched = 0
@@ -125,13 +137,24 @@ class ItemScore:
     passed: float | None = None  # judge verdict, when judged
 
     def to_json(self) -> dict[str, Any]:
-        return {"format_valid": self.format_valid, "tool": self.tool.to_json(), "params": self.params.to_json(),
-                "returns": self.returns.to_json(), "passed": self.passed}
+        return {
+            "format_valid": self.format_valid,
+            "tool": self.tool.to_json(),
+            "params": self.params.to_json(),
+            "returns": self.returns.to_json(),
+            "passed": self.passed,
+        }
 
 
-def score_item(calls: Sequence[PredictedCall], gold: Sequence[GoldStep], *, known_tools: set[str] | None = None,
-               parameter_names: dict[str, list[str]] | None = None, passed: bool | None = None,
-               rel_tol: float = DEFAULT_REL_TOL) -> ItemScore:
+def score_item(
+    calls: Sequence[PredictedCall],
+    gold: Sequence[GoldStep],
+    *,
+    known_tools: set[str] | None = None,
+    parameter_names: dict[str, list[str]] | None = None,
+    passed: bool | None = None,
+    rel_tol: float = DEFAULT_REL_TOL,
+) -> ItemScore:
     return ItemScore(
         format_valid=format_validity(calls, known_tools),
         tool=tool_prf([c.tool for c in calls], [s.tool for s in gold]),
@@ -156,7 +179,10 @@ def aggregate(scores: Sequence[ItemScore]) -> dict[str, float | None]:
     def mean(values: list[float]) -> float:
         return sum(values) / len(values)
 
-    out: dict[str, float | None] = {"questions": float(n), "format_validity": mean([s.format_valid for s in scores])}
+    out: dict[str, float | None] = {
+        "questions": float(n),
+        "format_validity": mean([s.format_valid for s in scores]),
+    }
     for name in ("tool", "params", "returns"):
         for part in ("precision", "recall", "f1"):
             out[f"{name}_{part}"] = mean([getattr(getattr(s, name), part) for s in scores])
@@ -165,8 +191,11 @@ def aggregate(scores: Sequence[ItemScore]) -> dict[str, float | None]:
     return out
 
 
-def retrieval_recall(gold_tools: Sequence[Sequence[str]], retrieved: Sequence[Sequence[str]]) -> dict[str, float]:
-    """Mean share of each question's distinct gold tools found in its retrieved list, and the share of
+def retrieval_recall(
+    gold_tools: Sequence[Sequence[str]], retrieved: Sequence[Sequence[str]]
+) -> dict[str, float]:
+    """Mean share of each question's distinct gold tools found in its retrieved list, and the share
+    of
     questions with all of them found."""
     if len(gold_tools) != len(retrieved):
         raise ValueError("one retrieved list per question")
@@ -177,4 +206,8 @@ def retrieval_recall(gold_tools: Sequence[Sequence[str]], retrieved: Sequence[Se
         recalls.append(len(hit) / len(wanted) if wanted else 1.0)
         complete.append(float(hit == wanted))
     n = len(recalls) or 1
-    return {"recall": sum(recalls) / n, "all_found": sum(complete) / n, "questions": float(len(recalls))}
+    return {
+        "recall": sum(recalls) / n,
+        "all_found": sum(complete) / n,
+        "questions": float(len(recalls)),
+    }

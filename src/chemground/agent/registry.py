@@ -13,10 +13,11 @@ from __future__ import annotations
 import difflib
 import importlib
 import inspect
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from chemground.agent.manifest import Param, Returns, ToolManifest
 from chemground.agent.validation import ToolArgumentError, ToolError, validate_arguments
@@ -59,20 +60,41 @@ class ToolContext:
 
     def files(self) -> Path:
         if self.files_dir is None:
-            raise ToolError("tools", "this tool reads or writes files but no tool files folder is set")
+            raise ToolError(
+                "tools", "this tool reads or writes files but no tool files folder is set"
+            )
         self.files_dir.mkdir(parents=True, exist_ok=True)
         return self.files_dir
 
 
-def P(name: str, type: str, description: str, *, unit: str | None = None, examples: Iterable[Any] = (),
-      **extra: Any) -> Param:
+def P(
+    name: str,
+    type: str,
+    description: str,
+    *,
+    unit: str | None = None,
+    examples: Iterable[Any] = (),
+    **extra: Any,
+) -> Param:
     """Shorthand for a :class:`Param`."""
-    return Param(name=name, type=type, description=description, unit=unit, examples=list(examples), **extra)
+    return Param(
+        name=name, type=type, description=description, unit=unit, examples=list(examples), **extra
+    )
 
 
-def tool(name: str, description: str, params: list[Param], returns: tuple[str, str] | tuple[str, str, str], *,
-         needs_network: bool = False, offline_note: str = "", uses_files: bool = False, needs_kb: bool = False,
-         timeout_s: float = 60.0, tags: Iterable[str] = ()) -> Callable[[Callable], Callable]:
+def tool(
+    name: str,
+    description: str,
+    params: list[Param],
+    returns: tuple[str, str] | tuple[str, str, str],
+    *,
+    needs_network: bool = False,
+    offline_note: str = "",
+    uses_files: bool = False,
+    needs_kb: bool = False,
+    timeout_s: float = 60.0,
+    tags: Iterable[str] = (),
+) -> Callable[[Callable], Callable]:
     """Attach a manifest to a tool function. ``name`` is ``<namespace>/<tool>``.
 
     The parameters must be the function's own, in the same order (a first parameter called
@@ -83,13 +105,27 @@ def tool(name: str, description: str, params: list[Param], returns: tuple[str, s
         signature = [p for p in inspect.signature(fn).parameters if p != "ctx"]
         declared = [p.name for p in params]
         if signature != declared:
-            raise TypeError(f"tool {name}: manifest parameters {declared} do not match the function's {signature}")
+            raise TypeError(
+                f"tool {name}: manifest parameters {declared} do not match the function's "
+                f"{signature}"
+            )
         namespace = name.split("/", 1)[0]
         manifest = ToolManifest(
-            name=name, namespace=namespace, description=description, parameters=params,
-            returns=Returns(type=returns[0], description=returns[1], unit=returns[2] if len(returns) > 2 else None),
-            implementation=f"{fn.__module__}:{fn.__name__}", needs_network=needs_network,
-            offline_note=offline_note, uses_files=uses_files, needs_kb=needs_kb, timeout_s=timeout_s,
+            name=name,
+            namespace=namespace,
+            description=description,
+            parameters=params,
+            returns=Returns(
+                type=returns[0],
+                description=returns[1],
+                unit=returns[2] if len(returns) > 2 else None,
+            ),
+            implementation=f"{fn.__module__}:{fn.__name__}",
+            needs_network=needs_network,
+            offline_note=offline_note,
+            uses_files=uses_files,
+            needs_kb=needs_kb,
+            timeout_s=timeout_s,
             tags=list(tags),
         )
         setattr(fn, MANIFEST_ATTR, manifest)
@@ -119,7 +155,9 @@ class ToolRegistry:
         """Register a function decorated with :func:`tool`."""
         manifest = getattr(fn, MANIFEST_ATTR, None)
         if manifest is None:
-            raise TypeError(f"{fn!r} has no tool manifest (decorate it with chemground.agent.registry.tool)")
+            raise TypeError(
+                f"{fn!r} has no tool manifest (decorate it with chemground.agent.registry.tool)"
+            )
         if manifest.name in self._manifests and self._functions.get(manifest.name) is not fn:
             raise ValueError(f"two tools are named {manifest.name}")
         self._manifests[manifest.name] = manifest
@@ -131,13 +169,17 @@ class ToolRegistry:
         module = importlib.import_module(module_path)
         count = 0
         for value in vars(module).values():
-            if callable(value) and getattr(value, MANIFEST_ATTR, None) is not None and value.__module__ == module.__name__:
+            if (
+                callable(value)
+                and getattr(value, MANIFEST_ATTR, None) is not None
+                and value.__module__ == module.__name__
+            ):
                 self.register(value)
                 count += 1
         return count
 
     @classmethod
-    def default(cls) -> "ToolRegistry":
+    def default(cls) -> ToolRegistry:
         return default_registry()
 
     def get(self, name: str) -> ToolManifest:
@@ -174,12 +216,17 @@ class ToolRegistry:
         return manifest, validate_arguments(manifest, args)
 
     def call_in_process(self, name: str, args: Any, context: ToolContext | None = None) -> Any:
-        """Validate and run a tool here (no time limit, no isolation); tool errors become ToolError."""
+        """Validate and run a tool here (no time limit, no isolation); tool errors become
+        ToolError."""
         manifest, kwargs = self.validate(name, args)
-        return run_function(self._functions[manifest.name], manifest, kwargs, context or ToolContext())
+        return run_function(
+            self._functions[manifest.name], manifest, kwargs, context or ToolContext()
+        )
 
 
-def run_function(fn: Callable, manifest: ToolManifest, kwargs: dict[str, Any], context: ToolContext) -> Any:
+def run_function(
+    fn: Callable, manifest: ToolManifest, kwargs: dict[str, Any], context: ToolContext
+) -> Any:
     """Call ``fn`` and make its result JSON-safe; failures become ToolError with the reason."""
     import contextlib
     import io
@@ -187,7 +234,9 @@ def run_function(fn: Callable, manifest: ToolManifest, kwargs: dict[str, Any], c
     from chemground.agent.jsonsafe import to_jsonable
 
     try:
-        with contextlib.redirect_stdout(io.StringIO()):  # libraries' progress prints must not reach our stdout
+        with contextlib.redirect_stdout(
+            io.StringIO()
+        ):  # libraries' progress prints must not reach our stdout
             if "ctx" in inspect.signature(fn).parameters:
                 value = fn(context, **kwargs)
             else:
@@ -222,5 +271,13 @@ def default_registry() -> ToolRegistry:
     return registry
 
 
-__all__ = ["P", "ToolArgumentError", "ToolContext", "ToolError", "ToolNotFound", "ToolRegistry", "default_registry",
-           "tool"]
+__all__ = [
+    "P",
+    "ToolArgumentError",
+    "ToolContext",
+    "ToolError",
+    "ToolNotFound",
+    "ToolRegistry",
+    "default_registry",
+    "tool",
+]

@@ -9,9 +9,9 @@ meets the tool that answers it. Hybrid search fuses both rankings by reciprocal 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Sequence
 
 from chemground.agent.manifest import ToolManifest
 from chemground.agent.registry import ToolRegistry, default_registry
@@ -19,8 +19,11 @@ from chemground.errors import ChemgroundError
 from chemground.retrieval.fusion import reciprocal_rank_fusion
 
 METHODS = ("bm25", "dense", "hybrid")
-_CLAUSE = re.compile(r"(?<=[.?!;])\s+|\b(?:then|after that|afterwards|subsequently|additionally|also|finally|next)\b[,:]?",
-                     re.IGNORECASE)
+_CLAUSE = re.compile(
+    r"(?<=[.?!;])\s+|\b(?:then|after "
+    r"that|afterwards|subsequently|additionally|also|finally|next)\b[,:]?",
+    re.IGNORECASE,
+)
 
 
 def split_request(query: str) -> list[str]:
@@ -32,10 +35,19 @@ def split_request(query: str) -> list[str]:
 class ToolRetriever:
     """Top-k tools for a query."""
 
-    def __init__(self, registry: ToolRegistry | None = None, manifests: Sequence[ToolManifest] | None = None,
-                 cache_dir: Path | None = None, part_weight: float = 3.0) -> None:
+    def __init__(
+        self,
+        registry: ToolRegistry | None = None,
+        manifests: Sequence[ToolManifest] | None = None,
+        cache_dir: Path | None = None,
+        part_weight: float = 3.0,
+    ) -> None:
         self.part_weight = part_weight
-        self.manifests = list(manifests) if manifests is not None else (registry or default_registry()).manifests()
+        self.manifests = (
+            list(manifests)
+            if manifests is not None
+            else (registry or default_registry()).manifests()
+        )
         self.names = [m.name for m in self.manifests]
         self.texts = [m.retrieval_text() for m in self.manifests]
         self.cache_dir = cache_dir
@@ -61,7 +73,9 @@ class ToolRetriever:
     def search(self, query: str, k: int = 5, method: str = "hybrid") -> list[tuple[str, float]]:
         return self.search_many([query], k, method)[0]
 
-    def search_many(self, queries: Sequence[str], k: int = 5, method: str = "hybrid") -> list[list[tuple[str, float]]]:
+    def search_many(
+        self, queries: Sequence[str], k: int = 5, method: str = "hybrid"
+    ) -> list[list[tuple[str, float]]]:
         """Top-k tools per query (dense texts are embedded in one batch).
 
         ``hybrid`` fuses BM25 and dense rankings (reciprocal rank) of the whole request and
@@ -70,7 +84,9 @@ class ToolRetriever:
         gets a chance at the top k.
         """
         if method not in METHODS:
-            raise ChemgroundError(f"unknown retrieval method {method!r}; use one of {', '.join(METHODS)}")
+            raise ChemgroundError(
+                f"unknown retrieval method {method!r}; use one of {', '.join(METHODS)}"
+            )
         depth = max(30, k)
         if method == "bm25":
             return [self.bm25.search(q, k) if q.strip() else [] for q in queries]
@@ -87,11 +103,19 @@ class ToolRetriever:
             if method == "dense":
                 out.append(dense[:k])
                 continue
-            scores = dict(reciprocal_rank_fusion([[n for n, _ in self.bm25.search(query, depth)], [n for n, _ in dense]]))
+            scores = dict(
+                reciprocal_rank_fusion(
+                    [[n for n, _ in self.bm25.search(query, depth)], [n for n, _ in dense]]
+                )
+            )
             best_in_part: dict[str, float] = {}
             for piece in pieces:
-                fused = reciprocal_rank_fusion([[n for n, _ in self.bm25.search(piece, depth)],
-                                                [n for n, _ in self.vectors.search(next(vectors), depth)]])
+                fused = reciprocal_rank_fusion(
+                    [
+                        [n for n, _ in self.bm25.search(piece, depth)],
+                        [n for n, _ in self.vectors.search(next(vectors), depth)],
+                    ]
+                )
                 for name, score in fused:
                     best_in_part[name] = max(best_in_part.get(name, 0.0), score)
             for name, score in best_in_part.items():

@@ -50,12 +50,18 @@ class ToolResult:
     ok: bool
     value: Any = None
     error: str | None = None
-    error_kind: str | None = None  # arguments | not_found | tool | offline | timeout | memory | crashed
+    error_kind: str | None = (
+        None  # arguments | not_found | tool | offline | timeout | memory | crashed
+    )
     elapsed_ms: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        data = {"tool": self.tool, "arguments": self.arguments, "ok": self.ok,
-                "elapsed_ms": round(self.elapsed_ms, 2)}
+        data = {
+            "tool": self.tool,
+            "arguments": self.arguments,
+            "ok": self.ok,
+            "elapsed_ms": round(self.elapsed_ms, 2),
+        }
         if self.ok:
             data["result"] = self.value
         else:
@@ -68,26 +74,48 @@ class ToolResult:
         if not self.ok:
             return f"ERROR ({self.error_kind}): {self.error}"
         text = json.dumps(self.value, ensure_ascii=False, default=str)
-        return text if len(text) <= limit else text[:limit] + f"... [{len(text) - limit} more characters]"
+        return (
+            text
+            if len(text) <= limit
+            else text[:limit] + f"... [{len(text) - limit} more characters]"
+        )
 
     def evidence(self) -> Evidence:
         """The call as evidence an answer can cite."""
-        digest = hashlib.sha1(json.dumps([self.tool, self.arguments], sort_keys=True, default=str).encode()).hexdigest()[:10]
+        digest = hashlib.sha1(
+            json.dumps([self.tool, self.arguments], sort_keys=True, default=str).encode()
+        ).hexdigest()[:10]
         why = f"computed by {self.tool}" if self.ok else f"{self.tool} failed: {self.error}"
-        return Evidence(kind="tool_result", id=f"{self.tool}#{digest}", score=1.0 if self.ok else 0.0, match="exact",
-                        record=self.to_json(), why=why, retriever="tool",
-                        provenance={"tool": self.tool, "elapsed_ms": round(self.elapsed_ms, 2)})
+        return Evidence(
+            kind="tool_result",
+            id=f"{self.tool}#{digest}",
+            score=1.0 if self.ok else 0.0,
+            match="exact",
+            record=self.to_json(),
+            why=why,
+            retriever="tool",
+            provenance={"tool": self.tool, "elapsed_ms": round(self.elapsed_ms, 2)},
+        )
 
 
 DEFAULT_MEMORY_MB = 3072
 MEMORY_ENV = "CHEMGROUND_TOOL_MEMORY_MB"
 # What a worker that died of memory leaves on its stderr (Python, C++ and C libraries).
-_MEMORY_SIGNS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory", "Out of memory",
-                 "failed to allocate", "Failed to allocate", "mmap failed")
+_MEMORY_SIGNS = (
+    "MemoryError",
+    "bad_alloc",
+    "Cannot allocate memory",
+    "out of memory",
+    "Out of memory",
+    "failed to allocate",
+    "Failed to allocate",
+    "mmap failed",
+)
 
 
 def default_memory_mb() -> int:
-    """The tool worker's address-space limit in MiB: CHEMGROUND_TOOL_MEMORY_MB, else 3072 (0 = none)."""
+    """The tool worker's address-space limit in MiB: CHEMGROUND_TOOL_MEMORY_MB, else 3072 (0 =
+    none)."""
     text = os.environ.get(MEMORY_ENV, "").strip()
     try:
         return max(0, int(text)) if text else DEFAULT_MEMORY_MB
@@ -103,9 +131,16 @@ class ToolRunner:
     address space (0 for none; default :func:`default_memory_mb`).
     """
 
-    def __init__(self, registry: ToolRegistry | None = None, settings: Any = None, files_dir: Path | None = None,
-                 timeout_s: float | None = None, isolate: bool = True, kb_progress: Any = None,
-                 memory_mb: int | None = None) -> None:
+    def __init__(
+        self,
+        registry: ToolRegistry | None = None,
+        settings: Any = None,
+        files_dir: Path | None = None,
+        timeout_s: float | None = None,
+        isolate: bool = True,
+        kb_progress: Any = None,
+        memory_mb: int | None = None,
+    ) -> None:
         from chemground.settings import get_settings
 
         self.registry = registry or default_registry()
@@ -137,15 +172,33 @@ class ToolRunner:
         if self.memory_mb:
             # Under an address-space limit, per-thread malloc arenas and BLAS thread buffers reserve
             # address space they never use; tools are small computations, one thread each is plenty.
-            for name in ("MALLOC_ARENA_MAX", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            for name in (
+                "MALLOC_ARENA_MAX",
+                "OPENBLAS_NUM_THREADS",
+                "OMP_NUM_THREADS",
+                "MKL_NUM_THREADS",
+            ):
                 env.setdefault(name, "2" if name == "MALLOC_ARENA_MAX" else "1")
-        self._stderr = tempfile.TemporaryFile()  # read back when the worker dies: did it run out of memory?
+        self._stderr = (
+            tempfile.TemporaryFile()  # noqa: SIM115 - closed when the worker ends
+        )  # read back when the worker dies: did it run out of memory?
         with SPAWN_LOCK:  # see chemground.forking
-            process = subprocess.Popen([sys.executable, "-m", "chemground.agent.worker"], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, stderr=self._stderr, env=env, text=True,
-                                       encoding="utf-8", bufsize=1)
-        setup = {"settings": self.settings.model_dump(mode="json"), "files_dir": str(self.files_dir),
-                 "modules": self._extra_modules(), "memory_mb": self.memory_mb}
+            process = subprocess.Popen(
+                [sys.executable, "-m", "chemground.agent.worker"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr,
+                env=env,
+                text=True,
+                encoding="utf-8",
+                bufsize=1,
+            )
+        setup = {
+            "settings": self.settings.model_dump(mode="json"),
+            "files_dir": str(self.files_dir),
+            "modules": self._extra_modules(),
+            "memory_mb": self.memory_mb,
+        }
         process.stdin.write(json.dumps(setup) + "\n")
         process.stdin.flush()
         self._process = process
@@ -193,14 +246,16 @@ class ToolRunner:
         return any(sign in tail for sign in _MEMORY_SIGNS)
 
     def _memory_message(self, name: str) -> str:
-        return (f"tool {name} ran out of memory (limit {self.memory_mb} MB) and was stopped; "
-                "try a smaller input")
+        return (
+            f"tool {name} ran out of memory (limit {self.memory_mb} MB) and was stopped; "
+            "try a smaller input"
+        )
 
     def close(self) -> None:
         with self._lock:
             self._stop()
 
-    def __enter__(self) -> "ToolRunner":
+    def __enter__(self) -> ToolRunner:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -215,16 +270,33 @@ class ToolRunner:
 
     # -- calls ------------------------------------------------------------------------------
     def call(self, name: str, args: Any = None, timeout_s: float | None = None) -> ToolResult:
-        """Validate and run one call; never raises for a tool's own failure (see ``ToolResult.ok``)."""
+        """Validate and run one call; never raises for a tool's own failure (see
+        ``ToolResult.ok``)."""
         started = time.perf_counter()
         try:
             manifest, kwargs = self.registry.validate(name, args)
         except ToolArgumentError as error:
-            return self._record(ToolResult(name, _as_dict(args), False, error=error.reason, error_kind="arguments",
-                                           elapsed_ms=_ms(started)))
+            return self._record(
+                ToolResult(
+                    name,
+                    _as_dict(args),
+                    False,
+                    error=error.reason,
+                    error_kind="arguments",
+                    elapsed_ms=_ms(started),
+                )
+            )
         except ToolError as error:
-            return self._record(ToolResult(name, _as_dict(args), False, error=error.reason, error_kind="not_found",
-                                           elapsed_ms=_ms(started)))
+            return self._record(
+                ToolResult(
+                    name,
+                    _as_dict(args),
+                    False,
+                    error=error.reason,
+                    error_kind="not_found",
+                    elapsed_ms=_ms(started),
+                )
+            )
         if manifest.needs_kb and not self._kb_ready:
             from chemground.workspace import ensure_kb
 
@@ -233,14 +305,34 @@ class ToolRunner:
         limit = timeout_s or self.timeout_s or manifest.timeout_s
         if not self.isolate:
             try:
-                value = run_function(self.registry.function(manifest.name), manifest, kwargs, self._context)
-                return self._record(ToolResult(manifest.name, kwargs, True, value=value, elapsed_ms=_ms(started)))
+                value = run_function(
+                    self.registry.function(manifest.name), manifest, kwargs, self._context
+                )
+                return self._record(
+                    ToolResult(manifest.name, kwargs, True, value=value, elapsed_ms=_ms(started))
+                )
             except ToolOffline as error:
-                return self._record(ToolResult(manifest.name, kwargs, False, error=error.reason, error_kind="offline",
-                                               elapsed_ms=_ms(started)))
+                return self._record(
+                    ToolResult(
+                        manifest.name,
+                        kwargs,
+                        False,
+                        error=error.reason,
+                        error_kind="offline",
+                        elapsed_ms=_ms(started),
+                    )
+                )
             except ToolError as error:
-                return self._record(ToolResult(manifest.name, kwargs, False, error=error.reason, error_kind="tool",
-                                               elapsed_ms=_ms(started)))
+                return self._record(
+                    ToolResult(
+                        manifest.name,
+                        kwargs,
+                        False,
+                        error=error.reason,
+                        error_kind="tool",
+                        elapsed_ms=_ms(started),
+                    )
+                )
         with self._lock:
             if self._process is None or self._process.poll() is not None:
                 self._stop()
@@ -253,9 +345,16 @@ class ToolRunner:
                 ready, _, _ = select.select([process.stdout], [], [], limit)
                 if not ready:
                     self._stop()
-                    return self._record(ToolResult(
-                        manifest.name, kwargs, False, error_kind="timeout", elapsed_ms=_ms(started),
-                        error=f"did not finish within {limit:g} s and was stopped"))
+                    return self._record(
+                        ToolResult(
+                            manifest.name,
+                            kwargs,
+                            False,
+                            error_kind="timeout",
+                            elapsed_ms=_ms(started),
+                            error=f"did not finish within {limit:g} s and was stopped",
+                        )
+                    )
                 line = process.stdout.readline()
                 if not line:
                     raise EOFError
@@ -268,18 +367,54 @@ class ToolRunner:
                 memory = self._died_of_memory()
                 self._stop()
                 if memory:
-                    return self._record(ToolResult(manifest.name, kwargs, False, error_kind="memory",
-                                                   elapsed_ms=_ms(started), error=self._memory_message(manifest.name)))
-                return self._record(ToolResult(manifest.name, kwargs, False, error_kind="crashed", elapsed_ms=_ms(started),
-                                               error="the tool worker process died during the call"))
+                    return self._record(
+                        ToolResult(
+                            manifest.name,
+                            kwargs,
+                            False,
+                            error_kind="memory",
+                            elapsed_ms=_ms(started),
+                            error=self._memory_message(manifest.name),
+                        )
+                    )
+                return self._record(
+                    ToolResult(
+                        manifest.name,
+                        kwargs,
+                        False,
+                        error_kind="crashed",
+                        elapsed_ms=_ms(started),
+                        error="the tool worker process died during the call",
+                    )
+                )
             if not reply["ok"] and reply.get("kind") == "memory":
                 self._stop()  # a fresh worker for the next call: this one's heap may be in pieces
-                return self._record(ToolResult(manifest.name, kwargs, False, error_kind="memory", elapsed_ms=_ms(started),
-                                               error=self._memory_message(manifest.name)))
+                return self._record(
+                    ToolResult(
+                        manifest.name,
+                        kwargs,
+                        False,
+                        error_kind="memory",
+                        elapsed_ms=_ms(started),
+                        error=self._memory_message(manifest.name),
+                    )
+                )
         if reply["ok"]:
-            return self._record(ToolResult(manifest.name, kwargs, True, value=reply["value"], elapsed_ms=_ms(started)))
-        return self._record(ToolResult(manifest.name, kwargs, False, error=reply["error"], error_kind=reply["kind"],
-                                       elapsed_ms=_ms(started)))
+            return self._record(
+                ToolResult(
+                    manifest.name, kwargs, True, value=reply["value"], elapsed_ms=_ms(started)
+                )
+            )
+        return self._record(
+            ToolResult(
+                manifest.name,
+                kwargs,
+                False,
+                error=reply["error"],
+                error_kind=reply["kind"],
+                elapsed_ms=_ms(started),
+            )
+        )
 
     def _record(self, result: ToolResult) -> ToolResult:
         self.calls.append(result)

@@ -36,8 +36,14 @@ class ToolArgumentError(ToolError, ValueError):
 def _type_name(value: Any) -> str:
     if value is None:
         return "null"
-    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
-            dict: "object"}.get(type(value), type(value).__name__)
+    return {
+        bool: "boolean",
+        int: "integer",
+        float: "number",
+        str: "string",
+        list: "array",
+        dict: "object",
+    }.get(type(value), type(value).__name__)
 
 
 def _show(value: Any) -> str:
@@ -90,12 +96,19 @@ def check_value(value: Any, schema: dict[str, Any], where: str) -> Any:
         if "maxItems" in schema and len(value) > schema["maxItems"]:
             raise ValueError(f"{where} takes at most {schema['maxItems']} items, got {len(value)}")
         if "items" in schema:
-            value = [check_value(item, schema["items"], f"{where}[{i}]") for i, item in enumerate(value)]
+            value = [
+                check_value(item, schema["items"], f"{where}[{i}]") for i, item in enumerate(value)
+            ]
     elif kind == "object":
         if not isinstance(value, dict):
-            raise ValueError(f"{where} must be an object (a JSON mapping), got {_type_name(value)} {_show(value)}")
+            raise ValueError(
+                f"{where} must be an object (a JSON mapping), got {_type_name(value)} "
+                f"{_show(value)}"
+            )
         if "minItems" in schema and len(value) < schema["minItems"]:
-            raise ValueError(f"{where} needs at least {schema['minItems']} entries, got {len(value)}")
+            raise ValueError(
+                f"{where} needs at least {schema['minItems']} entries, got {len(value)}"
+            )
         values = schema.get("additionalProperties")
         if isinstance(values, dict):
             value = {str(k): check_value(v, values, f"{where}[{k!r}]") for k, v in value.items()}
@@ -129,23 +142,35 @@ def validate_arguments(manifest: ToolManifest, args: Any) -> dict[str, Any]:
         args = list(args)
     if isinstance(args, list):
         if len(args) > len(params):
-            raise ToolArgumentError(manifest.name, f"takes at most {len(params)} arguments "
-                                    f"({', '.join(p.name for p in params)}), got {len(args)}")
+            raise ToolArgumentError(
+                manifest.name,
+                f"takes at most {len(params)} arguments "
+                f"({', '.join(p.name for p in params)}), got {len(args)}",
+            )
         named = {p.name: value for p, value in zip(params, args)}
     elif isinstance(args, dict):
         unknown = [k for k in args if k not in by_name]
         if unknown:
-            raise ToolArgumentError(manifest.name, f"unknown parameter {unknown[0]!r}; it takes "
-                                    f"{', '.join(p.name for p in params) or 'no parameters'}", unknown[0])
+            raise ToolArgumentError(
+                manifest.name,
+                f"unknown parameter {unknown[0]!r}; it takes "
+                f"{', '.join(p.name for p in params) or 'no parameters'}",
+                unknown[0],
+            )
         named = dict(args)
     else:
-        raise ToolArgumentError(manifest.name, f"arguments must be a JSON object or list, got {_type_name(args)}")
+        raise ToolArgumentError(
+            manifest.name, f"arguments must be a JSON object or list, got {_type_name(args)}"
+        )
     out: dict[str, Any] = {}
     for p in params:
         if p.name not in named or named[p.name] is None:
             if p.required:
-                raise ToolArgumentError(manifest.name, f"missing required parameter {_param_hint(p)}: {p.description}",
-                                        p.name)
+                raise ToolArgumentError(
+                    manifest.name,
+                    f"missing required parameter {_param_hint(p)}: {p.description}",
+                    p.name,
+                )
             out[p.name] = p.default
             continue
         try:

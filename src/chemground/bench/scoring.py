@@ -8,7 +8,8 @@ scores 1). Every score is in [0, 1].
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from rouge_score import rouge_scorer
 
@@ -18,10 +19,10 @@ from chemground.errors import ChemgroundError
 from chemground.retrieval.fuzzy import rouge_l
 
 TOLERANCE = {
-    "weight": ("abs", 0.1),        # g/mol
-    "temperature": ("abs", 5.0),   # °C
+    "weight": ("abs", 0.1),  # g/mol
+    "temperature": ("abs", 5.0),  # °C
     "time": ("rel", 0.10),
-    "yield": ("abs", 5.0),         # percentage points
+    "yield": ("abs", 5.0),  # percentage points
 }
 _ROUGE = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
 
@@ -49,13 +50,18 @@ def smiles_similarity(a: str, b: str) -> float:
     return tanimoto(sa.smiles, sb.smiles)
 
 
-def best_match_f1(predicted: list[Any], gold: list[Any], similarity: Callable[[Any, Any], float]) -> float:
-    """Soft F1: mean best similarity of each gold item (recall) and each predicted item (precision)."""
+def best_match_f1(
+    predicted: list[Any], gold: list[Any], similarity: Callable[[Any, Any], float]
+) -> float:
+    """Soft F1: mean best similarity of each gold item (recall) and each predicted item
+    (precision)."""
     if not predicted or not gold:
         return 0.0
     matrix = [[similarity(p, g) for g in gold] for p in predicted]
     precision = sum(max(row) for row in matrix) / len(predicted)
-    recall = sum(max(matrix[i][j] for i in range(len(predicted))) for j in range(len(gold))) / len(gold)
+    recall = sum(max(matrix[i][j] for i in range(len(predicted))) for j in range(len(gold))) / len(
+        gold
+    )
     return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
 
 
@@ -71,27 +77,43 @@ def text_rouge(predicted: str, gold: str) -> float:
     return _ROUGE.score(gold, predicted)["rougeL"].fmeasure
 
 
-def score_answer(task: str, input_format: str, gold: dict[str, Any], value: Any, text: str,
-                 resolve: Resolve | None = None) -> float:
+def score_answer(
+    task: str,
+    input_format: str,
+    gold: dict[str, Any],
+    value: Any,
+    text: str,
+    resolve: Resolve | None = None,
+) -> float:
     """The score of one answer (its typed ``value`` and its ``text``) against the gold answer."""
     if value is None and not text:
         return 0.0
     if task in TOLERANCE:
         return numeric_match(value, gold["value"], task) if value is not None else 0.0
     if task in ("product", "reactant"):
-        predicted = value if isinstance(value, list) else ([value] if isinstance(value, str) else [])
+        predicted = (
+            value if isinstance(value, list) else ([value] if isinstance(value, str) else [])
+        )
         predicted = [p for p in predicted if isinstance(p, str) and p]
         gold_smiles = gold.get("smiles") or []
         if task == "product":  # the main product must be among what was predicted
-            return max((smiles_similarity(p, g) for p in predicted for g in gold_smiles[:1]), default=0.0)
+            return max(
+                (smiles_similarity(p, g) for p in predicted for g in gold_smiles[:1]), default=0.0
+            )
         return best_match_f1(predicted, gold_smiles, smiles_similarity)
     if task in ("solvent", "catalyst"):
         predicted = value if isinstance(value, list) else [str(value)] if value else []
         gold_names = gold.get("names") or []
-        return best_match_f1([str(p) for p in predicted], gold_names, lambda p, g: name_similarity(p, g, resolve))
+        return best_match_f1(
+            [str(p) for p in predicted], gold_names, lambda p, g: name_similarity(p, g, resolve)
+        )
     if task == "name_conversion":
         if input_format == "iupac":  # name -> SMILES
-            predicted = value if isinstance(value, str) else (value[0] if isinstance(value, list) and value else "")
+            predicted = (
+                value
+                if isinstance(value, str)
+                else (value[0] if isinstance(value, list) and value else "")
+            )
             return smiles_similarity(predicted, gold["smiles"][0]) if predicted else 0.0
         predicted = str(value or text)
         return name_similarity(predicted, gold["text"], resolve)

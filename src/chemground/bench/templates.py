@@ -218,9 +218,26 @@ TEMPLATES: dict[str, list[str]] = {
 
 # task -> (parser aspect, level)
 TASK_ASPECT = {
-    "product": "product", "reactant": "reactants", "temperature": "temperature", "solvent": "solvent",
-    "catalyst": "catalyst", "weight": "molecular_weight", "description": "description", "yield": "yield",
-    "time": "time", "formula": "formula", "synonyms": "synonyms",
+    "product": "product",
+    "reactant": "reactants",
+    "temperature": "temperature",
+    "solvent": "solvent",
+    "catalyst": "catalyst",
+    "weight": "molecular_weight",
+    "description": "description",
+    "yield": "yield",
+    "time": "time",
+    "formula": "formula",
+    "synonyms": "synonyms",
 }
-TABLE_RAG_TASKS = ("product", "reactant", "temperature", "solvent", "catalyst", "weight", "name_conversion", "description")
+TABLE_RAG_TASKS = (
+    "product",
+    "reactant",
+    "temperature",
+    "solvent",
+    "catalyst",
+    "weight",
+    "name_conversion",
+    "description",
+)
 EXTRA_TASKS = ("yield", "time", "formula", "synonyms")

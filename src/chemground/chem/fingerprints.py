@@ -6,8 +6,8 @@ and load them straight into RDKit's bulk similarity routines.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 from rdkit import Chem, DataStructs
 
@@ -41,12 +41,13 @@ def fingerprint_from_bytes(data: bytes) -> DataStructs.ExplicitBitVect:
     return DataStructs.ExplicitBitVect(data)
 
 
-def tanimoto(a: Chem.Mol | str | DataStructs.ExplicitBitVect, b: Chem.Mol | str | DataStructs.ExplicitBitVect) -> float:
+def tanimoto(
+    a: Chem.Mol | str | DataStructs.ExplicitBitVect, b: Chem.Mol | str | DataStructs.ExplicitBitVect
+) -> float:
     """Tanimoto similarity of two structures (Morgan r=2, 2048 bits)."""
     fa = a if isinstance(a, DataStructs.ExplicitBitVect) else morgan_fingerprint(a)
     fb = b if isinstance(b, DataStructs.ExplicitBitVect) else morgan_fingerprint(b)
     return DataStructs.TanimotoSimilarity(fa, fb)
-
 
 
 def bulk_tanimoto(

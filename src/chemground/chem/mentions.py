@@ -26,7 +26,13 @@ from functools import lru_cache
 
 from rdkit import Chem
 
-from chemground.chem.names import NameResolver, Resolution, guess_name_format, normalize_name, recase_name
+from chemground.chem.names import (
+    NameResolver,
+    Resolution,
+    guess_name_format,
+    normalize_name,
+    recase_name,
+)
 from chemground.chem.structure import (
     MAX_NAME_CHARS,
     Structure,
@@ -49,55 +55,558 @@ MAX_SCAN_CHARS = 20_000
 CONTINUATION_MIN_SCORE = 90.0
 
 # Words that are never a compound on their own (some are junk PubChem synonyms, e.g. "product").
-STOPWORDS = set("""
-a about above after again against all also am an and any are as at be because been before being below between
-both but by can could did do does doing done down during each few for from further had has have having he her
-here hers him his how i if in into is it its itself just me more most my no nor not now of off on once only or
-other our out over own same she should so some such than that the their them then there these they this those
-through to too under until up very was we were what when where which while who whom why will with would you your
-what's whats how's hows which's whose get gets got give gives given giving make makes made making form forms
-formed forming use uses used using react reacts reacted reacting reaction reactions mix mixed mixing combine
-combined add added adding treat treated treating produce produces produced yield yields yielded obtain obtained
-happen happens happened result results resulting convert converted conversion synthesize synthesise synthesized
-synthesis prepare prepared preparation product products reactant reactants reagent reagents solvent solvents
-catalyst catalysts catalyzed catalysed condition conditions temperature temperatures time pressure ph yield
-percent weight molecular mass molar formula formulas name names iupac smiles structure structures compound
-compounds molecule molecules chemical chemicals substance describe description tell show give find list known
-called call also other similar analog analogs analogue analogues related like many much long hot cold warm heat
-heated heating cool cooled reflux refluxed room rt overnight hour hours minute minutes day days degree degrees
-c k f mw mol g kg mg ml l per question answer please need want know would typical typically usually step steps
-starting material materials route routes pathway way ways method methods procedure procedures patent paper
-data entry record records value values one two three first second third main major minor new done else via
-medium system systems presence absence amount amounts equivalent equivalents equiv eq stir stirred stirring
-water-free dry wet aqueous organic layer phase solution solutions mixture mixtures salt salts acid acids base bases
-alcohol alcohols ester esters ether ethers amine amines ketone ketones aldehyde aldehydes oil solid liquid gas crystals
-lead leads tin air work worked workup
-""".split())
+STOPWORDS = set(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "done",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "what's",
+        "whats",
+        "how's",
+        "hows",
+        "which's",
+        "whose",
+        "get",
+        "gets",
+        "got",
+        "give",
+        "gives",
+        "given",
+        "giving",
+        "make",
+        "makes",
+        "made",
+        "making",
+        "form",
+        "forms",
+        "formed",
+        "forming",
+        "use",
+        "uses",
+        "used",
+        "using",
+        "react",
+        "reacts",
+        "reacted",
+        "reacting",
+        "reaction",
+        "reactions",
+        "mix",
+        "mixed",
+        "mixing",
+        "combine",
+        "combined",
+        "add",
+        "added",
+        "adding",
+        "treat",
+        "treated",
+        "treating",
+        "produce",
+        "produces",
+        "produced",
+        "yield",
+        "yields",
+        "yielded",
+        "obtain",
+        "obtained",
+        "happen",
+        "happens",
+        "happened",
+        "result",
+        "results",
+        "resulting",
+        "convert",
+        "converted",
+        "conversion",
+        "synthesize",
+        "synthesise",
+        "synthesized",
+        "synthesis",
+        "prepare",
+        "prepared",
+        "preparation",
+        "product",
+        "products",
+        "reactant",
+        "reactants",
+        "reagent",
+        "reagents",
+        "solvent",
+        "solvents",
+        "catalyst",
+        "catalysts",
+        "catalyzed",
+        "catalysed",
+        "condition",
+        "conditions",
+        "temperature",
+        "temperatures",
+        "time",
+        "pressure",
+        "ph",
+        "yield",
+        "percent",
+        "weight",
+        "molecular",
+        "mass",
+        "molar",
+        "formula",
+        "formulas",
+        "name",
+        "names",
+        "iupac",
+        "smiles",
+        "structure",
+        "structures",
+        "compound",
+        "compounds",
+        "molecule",
+        "molecules",
+        "chemical",
+        "chemicals",
+        "substance",
+        "describe",
+        "description",
+        "tell",
+        "show",
+        "give",
+        "find",
+        "list",
+        "known",
+        "called",
+        "call",
+        "also",
+        "other",
+        "similar",
+        "analog",
+        "analogs",
+        "analogue",
+        "analogues",
+        "related",
+        "like",
+        "many",
+        "much",
+        "long",
+        "hot",
+        "cold",
+        "warm",
+        "heat",
+        "heated",
+        "heating",
+        "cool",
+        "cooled",
+        "reflux",
+        "refluxed",
+        "room",
+        "rt",
+        "overnight",
+        "hour",
+        "hours",
+        "minute",
+        "minutes",
+        "day",
+        "days",
+        "degree",
+        "degrees",
+        "c",
+        "k",
+        "f",
+        "mw",
+        "mol",
+        "g",
+        "kg",
+        "mg",
+        "ml",
+        "l",
+        "per",
+        "question",
+        "answer",
+        "please",
+        "need",
+        "want",
+        "know",
+        "would",
+        "typical",
+        "typically",
+        "usually",
+        "step",
+        "steps",
+        "starting",
+        "material",
+        "materials",
+        "route",
+        "routes",
+        "pathway",
+        "way",
+        "ways",
+        "method",
+        "methods",
+        "procedure",
+        "procedures",
+        "patent",
+        "paper",
+        "data",
+        "entry",
+        "record",
+        "records",
+        "value",
+        "values",
+        "one",
+        "two",
+        "three",
+        "first",
+        "second",
+        "third",
+        "main",
+        "major",
+        "minor",
+        "new",
+        "done",
+        "else",
+        "via",
+        "medium",
+        "system",
+        "systems",
+        "presence",
+        "absence",
+        "amount",
+        "amounts",
+        "equivalent",
+        "equivalents",
+        "equiv",
+        "eq",
+        "stir",
+        "stirred",
+        "stirring",
+        "water-free",
+        "dry",
+        "wet",
+        "aqueous",
+        "organic",
+        "layer",
+        "phase",
+        "solution",
+        "solutions",
+        "mixture",
+        "mixtures",
+        "salt",
+        "salts",
+        "acid",
+        "acids",
+        "base",
+        "bases",
+        "alcohol",
+        "alcohols",
+        "ester",
+        "esters",
+        "ether",
+        "ethers",
+        "amine",
+        "amines",
+        "ketone",
+        "ketones",
+        "aldehyde",
+        "aldehydes",
+        "oil",
+        "solid",
+        "liquid",
+        "gas",
+        "crystals",
+        "lead",
+        "leads",
+        "tin",
+        "air",
+        "work",
+        "worked",
+        "workup",
+    ]
+)
 
-FUNCTION_WORDS = {"in", "of", "the", "a", "an", "to", "from", "with", "and", "or", "for", "at", "by", "on", "as",
-                  "is", "are", "was", "were", "into", "than", "via", "using", "give", "gives", "per"}
+FUNCTION_WORDS = {
+    "in",
+    "of",
+    "the",
+    "a",
+    "an",
+    "to",
+    "from",
+    "with",
+    "and",
+    "or",
+    "for",
+    "at",
+    "by",
+    "on",
+    "as",
+    "is",
+    "are",
+    "was",
+    "were",
+    "into",
+    "than",
+    "via",
+    "using",
+    "give",
+    "gives",
+    "per",
+}
 
 # Named reactions and reaction words: in a question they name a reaction, not a compound
 # ("Appel", "aldol", "Swern"); never a mention on their own, nor a typo of some name.
-REACTION_WORDS = set("""
-aldol appel arndt baeyer barton baylis beckmann biginelli birch buchwald cannizzaro chan claisen clemmensen corey
-crafts cuaac curtius dakin darzens dess diels alder fischer friedel gabriel glaser grignard grubbs hartwig heck
-henry hiyama hofmann horner hwe jones julia knoevenagel kolbe kumada luche mannich martin michael mitsunobu
-miyaura mukaiyama nazarov negishi nef ozonolysis passerini paal knorr pictet spengler pinnick prins reformatsky
-ritter robinson sandmeyer schmidt sharpless shapiro sonogashira staudinger steglich stille strecker suzuki swern
-tebbe ullmann ugi vilsmeier villiger wadsworth emmons williamson wittig wolff kishner wurtz
-""".split())
+REACTION_WORDS = set(
+    [
+        "aldol",
+        "appel",
+        "arndt",
+        "baeyer",
+        "barton",
+        "baylis",
+        "beckmann",
+        "biginelli",
+        "birch",
+        "buchwald",
+        "cannizzaro",
+        "chan",
+        "claisen",
+        "clemmensen",
+        "corey",
+        "crafts",
+        "cuaac",
+        "curtius",
+        "dakin",
+        "darzens",
+        "dess",
+        "diels",
+        "alder",
+        "fischer",
+        "friedel",
+        "gabriel",
+        "glaser",
+        "grignard",
+        "grubbs",
+        "hartwig",
+        "heck",
+        "henry",
+        "hiyama",
+        "hofmann",
+        "horner",
+        "hwe",
+        "jones",
+        "julia",
+        "knoevenagel",
+        "kolbe",
+        "kumada",
+        "luche",
+        "mannich",
+        "martin",
+        "michael",
+        "mitsunobu",
+        "miyaura",
+        "mukaiyama",
+        "nazarov",
+        "negishi",
+        "nef",
+        "ozonolysis",
+        "passerini",
+        "paal",
+        "knorr",
+        "pictet",
+        "spengler",
+        "pinnick",
+        "prins",
+        "reformatsky",
+        "ritter",
+        "robinson",
+        "sandmeyer",
+        "schmidt",
+        "sharpless",
+        "shapiro",
+        "sonogashira",
+        "staudinger",
+        "steglich",
+        "stille",
+        "strecker",
+        "suzuki",
+        "swern",
+        "tebbe",
+        "ullmann",
+        "ugi",
+        "vilsmeier",
+        "villiger",
+        "wadsworth",
+        "emmons",
+        "williamson",
+        "wittig",
+        "wolff",
+        "kishner",
+        "wurtz",
+    ]
+)
 # Class words that PubChem also files as one ion or compound ("amide" = the amide anion,
 # "hydrochloride" = proguanil): alone in a question they name a class, so they are only a
 # compound when nothing else in the question is (see ``Mention.ambiguous``).
-GENERIC_WORDS = set("""
-amide azide isocyanate isothiocyanate cyanate nitro hydrochloride hydrobromide borohydride hydride diene dienophile
-alkyne alkene alkane arene epoxide nitrile imine enamine enol enolate ylide carbanion carbocation halide carbamate
-anhydride azo diazo peroxide hydroperoxide oxidant reductant thiol sulfonamide lactone lactam
-""".split())
+GENERIC_WORDS = set(
+    [
+        "amide",
+        "azide",
+        "isocyanate",
+        "isothiocyanate",
+        "cyanate",
+        "nitro",
+        "hydrochloride",
+        "hydrobromide",
+        "borohydride",
+        "hydride",
+        "diene",
+        "dienophile",
+        "alkyne",
+        "alkene",
+        "alkane",
+        "arene",
+        "epoxide",
+        "nitrile",
+        "imine",
+        "enamine",
+        "enol",
+        "enolate",
+        "ylide",
+        "carbanion",
+        "carbocation",
+        "halide",
+        "carbamate",
+        "anhydride",
+        "azo",
+        "diazo",
+        "peroxide",
+        "hydroperoxide",
+        "oxidant",
+        "reductant",
+        "thiol",
+        "sulfonamide",
+        "lactone",
+        "lactam",
+    ]
+)
 # Words a question uses for a bond or an atom, not a compound: "hydrogen bond", "carbon atom".
-_NOT_COMPOUND_AFTER = re.compile(r"^[\s-]*(?:bond|bonds|bonding|atom|atoms|count|counts|nmr|isotope|isotopes)\b",
-                                 re.IGNORECASE)
+_NOT_COMPOUND_AFTER = re.compile(
+    r"^[\s-]*(?:bond|bonds|bonding|atom|atoms|count|counts|nmr|isotope|isotopes)\b", re.IGNORECASE
+)
 # Contractions and possessives: "I'm", "it's", "don't", "ibuprofen's" (the word is its base).
 _CONTRACTION = re.compile(r"^(.+?)(?:n['’]t|['’](?:s|m|re|ve|ll|d))$", re.IGNORECASE)
 _CAS_TOKEN = re.compile(r"^\d{2,7}-\d{2}-\d$")
@@ -105,12 +614,63 @@ _INCHIKEY_TOKEN = re.compile(r"^[A-Z]{14}-[A-Z]{10}-[A-Z]$")
 # Letters-only SMILES chemists type for small halogen compounds ("BrBr", "ClCCl", "BrCCBr").
 _HALOGEN_SMILES = re.compile(r"^(?:Br|Cl|C|N|O|S|F|I)+$")
 # How a fuzzy correction may not change a name's ending: "…hydrazone" is not "…hydrazine".
-_SUFFIXES = ("amine", "amide", "one", "ine", "ane", "ene", "yne", "ol", "al", "ide", "ate", "ite", "yl")
-_PROCESS_WORD = re.compile(r"(?:ation|ations|ing|ysis|yses|yse|yze|yzed|ise|ize|ised|ized|ant|ants)$", re.IGNORECASE)
+_SUFFIXES = (
+    "amine",
+    "amide",
+    "one",
+    "ine",
+    "ane",
+    "ene",
+    "yne",
+    "ol",
+    "al",
+    "ide",
+    "ate",
+    "ite",
+    "yl",
+)
+_PROCESS_WORD = re.compile(
+    r"(?:ation|ations|ing|ysis|yses|yse|yze|yzed|ise|ize|ised|ized|ant|ants)$", re.IGNORECASE
+)
 
 # Symbols that are also English words or too ambiguous to be read as elements in a question.
-AMBIGUOUS_SHORT = {"in", "as", "at", "be", "he", "no", "i", "es", "am", "ho", "bi", "co", "cs", "ca", "s", "b", "c",
-                   "n", "o", "p", "f", "k", "u", "v", "w", "y", "ar", "ne", "pa", "ga", "la", "ac", "h", "d", "t"}
+AMBIGUOUS_SHORT = {
+    "in",
+    "as",
+    "at",
+    "be",
+    "he",
+    "no",
+    "i",
+    "es",
+    "am",
+    "ho",
+    "bi",
+    "co",
+    "cs",
+    "ca",
+    "s",
+    "b",
+    "c",
+    "n",
+    "o",
+    "p",
+    "f",
+    "k",
+    "u",
+    "v",
+    "w",
+    "y",
+    "ar",
+    "ne",
+    "pa",
+    "ga",
+    "la",
+    "ac",
+    "h",
+    "d",
+    "t",
+}
 SHORT_SYNONYM_LETTERS = 4  # a PubChem synonym this short ("IM", "EQ", "TPSA") is a word first
 _ELEMENT_SYMBOL = re.compile(r"^[A-Z][a-z]?$")
 _WORD = re.compile(r"\S+")
@@ -124,11 +684,51 @@ _SYSTEMATIC = re.compile(
     re.IGNORECASE,
 )
 CHEMICAL_CLASS_WORDS = {
-    "acid", "anhydride", "chloride", "bromide", "iodide", "fluoride", "ester", "ether", "oxide", "hydrochloride",
-    "hydrobromide", "sulfate", "nitrate", "acetate", "hydrate", "monohydrate", "dihydrate", "sodium", "potassium",
-    "lithium", "salt", "amide", "alcohol", "aldehyde", "ketone", "carbonate", "phosphate", "hydroxide", "cyanide",
-    "hydrazide", "hydrazone", "oxime", "nitrile", "imine", "azide", "imide", "lactone", "lactam", "anilide",
-    "methyl", "ethyl", "propyl", "butyl", "benzyl", "phenyl",
+    "acid",
+    "anhydride",
+    "chloride",
+    "bromide",
+    "iodide",
+    "fluoride",
+    "ester",
+    "ether",
+    "oxide",
+    "hydrochloride",
+    "hydrobromide",
+    "sulfate",
+    "nitrate",
+    "acetate",
+    "hydrate",
+    "monohydrate",
+    "dihydrate",
+    "sodium",
+    "potassium",
+    "lithium",
+    "salt",
+    "amide",
+    "alcohol",
+    "aldehyde",
+    "ketone",
+    "carbonate",
+    "phosphate",
+    "hydroxide",
+    "cyanide",
+    "hydrazide",
+    "hydrazone",
+    "oxime",
+    "nitrile",
+    "imine",
+    "azide",
+    "imide",
+    "lactone",
+    "lactam",
+    "anilide",
+    "methyl",
+    "ethyl",
+    "propyl",
+    "butyl",
+    "benzyl",
+    "phenyl",
 }
 # Alkyl/aryl words that open a two-word ester or salt name ("butyl N-phenylcarbamate",
 # "trioctyl borate", "tris(3-chloranylpropyl) phosphate").
@@ -136,12 +736,17 @@ _ALKYL_WORD = re.compile(r"^[\w,'()\[\]-]*(?:yl|yl\)|ylidene)$", re.IGNORECASE)
 
 
 def _alkyl_word(word: str) -> bool:
-    word = word.strip(_OUTER_LEFT.replace("(", "").replace("[", "") + _OUTER_RIGHT.replace(")", "").replace("]", ""))
+    word = word.strip(
+        _OUTER_LEFT.replace("(", "").replace("[", "")
+        + _OUTER_RIGHT.replace(")", "").replace("]", "")
+    )
     return len(word) >= 4 and bool(_ALKYL_WORD.match(word)) and word.lower() not in STOPWORDS
 
 
 def _element_names() -> frozenset[str]:
-    table = Chem.GetPeriodicTable()  # RDKit's names; `chemicals` had the same 118 but cost ~75 ms to import
+    table = (
+        Chem.GetPeriodicTable()
+    )  # RDKit's names; `chemicals` had the same 118 but cost ~75 ms to import
     names = frozenset(table.GetElementName(number).lower() for number in range(1, 119))
     return names | {"aluminum", "sulphur", "cesium"}
 
@@ -185,9 +790,15 @@ class _Word:
 def _strip(text: str, start: int) -> tuple[str, int]:
     """Strip outer quotes/brackets/punctuation a name or SMILES does not own."""
     while text:
-        if text[-1] in _OUTER_RIGHT and not (text[-1] in ")]}" and text.count(text[-1]) <= text.count({")": "(", "]": "[", "}": "{"}[text[-1]])):
+        if text[-1] in _OUTER_RIGHT and not (
+            text[-1] in ")]}"
+            and text.count(text[-1]) <= text.count({")": "(", "]": "[", "}": "{"}[text[-1]])
+        ):
             text = text[:-1]
-        elif text[0] in _OUTER_LEFT and not (text[0] in "([{" and text.count(text[0]) <= text.count({"(": ")", "[": "]", "{": "}"}[text[0]])):
+        elif text[0] in _OUTER_LEFT and not (
+            text[0] in "([{"
+            and text.count(text[0]) <= text.count({"(": ")", "[": "]", "{": "}"}[text[0]])
+        ):
             text, start = text[1:], start + 1
         else:
             break
@@ -208,7 +819,7 @@ def _words(text: str) -> list[_Word]:
 
 
 def _split_lists(words: list[_Word]) -> list[_Word]:
-    """"HNO3/H2SO4", "TFA/DCM", "4-iodoanisole/phenylacetylene": two names joined by a slash
+    """ "HNO3/H2SO4", "TFA/DCM", "4-iodoanisole/phenylacetylene": two names joined by a slash
     (not a SMILES with stereo bonds, an InChI, or one abbreviation such as "Pd/C")."""
     from chemground.kb.abbreviations import curated_abbreviation
 
@@ -216,8 +827,13 @@ def _split_lists(words: list[_Word]) -> list[_Word]:
     for word in words:
         token = word.text
         parts = token.split("/")
-        if (len(parts) < 2 or any(len(p) < 2 for p in parts) or re.search(r"[=#\[\]@\\]", token)
-                or token.startswith("InChI") or curated_abbreviation(token) is not None):
+        if (
+            len(parts) < 2
+            or any(len(p) < 2 for p in parts)
+            or re.search(r"[=#\[\]@\\]", token)
+            or token.startswith("InChI")
+            or curated_abbreviation(token) is not None
+        ):
             out.append(word)
             continue
         start = word.start
@@ -300,13 +916,17 @@ class MentionFinder:
         ``max_mentions`` (see ``find_bounded`` to know whether a bound cut the search short)."""
         return self.find_bounded(text, max_mentions)[0]
 
-    def find_bounded(self, text: str, max_mentions: int = MAX_MENTIONS) -> tuple[list[Mention], bool]:
+    def find_bounded(
+        self, text: str, max_mentions: int = MAX_MENTIONS
+    ) -> tuple[list[Mention], bool]:
         """``find``, and whether a bound (mentions, OPSIN or typo look-ups, text length) stopped
         the search before the whole text was read."""
         mentions, exhausted, _ = self.find_detailed(text, max_mentions)
         return mentions, exhausted
 
-    def find_detailed(self, text: str, max_mentions: int = MAX_MENTIONS) -> tuple[list[Mention], bool, list[str]]:
+    def find_detailed(
+        self, text: str, max_mentions: int = MAX_MENTIONS
+    ) -> tuple[list[Mention], bool, list[str]]:
         """``find_bounded``, and notes on words that were read as words although the dictionary
         also knows them as a compound ("IM" for imipramine beside "caffeine")."""
         budget = _Budget(max_mentions)
@@ -315,21 +935,35 @@ class MentionFinder:
         words = _words(text)
         taken = [False] * len(words)
         mentions: list[Mention] = []
-        for stage in (self._identifiers, self._curated, self._smiles, "split", self._curated, self._dictionary,
-                      self._systematic, self._fuzzy, self._unresolved):
+        for stage in (
+            self._identifiers,
+            self._curated,
+            self._smiles,
+            "split",
+            self._curated,
+            self._dictionary,
+            self._systematic,
+            self._fuzzy,
+            self._unresolved,
+        ):
             if stage == "split":  # the whole tokens were tried; now the parts of "HNO3/H2SO4"
                 kept = [w for w, t in zip(words, taken) if not t]
                 words = [w for w, t in zip(words, taken) if t] + _split_lists(kept)
                 words.sort(key=lambda w: w.start)
                 spans = {(m.start, m.end) for m in mentions}
-                taken = [any(m_start <= w.start and w.end <= m_end for m_start, m_end in spans) for w in words]
+                taken = [
+                    any(m_start <= w.start and w.end <= m_end for m_start, m_end in spans)
+                    for w in words
+                ]
                 continue
             if budget.full(mentions):
                 break
             mentions += stage(text, words, taken, budget)
             budget.found = len(mentions)
-        notes = [f"read {word!r} as a word, not as a compound ({why})"
-                 for word, why in budget.memo.get("skipped", {}).items()]
+        notes = [
+            f"read {word!r} as a word, not as a compound ({why})"
+            for word, why in budget.memo.get("skipped", {}).items()
+        ]
         if any(not m.ambiguous for m in mentions):  # another compound, resolved or not
             for m in mentions:
                 if m.ambiguous:
@@ -338,12 +972,16 @@ class MentionFinder:
         else:
             for m in mentions:
                 if m.ambiguous:
-                    notes.append(f"{m.text!r} may not mean a compound ({m.ambiguous}); "
-                                 "read it as one because the question names no other")
+                    notes.append(
+                        f"{m.text!r} may not mean a compound ({m.ambiguous}); "
+                        "read it as one because the question names no other"
+                    )
         return sorted(mentions[:max_mentions], key=lambda m: m.start), budget.exhausted, notes
 
     # -- 0. identifiers and curated reagents ---------------------------------------------------
-    def _identifiers(self, text: str, words: list[_Word], taken: list[bool], budget: _Budget) -> list[Mention]:
+    def _identifiers(
+        self, text: str, words: list[_Word], taken: list[bool], budget: _Budget
+    ) -> list[Mention]:
         """CAS numbers (check digit verified), InChIKeys and InChI strings anywhere in the text."""
         from chemground.chem.names import is_valid_cas
 
@@ -355,8 +993,16 @@ class MentionFinder:
             if _CAS_TOKEN.match(token):
                 fmt = "cas"
                 if not is_valid_cas(token):
-                    out.append(Mention(token, word.start, word.end, fmt, confidence=0.0,
-                                       reason=f"{token} is not a valid CAS number (its check digit is wrong)"))
+                    out.append(
+                        Mention(
+                            token,
+                            word.start,
+                            word.end,
+                            fmt,
+                            confidence=0.0,
+                            reason=f"{token} is not a valid CAS number (its check digit is wrong)",
+                        )
+                    )
                     taken[i] = True
                     continue
             elif _INCHIKEY_TOKEN.match(token):
@@ -368,15 +1014,28 @@ class MentionFinder:
             try:
                 resolution = self.resolver.resolve(token)
             except ChemgroundError as error:
-                out.append(Mention(token, word.start, word.end, fmt, confidence=0.0, reason=str(error)))
+                out.append(
+                    Mention(token, word.start, word.end, fmt, confidence=0.0, reason=str(error))
+                )
             else:
-                out.append(Mention(token, word.start, word.end, fmt, structure=resolution.structure,
-                                   compound_id=resolution.compound_id, resolved_by=fmt,
-                                   matched_name=resolution.matched_name))
+                out.append(
+                    Mention(
+                        token,
+                        word.start,
+                        word.end,
+                        fmt,
+                        structure=resolution.structure,
+                        compound_id=resolution.compound_id,
+                        resolved_by=fmt,
+                        matched_name=resolution.matched_name,
+                    )
+                )
             taken[i] = True
         return out
 
-    def _curated(self, text: str, words: list[_Word], taken: list[bool], budget: _Budget) -> list[Mention]:
+    def _curated(
+        self, text: str, words: list[_Word], taken: list[bool], budget: _Budget
+    ) -> list[Mention]:
         """Laboratory abbreviations and reagent formulas as chemists write them ("Br2", "PhMgBr",
         "NaBH4", "Pd(PPh3)4", "Boc2O"), from the curated list, whatever KB is open."""
         from chemground.kb.abbreviations import curated_abbreviation, curated_structure
@@ -390,14 +1049,25 @@ class MentionFinder:
                 continue
             structure = curated_structure(word.text)
             hits = self.kb.lookup_structure(structure) if self.kb is not None else []
-            out.append(Mention(word.text, word.start, word.end, "common_name", structure=structure,
-                               compound_id=hits[0].compound_id if hits else None, resolved_by="abbreviation",
-                               matched_name=entry.abbreviation))
+            out.append(
+                Mention(
+                    word.text,
+                    word.start,
+                    word.end,
+                    "common_name",
+                    structure=structure,
+                    compound_id=hits[0].compound_id if hits else None,
+                    resolved_by="abbreviation",
+                    matched_name=entry.abbreviation,
+                )
+            )
             taken[i] = True
         return out
 
     # -- 1. SMILES -----------------------------------------------------------------------------
-    def _smiles(self, text: str, words: list[_Word], taken: list[bool], budget: _Budget) -> list[Mention]:
+    def _smiles(
+        self, text: str, words: list[_Word], taken: list[bool], budget: _Budget
+    ) -> list[Mention]:
         out = []
         for i, word in enumerate(words):
             if budget.full(out):
@@ -409,8 +1079,12 @@ class MentionFinder:
             letters_only = token.isalpha()
             if not looks_like_smiles(token):
                 continue
-            halogen = (letters_only and bool(_HALOGEN_SMILES.match(token)) and ("Br" in token or "Cl" in token)
-                       and len(token) >= 4)
+            halogen = (
+                letters_only
+                and bool(_HALOGEN_SMILES.match(token))
+                and ("Br" in token or "Cl" in token)
+                and len(token) >= 4
+            )
             if letters_only and not (quoted or halogen or (token.isupper() and len(token) >= 3)):
                 continue  # "CO", "NO", "I": words, unless quoted
             if letters_only and self.kb is not None:
@@ -430,30 +1104,50 @@ class MentionFinder:
             if isinstance(structure, StructureError):
                 # over a limit ("SMILES has 1,500 heavy atoms"), or with SMILES syntax: say why
                 if isinstance(structure, StructureLimitError) or (
-                        not letters_only and _SMILES_SYNTAX.search(token)):
-                    out.append(Mention(token, word.start, word.end, "smiles", reason=str(structure),
-                                       confidence=0.0))
+                    not letters_only and _SMILES_SYNTAX.search(token)
+                ):
+                    out.append(
+                        Mention(
+                            token,
+                            word.start,
+                            word.end,
+                            "smiles",
+                            reason=str(structure),
+                            confidence=0.0,
+                        )
+                    )
                     taken[i] = True
                 continue
             hits = self.kb.lookup_structure(structure) if self.kb is not None else []
-            out.append(Mention(token, word.start, word.end, "smiles", structure=structure,
-                               compound_id=hits[0].compound_id if hits else None, resolved_by="smiles",
-                               matched_name=hits[0].matched_name if hits else None))
+            out.append(
+                Mention(
+                    token,
+                    word.start,
+                    word.end,
+                    "smiles",
+                    structure=structure,
+                    compound_id=hits[0].compound_id if hits else None,
+                    resolved_by="smiles",
+                    matched_name=hits[0].matched_name if hits else None,
+                )
+            )
             taken[i] = True
         return out
 
     # -- 2. dictionary names -------------------------------------------------------------------
-    def _dictionary(self, text: str, words: list[_Word], taken: list[bool], budget: _Budget) -> list[Mention]:
+    def _dictionary(
+        self, text: str, words: list[_Word], taken: list[bool], budget: _Budget
+    ) -> list[Mention]:
         if self.kb is None:
             return []
         spans: dict[str, list[tuple[int, int, str]]] = {}
         for i in range(len(words)):
             for j in range(i, min(len(words), i + MAX_SPAN_WORDS)):
-                if any(taken[i:j + 1]):
+                if any(taken[i : j + 1]):
                     break
                 if _punctuation(words[i]) or _punctuation(words[j]):
                     continue  # "EtOH -", "+ NaBH4": a name does not start or end with an arrow
-                raw, start = _strip(text[words[i].start:words[j].end], words[i].start)
+                raw, start = _strip(text[words[i].start : words[j].end], words[i].start)
                 norm = normalize_name(raw)
                 if norm:
                     spans.setdefault(norm, []).append((i, j, raw))
@@ -463,31 +1157,51 @@ class MentionFinder:
         while i < len(words) and not budget.full(out):
             best = None
             for j in range(min(len(words), i + MAX_SPAN_WORDS) - 1, i - 1, -1):
-                if any(taken[i:j + 1]) or _punctuation(words[i]) or _punctuation(words[j]):
+                if any(taken[i : j + 1]) or _punctuation(words[i]) or _punctuation(words[j]):
                     continue
-                raw, start = _strip(text[words[i].start:words[j].end], words[i].start)
+                raw, start = _strip(text[words[i].start : words[j].end], words[i].start)
                 norm = normalize_name(raw)
-                if norm in known and self._acceptable(raw, known[norm], j - i + 1) and not (
-                        known[norm] >= 0 and _NOT_COMPOUND_AFTER.match(text[words[j].end:])):
+                if (
+                    norm in known
+                    and self._acceptable(raw, known[norm], j - i + 1)
+                    and not (known[norm] >= 0 and _NOT_COMPOUND_AFTER.match(text[words[j].end :]))
+                ):
                     best = (j, raw, start)
                     break
-                if norm in known and j == i and known[norm] >= 1 and raw.isalpha() and raw.isupper() \
-                        and len(raw) >= 2 and not _is_stop(raw):
+                if (
+                    norm in known
+                    and j == i
+                    and known[norm] >= 1
+                    and raw.isalpha()
+                    and raw.isupper()
+                    and len(raw) >= 2
+                    and not _is_stop(raw)
+                ):
                     hits = self.kb.lookup_name(norm)  # "IM": say why it is not read as imipramine
                     if hits:
                         budget.memo.setdefault("skipped", {})[raw] = (
-                            f"a short capitalised word; the dictionary also lists it as a synonym of "
-                            f"{self._common_name(hits[0])}")
+                            "a short capitalised word; the dictionary also lists it as a synonym "
+                            "of "
+                            f"{self._common_name(hits[0])}"
+                        )
             if best is None:
                 i += 1
                 continue
             j, raw, start = best
             hit = self.kb.lookup_name(normalize_name(raw))[0]
-            if hit.structure is not None and _carbon_radical(hit.structure.smiles) and "radical" not in text.lower():
-                i += 1  # "propan-2-yl", "phenylmethyl": a substituent, i.e. part of a longer (misspelt) name
+            if (
+                hit.structure is not None
+                and _carbon_radical(hit.structure.smiles)
+                and "radical" not in text.lower()
+            ):
+                # "propan-2-yl", "phenylmethyl": a substituent, i.e. part of a longer (misspelt)
+                # name
+                i += 1
                 continue
             extended = self._extend_with_opsin(text, words, taken, i, j, budget)
-            if extended is not None:  # "benzoic acid hydrazide", "trioctyl borate": a longer systematic name
+            if (
+                extended is not None
+            ):  # "benzoic acid hydrazide", "trioctyl borate": a longer systematic name
                 mention, first, last = extended
                 out.append(mention)
                 for k in range(first, last + 1):
@@ -495,16 +1209,32 @@ class MentionFinder:
                 i = last + 1
                 continue
             longer = self._misspelt_continuation(text, words, taken, i, j, budget)
-            if longer is not None:  # "acetic anhydrde": "acetic" is a name, but the two words are one
+            if (
+                longer is not None
+            ):  # "acetic anhydrde": "acetic" is a name, but the two words are one
                 out.append(longer[0])
                 for k in range(i, longer[1] + 1):
                     taken[k] = True
                 i = longer[1] + 1
                 continue
-            fmt = "iupac" if hit.name_rank == 0 or guess_name_format(raw) == "iupac" else "common_name"
-            out.append(Mention(raw, start, start + len(raw), fmt, structure=hit.structure, compound_id=hit.compound_id,
-                               resolved_by="dictionary", matched_name=recase_name(hit.matched_name),
-                               ambiguous=_ambiguity(raw, hit.name_rank, hit.matched_name)))
+            fmt = (
+                "iupac"
+                if hit.name_rank == 0 or guess_name_format(raw) == "iupac"
+                else "common_name"
+            )
+            out.append(
+                Mention(
+                    raw,
+                    start,
+                    start + len(raw),
+                    fmt,
+                    structure=hit.structure,
+                    compound_id=hit.compound_id,
+                    resolved_by="dictionary",
+                    matched_name=recase_name(hit.matched_name),
+                    ambiguous=_ambiguity(raw, hit.name_rank, hit.matched_name),
+                )
+            )
             for k in range(i, j + 1):
                 taken[k] = True
             i = j + 1
@@ -514,17 +1244,23 @@ class MentionFinder:
         """The name a note shows for a dictionary hit ("imipramine" for the synonym "im")."""
         try:
             return self.kb.get_compound(hit.compound_id, with_reactions=0).name
-        except Exception:  # noqa: BLE001 - a note is not worth a failure
+        except Exception:
             return hit.matched_name
 
-    def _misspelt_continuation(self, text: str, words: list[_Word], taken: list[bool], i: int, j: int,
-                               budget: _Budget):
+    def _misspelt_continuation(
+        self, text: str, words: list[_Word], taken: list[bool], i: int, j: int, budget: _Budget
+    ):
         """A dictionary name followed by a misspelt word that, with it, is a longer known name
         (similarity >= ``CONTINUATION_MIN_SCORE``)."""
         end = j + 1
-        if self.fuzzy is None or end >= len(words) or taken[end] or not self._fuzzy_word(words[end].text):
+        if (
+            self.fuzzy is None
+            or end >= len(words)
+            or taken[end]
+            or not self._fuzzy_word(words[end].text)
+        ):
             return None
-        raw, start = _strip(text[words[i].start:words[end].end], words[i].start)
+        raw, start = _strip(text[words[i].start : words[end].end], words[i].start)
         if normalize_name(raw) in self._known_names([normalize_name(raw)]):
             return None  # spelt right: the dictionary stage takes it
         match = self._correct(raw, CONTINUATION_MIN_SCORE, budget)
@@ -537,46 +1273,77 @@ class MentionFinder:
             return None
         hits = self.kb.lookup_name(normalize_name(name)) if self.kb is not None else []
         hit = next((h for h in hits if h.compound_id == compound_id), hits[0] if hits else None)
-        if hit is None or hit.structure is not None and _carbon_radical(hit.structure.smiles):
+        if hit is None or (hit.structure is not None and _carbon_radical(hit.structure.smiles)):
             return None  # a substituent ("methoxymethyl") is no correction for a misspelt compound
-        return Mention(raw, start, start + len(raw), guess_name_format(name), structure=hit.structure,
-                       compound_id=hit.compound_id, resolved_by="fuzzy", matched_name=name, correction=name,
-                       confidence=score / 100.0, notes=[f"read {raw!r} as {name!r} (similarity {score:.0f}%)"])
+        return Mention(
+            raw,
+            start,
+            start + len(raw),
+            guess_name_format(name),
+            structure=hit.structure,
+            compound_id=hit.compound_id,
+            resolved_by="fuzzy",
+            matched_name=name,
+            correction=name,
+            confidence=score / 100.0,
+            notes=[f"read {raw!r} as {name!r} (similarity {score:.0f}%)"],
+        )
 
-    def _extend_with_opsin(self, text: str, words: list[_Word], taken: list[bool], i: int, j: int,
-                           budget: _Budget):
-        """"benzoic acid hydrazide", "trioctyl borate": a dictionary name with class words after
+    def _extend_with_opsin(
+        self, text: str, words: list[_Word], taken: list[bool], i: int, j: int, budget: _Budget
+    ):
+        """ "benzoic acid hydrazide", "trioctyl borate": a dictionary name with class words after
         it, or an alkyl word before it, may be part of a longer systematic name; OPSIN decides
         (longest first). Returns (mention, first word, last word)."""
         if self.resolver.opsin is None:
             return None
         end = j
-        while end + 1 < len(words) and end + 1 < i + MAX_SPAN_WORDS and not taken[end + 1] and (
+        while (
+            end + 1 < len(words)
+            and end + 1 < i + MAX_SPAN_WORDS
+            and not taken[end + 1]
+            and (
                 words[end + 1].text.lower() in CHEMICAL_CLASS_WORDS
-                or self._chemical_word(words[end + 1].text, first=False)):
+                or self._chemical_word(words[end + 1].text, first=False)
+            )
+        ):
             end += 1
-        firsts = [i - 1, i] if i > 0 and not taken[i - 1] and _alkyl_word(words[i - 1].text) else [i]
+        firsts = (
+            [i - 1, i] if i > 0 and not taken[i - 1] and _alkyl_word(words[i - 1].text) else [i]
+        )
         for first in firsts:
             for last in range(end, j if first == i else j - 1, -1):
-                raw, start = _strip(text[words[first].start:words[last].end], words[first].start)
+                raw, start = _strip(text[words[first].start : words[last].end], words[first].start)
                 if not budget.take_opsin(raw):
                     continue
                 structure = _opsin_compound(self.resolver.opsin.translate(raw))
                 if structure is None:
                     continue
                 hits = self.kb.lookup_structure(structure) if self.kb is not None else []
-                return Mention(raw, start, start + len(raw), "iupac", structure=structure,
-                               compound_id=hits[0].compound_id if hits else None, resolved_by="opsin",
-                               matched_name=hits[0].matched_name if hits else None), first, last
+                return (
+                    Mention(
+                        raw,
+                        start,
+                        start + len(raw),
+                        "iupac",
+                        structure=structure,
+                        compound_id=hits[0].compound_id if hits else None,
+                        resolved_by="opsin",
+                        matched_name=hits[0].matched_name if hits else None,
+                    ),
+                    first,
+                    last,
+                )
         return None
 
     def _known_names(self, norms: list[str]) -> dict[str, int]:
         known: dict[str, int] = {}
         for start in range(0, len(norms), 500):
-            chunk = norms[start:start + 500]
+            chunk = norms[start : start + 500]
             marks = ",".join("?" * len(chunk))
             for norm, rank in self.kb.execute(  # type: ignore[union-attr]
-                f"SELECT norm, min(rank) FROM compound_names WHERE norm IN ({marks}) GROUP BY norm", chunk
+                f"SELECT norm, min(rank) FROM compound_names WHERE norm IN ({marks}) GROUP BY norm",
+                chunk,
             ):
                 known[norm] = rank
         return known
@@ -587,15 +1354,32 @@ class MentionFinder:
             return False
         if n_words == 1 and rank >= 0 and raw.lower() in REACTION_WORDS:
             return False  # "aldol", "Appel": a reaction name
-        if n_words == 1 and rank >= 2 and raw.isalpha() and raw.islower() and len(raw) <= SHORT_SYNONYM_LETTERS \
-                and raw.lower() not in ELEMENT_NAMES:
+        if (
+            n_words == 1
+            and rank >= 2
+            and raw.isalpha()
+            and raw.islower()
+            and len(raw) <= SHORT_SYNONYM_LETTERS
+            and raw.lower() not in ELEMENT_NAMES
+        ):
             return False  # "im", "rt", "eq": lower-case short synonyms are words or units
-        if n_words == 1 and rank >= 2 and raw.isalpha() and not raw.isupper() and is_common_word(raw):
-            return False  # "moon", "ice", "speed" are PubChem synonyms, but in a question they are words
+        if (
+            n_words == 1
+            and rank >= 2
+            and raw.isalpha()
+            and not raw.isupper()
+            and is_common_word(raw)
+        ):
+            # "moon", "ice", "speed" are PubChem synonyms, but in a question they are words
+            return False
         words = raw.split()
         if all(_is_stop(w) for w in words):
             return False
-        if n_words > 1 and rank >= 0 and (words[0].lower() in FUNCTION_WORDS or words[-1].lower() in FUNCTION_WORDS):
+        if (
+            n_words > 1
+            and rank >= 0
+            and (words[0].lower() in FUNCTION_WORDS or words[-1].lower() in FUNCTION_WORDS)
+        ):
             return False  # "in 3", "of aspirin": a name does not start or end with a function word
         letters = re.sub(r"[^A-Za-z]", "", raw)
         if len(raw) <= 2:
@@ -605,7 +1389,9 @@ class MentionFinder:
         return len(letters) >= 2 or rank < 0
 
     # -- 3. systematic names via OPSIN ---------------------------------------------------------
-    def _systematic(self, text: str, words: list[_Word], taken: list[bool], budget: _Budget) -> list[Mention]:
+    def _systematic(
+        self, text: str, words: list[_Word], taken: list[bool], budget: _Budget
+    ) -> list[Mention]:
         if self.resolver.opsin is None:
             return []
         out = []
@@ -616,13 +1402,17 @@ class MentionFinder:
                 i += 1
                 continue
             j = i
-            while (j + 1 < len(words) and j + 1 < i + MAX_SPAN_WORDS and not taken[j + 1]
-                   and self._chemical_word(words[j + 1].text, first=False)):
+            while (
+                j + 1 < len(words)
+                and j + 1 < i + MAX_SPAN_WORDS
+                and not taken[j + 1]
+                and self._chemical_word(words[j + 1].text, first=False)
+            ):
                 j += 1
             found = None
             shortest = i + 1 if prefix else i  # a bare "butyl" is not a compound
             for end in range(j, shortest - 1, -1):  # longest run first
-                raw, start = _strip(text[words[i].start:words[end].end], words[i].start)
+                raw, start = _strip(text[words[i].start : words[end].end], words[i].start)
                 if not (_SYSTEMATIC.search(raw) or raw.lower() in ELEMENT_NAMES):
                     continue
                 if not budget.take_opsin(raw):
@@ -638,9 +1428,18 @@ class MentionFinder:
                 continue
             end, raw, start, structure = found
             hits = self.kb.lookup_structure(structure) if self.kb is not None else []
-            out.append(Mention(raw, start, start + len(raw), "iupac", structure=structure,
-                               compound_id=hits[0].compound_id if hits else None, resolved_by="opsin",
-                               matched_name=hits[0].matched_name if hits else None))
+            out.append(
+                Mention(
+                    raw,
+                    start,
+                    start + len(raw),
+                    "iupac",
+                    structure=structure,
+                    compound_id=hits[0].compound_id if hits else None,
+                    resolved_by="opsin",
+                    matched_name=hits[0].matched_name if hits else None,
+                )
+            )
             for k in range(i, end + 1):
                 taken[k] = True
             i = end + 1
@@ -648,8 +1447,12 @@ class MentionFinder:
 
     def _ester_prefix(self, words: list[_Word], taken: list[bool], i: int) -> bool:
         """Whether words[i] is an alkyl word opening a longer name: "butyl N-phenylcarbamate"."""
-        return (_alkyl_word(words[i].text) and i + 1 < len(words) and not taken[i + 1]
-                and self._chemical_word(words[i + 1].text, first=False))
+        return (
+            _alkyl_word(words[i].text)
+            and i + 1 < len(words)
+            and not taken[i + 1]
+            and self._chemical_word(words[i + 1].text, first=False)
+        )
 
     @staticmethod
     def _chemical_word(word: str, first: bool) -> bool:
@@ -669,11 +1472,16 @@ class MentionFinder:
         if key not in budget.memo:
             if not budget.take("fuzzy"):
                 return None
-            budget.memo[key] = (self.fuzzy.correct(raw) if min_score is None
-                                else self.fuzzy.correct(raw, min_score=min_score))
+            budget.memo[key] = (
+                self.fuzzy.correct(raw)
+                if min_score is None
+                else self.fuzzy.correct(raw, min_score=min_score)
+            )
         return budget.memo[key]
 
-    def _fuzzy(self, text: str, words: list[_Word], taken: list[bool], budget: _Budget) -> list[Mention]:
+    def _fuzzy(
+        self, text: str, words: list[_Word], taken: list[bool], budget: _Budget
+    ) -> list[Mention]:
         """Typos: spans of up to ``MAX_FUZZY_WORDS`` name-like words, longest first, so that a
         misspelt two-word name ("butyl N-phenylcarbamae") is corrected as a whole rather than
         one of its words being matched to some shorter name."""
@@ -693,9 +1501,9 @@ class MentionFinder:
         while i < len(words) and budget.fuzzy > 0 and not budget.full(out):
             found = None
             for j in range(min(len(words), i + MAX_FUZZY_WORDS) - 1, i - 1, -1):
-                if any(taken[i:j + 1]) or not all(name_like(k, k == i) for k in range(i, j + 1)):
+                if any(taken[i : j + 1]) or not all(name_like(k, k == i) for k in range(i, j + 1)):
                     continue
-                raw, start = _strip(text[words[i].start:words[j].end], words[i].start)
+                raw, start = _strip(text[words[i].start : words[j].end], words[i].start)
                 # several words must be closer to a known name to count as one misspelt name
                 match = self._correct(raw, CONTINUATION_MIN_SCORE if j > i else None, budget)
                 mention = self._fuzzy_mention(raw, start, match) if match else None
@@ -724,11 +1532,14 @@ class MentionFinder:
         if word.lower() in REACTION_WORDS or word.lower() in GENERIC_WORDS:
             return False
         if word.isalpha() and _PROCESS_WORD.search(word):
-            return False  # "nitration", "hydrolysis", "nitrating", "oxidant": what is done, not a compound
+            # "nitration", "hydrolysis", "nitrating", "oxidant": what is done, not a compound
+            return False
         return not (word.isalpha() and is_common_word(word, threshold=FUZZY_WORD_ZIPF))
 
     # -- 5. what still looks like a compound ---------------------------------------------------
-    def _unresolved(self, text: str, words: list[_Word], taken: list[bool], budget: _Budget) -> list[Mention]:
+    def _unresolved(
+        self, text: str, words: list[_Word], taken: list[bool], budget: _Budget
+    ) -> list[Mention]:
         out = []
         for i, word in enumerate(words):
             if budget.full(out):
@@ -736,16 +1547,34 @@ class MentionFinder:
             if taken[i] or _is_stop(word.text) or len(word.text) < 6:
                 continue
             if _made_up_name(word.text):  # "flurbozamine": a name nothing here knows, not English
-                out.append(Mention(word.text, word.start, word.end, "common_name", confidence=0.0,
-                                   reason="looks like a compound name but is not in the dictionary, and OPSIN "
-                                          "cannot read it"))
+                out.append(
+                    Mention(
+                        word.text,
+                        word.start,
+                        word.end,
+                        "common_name",
+                        confidence=0.0,
+                        reason="looks like a compound name but is not in the dictionary, and OPSIN "
+                        "cannot read it",
+                    )
+                )
                 taken[i] = True
                 continue
-            inner = word.text[1:-1] if word.text[:1] in "([" and word.text[-1:] in ")]" else word.text
+            inner = (
+                word.text[1:-1] if word.text[:1] in "([" and word.text[-1:] in ")]" else word.text
+            )
             if re.search(r"\d.*-|-.*\d|.\(.+\)", inner) and _SYSTEMATIC.search(inner):
-                out.append(Mention(word.text, word.start, word.end, "iupac", confidence=0.0,
-                                   reason="looks like a systematic name but neither the dictionary nor OPSIN "
-                                          "could resolve it"))
+                out.append(
+                    Mention(
+                        word.text,
+                        word.start,
+                        word.end,
+                        "iupac",
+                        confidence=0.0,
+                        reason="looks like a systematic name but neither the dictionary nor OPSIN "
+                        "could resolve it",
+                    )
+                )
                 taken[i] = True
         return out
 
@@ -755,22 +1584,37 @@ def _ambiguity(raw: str, rank: int, matched: str) -> str | None:
     if rank < 0:
         return None  # a curated abbreviation
     letters = re.sub(r"[^A-Za-z]", "", raw)
-    if rank >= 1 and len(letters) <= SHORT_SYNONYM_LETTERS and raw.isupper() and len(raw.split()) == 1:
+    if (
+        rank >= 1
+        and len(letters) <= SHORT_SYNONYM_LETTERS
+        and raw.isupper()
+        and len(raw.split()) == 1
+    ):
         return f"a short capitalised word; the dictionary also lists it as a synonym of {matched}"
     if raw.lower() in GENERIC_WORDS:
         return "a class of compounds rather than one compound"
     return None
 
 
-_NAME_ENDING = re.compile(r"(?:amine|azine|azole|idine|oline|amide|mycin|cillin|pril|sartan|olol|azepam|oxacin|"
-                          r"tinib|vir|zamine|xetine|pine|done|pam|ine|ol|one)$")
+_NAME_ENDING = re.compile(
+    r"(?:amine|azine|azole|idine|oline|amide|mycin|cillin|pril|sartan|olol|azepam|oxacin|"
+    r"tinib|vir|zamine|xetine|pine|done|pam|ine|ol|one)$"
+)
 
 
 def _made_up_name(word: str) -> bool:
-    """A long, unknown word with a drug-like ending ("flurbozamine"): a compound nobody here knows."""
+    """A long, unknown word with a drug-like ending ("flurbozamine"): a compound nobody here
+    knows."""
     low = word.lower()
-    return (word.isalpha() and len(word) >= 8 and bool(_NAME_ENDING.search(low)) and low not in STOPWORDS
-            and low not in REACTION_WORDS and low not in GENERIC_WORDS and not is_common_word(low, threshold=2.0))
+    return (
+        word.isalpha()
+        and len(word) >= 8
+        and bool(_NAME_ENDING.search(low))
+        and low not in STOPWORDS
+        and low not in REACTION_WORDS
+        and low not in GENERIC_WORDS
+        and not is_common_word(low, threshold=2.0)
+    )
 
 
 def _plausible_correction(raw: str, name: str) -> bool:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence
+from functools import lru_cache
+from typing import Protocol
 
 from chemground.chem.opsin import Opsin
 from chemground.chem.structure import (
@@ -36,9 +37,27 @@ from chemground.errors import (
 )
 
 _GREEK = {
-    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ζ": "zeta",
-    "η": "eta", "θ": "theta", "κ": "kappa", "λ": "lambda", "μ": "mu", "ν": "nu", "ξ": "xi",
-    "π": "pi", "ρ": "rho", "σ": "sigma", "τ": "tau", "φ": "phi", "χ": "chi", "ψ": "psi", "ω": "omega",
+    "α": "alpha",
+    "β": "beta",
+    "γ": "gamma",
+    "δ": "delta",
+    "ε": "epsilon",
+    "ζ": "zeta",
+    "η": "eta",
+    "θ": "theta",
+    "κ": "kappa",
+    "λ": "lambda",
+    "μ": "mu",
+    "ν": "nu",
+    "ξ": "xi",
+    "π": "pi",
+    "ρ": "rho",
+    "σ": "sigma",
+    "τ": "tau",
+    "φ": "phi",
+    "χ": "chi",
+    "ψ": "psi",
+    "ω": "omega",
 }
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _CAS = re.compile(r"^\d{2,7}-\d{2}-\d$")
@@ -129,7 +148,12 @@ _SYSTEMATIC_HINT = re.compile(
 
 def guess_name_format(name: str) -> str:
     """'iupac' for systematic-looking names (locants, substituent stems), else 'common_name'."""
-    return "iupac" if _SYSTEMATIC_HINT.search(name) and (any(c.isdigit() for c in name) or "(" in name or len(name) > 18) else "common_name"
+    return (
+        "iupac"
+        if _SYSTEMATIC_HINT.search(name)
+        and (any(c.isdigit() for c in name) or "(" in name or len(name) > 18)
+        else "common_name"
+    )
 
 
 class NameResolver:
@@ -140,7 +164,8 @@ class NameResolver:
         self.opsin = opsin
 
     def resolve(self, text: str) -> Resolution:
-        """Resolve ``text`` or raise a ChemgroundError that says what was tried and why it failed."""
+        """Resolve ``text`` or raise a ChemgroundError that says what was tried and why it
+        failed."""
         query = text.strip().strip("\"'`")
         if not query:
             raise NameResolutionError("empty name")
@@ -157,20 +182,34 @@ class NameResolver:
         curated = _curated(query)
         if curated is not None:  # "Br2", "PhMgBr", "Boc2O": as chemists write them, whatever the KB
             hits = self.dictionary.lookup_structure(curated) if self.dictionary is not None else []
-            return Resolution(query, curated, "dictionary", "common_name",
-                              hits[0].compound_id if hits else None, hits[0].matched_name if hits else query)
+            return Resolution(
+                query,
+                curated,
+                "dictionary",
+                "common_name",
+                hits[0].compound_id if hits else None,
+                hits[0].matched_name if hits else query,
+            )
         if looks_like_smiles(query) and query.isalpha() and self.dictionary is not None:
             # "NBS", "PCC", "BPO" parse as SMILES but chemists mean the reagent: a curated
             # abbreviation wins over a letters-only SMILES (while "CCO" stays ethanol).
             hits = self.dictionary.lookup_name(normalize_name(query))
             if hits and hits[0].name_rank < 0:
                 hit = hits[0]
-                return Resolution(query, hit.structure, "dictionary", "common_name", hit.compound_id, hit.matched_name)
+                return Resolution(
+                    query,
+                    hit.structure,
+                    "dictionary",
+                    "common_name",
+                    hit.compound_id,
+                    hit.matched_name,
+                )
         if looks_like_smiles(query):
             try:
                 structure = structure_from_smiles(query)
             except StructureLimitError:
-                raise  # "SMILES has 20,000 heavy atoms": no name is meant, and none that long exists
+                # "SMILES has 20,000 heavy atoms": no name is meant, and none that long exists
+                raise
             except StructureError as error:
                 smiles_error = error
             else:
@@ -189,20 +228,29 @@ class NameResolver:
             hit = hits[0]  # the dictionary orders shared names by preference
             notes = []
             if len({h.compound_id for h in hits}) > 1:
-                notes.append(f"{len(hits)} dictionary entries share this name; using the best-ranked one")
-            return Resolution(name, hit.structure, "dictionary", fmt, hit.compound_id, hit.matched_name, notes)
+                notes.append(
+                    f"{len(hits)} dictionary entries share this name; using the best-ranked one"
+                )
+            return Resolution(
+                name, hit.structure, "dictionary", fmt, hit.compound_id, hit.matched_name, notes
+            )
         if self.opsin is None:
-            raise NameResolutionError(self._failure(name, "not in the compound dictionary", smiles_error))
+            raise NameResolutionError(
+                self._failure(name, "not in the compound dictionary", smiles_error)
+            )
         result = self.opsin.translate(name)
         if not result.ok:
             raise NameResolutionError(
-                self._failure(name, f"not in the compound dictionary; OPSIN: {result.message}", smiles_error)
+                self._failure(
+                    name, f"not in the compound dictionary; OPSIN: {result.message}", smiles_error
+                )
             )
         try:
             structure = structure_from_smiles(result.smiles or "")
         except StructureError as error:
             raise NameResolutionError(
-                f"OPSIN parsed {preview(name)} but RDKit rejected the structure: {error}") from error
+                f"OPSIN parsed {preview(name)} but RDKit rejected the structure: {error}"
+            ) from error
         return self._attach_compound(Resolution(name, structure, "opsin", "iupac"))
 
     def resolve_many(self, texts: Sequence[str]) -> dict[str, Resolution | ChemgroundError]:
@@ -222,8 +270,13 @@ class NameResolver:
         if not hits:
             return resolution
         return Resolution(
-            resolution.query, resolution.structure, resolution.source, resolution.input_format,
-            hits[0].compound_id, hits[0].matched_name, resolution.notes,
+            resolution.query,
+            resolution.structure,
+            resolution.source,
+            resolution.input_format,
+            hits[0].compound_id,
+            hits[0].matched_name,
+            resolution.notes,
         )
 
     def _resolve_inchikey(self, key: str) -> Resolution:
@@ -234,7 +287,9 @@ class NameResolver:
                 "into a structure without a database that holds it)"
             )
         hit = hits[0]
-        return Resolution(key, hit.structure, "inchikey", "inchikey", hit.compound_id, hit.matched_name)
+        return Resolution(
+            key, hit.structure, "inchikey", "inchikey", hit.compound_id, hit.matched_name
+        )
 
     def _resolve_cas(self, cas: str) -> Resolution:
         if not is_valid_cas(cas):
@@ -243,7 +298,9 @@ class NameResolver:
         if not hits:
             raise NameResolutionError(f"CAS number {cas} is not in the compound dictionary")
         hit = hits[0]
-        return Resolution(cas, hit.structure, "dictionary", "cas", hit.compound_id, hit.matched_name)
+        return Resolution(
+            cas, hit.structure, "dictionary", "cas", hit.compound_id, hit.matched_name
+        )
 
     @staticmethod
     def _failure(name: str, reason: str, smiles_error: StructureError | None) -> str:
@@ -263,11 +320,15 @@ def _curated(token: str) -> Structure | None:
 # -- names as chemists write them --------------------------------------------------------------
 # The PubChem-derived dictionary stores names in lower case, which loses meaning: "(2r)" for
 # (2R), "l-phenylalanine", "copper(ii)", "n,n-dimethylformamide", "1h-indole".
-_STEREO_PLAIN = re.compile(r"(?<![a-z])\(((?:\d+[a-z]?)?(?:r|s|e|z|rs)(?:,(?:\d+[a-z]?)?(?:r|s|e|z|rs))*)\)(?=-)")
+_STEREO_PLAIN = re.compile(
+    r"(?<![a-z])\(((?:\d+[a-z]?)?(?:r|s|e|z|rs)(?:,(?:\d+[a-z]?)?(?:r|s|e|z|rs))*)\)(?=-)"
+)
 _D_L = re.compile(r"(?:(?<=^)|(?<=[\s(\[,-]))(dl|d|l)(?=-(?:\(|[a-z]))")
 _OXIDATION = re.compile(r"(?<=[a-z])\((0|i{1,3}|iv|v|vi{1,3}|ix|x)\)")
 _INDICATED_H = re.compile(r"(?<=\d)h(?=[-),\]])")
-_N_LOCANT = re.compile(r"(?:(?<=^)|(?<=[\s(\[,-]))n(?=(?:['’]*,|['’]+-|-\(|-\[|,?\d*-(?!(?:prop|but|pent|hex|hept|oct|non|dec|undec|dodec|tetradec|hexadec|octadec))))")
+_N_LOCANT = re.compile(
+    r"(?:(?<=^)|(?<=[\s(\[,-]))n(?=(?:['’]*,|['’]+-|-\(|-\[|,?\d*-(?!(?:prop|but|pent|hex|hept|oct|non|dec|undec|dodec|tetradec|hexadec|octadec))))"
+)
 
 
 def recase_name(name: str) -> str:
@@ -276,8 +337,17 @@ def recase_name(name: str) -> str:
     taken as written (only all-lower-case names, as the dictionary stores them, are changed)."""
     if not name or any(ch.isupper() for ch in name):
         return name
-    out = _STEREO_PLAIN.sub(lambda m: "(" + ",".join(p[:-1] + p[-1].upper() if not p.isalpha() else p.upper()
-                                                      for p in m.group(1).split(",")) + ")", name)
+    out = _STEREO_PLAIN.sub(
+        lambda m: (
+            "("
+            + ",".join(
+                p[:-1] + p[-1].upper() if not p.isalpha() else p.upper()
+                for p in m.group(1).split(",")
+            )
+            + ")"
+        ),
+        name,
+    )
     out = _D_L.sub(lambda m: m.group(1).upper(), out)
     out = _OXIDATION.sub(lambda m: "(" + m.group(1).upper() + ")", out)
     out = _INDICATED_H.sub("H", out)

@@ -81,10 +81,12 @@ def _explain(messages: list[str], text: str | None = None) -> str:
     lines = [
         _ECHO.sub("", line)
         for line in lines
-        if line and line not in ("ERROR:", "ERROR: ")
+        if line
+        and line not in ("ERROR:", "ERROR: ")
         and not line.startswith("SMILES Parse Error: check")
         and not line.startswith("SMILES Parse Error: Failed parsing SMILES")
-        and not _CARET.match(line) and not (text and line in text)  # an excerpt of the input
+        and not _CARET.match(line)
+        and not (text and line in text)  # an excerpt of the input
     ]
     return clip("; ".join(dict.fromkeys(line for line in lines if line)))
 
@@ -106,7 +108,9 @@ MAX_RING_CLOSURES = 300
 MAX_SMILES_CHARS = 10_000  # 1,000 bracket atoms with stereo and atom maps ([C@@H:999]) fit
 MAX_INCHI_CHARS = 20_000
 MAX_NAME_CHARS = 1_000  # names sent to OPSIN or looked up (the dictionary's longest: 947)
-MAX_ABS_FORMAL_CHARGE = 9  # the highest oxidation state known (+9, [IrO4]+); the dictionary has [Co+9]
+MAX_ABS_FORMAL_CHARGE = (
+    9  # the highest oxidation state known (+9, [IrO4]+); the dictionary has [Co+9]
+)
 MAX_BRACKET_HYDROGENS = 9  # [ReH9-2] is real; the dictionary's largest count is 4
 MAX_ISOTOPE = 300  # mass number; the heaviest nuclide known is about 294
 # InChI's perception of undefined stereo is cubic in large symmetric ring systems (a 484-atom
@@ -128,7 +132,9 @@ _SMILES_PROPER = re.compile(r"[!-~]*")  # printable ASCII, no space: RDKit reads
 
 def _heavy_atoms_in_smiles(smiles: str) -> int:
     tokens = _ATOM_TOKEN.findall(smiles)
-    return len(tokens) - sum(1 for token in tokens if token[0] == "[" and _BRACKET_HYDROGEN.match(token))
+    return len(tokens) - sum(
+        1 for token in tokens if token[0] == "[" and _BRACKET_HYDROGEN.match(token)
+    )
 
 
 def check_smiles(text: str) -> None:
@@ -144,19 +150,25 @@ def check_smiles(text: str) -> None:
         atoms = _heavy_atoms_in_smiles(smiles)
         if atoms > MAX_HEAVY_ATOMS:
             raise StructureLimitError(
-                f"SMILES has {atoms:,} heavy atoms; the limit is {MAX_HEAVY_ATOMS:,} heavy atoms")
+                f"SMILES has {atoms:,} heavy atoms; the limit is {MAX_HEAVY_ATOMS:,} heavy atoms"
+            )
     if len(text) > MAX_SMILES_CHARS:
-        raise StructureLimitError(f"SMILES is {len(text):,} characters; the limit is {MAX_SMILES_CHARS:,}")
+        raise StructureLimitError(
+            f"SMILES is {len(text):,} characters; the limit is {MAX_SMILES_CHARS:,}"
+        )
     if len(smiles) > 2 * MAX_RING_CLOSURES:  # each ring closure takes two digits
         closures = len(_RING_CLOSURE.findall(_BRACKET_CONTENT.sub("", smiles))) // 2
         if closures > MAX_RING_CLOSURES:
             raise StructureLimitError(
-                f"SMILES has {closures:,} ring closures; the limit is {MAX_RING_CLOSURES:,}")
+                f"SMILES has {closures:,} ring closures; the limit is {MAX_RING_CLOSURES:,}"
+            )
     proper = _SMILES_PROPER.match(smiles)
     if proper is not None and proper.end() < len(smiles):
         ch = smiles[proper.end()]
         raise StructureError(
-            f"invalid SMILES {preview(text)}: {ch!r} (position {proper.end() + 1}) is not a SMILES character")
+            f"invalid SMILES {preview(text)}: {ch!r} (position {proper.end() + 1}) is not a SMILES "
+            "character"
+        )
     if "[" in smiles:
         for content in _BRACKET_CONTENT.findall(smiles):
             _check_bracket_atom(content)
@@ -168,23 +180,31 @@ def _check_bracket_atom(content: str) -> None:
         if int(content[:digits]) > MAX_ISOTOPE:
             raise StructureLimitError(
                 f"atom [{clip(content, 40)}] has mass number {int(content[:digits]):,}; "
-                f"the limit is {MAX_ISOTOPE}")
+                f"the limit is {MAX_ISOTOPE}"
+            )
     if "+" not in content and "-" not in content and "H" not in content:
         return
     tail = _BRACKET_TAIL.search(_CHIRALITY.sub("", content) if "@" in content else content)
     if tail is None:
         return
     hydrogens, signs, digits = tail.groups()
-    if hydrogens and int(hydrogens) > MAX_BRACKET_HYDROGENS and not _BRACKET_HYDROGEN.match("[" + content):
+    if (
+        hydrogens
+        and int(hydrogens) > MAX_BRACKET_HYDROGENS
+        and not _BRACKET_HYDROGEN.match("[" + content)
+    ):
         raise StructureLimitError(
-            f"atom [{clip(content, 40)}] has {int(hydrogens):,} hydrogens; the limit is {MAX_BRACKET_HYDROGENS}")
+            f"atom [{clip(content, 40)}] has {int(hydrogens):,} hydrogens; the limit is "
+            f"{MAX_BRACKET_HYDROGENS}"
+        )
     if signs:
         charge = int(digits) if digits else len(signs)
         if charge > MAX_ABS_FORMAL_CHARGE:
             sign = "+" if signs[0] == "+" else "-"
             raise StructureLimitError(
                 f"atom [{clip(content, 40)}] has formal charge {sign}{charge:,}; "
-                f"the limit is ±{MAX_ABS_FORMAL_CHARGE}")
+                f"the limit is ±{MAX_ABS_FORMAL_CHARGE}"
+            )
 
 
 def check_inchi(text: str) -> None:
@@ -193,18 +213,25 @@ def check_inchi(text: str) -> None:
     if bad:
         raise StructureLimitError(f"invalid InChI {preview(text)}: it contains {bad}")
     if len(text) > MAX_INCHI_CHARS:
-        raise StructureLimitError(f"InChI is {len(text):,} characters; the limit is {MAX_INCHI_CHARS:,}")
+        raise StructureLimitError(
+            f"InChI is {len(text):,} characters; the limit is {MAX_INCHI_CHARS:,}"
+        )
     layers = text.split("/")
     if len(layers) > 1:
         atoms = 0
         for component in layers[1].split("."):
             digits = len(component) - len(component.lstrip("0123456789"))
             times = int(component[:digits]) if digits else 1
-            atoms += times * sum(int(n or 1) for element, n in _FORMULA_PART.findall(component[digits:])
-                                 if element not in ("H", "D", "T"))
+            atoms += times * sum(
+                int(n or 1)
+                for element, n in _FORMULA_PART.findall(component[digits:])
+                if element not in ("H", "D", "T")
+            )
             if atoms > MAX_HEAVY_ATOMS:
                 raise StructureLimitError(
-                    f"InChI has {atoms:,} heavy atoms or more; the limit is {MAX_HEAVY_ATOMS:,} heavy atoms")
+                    f"InChI has {atoms:,} heavy atoms or more; the limit is {MAX_HEAVY_ATOMS:,} "
+                    "heavy atoms"
+                )
 
 
 def check_mol(mol: Chem.Mol, what: str) -> None:
@@ -212,12 +239,15 @@ def check_mol(mol: Chem.Mol, what: str) -> None:
     atoms = mol.GetNumHeavyAtoms()
     if atoms > MAX_HEAVY_ATOMS:
         raise StructureLimitError(
-            f"{what} has {atoms:,} heavy atoms; the limit is {MAX_HEAVY_ATOMS:,} heavy atoms")
+            f"{what} has {atoms:,} heavy atoms; the limit is {MAX_HEAVY_ATOMS:,} heavy atoms"
+        )
     for atom in mol.GetAtoms():
         charge = atom.GetFormalCharge()
         if abs(charge) > MAX_ABS_FORMAL_CHARGE:
-            raise StructureLimitError(f"{what} has an atom ({atom.GetSymbol()}) with formal charge {charge:+d}; "
-                                      f"the limit is ±{MAX_ABS_FORMAL_CHARGE}")
+            raise StructureLimitError(
+                f"{what} has an atom ({atom.GetSymbol()}) with formal charge {charge:+d}; "
+                f"the limit is ±{MAX_ABS_FORMAL_CHARGE}"
+            )
 
 
 def mol_from_smiles(smiles: str) -> Chem.Mol:
@@ -267,8 +297,9 @@ def canonical_smiles(mol: Chem.Mol) -> str:
 
 def _has_defined_stereo(mol: Chem.Mol) -> bool:
     unspecified, none = Chem.ChiralType.CHI_UNSPECIFIED, Chem.BondStereo.STEREONONE
-    return (any(atom.GetChiralTag() != unspecified for atom in mol.GetAtoms())
-            or any(bond.GetStereo() != none for bond in mol.GetBonds()))
+    return any(atom.GetChiralTag() != unspecified for atom in mol.GetAtoms()) or any(
+        bond.GetStereo() != none for bond in mol.GetBonds()
+    )
 
 
 def _inchi_options(mol: Chem.Mol, stereo: bool | None = None) -> str:
@@ -287,8 +318,10 @@ def _inchi_options(mol: Chem.Mol, stereo: bool | None = None) -> str:
         undefined = sum(1 for info in found if info.specified == Chem.StereoSpecified.Unspecified)
         if undefined > MAX_UNDEFINED_STEREO:
             raise StructureLimitError(
-                f"structure has {undefined:,} undefined stereocentres or double bonds beside defined ones; "
-                f"the limit is {MAX_UNDEFINED_STEREO} (define all of them, or none)")
+                f"structure has {undefined:,} undefined stereocentres or double bonds beside "
+                "defined ones; "
+                f"the limit is {MAX_UNDEFINED_STEREO} (define all of them, or none)"
+            )
     return ""
 
 
@@ -319,7 +352,9 @@ def molecular_formula(mol: Chem.Mol) -> str:
 
 def average_mass(mol: Chem.Mol) -> float:
     """Average molecular weight (g/mol), IUPAC atomic weights."""
-    return rdMolDescriptors._CalcMolWt(mol)  # what Descriptors.MolWt calls; that module costs ~90 ms to import
+    return rdMolDescriptors._CalcMolWt(
+        mol
+    )  # what Descriptors.MolWt calls; that module costs ~90 ms to import
 
 
 def exact_mass(mol: Chem.Mol) -> float:
@@ -363,7 +398,9 @@ class Structure:
         return "." in self.smiles
 
 
-def structure_from_mol(mol: Chem.Mol, known_inchikey: str | None = None, smiles: str | None = None) -> Structure:
+def structure_from_mol(
+    mol: Chem.Mol, known_inchikey: str | None = None, smiles: str | None = None
+) -> Structure:
     """Identifiers of ``mol``; ``known_inchikey`` (from a trusted source) skips InChI generation,
     ``smiles`` (its canonical SMILES, atom maps already stripped) the canonicalisation."""
     if smiles is None:
@@ -442,8 +479,10 @@ def _cached_structure_from_inchi(inchi_text: str) -> Structure:
 # --- recognising SMILES in text -------------------------------------------------------------
 
 _SMILES_CHARS = re.compile(r"^[A-Za-z0-9@+\-\[\]\(\)=#$/\\%.:*~]+$")
-_BRACKET_ATOM = (r"\[\d*(?:[A-Z][a-z]?|[a-z]{1,2}|\*)(?:@{1,2}(?:TH\d|AL\d|SP\d|TB\d+|OH\d+)?)?"
-                 r"(?:H\d*)?(?:[+-]+\d*)?(?::\d+)?\]")
+_BRACKET_ATOM = (
+    r"\[\d*(?:[A-Z][a-z]?|[a-z]{1,2}|\*)(?:@{1,2}(?:TH\d|AL\d|SP\d|TB\d+|OH\d+)?)?"
+    r"(?:H\d*)?(?:[+-]+\d*)?(?::\d+)?\]"
+)
 _ELEMENT_TOKENS = re.compile(r"Cl|Br|[BCNOPSFIbcnops]|" + _BRACKET_ATOM)
 _SMILES_ONLY_SYNTAX = re.compile(r"[\[\]=#@()/\\]|\d|^[BCNOSPFI][a-z]?[BCNOSPFIcnos]")
 _INCHI = re.compile(r"^InChI=1S?/")

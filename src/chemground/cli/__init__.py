@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib
 import sys
 from pathlib import Path
-from typing import Optional
 
 import click
 import typer
@@ -24,17 +23,37 @@ from chemground.errors import ChemgroundError
 # for the graph, literature, tools, extraction and benchmark code (start-up was ~1.3 s, issue 16).
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "ask": ("chemground.cli.ask", "ask", "Answer a chemistry question, with the evidence shown."),
-    "retrieve": ("chemground.cli.ask", "retrieve", "Show the evidence records a question retrieves."),
-    "compound": ("chemground.cli.compound", "compound", "Look up one compound: names, identifiers, properties."),
-    "search": ("chemground.cli.search", "search", "Structure search: substructure, similarity, exact; by reaction role."),
+    "retrieve": (
+        "chemground.cli.ask",
+        "retrieve",
+        "Show the evidence records a question retrieves.",
+    ),
+    "compound": (
+        "chemground.cli.compound",
+        "compound",
+        "Look up one compound: names, identifiers, properties.",
+    ),
+    "search": (
+        "chemground.cli.search",
+        "search",
+        "Structure search: substructure, similarity, exact; by reaction role.",
+    ),
     "kb": ("chemground.cli.kb", "app", "Build, inspect and fill the knowledge base."),
     "serve": ("chemground.cli.serve", "serve", "Serve the HTTP API and the web page."),
-    "graph": ("chemground.cli.graph", "app", "Reaction knowledge graph: build, ask (Text2Cypher), routes."),
+    "graph": (
+        "chemground.cli.graph",
+        "app",
+        "Reaction knowledge graph: build, ask (Text2Cypher), routes.",
+    ),
     "lit": ("chemground.cli.lit", "app", "Literature RAG: add papers, ask, QAC datasets."),
     "tools": ("chemground.cli.tools", "app", "Chemistry tool pool: list and call tools."),
     "agent": ("chemground.cli.agent", "app", "Tool-using agent (chain of thought, tree search)."),
     "bench": ("chemground.cli.bench", "app", "Benchmarks: generate and run."),
-    "llm": ("chemground.cli.llm", "app", "Local models: serve a GGUF file with llama.cpp, inspect GGUF files."),
+    "llm": (
+        "chemground.cli.llm",
+        "app",
+        "Local models: serve a GGUF file with llama.cpp, inspect GGUF files.",
+    ),
 }
 
 
@@ -101,12 +120,16 @@ def _version(value: bool) -> None:
 @app.callback()
 def main_options(
     ctx: typer.Context,
-    kb_path: Optional[Path] = typer.Option(
-        None, "--kb", help="Knowledge-base file (default: per-user data dir; env CHEMGROUND_KB).",
+    kb_path: Path | None = typer.Option(
+        None,
+        "--kb",
+        help="Knowledge-base file (default: per-user data dir; env CHEMGROUND_KB).",
         show_default=False,
     ),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Show the version."
+    ),
 ) -> None:
     from chemground.cli.common import CLIState
     from chemground.settings import get_settings
@@ -133,7 +156,9 @@ def main(argv: list[str] | None = None) -> int:
 
         from chemground.cli.common import err_console
 
-        err_console.print(f"[bold red]error:[/] {rich.markup.escape(str(error))}", highlight=False)  # ids like [doc-1#0] stay
+        err_console.print(
+            f"[bold red]error:[/] {rich.markup.escape(str(error))}", highlight=False
+        )  # ids like [doc-1#0] stay
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

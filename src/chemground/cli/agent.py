@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.table import Table
@@ -19,22 +18,30 @@ app = typer.Typer(help="Tool-using agent (chain of thought, tree search).", no_a
 def ask(
     ctx: typer.Context,
     question: str = typer.Argument(..., help="The question."),
-    mode: str = typer.Option("cot", "--mode", help="cot (chain of thought) or mcts (HE-MCTS tree search)."),
+    mode: str = typer.Option(
+        "cot", "--mode", help="cot (chain of thought) or mcts (HE-MCTS tree search)."
+    ),
     max_steps: int = typer.Option(6, "--max-steps", help="cot: tool-call budget."),
     iterations: int = typer.Option(6, "--iterations", help="mcts: search iterations."),
     depth: int = typer.Option(4, "--depth", help="mcts: tool calls on a path."),
     k: int = typer.Option(3, "-k", help="mcts: actions proposed per expansion."),
     max_llm_calls: int = typer.Option(60, "--max-llm-calls", help="mcts: LLM-call budget."),
     k_tools: int = typer.Option(8, "--k-tools", help="How many retrieved tools the model may use."),
-    tools: Optional[str] = typer.Option(None, "--tools", help="Comma-separated tools to use instead of retrieval."),
-    files_dir: Optional[Path] = typer.Option(None, "--files-dir", help="Folder tools may read and write "
-                                             "(default: a temporary folder)."),
-    export: Optional[Path] = typer.Option(None, "--export", help="Append the trajectory as chat-format JSONL."),
+    tools: str | None = typer.Option(
+        None, "--tools", help="Comma-separated tools to use instead of retrieval."
+    ),
+    files_dir: Path | None = typer.Option(
+        None, "--files-dir", help="Folder tools may read and write (default: a temporary folder)."
+    ),
+    export: Path | None = typer.Option(
+        None, "--export", help="Append the trajectory as chat-format JSONL."
+    ),
     llm_base_url: LLMBaseURL = None,
     llm_model: LLMModel = None,
     as_json: JSONOutput = False,
 ) -> None:
-    """Answer a question with tools; the evidence is the tool results, the trace shows every step (and the tree)."""
+    """Answer a question with tools; the evidence is the tool results, the trace shows every step
+    (and the tree)."""
     from chemground.agent.evaluation import make_agent
     from chemground.agent.mcts import MCTSConfig
     from chemground.agent.retriever import ToolRetriever
@@ -48,16 +55,36 @@ def ask(
     settings = state(ctx).settings.with_overrides(llm_base_url=llm_base_url, llm_model=llm_model)
     llm = llm_from_settings(settings)
     chosen = [t.strip() for t in tools.split(",")] if tools else None
-    with tempfile.TemporaryDirectory(prefix="chemground-agent-") as scratch, \
-            ToolRunner(settings=settings, files_dir=(files_dir or Path(scratch)).resolve(),
-                       kb_progress=build_progress()) as runner:
+    with (
+        tempfile.TemporaryDirectory(prefix="chemground-agent-") as scratch,
+        ToolRunner(
+            settings=settings,
+            files_dir=(files_dir or Path(scratch)).resolve(),
+            kb_progress=build_progress(),
+        ) as runner,
+    ):
         retriever = ToolRetriever(runner.registry, cache_dir=settings.cache_dir)
         if mode == "cot":
-            agent = make_agent("cot", llm, runner, retriever=retriever, k_tools=k_tools, max_steps=max_steps, tools=chosen)
+            agent = make_agent(
+                "cot",
+                llm,
+                runner,
+                retriever=retriever,
+                k_tools=k_tools,
+                max_steps=max_steps,
+                tools=chosen,
+            )
         else:
-            config = MCTSConfig(k=k, k_tools=k_tools, max_iterations=iterations, max_depth=depth,
-                                max_llm_calls=max_llm_calls)
-            agent = make_agent("mcts", llm, runner, retriever=retriever, config=config, tools=chosen)
+            config = MCTSConfig(
+                k=k,
+                k_tools=k_tools,
+                max_iterations=iterations,
+                max_depth=depth,
+                max_llm_calls=max_llm_calls,
+            )
+            agent = make_agent(
+                "mcts", llm, runner, retriever=retriever, config=config, tools=chosen
+            )
         answer = agent.run(question)
     if export:
         from chemground.agent.trajectory import to_chat
@@ -76,7 +103,12 @@ def ask(
     table.add_column("result")
     for number, step in enumerate(answer.steps, 1):
         result = step.result.observation(200) if step.result else ""
-        table.add_row(str(number), step.tool, json.dumps(step.arguments, ensure_ascii=False)[:80], result)
+        table.add_row(
+            str(number), step.tool, json.dumps(step.arguments, ensure_ascii=False)[:80], result
+        )
     console.print(table)
-    console.print(f"LLM calls: {answer.usage.get('calls')}, tokens: {answer.usage.get('total_tokens')}, "
-                  f"{answer.timings_ms.get('total', 0):.0f} ms", highlight=False)
+    console.print(
+        f"LLM calls: {answer.usage.get('calls')}, tokens: {answer.usage.get('total_tokens')}, "
+        f"{answer.timings_ms.get('total', 0):.0f} ms",
+        highlight=False,
+    )

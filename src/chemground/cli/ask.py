@@ -5,20 +5,32 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from chemground.cli.common import JSONOutput, LLMBaseURL, LLMModel, console, err_console, print_json, state
+from chemground.cli.common import (
+    JSONOutput,
+    LLMBaseURL,
+    LLMModel,
+    console,
+    err_console,
+    print_json,
+    state,
+)
 from chemground.errors import ChemgroundError
 from chemground.evidence import Evidence
 from chemground.reasoning.answer import Answer
 
 
-def _qa(ctx: typer.Context, llm_base_url: str | None = None, llm_model: str | None = None, parser: str = "rules"):
+def _qa(
+    ctx: typer.Context,
+    llm_base_url: str | None = None,
+    llm_model: str | None = None,
+    parser: str = "rules",
+):
     from chemground.cli.common import StageProgress  # noqa: F401 - progress for first dense index build
     from chemground.qa_factory import build_qa
 
@@ -35,10 +47,18 @@ def _embed_progress():
 
     def report(stage: str, advance: int, total: int | None) -> None:
         if "progress" not in bar:
-            bar["progress"] = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                       TimeElapsedColumn(), console=err_console, transient=True)
+            bar["progress"] = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=err_console,
+                transient=True,
+            )
             bar["progress"].start()
-            bar["task"] = bar["progress"].add_task("embedding KB records (once per KB state)", total=total)
+            bar["task"] = bar["progress"].add_task(
+                "embedding KB records (once per KB state)", total=total
+            )
         if advance:
             bar["progress"].advance(bar["task"], advance)
         if bar["progress"].tasks[0].finished:
@@ -50,17 +70,29 @@ def _embed_progress():
 def _evidence_summary(e: Evidence) -> str:
     r = e.record
     if e.kind == "reaction":
-        reactants = " + ".join(p.get("name") or p.get("smiles") or "?" for p in r.get("reactants", [])[:3])
-        products = " + ".join(p.get("name") or p.get("smiles") or "?" for p in r.get("products", [])[:2])
+        reactants = " + ".join(
+            p.get("name") or p.get("smiles") or "?" for p in r.get("reactants", [])[:3]
+        )
+        products = " + ".join(
+            p.get("name") or p.get("smiles") or "?" for p in r.get("products", [])[:2]
+        )
         return f"{reactants} → {products}"
     if e.kind == "graph_path":
         names = [m.get("name") or m.get("smiles") or m.get("key") for m in r.get("molecules", [])]
-        return " → ".join(str(n) for n in names) + f" ({r.get('length')} step{'s' if r.get('length') != 1 else ''})"
+        return (
+            " → ".join(str(n) for n in names)
+            + f" ({r.get('length')} step{'s' if r.get('length') != 1 else ''})"
+        )
     if e.kind == "tool_result":
         result = r.get("result") if r.get("ok") else f"error: {r.get('error')}"
-        return f"{r.get('tool')}({', '.join(f'{k}={v!r}' for k, v in (r.get('arguments') or {}).items())}) -> {result}"[:300]
+        arguments = ", ".join(f"{k}={v!r}" for k, v in (r.get("arguments") or {}).items())
+        return f"{r.get('tool')}({arguments}) -> {result}"[:300]
     if e.kind in ("compound", "computed"):
-        return " ".join(str(x) for x in (r.get("name") or "", r.get("smiles") or "", r.get("formula") or "") if x)
+        return " ".join(
+            str(x)
+            for x in (r.get("name") or "", r.get("smiles") or "", r.get("formula") or "")
+            if x
+        )
     return str(r.get("text") or r)[:120]
 
 
@@ -81,24 +113,42 @@ def print_answer(answer: Answer) -> None:
         console.print(table)
     route = answer.trace.get("route") or {}
     if route.get("rule") not in (None, "override"):
-        console.print(f"[dim]route: {escape(route.get('channel', ''))} ({escape(route.get('why', ''))})[/]")
-    console.print(f"[dim]method={answer.method} reasoner={answer.reasoner} aspect={answer.aspect} "
-                  f"time={answer.timings_ms.get('total', 0):.0f} ms[/]")
+        console.print(
+            f"[dim]route: {escape(route.get('channel', ''))} ({escape(route.get('why', ''))})[/]"
+        )
+    console.print(
+        f"[dim]method={answer.method} reasoner={answer.reasoner} aspect={answer.aspect} "
+        f"time={answer.timings_ms.get('total', 0):.0f} ms[/]"
+    )
 
 
 def ask(
     ctx: typer.Context,
-    question: Optional[str] = typer.Argument(None, help="The question (omit with --batch)."),
+    question: str | None = typer.Argument(None, help="The question (omit with --batch)."),
     as_json: JSONOutput = False,
-    batch: Optional[Path] = typer.Option(None, "--batch", help='JSONL file of {"id", "question"}; one JSON answer per line.'),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="With --batch: write answers here (default stdout)."),
-    method: str = typer.Option("auto", "--method", "-m",
-                               help="auto (the routing table picks: table, tools, routes or papers) | table | tools | "
-                                    "routes | bm25 | dense | graph | lit | none."),
-    reasoner: str = typer.Option("extractive", "--reasoner", "-r",
-                                 help="extractive | direct | cot | adaptive | adaptive-no-prototype | "
-                                      "adaptive-no-grounding | rag-direct (all but extractive need an LLM)."),
-    parser: str = typer.Option("rules", "--parser", help="Question parser: rules | llm (falls back to rules)."),
+    batch: Path | None = typer.Option(
+        None, "--batch", help='JSONL file of {"id", "question"}; one JSON answer per line.'
+    ),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", help="With --batch: write answers here (default stdout)."
+    ),
+    method: str = typer.Option(
+        "auto",
+        "--method",
+        "-m",
+        help="auto (the routing table picks: table, tools, routes or papers) | table | tools | "
+        "routes | bm25 | dense | graph | lit | none.",
+    ),
+    reasoner: str = typer.Option(
+        "extractive",
+        "--reasoner",
+        "-r",
+        help="extractive | direct | cot | adaptive | adaptive-no-prototype | "
+        "adaptive-no-grounding | rag-direct (all but extractive need an LLM).",
+    ),
+    parser: str = typer.Option(
+        "rules", "--parser", help="Question parser: rules | llm (falls back to rules)."
+    ),
     k: int = typer.Option(5, "-k", help="How many evidence records to retrieve."),
     llm_base_url: LLMBaseURL = None,
     llm_model: LLMModel = None,
@@ -109,7 +159,10 @@ def ask(
         _batch(qa, batch, output, method, reasoner, k)
         return
     if not question:
-        raise ChemgroundError('give a question, e.g. chemground ask "what is the molecular weight of aspirin?", or --batch FILE')
+        raise ChemgroundError(
+            'give a question, e.g. chemground ask "what is the molecular weight of aspirin?", or '
+            "--batch FILE"
+        )
     answer = qa.ask(question, method=method, reasoner=reasoner, k=k)
     if as_json:
         print_json(answer.to_json())
@@ -123,9 +176,14 @@ def _batch(qa, path: Path, output: Path | None, method: str, reasoner: str, k: i
     if not path.exists():
         raise ChemgroundError(f"{path}: no such file")
     lines = path.read_text(encoding="utf-8").splitlines()
-    sink = open(output, "w", encoding="utf-8") if output else sys.stdout
-    progress = Progress(TextColumn("answering"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=err_console)
+    sink = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115 - closed in the finally below
+    progress = Progress(
+        TextColumn("answering"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+    )
     try:
         with progress:
             task = progress.add_task("answering", total=sum(1 for line in lines if line.strip()))
@@ -136,12 +194,19 @@ def _batch(qa, path: Path, output: Path | None, method: str, reasoner: str, k: i
                     item = json.loads(line)
                     if not isinstance(item, dict) or not isinstance(item.get("question"), str):
                         raise ValueError('expected an object with a "question" string')
-                    answer = qa.ask(item["question"], method=method, reasoner=reasoner, k=k, id=item.get("id"))
+                    answer = qa.ask(
+                        item["question"], method=method, reasoner=reasoner, k=k, id=item.get("id")
+                    )
                     record = answer.to_json()
                 except (ValueError, ChemgroundError) as error:
                     item_id = item.get("id") if isinstance(locals().get("item"), dict) else None
-                    record = {"id": item_id, "question": None, "answer": "", "status": "error",
-                              "error": f"line {number}: {error}"}
+                    record = {
+                        "id": item_id,
+                        "question": None,
+                        "answer": "",
+                        "status": "error",
+                        "error": f"line {number}: {error}",
+                    }
                 sink.write(json.dumps(record, ensure_ascii=False) + "\n")
                 sink.flush()
                 progress.advance(task)
@@ -155,7 +220,9 @@ def retrieve(
     ctx: typer.Context,
     question: str = typer.Argument(..., help="The question."),
     k: int = typer.Option(5, "-k", help="How many records."),
-    method: str = typer.Option("auto", "--method", "-m", help="auto | table | tools | routes | bm25 | dense."),
+    method: str = typer.Option(
+        "auto", "--method", "-m", help="auto | table | tools | routes | bm25 | dense."
+    ),
     as_json: JSONOutput = False,
 ) -> None:
     """Show how a question is parsed (QueryTuple) and which records it retrieves."""
@@ -172,5 +239,13 @@ def retrieve(
         console.print(f"  mention {m.text!r} [{m.input_format}]{role}{fix} {escape(status)}")
     for p in query.problems:
         console.print(f"  [yellow]{escape(p)}[/]")
-    print_answer(Answer(question=question, answer=f"{len(evidence)} hit(s)", evidence=evidence, method=method,
-                        reasoner="-", aspect=query.aspect.value if query.aspect else None))
+    print_answer(
+        Answer(
+            question=question,
+            answer=f"{len(evidence)} hit(s)",
+            evidence=evidence,
+            method=method,
+            reasoner="-",
+            aspect=query.aspect.value if query.aspect else None,
+        )
+    )

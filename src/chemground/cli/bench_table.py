@@ -3,29 +3,59 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from chemground.cli.common import JSONOutput, LLMBaseURL, LLMModel, console, err_console, print_json, state
+from chemground.cli.common import (
+    JSONOutput,
+    LLMBaseURL,
+    LLMModel,
+    console,
+    err_console,
+    print_json,
+    state,
+)
 from chemground.errors import ChemgroundError
 
 
 def generate_command(
     ctx: typer.Context,
-    out: Path = typer.Option(Path("table-bench.jsonl"), "--out", "-o", help="Benchmark file to write (JSONL)."),
+    out: Path = typer.Option(
+        Path("table-bench.jsonl"), "--out", "-o", help="Benchmark file to write (JSONL)."
+    ),
     per_task: int = typer.Option(50, "--per-task", help="Items per task type and input format."),
-    seed: int = typer.Option(0, "--seed", help="Random seed (the same seed gives the same benchmark)."),
-    tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated task types (default: the 8 table-RAG tasks)."),
-    paraphrase: bool = typer.Option(False, "--paraphrase", help="An LLM rewrites each question, keeping entities verbatim."),
-    perturb: float = typer.Option(0.0, "--perturb", min=0.0, max=1.0, help="Fraction of name-format items whose entities get a typo or name variant."),
-    ooc: Optional[Path] = typer.Option(None, "--ooc", help="Also write a KB copy without the source records here."),
+    seed: int = typer.Option(
+        0, "--seed", help="Random seed (the same seed gives the same benchmark)."
+    ),
+    tasks: str | None = typer.Option(
+        None, "--tasks", help="Comma-separated task types (default: the 8 table-RAG tasks)."
+    ),
+    paraphrase: bool = typer.Option(
+        False, "--paraphrase", help="An LLM rewrites each question, keeping entities verbatim."
+    ),
+    perturb: float = typer.Option(
+        0.0,
+        "--perturb",
+        min=0.0,
+        max=1.0,
+        help="Fraction of name-format items whose entities get a typo or name variant.",
+    ),
+    ooc: Path | None = typer.Option(
+        None, "--ooc", help="Also write a KB copy without the source records here."
+    ),
     llm_base_url: LLMBaseURL = None,
     llm_model: LLMModel = None,
 ) -> None:
-    """Generate the benchmark from KB records: 8 task types x 2 input formats, >= 20 templates each."""
-    from chemground.bench.generate import ALL_TASKS, TABLE_RAG_TASKS, generate, write_items, write_ooc_kb
+    """Generate the benchmark from KB records: 8 task types x 2 input formats, >= 20 templates
+    each."""
+    from chemground.bench.generate import (
+        ALL_TASKS,
+        TABLE_RAG_TASKS,
+        generate,
+        write_items,
+        write_ooc_kb,
+    )
 
     chosen = tuple(t.strip() for t in tasks.split(",")) if tasks else TABLE_RAG_TASKS
     unknown = [t for t in chosen if t not in ALL_TASKS]
@@ -40,21 +70,31 @@ def generate_command(
 
         rewrite = Paraphraser(llm_from_settings(settings))
     with cli.workspace_for(settings) as ws:
-        items = generate(ws.kb, per_task=per_task, seed=seed, tasks=chosen, perturb=perturb, paraphrase=rewrite)
+        items = generate(
+            ws.kb, per_task=per_task, seed=seed, tasks=chosen, perturb=perturb, paraphrase=rewrite
+        )
         write_items(items, out)
         counts: dict[str, int] = {}
         for item in items:
-            counts[f"{item.task}/{item.input_format}"] = counts.get(f"{item.task}/{item.input_format}", 0) + 1
+            counts[f"{item.task}/{item.input_format}"] = (
+                counts.get(f"{item.task}/{item.input_format}", 0) + 1
+            )
         console.print(f"wrote {len(items)} items to {out}")
         for key, n in sorted(counts.items()):
             console.print(f"  {key}: {n}")
         empty = [t for t in chosen if not any(i.task == t for i in items)]
         for task in empty:
-            err_console.print(f"[yellow]no KB record can support task {task!r} (e.g. no compound has a description)[/]")
+            err_console.print(
+                f"[yellow]no KB record can support task {task!r} (e.g. no compound has a "
+                "description)[/]"
+            )
         if ooc is not None:
             removed = write_ooc_kb(settings.kb_path, items, ooc)
-            console.print(f"wrote out-of-corpus KB {ooc}: removed {removed['reactions_removed']} reactions and "
-                          f"{removed['compounds_removed']} compounds")
+            console.print(
+                f"wrote out-of-corpus KB {ooc}: removed {removed['reactions_removed']} reactions "
+                "and "
+                f"{removed['compounds_removed']} compounds"
+            )
 
 
 def run_command(
@@ -63,9 +103,13 @@ def run_command(
     method: str = typer.Option("table", "--method", "-m", help="table | bm25 | dense | none"),
     reasoner: str = typer.Option("extractive", "--reasoner", "-r"),
     k: int = typer.Option(5, "-k", help="Evidence records given to the reasoner."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for results (default: <bench>-<method>-<reasoner>/)."),
-    workers: int = typer.Option(1, "--workers", "-j", help="Items answered in parallel (useful with an LLM)."),
-    limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N items."),
+    out: Path | None = typer.Option(
+        None, "--out", "-o", help="Folder for results (default: <bench>-<method>-<reasoner>/)."
+    ),
+    workers: int = typer.Option(
+        1, "--workers", "-j", help="Items answered in parallel (useful with an LLM)."
+    ),
+    limit: int | None = typer.Option(None, "--limit", help="Only the first N items."),
     llm_base_url: LLMBaseURL = None,
     llm_model: LLMModel = None,
     as_json: JSONOutput = False,
@@ -91,12 +135,26 @@ def run_command(
                 return hits[0].structure.inchikey
             return None
 
-        progress = Progress(TextColumn(f"{method}+{reasoner}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            console=err_console)
+        progress = Progress(
+            TextColumn(f"{method}+{reasoner}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err_console,
+        )
         with progress:
             task = progress.add_task("run", total=len(items))
-            summary = run(items, qa, method=method, reasoner=reasoner, out_dir=out, k=k, workers=workers,
-                          resolve=resolve, progress=lambda done, total: progress.update(task, completed=done))
+            summary = run(
+                items,
+                qa,
+                method=method,
+                reasoner=reasoner,
+                out_dir=out,
+                k=k,
+                workers=workers,
+                resolve=resolve,
+                progress=lambda done, total: progress.update(task, completed=done),
+            )
     if as_json:
         print_json(summary.__dict__)
     else:

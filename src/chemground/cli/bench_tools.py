@@ -10,11 +10,19 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
-from typing import Optional
 
 import typer
 
-from chemground.cli.common import JSONOutput, LLMBaseURL, LLMModel, console, err_console, print_json, stage_progress, state
+from chemground.cli.common import (
+    JSONOutput,
+    LLMBaseURL,
+    LLMModel,
+    console,
+    err_console,
+    print_json,
+    stage_progress,
+    state,
+)
 from chemground.errors import ChemgroundError
 
 
@@ -24,20 +32,33 @@ def _settings(ctx: typer.Context, llm_base_url: str | None, llm_model: str | Non
 
 def tools_run(
     ctx: typer.Context,
-    files: list[Path] = typer.Argument(..., help="Benchmark JSONL file(s): {query, calling_chain: [{tool, params, return}]}."),
-    limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N items of each file."),
+    files: list[Path] = typer.Argument(
+        ..., help="Benchmark JSONL file(s): {query, calling_chain: [{tool, params, return}]}."
+    ),
+    limit: int | None = typer.Option(None, "--limit", help="Only the first N items of each file."),
     rel_tol: float = typer.Option(1e-4, "--rel-tol", help="Relative tolerance for numbers."),
     agent: str = typer.Option("cot", "--agent", help="With an LLM: cot or mcts."),
     llm_base_url: LLMBaseURL = None,
     llm_model: LLMModel = None,
-    judge: bool = typer.Option(True, "--judge/--no-judge", help="With an LLM: judge the final answers (pass rate)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write per-step (or per-item) records as JSONL."),
-    markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write the report table as Markdown."),
+    judge: bool = typer.Option(
+        True, "--judge/--no-judge", help="With an LLM: judge the final answers (pass rate)."
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", help="Write per-step (or per-item) records as JSONL."
+    ),
+    markdown: Path | None = typer.Option(
+        None, "--markdown", help="Write the report table as Markdown."
+    ),
     as_json: JSONOutput = False,
-    fixtures: bool = typer.Option(True, "--fixtures/--no-fixtures", help="Create stand-in inputs for gold steps that "
-                                  "name files nobody wrote (materials steps)."),
+    fixtures: bool = typer.Option(
+        True,
+        "--fixtures/--no-fixtures",
+        help="Create stand-in inputs for gold steps that "
+        "name files nobody wrote (materials steps).",
+    ),
 ) -> None:
-    """Execution fidelity of our tools on gold calls, or (with --llm-*) an agent scored with the published metrics."""
+    """Execution fidelity of our tools on gold calls, or (with --llm-*) an agent scored with the
+    published metrics."""
     from chemground.agent.dataset import load_benchmark, write_jsonl
     from chemground.llm.config import llm_configured
 
@@ -54,18 +75,39 @@ def tools_run(
     ensure_kb(settings.kb_path, build_progress())
     total = sum(len(items) for _, items in datasets)
     summaries, sections, records = {}, [], []
-    with tempfile.TemporaryDirectory(prefix="chemground-fidelity-") as folder, \
-            ToolRunner(settings=settings, files_dir=Path(folder)) as runner, \
-            stage_progress({"run": "gold steps"}) as bar:
+    with (
+        tempfile.TemporaryDirectory(prefix="chemground-fidelity-") as folder,
+        ToolRunner(settings=settings, files_dir=Path(folder)) as runner,
+        stage_progress({"run": "gold steps"}) as bar,
+    ):
         runner.warm_up()
         for path, items in datasets:
-            report = run_fidelity(items, runner, rel_tol=rel_tol, use_fixtures=fixtures,
-                                  progress=(lambda n: bar("run", n, total)) if bar else None)
+            report = run_fidelity(
+                items,
+                runner,
+                rel_tol=rel_tol,
+                use_fixtures=fixtures,
+                progress=(lambda n: bar("run", n, total)) if bar else None,
+            )
             summaries[str(path)] = report.summary()
             sections.append(report_markdown(report, path.name))
-            records += [{"file": path.name, "item": o.item_id, "step": o.index, "tool": o.tool, "status": o.status,
-                         "how": o.how, "error_kind": o.error_kind, "error": o.error, "elapsed_ms": round(o.elapsed_ms, 2),
-                         "gold": o.gold, "ours": o.ours, "fixtures": o.fixtures} for o in report.outcomes]
+            records += [
+                {
+                    "file": path.name,
+                    "item": o.item_id,
+                    "step": o.index,
+                    "tool": o.tool,
+                    "status": o.status,
+                    "how": o.how,
+                    "error_kind": o.error_kind,
+                    "error": o.error,
+                    "elapsed_ms": round(o.elapsed_ms, 2),
+                    "gold": o.gold,
+                    "ours": o.ours,
+                    "fixtures": o.fixtures,
+                }
+                for o in report.outcomes
+            ]
     if out:
         write_jsonl(records, out)
     if markdown:
@@ -77,7 +119,9 @@ def tools_run(
     console.print("\n".join(sections), highlight=False, markup=False)
 
 
-def _run_agent(settings, datasets, agent: str, judge: bool, out: Path | None, as_json: bool) -> None:
+def _run_agent(
+    settings, datasets, agent: str, judge: bool, out: Path | None, as_json: bool
+) -> None:
     from chemground.agent.dataset import write_jsonl
     from chemground.agent.evaluation import evaluate_agent
     from chemground.llm.config import llm_from_settings
@@ -86,8 +130,14 @@ def _run_agent(settings, datasets, agent: str, judge: bool, out: Path | None, as
     results, records = {}, []
     for path, items in datasets:
         with stage_progress({"run": f"{path.name}: questions"}) as bar:
-            evaluation = evaluate_agent(items, llm, settings=settings, agent=agent, judge=judge,
-                                        progress=(lambda n: bar("run", n, len(items))) if bar else None)
+            evaluation = evaluate_agent(
+                items,
+                llm,
+                settings=settings,
+                agent=agent,
+                judge=judge,
+                progress=(lambda n, total=len(items): bar("run", n, total)) if bar else None,
+            )
         results[str(path)] = evaluation.summary()
         records += [dict(r, file=path.name) for r in evaluation.records]
     if out:
@@ -106,9 +156,13 @@ def _run_agent(settings, datasets, agent: str, judge: bool, out: Path | None, as
 
 def tools_retrieval(
     ctx: typer.Context,
-    files: list[Path] = typer.Argument(..., help="Benchmark JSONL file(s) whose queries and gold tools are used."),
+    files: list[Path] = typer.Argument(
+        ..., help="Benchmark JSONL file(s) whose queries and gold tools are used."
+    ),
     k: int = typer.Option(5, "-k", help="Recall@k."),
-    methods: str = typer.Option("bm25,dense,hybrid", "--methods", help="Comma-separated: bm25, dense, hybrid."),
+    methods: str = typer.Option(
+        "bm25,dense,hybrid", "--methods", help="Comma-separated: bm25, dense, hybrid."
+    ),
     as_json: JSONOutput = False,
 ) -> None:
     """Tool-retrieval Recall@k of the gold tools for the benchmark's queries."""
@@ -122,27 +176,41 @@ def tools_retrieval(
         items = load_benchmark(path)
         for method in [m.strip() for m in methods.split(",") if m.strip()]:
             hits = retriever.search_many([i.query for i in items], k=k, method=method)
-            results[f"{path.name}:{method}"] = retrieval_recall([i.tools for i in items], [[n for n, _ in h] for h in hits])
+            results[f"{path.name}:{method}"] = retrieval_recall(
+                [i.tools for i in items], [[n for n, _ in h] for h in hits]
+            )
     if as_json:
         print_json(results)
         return
     for key, value in results.items():
-        console.print(f"{key:40s} Recall@{k} {value['recall']:.3f}  (all gold tools in top {k}: {value['all_found']:.3f})")
+        console.print(
+            f"{key:40s} Recall@{k} {value['recall']:.3f}  (all gold tools in top {k}: "
+            f"{value['all_found']:.3f})"
+        )
 
 
 def tools_generate(
     ctx: typer.Context,
-    out_dir: Path = typer.Option(..., "--out", help="Folder for train.jsonl, dev.jsonl and test.jsonl."),
+    out_dir: Path = typer.Option(
+        ..., "--out", help="Folder for train.jsonl, dev.jsonl and test.jsonl."
+    ),
     single: int = typer.Option(20, "--single", help="How many single-tool items to try to make."),
-    multiple: int = typer.Option(10, "--multiple", help="How many multi-tool items to try to make."),
-    tools: Optional[str] = typer.Option(None, "--tools", help="Comma-separated tool names or namespaces to use "
-                                        "(default: all tools that need no files or network)."),
+    multiple: int = typer.Option(
+        10, "--multiple", help="How many multi-tool items to try to make."
+    ),
+    tools: str | None = typer.Option(
+        None,
+        "--tools",
+        help="Comma-separated tool names or namespaces to use "
+        "(default: all tools that need no files or network).",
+    ),
     seed: int = typer.Option(0, "--seed", help="Random seed (tool and value choice, splits)."),
     split: str = typer.Option("0.8,0.1,0.1", "--split", help="train,dev,test fractions."),
     llm_base_url: LLMBaseURL = None,
     llm_model: LLMModel = None,
 ) -> None:
-    """Generate tool-learning data (LLM): real parameter values, every call executed, bad chains dropped with a reason."""
+    """Generate tool-learning data (LLM): real parameter values, every call executed, bad chains
+    dropped with a reason."""
     from chemground.agent.curation import CurationConfig, generate_dataset
     from chemground.llm.config import llm_from_settings
 
@@ -151,12 +219,19 @@ def tools_generate(
     fractions = tuple(float(x) for x in split.split(","))
     if len(fractions) != 3 or abs(sum(fractions) - 1) > 1e-6:
         raise ChemgroundError("--split needs three fractions that add up to 1, e.g. 0.8,0.1,0.1")
-    config = CurationConfig(single=single, multiple=multiple, seed=seed, split=fractions,
-                            tools=[t.strip() for t in tools.split(",")] if tools else None)
+    config = CurationConfig(
+        single=single,
+        multiple=multiple,
+        seed=seed,
+        split=fractions,
+        tools=[t.strip() for t in tools.split(",")] if tools else None,
+    )
     with stage_progress({"single": "single-tool items", "multiple": "multi-tool items"}) as bar:
         summary = generate_dataset(llm, config, out_dir, settings=settings, progress=bar)
-    err_console.print(f"kept {summary['kept']} items ({summary['splits']}), dropped {summary['dropped']}: "
-                      f"{json.dumps(summary['drop_reasons'])}")
+    err_console.print(
+        f"kept {summary['kept']} items ({summary['splits']}), dropped {summary['dropped']}: "
+        f"{json.dumps(summary['drop_reasons'])}"
+    )
     print_json(summary)
 
 

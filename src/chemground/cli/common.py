@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Iterator, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -18,13 +19,25 @@ from chemground.workspace import Workspace
 
 # Options that many commands take, declared once (issue 16: --llm-base-url was declared 13 times,
 # --json 29 times, with drifting help texts). Use as ``llm_base_url: LLMBaseURL = None``.
-LLMBaseURL = Annotated[Optional[str], typer.Option(
-    "--llm-base-url", help="OpenAI-compatible endpoint (default: CHEMGROUND_LLM_BASE_URL or the config file).",
-    show_default=False)]
-LLMModel = Annotated[Optional[str], typer.Option(
-    "--llm-model", help="Model name at that endpoint (default: CHEMGROUND_LLM_MODEL or the config file).",
-    show_default=False)]
-JSONOutput = Annotated[bool, typer.Option("--json", help="Print JSON on stdout (for scripts) instead of tables.")]
+LLMBaseURL = Annotated[
+    str | None,
+    typer.Option(
+        "--llm-base-url",
+        help="OpenAI-compatible endpoint (default: CHEMGROUND_LLM_BASE_URL or the config file).",
+        show_default=False,
+    ),
+]
+LLMModel = Annotated[
+    str | None,
+    typer.Option(
+        "--llm-model",
+        help="Model name at that endpoint (default: CHEMGROUND_LLM_MODEL or the config file).",
+        show_default=False,
+    ),
+]
+JSONOutput = Annotated[
+    bool, typer.Option("--json", help="Print JSON on stdout (for scripts) instead of tables.")
+]
 
 console = Console()
 err_console = Console(stderr=True)
@@ -76,8 +89,12 @@ def stage_progress(labels: dict[str, str], enabled: bool = True) -> Iterator[Sta
         yield None
         return
     progress = Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=err_console, transient=False,
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=False,
     )
     with progress:
         yield StageProgress(progress, labels)
@@ -90,12 +107,19 @@ def build_progress():
         nonlocal bar
         if bar is None:
             err_console.print(
-                "[bold]Building the knowledge base[/] (first run only): the compound dictionary from the "
+                "[bold]Building the knowledge base[/] (first run only): the compound dictionary "
+                "from the "
                 "'chemicals' package plus the starter reactions…"
             )
             bar = StageProgress(
-                Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                         TimeElapsedColumn(), console=err_console, transient=True),
+                Progress(
+                    TextColumn("{task.description}"),
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TimeElapsedColumn(),
+                    console=err_console,
+                    transient=True,
+                ),
                 {"structures": "dictionary structures"},
             )
             bar.progress.start()

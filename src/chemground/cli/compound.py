@@ -11,7 +11,9 @@ from chemground.kb.lookup import lookup_compound
 
 def compound(
     ctx: typer.Context,
-    query: str = typer.Argument(..., help="A name (IUPAC, common, synonym), SMILES, InChI, InChIKey or CAS number."),
+    query: str = typer.Argument(
+        ..., help="A name (IUPAC, common, synonym), SMILES, InChI, InChIKey or CAS number."
+    ),
     as_json: JSONOutput = False,
     reactions: int = typer.Option(10, "--reactions", help="How many linked reaction ids to list."),
 ) -> None:
@@ -25,15 +27,28 @@ def compound(
     c = found.compound
     title = c.name or c.smiles or query
     table = Table(title=title, show_header=False, title_justify="left")
-    how = {"dictionary": "name in the compound dictionary", "opsin": "systematic name parsed by OPSIN",
-           "smiles": "SMILES", "inchi": "InChI", "inchikey": "InChIKey"}.get(found.resolution.source, found.resolution.source)
+    how = {
+        "dictionary": "name in the compound dictionary",
+        "opsin": "systematic name parsed by OPSIN",
+        "smiles": "SMILES",
+        "inchi": "InChI",
+        "inchikey": "InChIKey",
+    }.get(found.resolution.source, found.resolution.source)
     if found.resolution.matched_name and found.resolution.source == "dictionary":
         how += f" ({found.resolution.matched_name!r})"
     table.add_row("resolved from", how)
     if not found.in_kb:
-        table.add_row("record", "[yellow]not in the knowledge base; identifiers computed from the structure[/]")
-    for label, key in (("IUPAC name", "iupac_name"), ("common name", "common_name"), ("SMILES", "smiles"),
-                       ("InChIKey", "inchikey"), ("formula", "formula")):
+        table.add_row(
+            "record",
+            "[yellow]not in the knowledge base; identifiers computed from the structure[/]",
+        )
+    for label, key in (
+        ("IUPAC name", "iupac_name"),
+        ("common name", "common_name"),
+        ("SMILES", "smiles"),
+        ("InChIKey", "inchikey"),
+        ("formula", "formula"),
+    ):
         if data[key]:
             table.add_row(label, str(data[key]))
     if data["molecular_weight"] is not None:
@@ -41,8 +56,15 @@ def compound(
         table.add_row(label, f"{data['molecular_weight']:.2f} g/mol")
     if data["exact_mass"] is not None:
         table.add_row("exact mass", f"{data['exact_mass']:.4f} Da")
-    ids = ", ".join(x for x in (f"PubChem CID {c.pubchem_cid}" if c.pubchem_cid else "",
-                                f"CAS {c.cas}" if c.cas else "", f"KB id {c.id}" if c.id else "") if x)
+    ids = ", ".join(
+        x
+        for x in (
+            f"PubChem CID {c.pubchem_cid}" if c.pubchem_cid else "",
+            f"CAS {c.cas}" if c.cas else "",
+            f"KB id {c.id}" if c.id else "",
+        )
+        if x
+    )
     if ids:
         table.add_row("ids", ids)
     if c.synonyms:

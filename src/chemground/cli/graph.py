@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 from rich.table import Table
 
-from chemground.cli.common import JSONOutput, LLMBaseURL, LLMModel, console, err_console, print_json, stage_progress, state
+from chemground.cli.common import (
+    JSONOutput,
+    LLMBaseURL,
+    LLMModel,
+    console,
+    err_console,
+    print_json,
+    stage_progress,
+    state,
+)
 from chemground.errors import ChemgroundError, NotFoundError
 from chemground.graph.backend import GraphBackend
 from chemground.graph.config import GRAPH_FILE, GraphSettings, graph_dir_for, open_graph
 
-app = typer.Typer(help="Reaction knowledge graph: build, query, ask (Text2Cypher), routes.", no_args_is_help=True)
+app = typer.Typer(
+    help="Reaction knowledge graph: build, query, ask (Text2Cypher), routes.", no_args_is_help=True
+)
 
 BACKEND_HELP = "ladybug (embedded, default) or neo4j (CHEMGROUND_NEO4J_URL)."
 
@@ -23,17 +32,26 @@ def _summary_line(summary) -> str:
     if summary.action == "unchanged":
         head = "Graph is up to date with the KB (nothing to do)"
     else:
-        head = (f"{summary.action.capitalize()} build: +{summary.reactions_added:,} reactions, "
-                f"+{summary.molecules_added:,} molecules, +{summary.edges_added:,} edges in {summary.seconds:.1f} s "
-                f"(export {summary.export_seconds:.1f} s, load {summary.load_seconds:.1f} s)")
-    text = (f"{head}. Graph {summary.location}: {c.get('molecules', 0):,} molecules, {c.get('reactions', 0):,} "
-            f"reactions, {edges:,} edges")
+        head = (
+            f"{summary.action.capitalize()} build: +{summary.reactions_added:,} reactions, "
+            f"+{summary.molecules_added:,} molecules, +{summary.edges_added:,} edges in "
+            f"{summary.seconds:.1f} s "
+            f"(export {summary.export_seconds:.1f} s, load {summary.load_seconds:.1f} s)"
+        )
+    text = (
+        f"{head}. Graph {summary.location}: {c.get('molecules', 0):,} molecules, "
+        f"{c.get('reactions', 0):,} "
+        f"reactions, {edges:,} edges"
+    )
     if summary.size_bytes:
         text += f", {summary.size_bytes / 1e6:,.1f} MB"
     if summary.skipped_participants:
         top = ", ".join(f"{name!r} ×{n}" for name, n in list(summary.top_skipped_names.items())[:5])
-        text += (f". Left out {summary.skipped_participants:,} participants without a structure or compound "
-                 f"(e.g. {top})")
+        text += (
+            f". Left out {summary.skipped_participants:,} participants without a structure or "
+            "compound "
+            f"(e.g. {top})"
+        )
     return text + "."
 
 
@@ -48,7 +66,7 @@ def ensure_graph(ctx: typer.Context, backend: str | None = None) -> None:
     from chemground.graph.build import build_graph
 
     with state(ctx).workspace() as ws:
-        ws.kb  # builds the KB itself when it is missing
+        ws.kb  # noqa: B018 - builds the KB itself when it is missing
     err_console.print("[bold]Building the reaction graph[/] from the knowledge base (first use)…")
     summary = build_graph(settings.kb_path, backend="ladybug", settings=graph_settings)
     err_console.print(_summary_line(summary), highlight=False)
@@ -62,18 +80,23 @@ def open_for(ctx: typer.Context, backend: str | None) -> GraphBackend:
 @app.command()
 def build(
     ctx: typer.Context,
-    full: bool = typer.Option(False, "--full", help="Rebuild from scratch instead of appending what is new."),
-    backend: Optional[str] = typer.Option(None, "--backend", help=BACKEND_HELP),
+    full: bool = typer.Option(
+        False, "--full", help="Rebuild from scratch instead of appending what is new."
+    ),
+    backend: str | None = typer.Option(None, "--backend", help=BACKEND_HELP),
     as_json: JSONOutput = False,
 ) -> None:
-    """Export the KB's reactions to the graph (incremental when the KB only grew; --full to redo)."""
+    """Export the KB's reactions to the graph (incremental when the KB only grew; --full to
+    redo)."""
     from chemground.graph.build import build_graph
 
     settings = state(ctx).settings
     with state(ctx).workspace() as ws:
-        ws.kb
-    with stage_progress({"export": "read reactions from the KB", "load": "bulk-load nodes and edges"},
-                        enabled=not as_json) as progress:
+        ws.kb  # noqa: B018 - opens (or builds) the KB before the progress bar starts
+    with stage_progress(
+        {"export": "read reactions from the KB", "load": "bulk-load nodes and edges"},
+        enabled=not as_json,
+    ) as progress:
         summary = build_graph(settings.kb_path, backend=backend, full=full, progress=progress)
     if as_json:
         print_json(summary.to_dict())
@@ -82,12 +105,20 @@ def build(
 
 
 @app.command()
-def stats(ctx: typer.Context, backend: Optional[str] = typer.Option(None, "--backend", help=BACKEND_HELP),
-          as_json: JSONOutput = False) -> None:
+def stats(
+    ctx: typer.Context,
+    backend: str | None = typer.Option(None, "--backend", help=BACKEND_HELP),
+    as_json: JSONOutput = False,
+) -> None:
     """Node and edge counts of the graph."""
     with open_for(ctx, backend) as graph:
         counts = graph.counts()
-    data = {"backend": graph.name, "molecules": counts.molecules, "reactions": counts.reactions, "edges": counts.edges}
+    data = {
+        "backend": graph.name,
+        "molecules": counts.molecules,
+        "reactions": counts.reactions,
+        "edges": counts.edges,
+    }
     if as_json:
         print_json(data)
         return
@@ -112,7 +143,7 @@ def query(
     ctx: typer.Context,
     cypher: str = typer.Argument(..., help="A read-only Cypher query."),
     limit: int = typer.Option(100, "--limit", help="Most rows to return."),
-    backend: Optional[str] = typer.Option(None, "--backend", help=BACKEND_HELP),
+    backend: str | None = typer.Option(None, "--backend", help=BACKEND_HELP),
     as_json: JSONOutput = False,
 ) -> None:
     """Run read-only Cypher (write and admin clauses are refused before execution)."""
@@ -121,7 +152,9 @@ def query(
     if as_json:
         print_json(result.to_json())
         return
-    _print_rows(result.columns, result.rows, f"{len(result.rows)}{'+' if result.truncated else ''} rows")
+    _print_rows(
+        result.columns, result.rows, f"{len(result.rows)}{'+' if result.truncated else ''} rows"
+    )
 
 
 def _print_rows(columns, rows, title: str) -> None:
@@ -134,18 +167,26 @@ def _print_rows(columns, rows, title: str) -> None:
 @app.command()
 def ask(
     ctx: typer.Context,
-    question: str = typer.Argument(..., help="A question about reactions, e.g. 'which reactions make Nc1ccccc1?'"),
-    mode: str = typer.Option("one-shot-semantic", "--mode",
-                             help="zero-shot | one-shot-static | one-shot-random | one-shot-semantic"),
-    validate: bool = typer.Option(True, "--validate/--no-validate", help="Run the LLM checklist validator."),
+    question: str = typer.Argument(
+        ..., help="A question about reactions, e.g. 'which reactions make Nc1ccccc1?'"
+    ),
+    mode: str = typer.Option(
+        "one-shot-semantic",
+        "--mode",
+        help="zero-shot | one-shot-static | one-shot-random | one-shot-semantic",
+    ),
+    validate: bool = typer.Option(
+        True, "--validate/--no-validate", help="Run the LLM checklist validator."
+    ),
     max_corrections: int = typer.Option(3, "--max-corrections", min=0, max=3),
     limit: int = typer.Option(50, "--limit", help="Most rows to return."),
-    backend: Optional[str] = typer.Option(None, "--backend", help=BACKEND_HELP),
+    backend: str | None = typer.Option(None, "--backend", help=BACKEND_HELP),
     llm_base_url: LLMBaseURL = None,
     llm_model: LLMModel = None,
     as_json: JSONOutput = False,
 ) -> None:
-    """Text2Cypher: an LLM writes Cypher for the question; it is checked, corrected and run read-only."""
+    """Text2Cypher: an LLM writes Cypher for the question; it is checked, corrected and run
+    read-only."""
     from chemground.graph.readonly import ReadOnlyViolation
     from chemground.graph.text2cypher import Text2Cypher, result_to_evidence
     from chemground.llm.config import llm_from_settings
@@ -153,17 +194,28 @@ def ask(
     settings = state(ctx).settings.with_overrides(llm_base_url=llm_base_url, llm_model=llm_model)
     llm = llm_from_settings(settings)
     with open_for(ctx, backend) as graph:
-        result = Text2Cypher(graph, llm, mode=mode, validate=validate, max_corrections=max_corrections,
-                             row_limit=limit).run(question)
+        result = Text2Cypher(
+            graph,
+            llm,
+            mode=mode,
+            validate=validate,
+            max_corrections=max_corrections,
+            row_limit=limit,
+        ).run(question)
         evidence = result_to_evidence(result, backend=graph.name)
     if as_json:
         print_json({**result.to_json(), "evidence": [e.to_json() for e in evidence]})
     else:
-        console.print(f"[bold]Cypher[/] ({result.corrections} corrections, mode {mode}):\n{result.query}", highlight=False)
+        console.print(
+            f"[bold]Cypher[/] ({result.corrections} corrections, mode {mode}):\n{result.query}",
+            highlight=False,
+        )
         for fix in result.direction_fixes:
             console.print(f"[yellow]direction fixed:[/] {fix}", highlight=False)
         if result.ok and result.result is not None:
-            _print_rows(result.result.columns, result.result.rows, f"{len(result.result.rows)} rows")
+            _print_rows(
+                result.result.columns, result.result.rows, f"{len(result.result.rows)} rows"
+            )
         for problem in result.unresolved_checklist:
             console.print(f"[yellow]validator still reports:[/] {problem}", highlight=False)
     if result.error_kind == "refused":
@@ -175,15 +227,22 @@ def ask(
 @app.command()
 def route(
     ctx: typer.Context,
-    starts: list[str] = typer.Option(..., "--from", help="Starting material (name, SMILES, InChIKey, CAS); repeatable."),
-    target: Optional[str] = typer.Option(None, "--to", help="Target molecule; without it, list forward products."),
+    starts: list[str] = typer.Option(
+        ..., "--from", help="Starting material (name, SMILES, InChIKey, CAS); repeatable."
+    ),
+    target: str | None = typer.Option(
+        None, "--to", help="Target molecule; without it, list forward products."
+    ),
     k: int = typer.Option(5, "-k", "--k", min=1, help="Most routes to return."),
     max_depth: int = typer.Option(3, "--max-depth", min=1, max=8, help="Most reaction steps."),
-    all_products: bool = typer.Option(False, "--all-products", help="Also step through by-products, not only the main product."),
-    backend: Optional[str] = typer.Option(None, "--backend", help=BACKEND_HELP),
+    all_products: bool = typer.Option(
+        False, "--all-products", help="Also step through by-products, not only the main product."
+    ),
+    backend: str | None = typer.Option(None, "--backend", help=BACKEND_HELP),
     as_json: JSONOutput = False,
 ) -> None:
-    """Shortest reaction routes from starting materials to a target, or forward from one starting material."""
+    """Shortest reaction routes from starting materials to a target, or forward from one starting
+    material."""
     from chemground.graph.resolve import molecule_key_for
     from chemground.graph.routes import find_routes, forward_products
 
@@ -192,24 +251,40 @@ def route(
         target_key = molecule_key_for(target, ws.resolver, ws.kb) if target else None
     with open_for(ctx, backend) as graph:
         if target_key:
-            search = find_routes(graph, start_keys, target_key, k=k, max_depth=max_depth, main_only=not all_products)
+            search = find_routes(
+                graph, start_keys, target_key, k=k, max_depth=max_depth, main_only=not all_products
+            )
         else:
             if len(start_keys) != 1:
                 raise ChemgroundError("forward search takes exactly one --from")
-            search = forward_products(graph, start_keys[0], max_depth=max_depth, limit=k,
-                                      main_only=not all_products)
+            search = forward_products(
+                graph, start_keys[0], max_depth=max_depth, limit=k, main_only=not all_products
+            )
     if as_json:
-        print_json({"routes": [r.to_json() for r in search.routes], "found": search.found,
-                    "truncated": search.truncated,
-                    "explored_molecules": search.explored_molecules})
+        print_json(
+            {
+                "routes": [r.to_json() for r in search.routes],
+                "found": search.found,
+                "truncated": search.truncated,
+                "explored_molecules": search.explored_molecules,
+            }
+        )
         return
     if not search.routes:
         what = f"to {target}" if target else "forward"
         raise NotFoundError(f"no route {what} within {max_depth} steps from {', '.join(starts)}")
     for i, r in enumerate(search.routes, start=1):
-        console.print(f"{i}. ({r.length} step{'s' if r.length > 1 else ''}) {r.describe()}", highlight=False,
-                      markup=False)
+        console.print(
+            f"{i}. ({r.length} step{'s' if r.length > 1 else ''}) {r.describe()}",
+            highlight=False,
+            markup=False,
+        )
     if search.found > len(search.routes):
-        console.print(f"showing {len(search.routes)} of {search.found} (raise -k for more)", highlight=False)
+        console.print(
+            f"showing {len(search.routes)} of {search.found} (raise -k for more)", highlight=False
+        )
     if search.truncated:
-        console.print("[yellow]the search hit its size limit (very large neighbourhood); results may be incomplete[/]")
+        console.print(
+            "[yellow]the search hit its size limit (very large neighbourhood); results may be "
+            "incomplete[/]"
+        )

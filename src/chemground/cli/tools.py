@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.table import Table
@@ -12,13 +11,17 @@ from rich.table import Table
 from chemground.cli.common import JSONOutput, console, print_json, state
 from chemground.errors import ChemgroundError
 
-app = typer.Typer(help="Chemistry tool pool: list, inspect, search and call tools.", no_args_is_help=True)
+app = typer.Typer(
+    help="Chemistry tool pool: list, inspect, search and call tools.", no_args_is_help=True
+)
 
 
 @app.command("list")
 def list_tools(
     as_json: JSONOutput = False,
-    namespace: Optional[str] = typer.Option(None, "--namespace", "-n", help="Only tools of this namespace."),
+    namespace: str | None = typer.Option(
+        None, "--namespace", "-n", help="Only tools of this namespace."
+    ),
 ) -> None:
     """List the tools with their signatures."""
     from chemground.agent.registry import default_registry
@@ -26,7 +29,9 @@ def list_tools(
     registry = default_registry()
     manifests = registry.manifests(namespace)
     if namespace and not manifests:
-        raise ChemgroundError(f"no namespace {namespace!r}; namespaces: {', '.join(registry.namespaces())}")
+        raise ChemgroundError(
+            f"no namespace {namespace!r}; namespaces: {', '.join(registry.namespaces())}"
+        )
     if as_json:
         print_json([m.to_json() for m in manifests])
         return
@@ -36,15 +41,24 @@ def list_tools(
     table.add_column("returns")
     table.add_column("description")
     for m in manifests:
-        params = ", ".join(f"{p.name}: {p.type}" + (f" [{p.unit}]" if p.unit else "") + ("" if p.required else "?")
-                           for p in m.parameters)
+        params = ", ".join(
+            f"{p.name}: {p.type}" + (f" [{p.unit}]" if p.unit else "") + ("" if p.required else "?")
+            for p in m.parameters
+        )
         flag = " [yellow](online)[/]" if m.needs_network else ""
-        table.add_row(m.name + flag, params, m.returns.type, m.description[:110] + ("…" if len(m.description) > 110 else ""))
+        table.add_row(
+            m.name + flag,
+            params,
+            m.returns.type,
+            m.description[:110] + ("…" if len(m.description) > 110 else ""),
+        )
     console.print(table)
 
 
 @app.command("show")
-def show_tool(name: str = typer.Argument(..., help="Tool name, e.g. cactus/CalculateLogP.")) -> None:
+def show_tool(
+    name: str = typer.Argument(..., help="Tool name, e.g. cactus/CalculateLogP."),
+) -> None:
     """Show one tool's full manifest (JSON)."""
     from chemground.agent.registry import default_registry
 
@@ -58,16 +72,30 @@ def show_tool(name: str = typer.Argument(..., help="Tool name, e.g. cactus/Calcu
 def call_tool(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="Tool name, e.g. cactus/CalculateLogP."),
-    args: str = typer.Option("{}", "--args", "-a", help="Arguments as JSON: an object {name: value} or a list in "
-                             "parameter order."),
-    files_dir: Optional[Path] = typer.Option(None, "--files-dir", help="Folder the tool reads and writes files in "
-                                             "(default: the current folder)."),
-    timeout: Optional[float] = typer.Option(None, "--timeout", help="Time limit in seconds (default: the tool's)."),
-    memory_mb: Optional[int] = typer.Option(None, "--memory-mb", help="Memory limit of the tool worker in MB (default "
-                                            "3072 or CHEMGROUND_TOOL_MEMORY_MB; 0 for none)."),
+    args: str = typer.Option(
+        "{}",
+        "--args",
+        "-a",
+        help="Arguments as JSON: an object {name: value} or a list in parameter order.",
+    ),
+    files_dir: Path | None = typer.Option(
+        None,
+        "--files-dir",
+        help="Folder the tool reads and writes files in (default: the current folder).",
+    ),
+    timeout: float | None = typer.Option(
+        None, "--timeout", help="Time limit in seconds (default: the tool's)."
+    ),
+    memory_mb: int | None = typer.Option(
+        None,
+        "--memory-mb",
+        help="Memory limit of the tool worker in MB (default "
+        "3072 or CHEMGROUND_TOOL_MEMORY_MB; 0 for none).",
+    ),
     as_json: JSONOutput = False,
 ) -> None:
-    """Validate the arguments against the manifest and run the tool (in a worker process with time and memory limits)."""
+    """Validate the arguments against the manifest and run the tool (in a worker process with time
+    and memory limits)."""
     from chemground.agent.runner import ToolRunner
     from chemground.cli.common import build_progress
 
@@ -76,14 +104,22 @@ def call_tool(
     except json.JSONDecodeError as error:
         raise ChemgroundError(f"--args is not valid JSON: {error}") from None
     settings = state(ctx).settings
-    with ToolRunner(settings=settings, files_dir=(files_dir or Path.cwd()).resolve(), timeout_s=timeout,
-                    kb_progress=build_progress(), memory_mb=memory_mb) as runner:
+    with ToolRunner(
+        settings=settings,
+        files_dir=(files_dir or Path.cwd()).resolve(),
+        timeout_s=timeout,
+        kb_progress=build_progress(),
+        memory_mb=memory_mb,
+    ) as runner:
         result = runner.call(name, arguments)
     if as_json:
         print_json(result.to_json())
     elif result.ok:
         value = result.value
-        console.print(value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False), highlight=False)
+        console.print(
+            value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False),
+            highlight=False,
+        )
     if not result.ok:
         raise ChemgroundError(f"{result.tool}: {result.error}")
 

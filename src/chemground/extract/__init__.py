@@ -28,8 +28,25 @@ from chemground.extract.snippets import Snippet, read_snippets, snippets_from_kb
 from chemground.extract.validate import Validation, validate_reaction
 
 __all__ = [
-    "CheckResult", "CompoundLookup", "ExtractOptions", "ExtractedConditions", "ExtractedReaction", "Extraction",
-    "ExtractionRun", "NameCheck", "RecordResult", "RunCounts", "RunJournal", "RunResult", "Snippet", "StoreOptions",
-    "Validation", "read_snippets", "snippets_from_kb", "split_paragraphs", "store_records", "validate_reaction",
+    "CheckResult",
+    "CompoundLookup",
+    "ExtractOptions",
+    "ExtractedConditions",
+    "ExtractedReaction",
+    "Extraction",
+    "ExtractionRun",
+    "NameCheck",
+    "RecordResult",
+    "RunCounts",
+    "RunJournal",
+    "RunResult",
+    "Snippet",
+    "StoreOptions",
+    "Validation",
+    "read_snippets",
+    "snippets_from_kb",
+    "split_paragraphs",
+    "store_records",
+    "validate_reaction",
     "write_records",
 ]

@@ -45,11 +45,15 @@ class SnippetOutcome:
 
 def run_fingerprint(extract_model: str, check_model: str, prompts: str) -> str:
     """What makes two runs' answers interchangeable: the models and the prompt texts."""
-    return hashlib.sha256("\x1f".join((extract_model, check_model, prompts)).encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256(
+        "\x1f".join((extract_model, check_model, prompts)).encode("utf-8")
+    ).hexdigest()[:16]
 
 
 def snippet_key(snippet: Snippet, fingerprint: str) -> str:
-    return hashlib.sha256("\x1f".join((fingerprint, snippet.doc_id, snippet.text)).encode("utf-8")).hexdigest()
+    return hashlib.sha256(
+        "\x1f".join((fingerprint, snippet.doc_id, snippet.text)).encode("utf-8")
+    ).hexdigest()
 
 
 class RunJournal:
@@ -64,18 +68,24 @@ class RunJournal:
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
             self._db.execute(
-                "CREATE TABLE IF NOT EXISTS snippets (key TEXT PRIMARY KEY, snippet_id TEXT NOT NULL, "
-                "doc_id TEXT NOT NULL, status TEXT NOT NULL, outcome TEXT NOT NULL, finished REAL NOT NULL)"
+                "CREATE TABLE IF NOT EXISTS snippets (key TEXT PRIMARY KEY, snippet_id TEXT NOT "
+                "NULL, "
+                "doc_id TEXT NOT NULL, status TEXT NOT NULL, outcome TEXT NOT NULL, finished REAL "
+                "NOT NULL)"
             )
             version = self._db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
             if version is None:
                 self._db.execute("INSERT INTO meta VALUES ('version', ?)", (JOURNAL_VERSION,))
                 self._db.commit()
             elif version[0] != JOURNAL_VERSION:
-                raise ChemgroundError(f"{self.path} is a run journal of another version ({version[0]}); "
-                                      "use a new --run-dir")
+                raise ChemgroundError(
+                    f"{self.path} is a run journal of another version ({version[0]}); "
+                    "use a new --run-dir"
+                )
         except sqlite3.DatabaseError as error:
-            raise ChemgroundError(f"{self.path} is not a chemground run journal: {error}") from error
+            raise ChemgroundError(
+                f"{self.path} is not a chemground run journal: {error}"
+            ) from error
 
     def get(self, key: str) -> SnippetOutcome | None:
         with self._lock:
@@ -88,8 +98,17 @@ class RunJournal:
 
     def put(self, key: str, outcome: SnippetOutcome) -> None:
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO snippets VALUES (?, ?, ?, ?, ?, ?)",
-                             (key, outcome.snippet_id, outcome.doc_id, outcome.status, outcome.to_json(), time.time()))
+            self._db.execute(
+                "INSERT OR REPLACE INTO snippets VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    outcome.snippet_id,
+                    outcome.doc_id,
+                    outcome.status,
+                    outcome.to_json(),
+                    time.time(),
+                ),
+            )
             self._db.commit()
 
     def __len__(self) -> int:

@@ -488,10 +488,7 @@ def store_records(
         for reaction_id, messages in implausible.items():
             if reaction_id in before:
                 continue
-            row = kb.execute("SELECT flags FROM reactions WHERE id = ?", (reaction_id,)).fetchone()
-            flags = json.loads(row[0]) if row else []
+            flags = kb.reaction_flags(reaction_id)
             flags += [f"implausible: {m}" for m in messages if "contains" in m]
-            kb.execute(
-                "UPDATE reactions SET flags = ? WHERE id = ?", (json.dumps(flags), reaction_id)
-            )
+            kb.set_reaction_flags(reaction_id, flags)
     return summary

@@ -27,9 +27,9 @@ from chemground.chem.structure import (
     structure_from_smiles,
 )
 from chemground.errors import ChemgroundError, StructureError
-from chemground.pubchem import PubChem
 from chemground.kb.importers.base import is_generic_name
 from chemground.kb.sqlite_store import SQLiteKB
+from chemground.pubchem import PubChem
 
 SOURCES = ("smiles", "dictionary", "spelling", "formula", "opsin", "pubchem")
 
@@ -49,24 +49,75 @@ class NameCheck:
         return self.structure is not None or self.compound_id is not None
 
 
-_SPELLINGS = (("aluminum", "aluminium"), ("sulph", "sulf"), ("cesium", "caesium"), ("phosphorous ", "phosphorus "))
+_SPELLINGS = (
+    ("aluminum", "aluminium"),
+    ("sulph", "sulf"),
+    ("cesium", "caesium"),
+    ("phosphorous ", "phosphorus "),
+)
 # Words that name a form of a compound, not a compound; bracketed labels such as "( a )", "(XVI)".
 _NOT_A_COMPOUND = re.compile(
     r"^(?:(?:mono|di|tri|tetra|hemi|sesqui)?hydrate|(?:di|tri)?hydro(?:chloride|bromide|iodide)|free\s+base|"
     r"(?:sodium|potassium|lithium|hydrochloride)\s+salt|[\[(]\s*[\w.'-]{1,6}\s*[\])])$",
     re.IGNORECASE,
 )
-_FORMULA = re.compile(r"^(?:[A-Z][a-z]?\d*|\((?:[A-Z][a-z]?\d*)+\)\d*)+(?:[.·]\d*(?:[A-Z][a-z]?\d*)+)*$")
+_FORMULA = re.compile(
+    r"^(?:[A-Z][a-z]?\d*|\((?:[A-Z][a-z]?\d*)+\)\d*)+(?:[.·]\d*(?:[A-Z][a-z]?\d*)+)*$"
+)
 _FORMULA_TOKEN = re.compile(r"([A-Z][a-z]?)(\d*)|\(([^()]*)\)(\d*)")
 _COMMON_ELEMENTS = {
-    "H", "Li", "B", "C", "N", "O", "F", "Na", "Mg", "Al", "Si", "P", "S", "Cl", "K", "Ca", "Ti", "Cr", "Mn", "Fe",
-    "Co", "Ni", "Cu", "Zn", "Se", "Br", "Rb", "Sr", "Ru", "Rh", "Pd", "Ag", "Sn", "Sb", "I", "Cs", "Ba", "Ce", "W",
-    "Os", "Ir", "Pt", "Au", "Hg", "Pb", "Bi",
+    "H",
+    "Li",
+    "B",
+    "C",
+    "N",
+    "O",
+    "F",
+    "Na",
+    "Mg",
+    "Al",
+    "Si",
+    "P",
+    "S",
+    "Cl",
+    "K",
+    "Ca",
+    "Ti",
+    "Cr",
+    "Mn",
+    "Fe",
+    "Co",
+    "Ni",
+    "Cu",
+    "Zn",
+    "Se",
+    "Br",
+    "Rb",
+    "Sr",
+    "Ru",
+    "Rh",
+    "Pd",
+    "Ag",
+    "Sn",
+    "Sb",
+    "I",
+    "Cs",
+    "Ba",
+    "Ce",
+    "W",
+    "Os",
+    "Ir",
+    "Pt",
+    "Au",
+    "Hg",
+    "Pb",
+    "Bi",
 }
 
 
 def formula_counts(text: str) -> Counter | None:
-    """Element counts of a formula written as a name ("K2CO3", "LiOH.H2O"), or None if it is not one."""
+    """Element counts of a formula written as a name ("K2CO3", "LiOH.H2O"), or None if it is not
+    one."""
     compact = text.replace(" ", "")
     if len(compact) < 2 or not _FORMULA.match(compact):
         return None
@@ -74,7 +125,7 @@ def formula_counts(text: str) -> Counter | None:
     for part in re.split(r"[.·]", compact):
         multiplier_match = re.match(r"^(\d+)", part)
         multiplier = int(multiplier_match.group(1)) if multiplier_match else 1
-        body = part[multiplier_match.end():] if multiplier_match else part
+        body = part[multiplier_match.end() :] if multiplier_match else part
         part_counts = _parse_formula_body(body)
         if part_counts is None:
             return None
@@ -104,14 +155,18 @@ def _parse_formula_body(body: str) -> Counter | None:
 
 
 def hill_formula(counts: Counter) -> str:
-    """Hill-order formula (C, H, then alphabetical; alphabetical without carbon), as RDKit writes it."""
+    """Hill-order formula (C, H, then alphabetical; alphabetical without carbon), as RDKit writes
+    it."""
+
     def term(element: str) -> str:
         n = counts[element]
         return element + (str(n) if n != 1 else "")
 
     elements = sorted(counts)
     if "C" in counts:
-        order = ["C"] + (["H"] if "H" in counts else []) + [e for e in elements if e not in ("C", "H")]
+        order = (
+            ["C"] + (["H"] if "H" in counts else []) + [e for e in elements if e not in ("C", "H")]
+        )
     else:
         order = elements
     return "".join(term(e) for e in order)
@@ -120,7 +175,9 @@ def hill_formula(counts: Counter) -> str:
 class CompoundLookup:
     """Resolves names for the extraction pipeline; thread-safe for reads, cached per name."""
 
-    def __init__(self, kb: SQLiteKB, opsin: Opsin | None = None, pubchem: PubChem | None = None) -> None:
+    def __init__(
+        self, kb: SQLiteKB, opsin: Opsin | None = None, pubchem: PubChem | None = None
+    ) -> None:
         self.kb = kb
         self.opsin = opsin
         self.pubchem = pubchem
@@ -203,7 +260,9 @@ class CompoundLookup:
             return None
         # The KB orders shared names by preference; PubChem also files some radicals under the
         # parent's name ("methanol" for the hydroxymethyl radical), so a closed shell wins.
-        hit = next((h for h in hits if h.structure is not None and not _is_radical(h.structure)), hits[0])
+        hit = next(
+            (h for h in hits if h.structure is not None and not _is_radical(h.structure)), hits[0]
+        )
         return hit.structure, hit.compound_id
 
     def _formula_index(self) -> dict[str, list[int]]:
@@ -277,7 +336,9 @@ class CompoundLookup:
         try:
             structure = structure_from_inchi(found[1])
         except StructureError as error:
-            return NameCheck(name, reason=f"PubChem's InChI for CID {found[0]} is not usable: {error}")
+            return NameCheck(
+                name, reason=f"PubChem's InChI for CID {found[0]} is not usable: {error}"
+            )
         return self._with_compound(NameCheck(name, structure, source="pubchem"))
 
 
@@ -306,13 +367,19 @@ def _spelling_variants(text: str) -> list[str]:
 def _structure_of(compound) -> Structure | None:
     if not compound.smiles or not compound.inchikey:
         return None
-    return Structure(smiles=compound.smiles, inchikey=compound.inchikey, formula=compound.formula or "",
-                     molecular_weight=compound.molecular_weight or 0.0, exact_mass=compound.exact_mass or 0.0,
-                     parent_inchikey=compound.parent_inchikey or compound.inchikey)
+    return Structure(
+        smiles=compound.smiles,
+        inchikey=compound.inchikey,
+        formula=compound.formula or "",
+        molecular_weight=compound.molecular_weight or 0.0,
+        exact_mass=compound.exact_mass or 0.0,
+        parent_inchikey=compound.parent_inchikey or compound.inchikey,
+    )
 
 
 def lookup_for_workspace(workspace) -> CompoundLookup:
-    """The lookup a command uses: the workspace's KB and OPSIN, PubChem only if the network is allowed."""
+    """The lookup a command uses: the workspace's KB and OPSIN, PubChem only if the network is
+    allowed."""
     settings = workspace.settings
     pubchem = PubChem.from_settings(settings) if settings.allow_network else None
     return CompoundLookup(workspace.kb, workspace.opsin, pubchem)

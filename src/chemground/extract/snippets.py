@@ -23,8 +23,17 @@ from typing import Any
 from chemground.errors import ImportFileError
 from chemground.kb.sqlite_store import SQLiteKB
 
-TEXT_FIELDS = ("paragraph", "text", "procedure", "procedure_text", "procedureDetails", "description", "instruction",
-               "content", "body")
+TEXT_FIELDS = (
+    "paragraph",
+    "text",
+    "procedure",
+    "procedure_text",
+    "procedureDetails",
+    "description",
+    "instruction",
+    "content",
+    "body",
+)
 ID_FIELDS = ("id", "doc_id", "document_id", "reaction_id", "reactionId", "patent", "source")
 TITLE_FIELDS = ("title", "heading")
 TEXT_SUFFIXES = (".txt", ".text", ".md")
@@ -32,7 +41,8 @@ MAX_SNIPPET_CHARS = 6000
 MIN_SNIPPET_CHARS = 60
 
 _QUANTITY = re.compile(
-    r"\d+(?:[.,]\d+)?\s*(?:mg|g|kg|ml|mL|l|L|µl|μl|µL|μL|mmol|mol|µmol|μmol|eq\.?|equiv\.?|°\s*C|° C|ºC|K\b|%|M\b|N\b)",
+    r"\d+(?:[.,]\d+)?\s*(?:mg|g|kg|ml|mL|l|L|µl|μl|µL|μL|mmol|mol|µmol|μmol|eq\.?|equiv\.?|°\s*C|° "
+    r"C|ºC|K\b|%|M\b|N\b)",
 )
 _LAB_VERB = re.compile(
     r"\b(?:stirr|reflux|heat|add|dissolv|cool|filter|concentrat|evaporat|extract|wash|dri|purif|chromatograph|"
@@ -62,13 +72,18 @@ class Snippet:
 
 
 def looks_experimental(text: str) -> bool:
-    """A procedure names amounts or temperatures and uses lab verbs ("stirred", "added", "yield")."""
+    """A procedure names amounts or temperatures and uses lab verbs ("stirred", "added",
+    "yield")."""
     return bool(_QUANTITY.search(text)) and bool(_LAB_VERB.search(text))
 
 
 def _is_heading(line: str) -> bool:
     words = line.split()
-    return 0 < len(words) <= 25 and len(line) <= 200 and not line.rstrip().endswith((".", ":", ";", ","))
+    return (
+        0 < len(words) <= 25
+        and len(line) <= 200
+        and not line.rstrip().endswith((".", ":", ";", ","))
+    )
 
 
 def _windows(text: str, limit: int) -> list[str]:
@@ -84,11 +99,12 @@ def _windows(text: str, limit: int) -> list[str]:
             current = f"{current} {sentence}".strip()
     if current:
         pieces.append(current)
-    return [p[i:i + limit] for p in pieces for i in range(0, len(p), limit)]
+    return [p[i : i + limit] for p in pieces for i in range(0, len(p), limit)]
 
 
 def _unwrap(lines: list[str]) -> list[str]:
-    """Paragraphs of hard-wrapped text (PDF extractions): a short line ending a sentence ends one."""
+    """Paragraphs of hard-wrapped text (PDF extractions): a short line ending a sentence ends
+    one."""
     width = sorted(map(len, lines))[int(len(lines) * 0.9)]
     blocks: list[str] = []
     current: list[str] = []
@@ -109,7 +125,8 @@ def _unwrap(lines: list[str]) -> list[str]:
 
 
 def split_paragraphs(text: str, max_chars: int = MAX_SNIPPET_CHARS) -> list[tuple[str | None, str]]:
-    """(title, paragraph) pairs of a plain-text document; headings become the next paragraph's title."""
+    """(title, paragraph) pairs of a plain-text document; headings become the next paragraph's
+    title."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     blocks = [b.strip() for b in re.split(r"\n\s*\n", text) if b.strip()]
     if len(blocks) <= 1 and text.count("\n") > 2:
@@ -170,7 +187,11 @@ def _pick(record: dict[str, Any], field: str | None, fields: tuple[str, ...]) ->
 
 
 def read_snippets(
-    path: Path, *, text_field: str | None = None, id_field: str | None = None, all_paragraphs: bool = False,
+    path: Path,
+    *,
+    text_field: str | None = None,
+    id_field: str | None = None,
+    all_paragraphs: bool = False,
     max_chars: int = MAX_SNIPPET_CHARS,
 ) -> Iterator[Snippet]:
     """Snippets of one file (plain text, CSV/TSV, JSON Lines or a JSON list; ``.gz`` allowed)."""
@@ -193,13 +214,21 @@ def read_snippets(
     elif suffix in (".jsonl", ".ndjson", ".json"):
         rows = _json_rows(path)
     else:
-        raise ImportFileError(f"{path}: cannot read snippets from a {suffix or 'suffix-less'} file; give .txt/.md "
-                              "(plain text), .csv/.tsv or .jsonl/.json (a paragraph per row)")
+        raise ImportFileError(
+            f"{path}: cannot read snippets from a {suffix or 'suffix-less'} file; give .txt/.md "
+            "(plain text), .csv/.tsv or .jsonl/.json (a paragraph per row)"
+        )
     yield from _snippets_from_rows(path, rows, text_field, id_field, all_paragraphs, max_chars)
 
 
-def _snippets_from_rows(path: Path, rows: Iterable[tuple[int, dict[str, Any]]], text_field: str | None,
-                        id_field: str | None, all_paragraphs: bool, max_chars: int) -> Iterator[Snippet]:
+def _snippets_from_rows(
+    path: Path,
+    rows: Iterable[tuple[int, dict[str, Any]]],
+    text_field: str | None,
+    id_field: str | None,
+    all_paragraphs: bool,
+    max_chars: int,
+) -> Iterator[Snippet]:
     seen_text_column = False
     first_keys: list[str] = []
     count = 0
@@ -222,8 +251,10 @@ def _snippets_from_rows(path: Path, rows: Iterable[tuple[int, dict[str, Any]]], 
                 count += 1
     if not seen_text_column and first_keys:
         wanted = f"the field {text_field!r}" if text_field else f"any of {', '.join(TEXT_FIELDS)}"
-        raise ImportFileError(f"{path}: no row has {wanted} with text (columns: {', '.join(first_keys[:20])}); "
-                              "name the paragraph column with --text-field")
+        raise ImportFileError(
+            f"{path}: no row has {wanted} with text (columns: {', '.join(first_keys[:20])}); "
+            "name the paragraph column with --text-field"
+        )
 
 
 def _keep(text: str, all_paragraphs: bool) -> bool:
@@ -242,7 +273,9 @@ def _csv_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             for line, row in enumerate(reader, start=2):
                 yield line, {k.strip(): v for k, v in row.items() if k is not None}
         except csv.Error as error:
-            raise ImportFileError(f"{path}: malformed CSV near line {reader.line_num}: {error}") from error
+            raise ImportFileError(
+                f"{path}: malformed CSV near line {reader.line_num}: {error}"
+            ) from error
 
 
 def _json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -255,7 +288,9 @@ def _json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             try:
                 records = json.load(handle)
             except json.JSONDecodeError as error:
-                raise ImportFileError(f"{path}: not valid JSON ({error.msg} at line {error.lineno})") from error
+                raise ImportFileError(
+                    f"{path}: not valid JSON ({error.msg} at line {error.lineno})"
+                ) from error
             for index, record in enumerate(records, start=1):
                 if isinstance(record, dict):
                     yield index, record
@@ -266,12 +301,15 @@ def _json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             try:
                 record = json.loads(text)
             except json.JSONDecodeError as error:
-                raise ImportFileError(f"{path}: line {line} is not valid JSON ({error.msg}); truncated file?") from error
+                raise ImportFileError(
+                    f"{path}: line {line} is not valid JSON ({error.msg}); truncated file?"
+                ) from error
             if isinstance(record, dict):
                 yield line, record
 
 
 # -- documents ingested for literature RAG -----------------------------------------------------
+
 
 def _columns(kb: SQLiteKB, table: str) -> list[str]:
     return [row[1] for row in kb.execute(f"PRAGMA table_info({table})")]
@@ -282,11 +320,21 @@ def _first(columns: list[str], candidates: tuple[str, ...]) -> str | None:
 
 
 def kb_has_documents(kb: SQLiteKB) -> bool:
-    return kb.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'documents'").fetchone() is not None
+    return (
+        kb.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'documents'"
+        ).fetchone()
+        is not None
+    )
 
 
-def snippets_from_kb(kb: SQLiteKB, *, all_paragraphs: bool = False, max_chars: int = MAX_SNIPPET_CHARS,
-                     document_ids: list[str] | None = None) -> Iterator[Snippet]:
+def snippets_from_kb(
+    kb: SQLiteKB,
+    *,
+    all_paragraphs: bool = False,
+    max_chars: int = MAX_SNIPPET_CHARS,
+    document_ids: list[str] | None = None,
+) -> Iterator[Snippet]:
     """Snippets of the documents ingested for literature RAG (nothing when there are none).
 
     Reads the ``documents`` table's full text when it keeps one, else the document's ``chunks``
@@ -297,28 +345,48 @@ def snippets_from_kb(kb: SQLiteKB, *, all_paragraphs: bool = False, max_chars: i
     doc_columns = _columns(kb, "documents")
     id_column = _first(doc_columns, ("id", "doc_id", "document_id"))
     if id_column is None:
-        raise ImportFileError(f"{kb.path}: the documents table has no id column (columns: {', '.join(doc_columns)})")
+        raise ImportFileError(
+            f"{kb.path}: the documents table has no id column (columns: {', '.join(doc_columns)})"
+        )
     text_column = _first(doc_columns, ("text", "content", "full_text", "body"))
     title_column = _first(doc_columns, ("title",))
-    chunk_columns = _columns(kb, "chunks") if kb.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chunks'").fetchone() else []
+    chunk_columns = (
+        _columns(kb, "chunks")
+        if kb.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chunks'"
+        ).fetchone()
+        else []
+    )
     chunk_doc = _first(chunk_columns, ("document_id", "doc_id", "document"))
     chunk_text = _first(chunk_columns, ("text", "content", "body"))
-    chunk_order = _first(chunk_columns, ("position", "chunk_index", "ordinal", "idx", "seq", "start", "id", "rowid")) \
+    chunk_order = (
+        _first(
+            chunk_columns,
+            ("position", "chunk_index", "ordinal", "idx", "seq", "start", "id", "rowid"),
+        )
         or "rowid"
+    )
     if text_column is None and (chunk_doc is None or chunk_text is None):
-        raise ImportFileError(f"{kb.path}: cannot read document text: documents has columns {doc_columns} and chunks "
-                              f"{chunk_columns or '(no table)'}")
-    select = f"SELECT {id_column}" + (f", {title_column}" if title_column else ", NULL") + \
-        (f", {text_column}" if text_column else ", NULL") + " FROM documents"
+        raise ImportFileError(
+            f"{kb.path}: cannot read document text: documents has columns {doc_columns} and chunks "
+            f"{chunk_columns or '(no table)'}"
+        )
+    select = (
+        f"SELECT {id_column}"
+        + (f", {title_column}" if title_column else ", NULL")
+        + (f", {text_column}" if text_column else ", NULL")
+        + " FROM documents"
+    )
     params: list[Any] = []
     if document_ids:
         select += f" WHERE {id_column} IN ({','.join('?' * len(document_ids))})"
         params = list(document_ids)
     for doc_id, title, text in kb.execute(select + f" ORDER BY {id_column}", params).fetchall():
         if not text:
-            rows = kb.execute(f"SELECT {chunk_text} FROM chunks WHERE {chunk_doc} = ? ORDER BY {chunk_order}",
-                              (doc_id,)).fetchall()
+            rows = kb.execute(
+                f"SELECT {chunk_text} FROM chunks WHERE {chunk_doc} = ? ORDER BY {chunk_order}",
+                (doc_id,),
+            ).fetchall()
             text = "\n\n".join(r[0] for r in rows if r[0])
         for index, (heading, paragraph) in enumerate(split_paragraphs(text or "", max_chars)):
             if _keep(paragraph, all_paragraphs):

@@ -18,7 +18,12 @@ from chemground.extract.snippets import Snippet
 from chemground.llm.base import LLM, LLMResponse, Message, Usage
 from chemground.llm.prompts import load_prompt, render
 
-PROMPTS = ("extract/extract_system", "extract/extract_user", "extract/check_system", "extract/check_user")
+PROMPTS = (
+    "extract/extract_system",
+    "extract/extract_user",
+    "extract/check_system",
+    "extract/check_user",
+)
 
 
 def prompts_text() -> str:
@@ -33,27 +38,43 @@ def _title_block(snippet: Snippet) -> str:
 def extraction_messages(snippet: Snippet) -> list[Message]:
     return [
         {"role": "system", "content": render("extract/extract_system")},
-        {"role": "user", "content": render("extract/extract_user", snippet=snippet.text,
-                                           title_block=_title_block(snippet))},
+        {
+            "role": "user",
+            "content": render(
+                "extract/extract_user", snippet=snippet.text, title_block=_title_block(snippet)
+            ),
+        },
     ]
 
 
 def check_messages(snippet: Snippet, record: ExtractedReaction) -> list[Message]:
     return [
         {"role": "system", "content": render("extract/check_system")},
-        {"role": "user", "content": render("extract/check_user", snippet=snippet.text, title_block=_title_block(snippet),
-                                           record=json.dumps(record.model_dump(), ensure_ascii=False))},
+        {
+            "role": "user",
+            "content": render(
+                "extract/check_user",
+                snippet=snippet.text,
+                title_block=_title_block(snippet),
+                record=json.dumps(record.model_dump(), ensure_ascii=False),
+            ),
+        },
     ]
 
 
-def extract_reactions(llm: LLM, snippet: Snippet, **params: Any) -> tuple[list[ExtractedReaction], LLMResponse]:
+def extract_reactions(
+    llm: LLM, snippet: Snippet, **params: Any
+) -> tuple[list[ExtractedReaction], LLMResponse]:
     """Stage 1: every reaction the snippet carries out (raises LLMBadOutput on unusable replies)."""
     value, response = llm.chat_json(extraction_messages(snippet), schema=Extraction, **params)
     return value.reactions, response
 
 
-def check_reaction(llm: LLM, snippet: Snippet, record: ExtractedReaction, **params: Any) -> tuple[CheckResult, LLMResponse]:
-    """Stage 2: the record kept, corrected, or rejected (``reaction`` None: the record is emptied)."""
+def check_reaction(
+    llm: LLM, snippet: Snippet, record: ExtractedReaction, **params: Any
+) -> tuple[CheckResult, LLMResponse]:
+    """Stage 2: the record kept, corrected, or rejected (``reaction`` None: the record is
+    emptied)."""
     return llm.chat_json(check_messages(snippet, record), schema=CheckResult, **params)
 
 
@@ -75,10 +96,17 @@ class MeteredLLM(LLM):
         response = self.inner._chat(messages, params)
         spent = getattr(self._local, "usage", None)
         if spent is not None:
-            spent.add(Usage(prompt_tokens=response.usage.prompt_tokens,
-                            completion_tokens=response.usage.completion_tokens, calls=1,
-                            cached_calls=int(response.cached), cost_usd=response.usage.cost_usd,
-                            latency_s=response.usage.latency_s, estimated=response.usage.estimated))
+            spent.add(
+                Usage(
+                    prompt_tokens=response.usage.prompt_tokens,
+                    completion_tokens=response.usage.completion_tokens,
+                    calls=1,
+                    cached_calls=int(response.cached),
+                    cost_usd=response.usage.cost_usd,
+                    latency_s=response.usage.latency_s,
+                    estimated=response.usage.estimated,
+                )
+            )
         return response
 
     @contextmanager

@@ -26,7 +26,8 @@ class GraphError(ChemgroundError):
 
 
 class GraphQueryError(ChemgroundError):
-    """The engine rejected a Cypher query; ``engine_message`` is its own words (fed back to the LLM)."""
+    """The engine rejected a Cypher query; ``engine_message`` is its own words (fed back to the
+    LLM)."""
 
     def __init__(self, message: str, query: str = "", engine_message: str = "") -> None:
         super().__init__(message)
@@ -46,8 +47,12 @@ class QueryResult:
     elapsed_ms: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"columns": self.columns, "rows": self.rows, "truncated": self.truncated,
-                "elapsed_ms": round(self.elapsed_ms, 2)}
+        return {
+            "columns": self.columns,
+            "rows": self.rows,
+            "truncated": self.truncated,
+            "elapsed_ms": round(self.elapsed_ms, 2),
+        }
 
 
 def is_path(value: Any) -> bool:
@@ -73,8 +78,15 @@ class GraphBackend(ABC):
     default_row_limit = 1000
 
     # -- reading (guarded) ---------------------------------------------------------------
-    def query(self, cypher: str, params: dict[str, Any] | None = None, *, limit: int | None = None,
-              timeout_s: float = 30.0, trusted: bool = False) -> QueryResult:
+    def query(
+        self,
+        cypher: str,
+        params: dict[str, Any] | None = None,
+        *,
+        limit: int | None = None,
+        timeout_s: float = 30.0,
+        trusted: bool = False,
+    ) -> QueryResult:
         """Run read-only Cypher; refuses write/admin clauses before execution (ReadOnlyViolation).
 
         Untrusted queries (the default: a user's or an LLM's) run under the backend's memory and
@@ -88,14 +100,19 @@ class GraphBackend(ABC):
         return result
 
     def explain(self, cypher: str) -> None:
-        """Compile ``cypher`` without running it; raises GraphQueryError with the engine's message."""
+        """Compile ``cypher`` without running it; raises GraphQueryError with the engine's
+        message."""
         ensure_read_only(cypher)
         self._explain(cypher)
 
     @abstractmethod
-    def _read(self, cypher: str, params: dict[str, Any], limit: int, timeout_s: float) -> QueryResult: ...
+    def _read(
+        self, cypher: str, params: dict[str, Any], limit: int, timeout_s: float
+    ) -> QueryResult: ...
 
-    def _read_untrusted(self, cypher: str, params: dict[str, Any], limit: int, timeout_s: float) -> QueryResult:
+    def _read_untrusted(
+        self, cypher: str, params: dict[str, Any], limit: int, timeout_s: float
+    ) -> QueryResult:
         """A query from outside; backends that can confine it further override this."""
         return self._read(cypher, params, limit, timeout_s)
 
@@ -124,7 +141,7 @@ class GraphBackend(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
-    def __enter__(self) -> "GraphBackend":
+    def __enter__(self) -> GraphBackend:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -27,13 +27,19 @@ class GraphSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="CHEMGROUND_", extra="ignore")
 
     graph_backend: Literal["ladybug", "neo4j"] = "ladybug"
-    graph_dir: Path | None = Field(default=None, description="folder of the embedded graph (default <kb>.graph)")
+    graph_dir: Path | None = Field(
+        default=None, description="folder of the embedded graph (default <kb>.graph)"
+    )
     neo4j_url: str | None = None
     neo4j_user: str | None = None
     neo4j_password: str | None = Field(default=None, repr=False)
     neo4j_database: str | None = None
-    graph_query_memory_mb: int = Field(default=2048, ge=0, description="memory limit of a user's or an LLM's graph "
-                                       "query (embedded graph), in MB; 0 runs queries in-process without a limit")
+    graph_query_memory_mb: int = Field(
+        default=2048,
+        ge=0,
+        description="memory limit of a user's or an LLM's graph "
+        "query (embedded graph), in MB; 0 runs queries in-process without a limit",
+    )
 
 
 def graph_dir_for(kb_path: Path, settings: GraphSettings | None = None) -> Path:
@@ -65,15 +71,24 @@ def cache_graph_dir(kb_path: Path, cache_dir: Path) -> Path:
 
 def open_neo4j(settings: GraphSettings) -> GraphBackend:
     if not settings.neo4j_url:
-        raise ConfigError("the Neo4j backend needs a server: set CHEMGROUND_NEO4J_URL (e.g. bolt://localhost:7687) "
-                          "and CHEMGROUND_NEO4J_USER / CHEMGROUND_NEO4J_PASSWORD")
+        raise ConfigError(
+            "the Neo4j backend needs a server: set CHEMGROUND_NEO4J_URL (e.g. "
+            "bolt://localhost:7687) "
+            "and CHEMGROUND_NEO4J_USER / CHEMGROUND_NEO4J_PASSWORD"
+        )
     from chemground.graph.neo4j_backend import Neo4jBackend
 
-    return Neo4jBackend(settings.neo4j_url, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)
+    return Neo4jBackend(
+        settings.neo4j_url, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database
+    )
 
 
-def open_graph(kb_path: Path, backend: str | None = None, settings: GraphSettings | None = None,
-               readonly: bool = True) -> GraphBackend:
+def open_graph(
+    kb_path: Path,
+    backend: str | None = None,
+    settings: GraphSettings | None = None,
+    readonly: bool = True,
+) -> GraphBackend:
     """The reaction graph built from the KB at ``kb_path`` (read-only unless asked otherwise)."""
     settings = settings or GraphSettings()
     backend = backend or settings.graph_backend
@@ -85,5 +100,8 @@ def open_graph(kb_path: Path, backend: str | None = None, settings: GraphSetting
 
     path = graph_dir_for(kb_path, settings) / GRAPH_FILE
     if not path.exists():
-        raise GraphError(f"no reaction graph for {kb_path} (looked for {path}); build it with `chemground graph build`")
+        raise GraphError(
+            f"no reaction graph for {kb_path} (looked for {path}); build it with `chemground graph "
+            "build`"
+        )
     return LadybugBackend(path, readonly=readonly, query_memory_mb=settings.graph_query_memory_mb)

@@ -47,7 +47,9 @@ def load_exemplars() -> tuple[Exemplar, ...]:
 
 
 def _parse(items: list[dict]) -> tuple[Exemplar, ...]:
-    return tuple(Exemplar(**{**item, "paraphrases": tuple(item.get("paraphrases", ()))}) for item in items)
+    return tuple(
+        Exemplar(**{**item, "paraphrases": tuple(item.get("paraphrases", ()))}) for item in items
+    )
 
 
 def read_exemplars(path: Path) -> tuple[Exemplar, ...]:
@@ -75,14 +77,17 @@ def _is_smiles_token(word: str) -> bool:
 
 
 def mask_smiles(question: str) -> str:
-    """The question with every SMILES token replaced by [MOL] (so intent, not the molecule, decides)."""
+    """The question with every SMILES token replaced by [MOL] (so intent, not the molecule,
+    decides)."""
     return " ".join(MASK if _is_smiles_token(word) else word for word in question.split())
 
 
 class ExemplarSelector:
     """Chooses the one-shot example (or none) for a question, by mode."""
 
-    def __init__(self, exemplars: tuple[Exemplar, ...] | None = None, embedder=None, seed: int = 0) -> None:
+    def __init__(
+        self, exemplars: tuple[Exemplar, ...] | None = None, embedder=None, seed: int = 0
+    ) -> None:
         self.exemplars = exemplars if exemplars is not None else load_exemplars()
         if not self.exemplars:
             raise ChemgroundError("the example bank is empty")
@@ -114,4 +119,6 @@ class ExemplarSelector:
             vectors, owners = self._vectors
             scores = vectors @ embedder.encode([mask_smiles(question)])[0]
             return self.exemplars[owners[int(scores.argmax())]]
-        raise ChemgroundError(f"unknown Text2Cypher mode {mode!r}; choose one of {', '.join(MODES)}")
+        raise ChemgroundError(
+            f"unknown Text2Cypher mode {mode!r}; choose one of {', '.join(MODES)}"
+        )

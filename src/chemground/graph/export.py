@@ -15,11 +15,16 @@ from typing import Any
 
 import pyarrow as pa
 
+from chemground.graph.schema import MOLECULE, REACTION, REL_BY_ROLE, RELATIONSHIPS
 from chemground.kb.records import Role
 from chemground.kb.sqlite_store import SQLiteKB
-from chemground.graph.schema import MOLECULE, REACTION, REL_BY_ROLE, RELATIONSHIPS
 
-_ARROW_TYPES = {"STRING": pa.string(), "DOUBLE": pa.float64(), "INT64": pa.int64(), "BOOLEAN": pa.bool_()}
+_ARROW_TYPES = {
+    "STRING": pa.string(),
+    "DOUBLE": pa.float64(),
+    "INT64": pa.int64(),
+    "BOOLEAN": pa.bool_(),
+}
 
 
 def _arrow_schema(properties, prefix: tuple[tuple[str, pa.DataType], ...] = ()) -> pa.Schema:
@@ -28,8 +33,10 @@ def _arrow_schema(properties, prefix: tuple[tuple[str, pa.DataType], ...] = ()) 
 
 MOLECULE_ARROW = _arrow_schema(MOLECULE.properties)
 REACTION_ARROW = _arrow_schema(REACTION.properties)
-EDGE_ARROW = {rel.type: _arrow_schema(rel.properties, (("from", pa.string()), ("to", pa.string())))
-              for rel in RELATIONSHIPS}
+EDGE_ARROW = {
+    rel.type: _arrow_schema(rel.properties, (("from", pa.string()), ("to", pa.string())))
+    for rel in RELATIONSHIPS
+}
 
 
 def molecule_key(inchikey: str | None, compound_id: int | None) -> str | None:
@@ -82,12 +89,18 @@ def kb_fingerprint(kb: SQLiteKB) -> dict[str, Any]:
         "(SELECT COUNT(*) FROM compounds), (SELECT COALESCE(MAX(id), 0) FROM compounds), "
         "(SELECT COUNT(*) FROM imports)"
     ).fetchone()
-    return {"reactions": row[0], "max_rowid": row[1], "compounds": row[2], "max_compound_id": row[3],
-            "imports": row[4]}
+    return {
+        "reactions": row[0],
+        "max_rowid": row[1],
+        "compounds": row[2],
+        "max_compound_id": row[3],
+        "imports": row[4],
+    }
 
 
-def export_tables(kb: SQLiteKB, since_rowid: int = 0, existing_molecules: set[str] | None = None,
-                  progress=None) -> GraphTables:
+def export_tables(
+    kb: SQLiteKB, since_rowid: int = 0, existing_molecules: set[str] | None = None, progress=None
+) -> GraphTables:
     """Graph tables for the KB reactions with rowid > ``since_rowid``.
 
     ``existing_molecules`` (node keys already in the graph) are not exported again, which is
@@ -95,8 +108,10 @@ def export_tables(kb: SQLiteKB, since_rowid: int = 0, existing_molecules: set[st
     """
     existing = existing_molecules or set()
     reaction_rows = kb.execute(
-        "SELECT rowid, id, source, dataset, title, reaction_class, reaction_smiles, yield_percent, temperature_c, "
-        "temperature_text, time_h, pressure_bar, ph, atmosphere FROM reactions WHERE rowid > ? ORDER BY rowid",
+        "SELECT rowid, id, source, dataset, title, reaction_class, reaction_smiles, yield_percent, "
+        "temperature_c, "
+        "temperature_text, time_h, pressure_bar, ph, atmosphere FROM reactions WHERE rowid > ? "
+        "ORDER BY rowid",
         (since_rowid,),
     ).fetchall()
     if progress:
@@ -109,32 +124,57 @@ def export_tables(kb: SQLiteKB, since_rowid: int = 0, existing_molecules: set[st
         reaction_id[rowid] = rid
         max_rowid = max(max_rowid, rowid)
         values = {
-            "id": rid, "source": row[2], "dataset": row[3], "title": row[4], "reaction_class": row[5],
-            "reaction_smiles": row[6], "yield_percent": row[7], "temperature_c": row[8],
-            "temperature_text": row[9], "time_h": row[10], "pressure_bar": row[11], "ph": row[12],
-            "atmosphere": row[13], "conditions": conditions_text(row[8], row[9], row[10], row[12], row[11], row[13]),
+            "id": rid,
+            "source": row[2],
+            "dataset": row[3],
+            "title": row[4],
+            "reaction_class": row[5],
+            "reaction_smiles": row[6],
+            "yield_percent": row[7],
+            "temperature_c": row[8],
+            "temperature_text": row[9],
+            "time_h": row[10],
+            "pressure_bar": row[11],
+            "ph": row[12],
+            "atmosphere": row[13],
+            "conditions": conditions_text(row[8], row[9], row[10], row[12], row[11], row[13]),
             "main_product": None,
         }
         for name, column in reactions.items():
             column.append(values[name])
 
     participant_rows = kb.execute(
-        "SELECT p.reaction_rowid, p.position, p.role, p.compound_id, p.inchikey, p.smiles, p.name, p.amount, "
-        "c.inchikey, c.molecular_weight FROM participants p LEFT JOIN compounds c ON c.id = p.compound_id "
+        "SELECT p.reaction_rowid, p.position, p.role, p.compound_id, p.inchikey, p.smiles, p.name, "
+        "p.amount, "
+        "c.inchikey, c.molecular_weight FROM participants p LEFT JOIN compounds c ON c.id = "
+        "p.compound_id "
         "WHERE p.reaction_rowid > ? ORDER BY p.reaction_rowid, p.position",
         (since_rowid,),
     ).fetchall()
     edges: dict[str, dict[str, list]] = {
-        rel.type: {"from": [], "to": [], **{p.name: [] for p in rel.properties}} for rel in RELATIONSHIPS
+        rel.type: {"from": [], "to": [], **{p.name: [] for p in rel.properties}}
+        for rel in RELATIONSHIPS
     }
     seen_edges: set[tuple[int, str, str]] = set()
     needed_compounds: set[int] = set()
-    orphan_molecules: dict[str, tuple[str | None, str | None]] = {}  # key -> (smiles, name) without compound row
+    orphan_molecules: dict[
+        str, tuple[str | None, str | None]
+    ] = {}  # key -> (smiles, name) without compound row
     products: dict[int, list[tuple[float, int, str, str | None]]] = defaultdict(list)
     skipped = 0
     skipped_names: dict[str, int] = defaultdict(int)
-    for (rowid, position, role_text, compound_id, p_inchikey, p_smiles, p_name, amount,
-         c_inchikey, c_weight) in participant_rows:
+    for (
+        rowid,
+        position,
+        role_text,
+        compound_id,
+        p_inchikey,
+        p_smiles,
+        p_name,
+        amount,
+        c_inchikey,
+        c_weight,
+    ) in participant_rows:
         key = molecule_key(c_inchikey or p_inchikey, compound_id)
         if key is None:
             skipped += 1
@@ -161,7 +201,7 @@ def export_tables(kb: SQLiteKB, since_rowid: int = 0, existing_molecules: set[st
         main_key = max(items, key=lambda item: (item[0], -item[1]))[2]
         reactions["main_product"][row_index[rowid]] = main_key
         table = edges["PRODUCES"]
-        for weight, position, key, amount in items:
+        for _weight, _position, key, amount in items:
             table["from"].append(reaction_id[rowid])
             table["to"].append(key)
             table["amount"].append(amount)
@@ -174,19 +214,30 @@ def export_tables(kb: SQLiteKB, since_rowid: int = 0, existing_molecules: set[st
 
     ids = sorted(needed_compounds)
     for start in range(0, len(ids), 900):
-        chunk = ids[start:start + 900]
+        chunk = ids[start : start + 900]
         for row in kb.execute(
-            "SELECT id, inchikey, smiles, common_name, iupac_name, synonyms, formula, molecular_weight "
-            f"FROM compounds WHERE id IN ({','.join('?' * len(chunk))})", chunk,
+            "SELECT id, inchikey, smiles, common_name, iupac_name, synonyms, formula, "
+            "molecular_weight "
+            f"FROM compounds WHERE id IN ({','.join('?' * len(chunk))})",
+            chunk,
         ):
             key = molecule_key(row[1], row[0])
             if key in existing:
                 continue
             existing.add(key)
             first_synonym = (json.loads(row[5]) or [None])[0] if not (row[3] or row[4]) else None
-            add_molecule({"key": key, "inchikey": row[1], "smiles": row[2],
-                          "name": row[3] or row[4] or first_synonym or row[2], "iupac_name": row[4],
-                          "formula": row[6], "molecular_weight": row[7], "compound_id": row[0]})
+            add_molecule(
+                {
+                    "key": key,
+                    "inchikey": row[1],
+                    "smiles": row[2],
+                    "name": row[3] or row[4] or first_synonym or row[2],
+                    "iupac_name": row[4],
+                    "formula": row[6],
+                    "molecular_weight": row[7],
+                    "compound_id": row[0],
+                }
+            )
     for key, (smiles, name) in orphan_molecules.items():
         if key in existing:
             continue

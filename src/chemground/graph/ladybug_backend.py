@@ -15,7 +15,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from chemground.graph.backend import GraphBackend, GraphCounts, GraphError, GraphQueryError, QueryResult
+from chemground.graph.backend import (
+    GraphBackend,
+    GraphCounts,
+    GraphError,
+    GraphQueryError,
+    QueryResult,
+)
 from chemground.graph.export import GraphTables
 from chemground.graph.sandbox import QuerySandbox, file_reservation, read_rows
 from chemground.graph.schema import MOLECULE, NODES, REACTION, RELATIONSHIPS, ladybug_ddl
@@ -55,8 +61,13 @@ class LadybugBackend(GraphBackend):
     name = "ladybug"
     dialect = "ladybug"
 
-    def __init__(self, path: str | Path, readonly: bool = True, threads: int = 2,
-                 query_memory_mb: int | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        readonly: bool = True,
+        threads: int = 2,
+        query_memory_mb: int | None = None,
+    ) -> None:
         if ladybug is None:  # pragma: no cover
             raise GraphError(f"the embedded graph needs the 'ladybug' package: {_IMPORT_ERROR}")
         self.path = Path(path)
@@ -68,37 +79,52 @@ class LadybugBackend(GraphBackend):
             query_memory_mb = GraphSettings().graph_query_memory_mb
         self.query_memory_mb = query_memory_mb
         if readonly and not self.path.exists():
-            raise GraphError(f"no reaction graph at {self.path}; build it with `chemground graph build`")
+            raise GraphError(
+                f"no reaction graph at {self.path}; build it with `chemground graph build`"
+            )
         if not readonly:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = ladybug.Database(str(self.path), read_only=readonly, max_num_threads=threads,
-                                        **engine_options(self.path, readonly))
+            self._db = ladybug.Database(
+                str(self.path),
+                read_only=readonly,
+                max_num_threads=threads,
+                **engine_options(self.path, readonly),
+            )
             self._conn = ladybug.Connection(self._db, num_threads=threads)
         except RuntimeError as error:
             raise GraphError(f"cannot open the reaction graph at {self.path}: {error}") from error
         self._lock = threading.Lock()
         self._sandbox: QuerySandbox | None = None
 
-    def _read_untrusted(self, cypher: str, params: dict[str, Any], limit: int, timeout_s: float) -> QueryResult:
-        """A user's or an LLM's query: in the sandbox process (read-only graphs with a memory limit)."""
+    def _read_untrusted(
+        self, cypher: str, params: dict[str, Any], limit: int, timeout_s: float
+    ) -> QueryResult:
+        """A user's or an LLM's query: in the sandbox process (read-only graphs with a memory
+        limit)."""
         if not self.readonly or self.query_memory_mb <= 0:
             return self._read(cypher, params, limit, timeout_s)
         with self._lock:
             if self._sandbox is None:
-                self._sandbox = QuerySandbox(self.path, memory_mb=self.query_memory_mb, threads=self.threads)
+                self._sandbox = QuerySandbox(
+                    self.path, memory_mb=self.query_memory_mb, threads=self.threads
+                )
             sandbox = self._sandbox
         columns, rows, truncated = sandbox.run(cypher, params, limit, timeout_s)
         return QueryResult(columns, rows, truncated)
 
     # -- reading -------------------------------------------------------------------------
-    def _read(self, cypher: str, params: dict[str, Any], limit: int, timeout_s: float) -> QueryResult:
+    def _read(
+        self, cypher: str, params: dict[str, Any], limit: int, timeout_s: float
+    ) -> QueryResult:
         with self._lock:
             self._conn.set_query_timeout(int(timeout_s * 1000))
             try:
                 result = self._conn.execute(cypher, params)
             except RuntimeError as error:
-                raise GraphQueryError(f"the graph engine rejected the query: {error}", cypher, str(error)) from error
+                raise GraphQueryError(
+                    f"the graph engine rejected the query: {error}", cypher, str(error)
+                ) from error
             columns, rows, truncated = read_rows(result, limit)
         return QueryResult(columns, rows, truncated)
 
@@ -107,7 +133,9 @@ class LadybugBackend(GraphBackend):
             try:
                 self._conn.execute("EXPLAIN " + cypher).close()
             except RuntimeError as error:
-                raise GraphQueryError(f"the graph engine rejected the query: {error}", cypher, str(error)) from error
+                raise GraphQueryError(
+                    f"the graph engine rejected the query: {error}", cypher, str(error)
+                ) from error
 
     # -- building ------------------------------------------------------------------------
     def _write(self, statement: str, params: dict[str, Any] | None = None) -> None:
@@ -127,8 +155,11 @@ class LadybugBackend(GraphBackend):
             self._write(f"MATCH (n:{node.label}) DELETE n")
 
     def load(self, tables: GraphTables, progress=None) -> None:
-        steps = [(MOLECULE.label, tables.molecules), (REACTION.label, tables.reactions),
-                 *((rel.type, tables.edges[rel.type]) for rel in RELATIONSHIPS)]
+        steps = [
+            (MOLECULE.label, tables.molecules),
+            (REACTION.label, tables.reactions),
+            *((rel.type, tables.edges[rel.type]) for rel in RELATIONSHIPS),
+        ]
         for table_name, table in steps:
             if table.num_rows:
                 self._write(f"COPY {table_name} FROM $rows", {"rows": table})
@@ -158,7 +189,10 @@ class LadybugBackend(GraphBackend):
         return GraphCounts(
             molecules=self._scalar("MATCH (m:Molecule) RETURN count(m)"),
             reactions=self._scalar("MATCH (r:Reaction) RETURN count(r)"),
-            edges={rel.type: self._scalar(f"MATCH ()-[e:{rel.type}]->() RETURN count(e)") for rel in RELATIONSHIPS},
+            edges={
+                rel.type: self._scalar(f"MATCH ()-[e:{rel.type}]->() RETURN count(e)")
+                for rel in RELATIONSHIPS
+            },
         )
 
     def close(self) -> None:

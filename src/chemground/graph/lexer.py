@@ -53,8 +53,8 @@ def _unescape(body: str) -> str:
         ch = body[i]
         if ch == "\\" and i + 1 < len(body):
             nxt = body[i + 1]
-            if nxt in ("u", "U") and re.fullmatch(r"[0-9a-fA-F]{4}", body[i + 2:i + 6]):
-                out.append(chr(int(body[i + 2:i + 6], 16)))
+            if nxt in ("u", "U") and re.fullmatch(r"[0-9a-fA-F]{4}", body[i + 2 : i + 6]):
+                out.append(chr(int(body[i + 2 : i + 6], 16)))
                 i += 6
                 continue
             out.append(_ESCAPES.get(nxt, nxt))
@@ -97,7 +97,7 @@ def tokenize(text: str, keep_trivia: bool = False) -> list[Token]:
             if end < 0:
                 raise CypherSyntaxError(f"unterminated /* comment starting at offset {i}")
             if keep_trivia:
-                tokens.append(Token("comment", text[i:end + 2], i))
+                tokens.append(Token("comment", text[i : end + 2], i))
             i = end + 2
             continue
         if ch in ("'", '"'):
@@ -106,7 +106,7 @@ def tokenize(text: str, keep_trivia: bool = False) -> list[Token]:
                 j += 2 if text[j] == "\\" else 1
             if j >= n:
                 raise CypherSyntaxError(f"unterminated string literal starting at offset {i}")
-            tokens.append(Token("string", text[i:j + 1], i))
+            tokens.append(Token("string", text[i : j + 1], i))
             i = j + 1
             continue
         if ch == "`":
@@ -119,7 +119,7 @@ def tokenize(text: str, keep_trivia: bool = False) -> list[Token]:
                     j += 2
                     continue
                 break
-            tokens.append(Token("quoted", text[i:j + 1], i))
+            tokens.append(Token("quoted", text[i : j + 1], i))
             i = j + 1
             continue
         if ch == "$":
@@ -128,13 +128,14 @@ def tokenize(text: str, keep_trivia: bool = False) -> list[Token]:
                 tokens.append(Token("param", m.group(), i))
                 i = m.end()
                 continue
-        if ch.isdigit() or (ch == "." and text[i + 1:i + 2].isdigit()
-                            and not (tokens and tokens[-1].text == ".")):
+        if ch.isdigit() or (
+            ch == "." and text[i + 1 : i + 2].isdigit() and not (tokens and tokens[-1].text == ".")
+        ):
             m = _NUMBER.match(text, i)
             assert m is not None
             number = m.group()
             if "." in number and text.startswith("..", i + number.index(".")):
-                number = number[:number.index(".")]  # "1..3" is a range: 1, '..', 3
+                number = number[: number.index(".")]  # "1..3" is a range: 1, '..', 3
             tokens.append(Token("number", number, i))
             i += len(number)
             continue
@@ -143,7 +144,7 @@ def tokenize(text: str, keep_trivia: bool = False) -> list[Token]:
             tokens.append(Token("ident", m.group(), i))
             i = m.end()
             continue
-        two = text[i:i + 2]
+        two = text[i : i + 2]
         if two in _MULTI:
             tokens.append(Token("punct", two, i))
             i += 2
@@ -159,18 +160,71 @@ def code_tokens(text: str) -> list[Token]:
 
 
 def metric_tokens(text: str) -> list[str]:
-    """Token texts for comparing two queries (BLEU/METEOR/ROUGE): keywords upper-cased, literals kept."""
+    """Token texts for comparing two queries (BLEU/METEOR/ROUGE): keywords upper-cased, literals
+    kept."""
     out = []
     for token in code_tokens(text):
         out.append(token.upper if token.kind == "ident" and token.upper in KEYWORDS else token.text)
     return out
 
 
-KEYWORDS = frozenset("""
-MATCH OPTIONAL WHERE RETURN WITH UNWIND ORDER BY SKIP LIMIT DISTINCT AS AND OR XOR NOT IN IS NULL TRUE FALSE
-CASE WHEN THEN ELSE END ASC ASCENDING DESC DESCENDING UNION ALL EXISTS COUNT CONTAINS STARTS ENDS CALL YIELD
-CREATE MERGE SET DELETE DETACH REMOVE DROP LOAD COPY ALTER INSTALL FOREACH ON SHORTEST
-""".split())
+KEYWORDS = frozenset(
+    [
+        "MATCH",
+        "OPTIONAL",
+        "WHERE",
+        "RETURN",
+        "WITH",
+        "UNWIND",
+        "ORDER",
+        "BY",
+        "SKIP",
+        "LIMIT",
+        "DISTINCT",
+        "AS",
+        "AND",
+        "OR",
+        "XOR",
+        "NOT",
+        "IN",
+        "IS",
+        "NULL",
+        "TRUE",
+        "FALSE",
+        "CASE",
+        "WHEN",
+        "THEN",
+        "ELSE",
+        "END",
+        "ASC",
+        "ASCENDING",
+        "DESC",
+        "DESCENDING",
+        "UNION",
+        "ALL",
+        "EXISTS",
+        "COUNT",
+        "CONTAINS",
+        "STARTS",
+        "ENDS",
+        "CALL",
+        "YIELD",
+        "CREATE",
+        "MERGE",
+        "SET",
+        "DELETE",
+        "DETACH",
+        "REMOVE",
+        "DROP",
+        "LOAD",
+        "COPY",
+        "ALTER",
+        "INSTALL",
+        "FOREACH",
+        "ON",
+        "SHORTEST",
+    ]
+)
 
 
 def quote_string(value: str) -> str:

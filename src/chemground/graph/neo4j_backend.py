@@ -1,4 +1,5 @@
-"""The server backend: Neo4j over Bolt (driver ``neo4j``), with the same schema as the embedded graph.
+"""The server backend: Neo4j over Bolt (driver ``neo4j``), with the same schema as the embedded
+graph.
 
 Loading sends nodes and edges in batches with ``UNWIND $rows`` (one round trip per 5,000
 rows, not one CREATE per row). Reads run in READ transactions (``execute_read``), so Neo4j
@@ -11,7 +12,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from chemground.graph.backend import GraphBackend, GraphCounts, GraphError, GraphQueryError, QueryResult
+from chemground.graph.backend import (
+    GraphBackend,
+    GraphCounts,
+    GraphError,
+    GraphQueryError,
+    QueryResult,
+)
 from chemground.graph.export import GraphTables
 from chemground.graph.schema import MOLECULE, NODES, REACTION, RELATIONSHIPS
 
@@ -29,14 +36,21 @@ def _convert(value: Any) -> Any:
         return {
             "nodes": [_convert(n) for n in nodes],
             "relationships": [
-                {"type": r.type, "start": index.get(r.start_node.element_id), "end": index.get(r.end_node.element_id),
-                 **{k: _convert(v) for k, v in dict(r).items()}}
+                {
+                    "type": r.type,
+                    "start": index.get(r.start_node.element_id),
+                    "end": index.get(r.end_node.element_id),
+                    **{k: _convert(v) for k, v in dict(r).items()},
+                }
                 for r in value.relationships
             ],
         }
     if isinstance(value, Node):
         labels = sorted(value.labels)
-        return {"label": labels[0] if labels else None, **{k: _convert(v) for k, v in dict(value).items()}}
+        return {
+            "label": labels[0] if labels else None,
+            **{k: _convert(v) for k, v in dict(value).items()},
+        }
     if isinstance(value, Relationship):
         return {"type": value.type, **{k: _convert(v) for k, v in dict(value).items()}}
     if isinstance(value, list):
@@ -50,8 +64,13 @@ class Neo4jBackend(GraphBackend):
     name = "neo4j"
     dialect = "neo4j"
 
-    def __init__(self, url: str, user: str | None = None, password: str | None = None,
-                 database: str | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        user: str | None = None,
+        password: str | None = None,
+        database: str | None = None,
+    ) -> None:
         try:
             import neo4j
         except ImportError as error:
@@ -71,7 +90,9 @@ class Neo4jBackend(GraphBackend):
         return self._driver.session(database=self.database, default_access_mode=mode)
 
     # -- reading -------------------------------------------------------------------------
-    def _read(self, cypher: str, params: dict[str, Any], limit: int, timeout_s: float) -> QueryResult:
+    def _read(
+        self, cypher: str, params: dict[str, Any], limit: int, timeout_s: float
+    ) -> QueryResult:
         query = self._neo4j.Query(cypher, timeout=timeout_s)
 
         def work(tx):
@@ -89,7 +110,9 @@ class Neo4jBackend(GraphBackend):
             with self._session() as session:
                 columns, rows, truncated = session.execute_read(work)
         except self._neo4j.exceptions.Neo4jError as error:
-            raise GraphQueryError(f"Neo4j rejected the query: {error.message}", cypher, error.message or str(error)) from error
+            raise GraphQueryError(
+                f"Neo4j rejected the query: {error.message}", cypher, error.message or str(error)
+            ) from error
         return QueryResult(columns, rows, truncated)
 
     def _explain(self, cypher: str) -> None:
@@ -97,7 +120,9 @@ class Neo4jBackend(GraphBackend):
             with self._session() as session:
                 session.execute_read(lambda tx: tx.run("EXPLAIN " + cypher).consume())
         except self._neo4j.exceptions.Neo4jError as error:
-            raise GraphQueryError(f"Neo4j rejected the query: {error.message}", cypher, error.message or str(error)) from error
+            raise GraphQueryError(
+                f"Neo4j rejected the query: {error.message}", cypher, error.message or str(error)
+            ) from error
 
     # -- building ------------------------------------------------------------------------
     def _write(self, statement: str, params: dict[str, Any] | None = None) -> Any:
@@ -106,15 +131,20 @@ class Neo4jBackend(GraphBackend):
 
     def create_schema(self) -> None:
         for node in NODES:
-            self._write(f"CREATE CONSTRAINT {node.label.lower()}_{node.key} IF NOT EXISTS "
-                        f"FOR (n:{node.label}) REQUIRE n.{node.key} IS UNIQUE")
+            self._write(
+                f"CREATE CONSTRAINT {node.label.lower()}_{node.key} IF NOT EXISTS "
+                f"FOR (n:{node.label}) REQUIRE n.{node.key} IS UNIQUE"
+            )
 
     def clear(self) -> None:
         while True:
             with self._session(write=True) as session:
-                deleted = session.execute_write(lambda tx: tx.run(
-                    "MATCH (n) WHERE n:Molecule OR n:Reaction WITH n LIMIT 10000 DETACH DELETE n RETURN count(*) AS n"
-                ).single()["n"])
+                deleted = session.execute_write(
+                    lambda tx: tx.run(
+                        "MATCH (n) WHERE n:Molecule OR n:Reaction WITH n LIMIT 10000 DETACH DELETE "
+                        "n RETURN count(*) AS n"
+                    ).single()["n"]
+                )
             if not deleted:
                 break
 
@@ -122,11 +152,13 @@ class Neo4jBackend(GraphBackend):
         def batches(table):
             rows = table.to_pylist()
             for start in range(0, len(rows), BATCH):
-                yield rows[start:start + BATCH]
+                yield rows[start : start + BATCH]
 
         for node, table in ((MOLECULE, tables.molecules), (REACTION, tables.reactions)):
             for rows in batches(table):
-                self._write(f"UNWIND $rows AS row CREATE (n:{node.label}) SET n = row", {"rows": rows})
+                self._write(
+                    f"UNWIND $rows AS row CREATE (n:{node.label}) SET n = row", {"rows": rows}
+                )
                 if progress:
                     progress("load", len(rows), None)
         for rel in RELATIONSHIPS:
@@ -145,16 +177,21 @@ class Neo4jBackend(GraphBackend):
     def read_manifest(self) -> dict[str, Any] | None:
         with self._session() as session:
             record = session.execute_read(
-                lambda tx: tx.run(f"MATCH (m:{META_LABEL}) RETURN m.manifest AS manifest").single())
+                lambda tx: tx.run(f"MATCH (m:{META_LABEL}) RETURN m.manifest AS manifest").single()
+            )
         return json.loads(record["manifest"]) if record and record["manifest"] else None
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
-        self._write(f"MERGE (m:{META_LABEL} {{id: 'chemground'}}) SET m.manifest = $manifest",
-                    {"manifest": json.dumps(manifest)})
+        self._write(
+            f"MERGE (m:{META_LABEL} {{id: 'chemground'}}) SET m.manifest = $manifest",
+            {"manifest": json.dumps(manifest)},
+        )
 
     def molecule_keys(self) -> set[str]:
         with self._session() as session:
-            return session.execute_read(lambda tx: {r["k"] for r in tx.run("MATCH (m:Molecule) RETURN m.key AS k")})
+            return session.execute_read(
+                lambda tx: {r["k"] for r in tx.run("MATCH (m:Molecule) RETURN m.key AS k")}
+            )
 
     def counts(self) -> GraphCounts:
         def scalar(q: str) -> int:
@@ -164,7 +201,10 @@ class Neo4jBackend(GraphBackend):
         return GraphCounts(
             molecules=scalar("MATCH (m:Molecule) RETURN count(m)"),
             reactions=scalar("MATCH (r:Reaction) RETURN count(r)"),
-            edges={rel.type: scalar(f"MATCH ()-[e:{rel.type}]->() RETURN count(e)") for rel in RELATIONSHIPS},
+            edges={
+                rel.type: scalar(f"MATCH ()-[e:{rel.type}]->() RETURN count(e)")
+                for rel in RELATIONSHIPS
+            },
         )
 
     def close(self) -> None:

@@ -19,8 +19,26 @@ from dataclasses import dataclass, field
 from chemground.graph.lexer import Token, code_tokens
 from chemground.graph.schema import REL_BY_TYPE
 
-_BEFORE_NODE = {"MATCH", "MERGE", "CREATE", "OPTIONAL", "EXISTS", "(", ",", "-", ">", "=", "{", "WHERE", "AND",
-                "OR", "NOT", "XOR", "WITH", "RETURN"}
+_BEFORE_NODE = {
+    "MATCH",
+    "MERGE",
+    "CREATE",
+    "OPTIONAL",
+    "EXISTS",
+    "(",
+    ",",
+    "-",
+    ">",
+    "=",
+    "{",
+    "WHERE",
+    "AND",
+    "OR",
+    "NOT",
+    "XOR",
+    "WITH",
+    "RETURN",
+}
 
 
 @dataclass
@@ -85,8 +103,11 @@ def _parse_map(tokens: list[Token], i: int, end: int) -> dict[str, str]:
     props: dict[str, str] = {}
     j = i + 1
     while j + 2 <= end:
-        if tokens[j].kind in ("ident", "quoted") and tokens[j + 1].text == ":" and \
-                tokens[j + 2].kind in ("string", "number"):
+        if (
+            tokens[j].kind in ("ident", "quoted")
+            and tokens[j + 1].text == ":"
+            and tokens[j + 2].kind in ("string", "number")
+        ):
             props[tokens[j].value] = tokens[j + 2].value
             j += 3
         else:
@@ -95,7 +116,8 @@ def _parse_map(tokens: list[Token], i: int, end: int) -> dict[str, str]:
 
 
 def _parse_node(tokens: list[Token], i: int) -> NodePattern | None:
-    """A node pattern starting at tokens[i] == '(' or None when it is an expression in parentheses."""
+    """A node pattern starting at tokens[i] == '(' or None when it is an expression in
+    parentheses."""
     if tokens[i].text != "(" or tokens[i].kind != "punct":
         return None
     if i > 0:
@@ -107,11 +129,19 @@ def _parse_node(tokens: list[Token], i: int) -> NodePattern | None:
         return None
     j = i + 1
     var = None
-    if j < close and tokens[j].kind in ("ident", "quoted") and tokens[j + 1].text in (":", ")", "{"):
+    if (
+        j < close
+        and tokens[j].kind in ("ident", "quoted")
+        and tokens[j + 1].text in (":", ")", "{")
+    ):
         var = tokens[j].value
         j += 1
     labels: list[str] = []
-    while j < close and tokens[j].text in (":", "|", "&") and tokens[j + 1].kind in ("ident", "quoted"):
+    while (
+        j < close
+        and tokens[j].text in (":", "|", "&")
+        and tokens[j + 1].kind in ("ident", "quoted")
+    ):
         labels.append(tokens[j + 1].value)
         j += 2
     props: dict[str, str] = {}
@@ -130,7 +160,8 @@ def _parse_node(tokens: list[Token], i: int) -> NodePattern | None:
 
 
 def _parse_rel(tokens: list[Token], i: int) -> tuple[dict, int] | None:
-    """An arrow starting at tokens[i] (just after a node's ')'); returns (parts, index of next '(')."""
+    """An arrow starting at tokens[i] (just after a node's ')'); returns (parts, index of next
+    '(')."""
     j = i
     left_arrow = False
     if j < len(tokens) and tokens[j].text == "<":
@@ -177,22 +208,41 @@ def _parse_rel(tokens: list[Token], i: int) -> tuple[dict, int] | None:
         direction = "none"
     else:
         direction = "left" if left_arrow else "right" if right_arrow else "none"
-    return {"var": var, "types": types, "varlen": varlen, "direction": direction, "start": i, "end": end,
-            "bracket": bracket}, j
+    return {
+        "var": var,
+        "types": types,
+        "varlen": varlen,
+        "direction": direction,
+        "start": i,
+        "end": end,
+        "bracket": bracket,
+    }, j
 
 
 def _where_anchors(tokens: list[Token]) -> list[tuple[str, str, str]]:
     """var.prop = 'x', 'x' = var.prop and var.prop IN ['x', ...] comparisons."""
     anchors = []
     for i in range(len(tokens) - 2):
-        if tokens[i].kind in ("ident", "quoted") and tokens[i + 1].text == "." and tokens[i + 2].kind in ("ident", "quoted"):
+        if (
+            tokens[i].kind in ("ident", "quoted")
+            and tokens[i + 1].text == "."
+            and tokens[i + 2].kind in ("ident", "quoted")
+        ):
             var, prop = tokens[i].value, tokens[i + 2].value
             k = i + 3
-            if k + 1 < len(tokens) and tokens[k].text == "=" and tokens[k + 1].kind in ("string", "number"):
+            if (
+                k + 1 < len(tokens)
+                and tokens[k].text == "="
+                and tokens[k + 1].kind in ("string", "number")
+            ):
                 anchors.append((var, prop, tokens[k + 1].value))
             elif k + 1 < len(tokens) and tokens[k].upper == "IN" and tokens[k + 1].text == "[":
                 end = _match_close(tokens, k + 1, "[", "]")
-                anchors.extend((var, prop, t.value) for t in tokens[k + 2:end] if t.kind in ("string", "number"))
+                anchors.extend(
+                    (var, prop, t.value)
+                    for t in tokens[k + 2 : end]
+                    if t.kind in ("string", "number")
+                )
             if i >= 2 and tokens[i - 1].text == "=" and tokens[i - 2].kind in ("string", "number"):
                 anchors.append((var, prop, tokens[i - 2].value))
     return anchors
@@ -219,8 +269,19 @@ def analyse(query: str) -> QueryPatterns:
             if right is None:
                 break
             result.nodes.append(right)
-            result.rels.append(RelPattern(parts["var"], parts["types"], parts["varlen"], node, right,
-                                          parts["direction"], parts["start"], parts["end"], parts["bracket"]))
+            result.rels.append(
+                RelPattern(
+                    parts["var"],
+                    parts["types"],
+                    parts["varlen"],
+                    node,
+                    right,
+                    parts["direction"],
+                    parts["start"],
+                    parts["end"],
+                    parts["bracket"],
+                )
+            )
             node = right
             j = right.close_index + 1
         i = node.close_index + 1
@@ -232,8 +293,13 @@ def analyse(query: str) -> QueryPatterns:
                 result.anchors.append((node.var, prop, value))
     # labels given in WHERE clauses: `WHERE m:Molecule`
     for i in range(len(tokens) - 2):
-        if tokens[i].kind == "ident" and tokens[i + 1].text == ":" and tokens[i + 2].kind in ("ident", "quoted") \
-                and i > 0 and tokens[i - 1].upper in ("WHERE", "AND", "OR", "NOT"):
+        if (
+            tokens[i].kind == "ident"
+            and tokens[i + 1].text == ":"
+            and tokens[i + 2].kind in ("ident", "quoted")
+            and i > 0
+            and tokens[i - 1].upper in ("WHERE", "AND", "OR", "NOT")
+        ):
             result.var_labels.setdefault(tokens[i].value, set()).add(tokens[i + 2].value)
     result.anchors.extend(_where_anchors(tokens))
     return result
@@ -257,7 +323,8 @@ def _endpoint_ok(labels: set[str], expected: str) -> bool | None:
 
 
 def _fixed_types(types: list[str]) -> tuple[str, str] | None:
-    """(source label, target label) shared by all ``types``, or None when they differ or are unknown."""
+    """(source label, target label) shared by all ``types``, or None when they differ or are
+    unknown."""
     ends = {(REL_BY_TYPE[t].source, REL_BY_TYPE[t].target) for t in types if t in REL_BY_TYPE}
     if not types or len(ends) != 1 or any(t not in REL_BY_TYPE for t in types):
         return None
@@ -266,11 +333,14 @@ def _fixed_types(types: list[str]) -> tuple[str, str] | None:
 
 def _rel_text(query: str, patterns: QueryPatterns, rel: RelPattern) -> str:
     tokens = patterns.tokens
-    return query[tokens[rel.left.open_index].start:tokens[rel.right.close_index].end]
+    return query[tokens[rel.left.open_index].start : tokens[rel.right.close_index].end]
 
 
-def direction_issues(query: str, patterns: QueryPatterns | None = None) -> list[tuple[RelPattern, DirectionIssue]]:
-    """Directed edges whose end-node labels show they were written against the schema's direction."""
+def direction_issues(
+    query: str, patterns: QueryPatterns | None = None
+) -> list[tuple[RelPattern, DirectionIssue]]:
+    """Directed edges whose end-node labels show they were written against the schema's
+    direction."""
     patterns = patterns or analyse(query)
     issues = []
     for rel in patterns.rels:
@@ -282,19 +352,29 @@ def direction_issues(query: str, patterns: QueryPatterns | None = None) -> list[
         source_label, target_label = ends
         source, target = rel.source, rel.target
         assert source is not None and target is not None
-        verdicts = [_endpoint_ok(patterns.labels_of(source), source_label),
-                    _endpoint_ok(patterns.labels_of(target), target_label)]
-        flipped = [_endpoint_ok(patterns.labels_of(target), source_label),
-                   _endpoint_ok(patterns.labels_of(source), target_label)]
+        verdicts = [
+            _endpoint_ok(patterns.labels_of(source), source_label),
+            _endpoint_ok(patterns.labels_of(target), target_label),
+        ]
+        flipped = [
+            _endpoint_ok(patterns.labels_of(target), source_label),
+            _endpoint_ok(patterns.labels_of(source), target_label),
+        ]
         wrong = False in verdicts and True not in verdicts and False not in flipped
         if wrong:
             expected = f"(:{source_label})-[:{'|'.join(rel.types)}]->(:{target_label})"
-            issues.append((rel, DirectionIssue("|".join(rel.types), _rel_text(query, patterns, rel), expected)))
+            issues.append(
+                (
+                    rel,
+                    DirectionIssue("|".join(rel.types), _rel_text(query, patterns, rel), expected),
+                )
+            )
     return issues
 
 
 def fix_direction(query: str) -> tuple[str, list[DirectionIssue]]:
-    """``query`` with every edge that runs against the synthesis flow flipped, and what was flipped."""
+    """``query`` with every edge that runs against the synthesis flow flipped, and what was
+    flipped."""
     patterns = analyse(query)
     found = direction_issues(query, patterns)
     if not found:
@@ -305,7 +385,7 @@ def fix_direction(query: str) -> tuple[str, list[DirectionIssue]]:
         start = tokens[rel.start_token].start
         end = tokens[rel.end_token].end
         if rel.bracket is not None:
-            inner = query[tokens[rel.bracket[0]].start:tokens[rel.bracket[1]].end]
+            inner = query[tokens[rel.bracket[0]].start : tokens[rel.bracket[1]].end]
         else:
             inner = ""
         new = f"-{inner}->" if rel.direction == "left" else f"<-{inner}-"

@@ -14,31 +14,95 @@ from chemground.errors import ChemgroundError
 from chemground.graph.lexer import CypherSyntaxError, Token, code_tokens
 
 # Clauses that change data, schema, files, extensions or transactions: refused wherever they stand.
-WRITE_OR_ADMIN = frozenset({
-    "CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE", "DROP", "LOAD", "COPY", "ALTER", "INSTALL",
-    "UNINSTALL", "IMPORT", "EXPORT", "ATTACH", "USE", "BEGIN", "COMMIT", "ROLLBACK", "CHECKPOINT", "FOREACH",
-    "TRUNCATE",
-})
+WRITE_OR_ADMIN = frozenset(
+    {
+        "CREATE",
+        "MERGE",
+        "SET",
+        "DELETE",
+        "DETACH",
+        "REMOVE",
+        "DROP",
+        "LOAD",
+        "COPY",
+        "ALTER",
+        "INSTALL",
+        "UNINSTALL",
+        "IMPORT",
+        "EXPORT",
+        "ATTACH",
+        "USE",
+        "BEGIN",
+        "COMMIT",
+        "ROLLBACK",
+        "CHECKPOINT",
+        "FOREACH",
+        "TRUNCATE",
+    }
+)
 # Administration commands: only clauses when they open a statement (elsewhere they are ordinary
 # names, e.g. ``RETURN s AS start``).
-ADMIN_LEADING = frozenset({
-    "START", "STOP", "ENABLE", "DISABLE", "RENAME", "SHOW", "TERMINATE", "GRANT", "REVOKE", "DENY",
-    "COMMENT", "UPDATE", "ANALYZE",
-})
+ADMIN_LEADING = frozenset(
+    {
+        "START",
+        "STOP",
+        "ENABLE",
+        "DISABLE",
+        "RENAME",
+        "SHOW",
+        "TERMINATE",
+        "GRANT",
+        "REVOKE",
+        "DENY",
+        "COMMENT",
+        "UPDATE",
+        "ANALYZE",
+    }
+)
 # Tokens after which an expression (and so a variable, never a clause) is expected.
-_EXPRESSION_AFTER_PUNCT = frozenset({"(", "[", ",", "=", "<>", "!=", "<", ">", "<=", ">=", "+", "-", "*", "/", "%",
-                                     "^", "=~", "+="})
-_EXPRESSION_AFTER_WORD = frozenset({
-    "RETURN", "WITH", "WHERE", "AND", "OR", "XOR", "NOT", "IN", "DISTINCT", "BY", "WHEN", "THEN", "ELSE", "CASE",
-    "UNWIND", "SKIP", "LIMIT", "CONTAINS",
-})
+_EXPRESSION_AFTER_PUNCT = frozenset(
+    {"(", "[", ",", "=", "<>", "!=", "<", ">", "<=", ">=", "+", "-", "*", "/", "%", "^", "=~", "+="}
+)
+_EXPRESSION_AFTER_WORD = frozenset(
+    {
+        "RETURN",
+        "WITH",
+        "WHERE",
+        "AND",
+        "OR",
+        "XOR",
+        "NOT",
+        "IN",
+        "DISTINCT",
+        "BY",
+        "WHEN",
+        "THEN",
+        "ELSE",
+        "CASE",
+        "UNWIND",
+        "SKIP",
+        "LIMIT",
+        "CONTAINS",
+    }
+)
 
 # Procedures that only read (LadybugDB table functions and Neo4j schema procedures).
-READ_ONLY_PROCEDURES = frozenset({
-    "show_tables", "table_info", "show_connection", "db_version", "current_setting", "show_functions",
-    "db.labels", "db.relationshiptypes", "db.propertykeys", "db.schema.visualization",
-    "db.schema.nodetypeproperties", "db.schema.reltypeproperties",
-})
+READ_ONLY_PROCEDURES = frozenset(
+    {
+        "show_tables",
+        "table_info",
+        "show_connection",
+        "db_version",
+        "current_setting",
+        "show_functions",
+        "db.labels",
+        "db.relationshiptypes",
+        "db.propertykeys",
+        "db.schema.visualization",
+        "db.schema.nodetypeproperties",
+        "db.schema.reltypeproperties",
+    }
+)
 
 
 class ReadOnlyViolation(ChemgroundError):
@@ -59,7 +123,8 @@ def _is_name_position(tokens: list[Token], i: int) -> bool:
 
 
 def _declares_variable(tokens: list[Token], i: int) -> bool:
-    """True when tokens[i] names a new variable: ``... AS x`` or the start of a pattern ``(x:Label)``, ``[x]``."""
+    """True when tokens[i] names a new variable: ``... AS x`` or the start of a pattern
+    ``(x:Label)``, ``[x]``."""
     prev = tokens[i - 1].text if i > 0 else ""
     if prev.upper() == "AS":
         return True
@@ -68,7 +133,8 @@ def _declares_variable(tokens: list[Token], i: int) -> bool:
 
 
 def _is_variable_use(tokens: list[Token], i: int, declared: set[str]) -> bool:
-    """True when tokens[i] is a variable the query declared earlier, standing where an expression goes."""
+    """True when tokens[i] is a variable the query declared earlier, standing where an expression
+    goes."""
     if tokens[i].upper not in declared:
         return False
     prev = tokens[i - 1] if i > 0 else None
@@ -91,7 +157,8 @@ def _procedure_name(tokens: list[Token], i: int) -> str:
 
 
 def read_only_problem(query: str) -> tuple[str, str] | None:
-    """(clause, reason) of the first write/admin construct in ``query``, or None when it only reads."""
+    """(clause, reason) of the first write/admin construct in ``query``, or None when it only
+    reads."""
     try:
         tokens = code_tokens(query)
     except CypherSyntaxError as error:
@@ -100,7 +167,7 @@ def read_only_problem(query: str) -> tuple[str, str] | None:
         return "empty", "the query is empty"
     declared: set[str] = set()
     for i, token in enumerate(tokens):
-        if token.text == ";" and any(t.text != ";" for t in tokens[i + 1:]):
+        if token.text == ";" and any(t.text != ";" for t in tokens[i + 1 :]):
             return ";", "more than one statement (only one read-only query is allowed)"
         if token.kind == "quoted" and _declares_variable(tokens, i):
             declared.add(token.value.upper())
@@ -120,16 +187,26 @@ def read_only_problem(query: str) -> tuple[str, str] | None:
             declared.add(word)
         start = i - 1 if i >= 1 and tokens[i - 1].upper in ("EXPLAIN", "PROFILE") else i
         leading = start == 0 or tokens[start - 1].text == ";"
-        if word in WRITE_OR_ADMIN or (word in ADMIN_LEADING and leading) or (word == "COMMENT" and after == "ON"):
-            clause = f"{word} {after}" if word in ("LOAD", "DETACH", "COPY", "COMMENT") and after else word
+        if (
+            word in WRITE_OR_ADMIN
+            or (word in ADMIN_LEADING and leading)
+            or (word == "COMMENT" and after == "ON")
+        ):
+            clause = (
+                f"{word} {after}"
+                if word in ("LOAD", "DETACH", "COPY", "COMMENT") and after
+                else word
+            )
             return clause, f"it contains the write/admin clause {clause} (at offset {token.start})"
         if word == "CALL":
             if i + 1 < len(tokens) and tokens[i + 1].text == "{":
                 continue  # a subquery; its own clauses are checked like the rest
             name = _procedure_name(tokens, i + 1)
             if name.lower() not in READ_ONLY_PROCEDURES:
-                return (f"CALL {name or '?'}",
-                        f"it calls the procedure {name or '?'!r}, which is not known to be read-only")
+                return (
+                    f"CALL {name or '?'}",
+                    f"it calls the procedure {name or '?'!r}, which is not known to be read-only",
+                )
     return None
 
 
@@ -139,6 +216,7 @@ def ensure_read_only(query: str) -> None:
     if problem is not None:
         clause, reason = problem
         raise ReadOnlyViolation(
-            f"refused to run this graph query: {reason}. Graph queries are read-only; nothing was executed.",
+            f"refused to run this graph query: {reason}. Graph queries are read-only; nothing was "
+            "executed.",
             clause,
         )

@@ -19,5 +19,7 @@ def molecule_key_for(text: str, resolver: NameResolver, kb: SQLiteKB) -> str:
     else:
         key = None
     if key is None:
-        raise NotFoundError(f"{text!r} resolved to no structure and no KB compound, so it has no graph node")
+        raise NotFoundError(
+            f"{text!r} resolved to no structure and no KB compound, so it has no graph node"
+        )
     return key

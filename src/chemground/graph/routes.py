@@ -1,7 +1,8 @@
 """Deterministic route search over the reaction graph (no LLM).
 
 A route step is Molecule -[:REACTANT_OF]-> Reaction -[:PRODUCES]-> Molecule. By default a
-step follows only the reaction's *main* product (the heaviest one, ``Reaction.main_product``), so water or HCl formed
+step follows only the reaction's *main* product (the heaviest one, ``Reaction.main_product``), so
+water or HCl formed
 as by-products never become "intermediates" that join unrelated reactions.
 
 - ``find_routes``: up to k shortest routes from starting materials to a target, at most
@@ -25,10 +26,14 @@ from chemground.errors import ChemgroundError, NotFoundError
 from chemground.evidence import Evidence
 from chemground.graph.backend import GraphBackend
 
-_BACKWARD = ("MATCH (m:Molecule)-[:REACTANT_OF]->(r:Reaction)-[e:PRODUCES]->(p:Molecule) "
-             "WHERE p.key IN $keys{main} RETURN m.key AS m, r.id AS r, p.key AS p")
-_FORWARD = ("MATCH (m:Molecule)-[:REACTANT_OF]->(r:Reaction)-[e:PRODUCES]->(p:Molecule) "
-            "WHERE m.key IN $keys{main} RETURN m.key AS m, r.id AS r, p.key AS p")
+_BACKWARD = (
+    "MATCH (m:Molecule)-[:REACTANT_OF]->(r:Reaction)-[e:PRODUCES]->(p:Molecule) "
+    "WHERE p.key IN $keys{main} RETURN m.key AS m, r.id AS r, p.key AS p"
+)
+_FORWARD = (
+    "MATCH (m:Molecule)-[:REACTANT_OF]->(r:Reaction)-[e:PRODUCES]->(p:Molecule) "
+    "WHERE m.key IN $keys{main} RETURN m.key AS m, r.id AS r, p.key AS p"
+)
 MAX_FRONTIER = 20000
 MAX_PATHS_EXPLORED = 100000
 
@@ -49,20 +54,35 @@ class Route:
         return [r["id"] for r in self.reactions]
 
     def describe(self) -> str:
-        parts = [self.molecules[0].get("name") or self.molecules[0].get("smiles") or self.molecules[0]["key"]]
+        parts = [
+            self.molecules[0].get("name")
+            or self.molecules[0].get("smiles")
+            or self.molecules[0]["key"]
+        ]
         for reaction, molecule in zip(self.reactions, self.molecules[1:]):
-            parts.append(f"--[{reaction['id']}]--> {molecule.get('name') or molecule.get('smiles') or molecule['key']}")
+            parts.append(
+                f"--[{reaction['id']}]--> "
+                f"{molecule.get('name') or molecule.get('smiles') or molecule['key']}"
+            )
         return " ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
-        return {"length": self.length, "reaction_ids": self.reaction_ids, "molecules": self.molecules,
-                "reactions": self.reactions}
+        return {
+            "length": self.length,
+            "reaction_ids": self.reaction_ids,
+            "molecules": self.molecules,
+            "reactions": self.reactions,
+        }
 
     def to_evidence(self, why: str = "", score: float | None = None) -> Evidence:
         return Evidence(
-            kind="graph_path", id="route:" + ">".join(self.reaction_ids), score=score if score is not None
-            else 1.0 / self.length, match="exact", record=self.to_json(),
-            why=why or f"{self.length}-step route: {self.describe()}", retriever="graph",
+            kind="graph_path",
+            id="route:" + ">".join(self.reaction_ids),
+            score=score if score is not None else 1.0 / self.length,
+            match="exact",
+            record=self.to_json(),
+            why=why or f"{self.length}-step route: {self.describe()}",
+            retriever="graph",
             provenance={"reactions": self.reaction_ids},
         )
 
@@ -78,7 +98,9 @@ class RouteSearch:
     truncated: bool = False  # the search itself hit a size limit
 
 
-def _expand(graph: GraphBackend, template: str, keys: list[str], main_only: bool) -> list[tuple[str, str, str]]:
+def _expand(
+    graph: GraphBackend, template: str, keys: list[str], main_only: bool
+) -> list[tuple[str, str, str]]:
     query = template.format(main=" AND r.main_product = p.key" if main_only else "")
     result = graph.query(query, {"keys": keys}, limit=10_000_000, trusted=True)
     return [(row["m"], row["r"], row["p"]) for row in result.rows]
@@ -87,14 +109,24 @@ def _expand(graph: GraphBackend, template: str, keys: list[str], main_only: bool
 def _details(graph: GraphBackend, molecule_keys: set[str], reaction_ids: set[str]):
     molecules = {}
     if molecule_keys:
-        for row in graph.query("MATCH (m:Molecule) WHERE m.key IN $keys RETURN m.key AS key, m.name AS name, "
-                               "m.smiles AS smiles", {"keys": sorted(molecule_keys)}, limit=10**6, trusted=True).rows:
+        for row in graph.query(
+            "MATCH (m:Molecule) WHERE m.key IN $keys RETURN m.key AS key, m.name AS name, "
+            "m.smiles AS smiles",
+            {"keys": sorted(molecule_keys)},
+            limit=10**6,
+            trusted=True,
+        ).rows:
             molecules[row["key"]] = {k: v for k, v in row.items() if v is not None}
     reactions = {}
     if reaction_ids:
-        for row in graph.query("MATCH (r:Reaction) WHERE r.id IN $ids RETURN r.id AS id, r.source AS source, "
-                               "r.reaction_class AS reaction_class, r.yield_percent AS yield_percent, "
-                               "r.conditions AS conditions", {"ids": sorted(reaction_ids)}, limit=10**6, trusted=True).rows:
+        for row in graph.query(
+            "MATCH (r:Reaction) WHERE r.id IN $ids RETURN r.id AS id, r.source AS source, "
+            "r.reaction_class AS reaction_class, r.yield_percent AS yield_percent, "
+            "r.conditions AS conditions",
+            {"ids": sorted(reaction_ids)},
+            limit=10**6,
+            trusted=True,
+        ).rows:
             reactions[row["id"]] = {k: v for k, v in row.items() if v not in (None, "")}
     return molecules, reactions
 
@@ -103,20 +135,38 @@ def _materialise(graph: GraphBackend, raw: list[tuple[list[str], list[str]]]) ->
     molecule_keys = {k for mols, _ in raw for k in mols}
     reaction_ids = {r for _, rxns in raw for r in rxns}
     molecules, reactions = _details(graph, molecule_keys, reaction_ids)
-    return [Route([molecules.get(k, {"key": k}) for k in mols], [reactions.get(r, {"id": r}) for r in rxns])
-            for mols, rxns in raw]
+    return [
+        Route(
+            [molecules.get(k, {"key": k}) for k in mols],
+            [reactions.get(r, {"id": r}) for r in rxns],
+        )
+        for mols, rxns in raw
+    ]
 
 
 def _check(graph: GraphBackend, keys: list[str]) -> None:
-    found = {row["key"] for row in graph.query("MATCH (m:Molecule) WHERE m.key IN $keys RETURN m.key AS key",
-                                                {"keys": keys}, trusted=True).rows}
+    found = {
+        row["key"]
+        for row in graph.query(
+            "MATCH (m:Molecule) WHERE m.key IN $keys RETURN m.key AS key",
+            {"keys": keys},
+            trusted=True,
+        ).rows
+    }
     missing = [k for k in keys if k not in found]
     if missing:
         raise NotFoundError(f"not in the reaction graph: {', '.join(missing)}")
 
 
-def find_routes(graph: GraphBackend, starts: list[str], target: str, *, k: int = 5, max_depth: int = 3,
-                main_only: bool = True) -> RouteSearch:
+def find_routes(
+    graph: GraphBackend,
+    starts: list[str],
+    target: str,
+    *,
+    k: int = 5,
+    max_depth: int = 3,
+    main_only: bool = True,
+) -> RouteSearch:
     """Up to ``k`` routes (shortest first) from any of ``starts`` (molecule keys) to ``target``."""
     if max_depth < 1 or k < 1:
         raise ChemgroundError("max_depth and k must be at least 1")
@@ -182,9 +232,11 @@ def find_routes(graph: GraphBackend, starts: list[str], target: str, *, k: int =
     return search
 
 
-def forward_products(graph: GraphBackend, start: str, *, max_depth: int = 2, limit: int = 50,
-                     main_only: bool = True) -> RouteSearch:
-    """Molecules reachable from ``start`` in at most ``max_depth`` steps, each with its shortest route."""
+def forward_products(
+    graph: GraphBackend, start: str, *, max_depth: int = 2, limit: int = 50, main_only: bool = True
+) -> RouteSearch:
+    """Molecules reachable from ``start`` in at most ``max_depth`` steps, each with its shortest
+    route."""
     if max_depth < 1:
         raise ChemgroundError("max_depth must be at least 1")
     _check(graph, [start])

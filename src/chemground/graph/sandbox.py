@@ -28,9 +28,19 @@ from typing import Any
 from chemground.forking import limit_memory
 
 DEFAULT_MEMORY_MB = 2048
-MAX_REPLY_CHARS = 32_000_000  # one reply line: a larger result is refused, not shipped to the caller
-_MEMORY_SIGNS = ("bad_alloc", "Unable to allocate memory", "MemoryError", "Cannot allocate memory",
-                 "out of memory", "Out of memory", "Mmap for size", "failed to map")
+MAX_REPLY_CHARS = (
+    32_000_000  # one reply line: a larger result is refused, not shipped to the caller
+)
+_MEMORY_SIGNS = (
+    "bad_alloc",
+    "Unable to allocate memory",
+    "MemoryError",
+    "Cannot allocate memory",
+    "out of memory",
+    "Out of memory",
+    "Mmap for size",
+    "failed to map",
+)
 
 
 def _power_of_two_at_least(value: int) -> int:
@@ -41,7 +51,8 @@ def _power_of_two_at_least(value: int) -> int:
 
 
 def file_reservation(path: Path) -> int:
-    """The engine's address-space reservation for a read-only graph file (a power of two, >= 64 MiB)."""
+    """The engine's address-space reservation for a read-only graph file (a power of two, >= 64
+    MiB)."""
     try:
         size = Path(path).stat().st_size
     except OSError:
@@ -63,6 +74,7 @@ def _json_default(value: Any) -> Any:
 
 # --- values -------------------------------------------------------------------------------------
 
+
 def _clean_node(value: dict[str, Any]) -> dict[str, Any]:
     out = {"label": value.get("_LABEL")}
     out.update({k: v for k, v in value.items() if not k.startswith("_") and v is not None})
@@ -78,18 +90,32 @@ def to_plain(value: Any) -> Any:
     if isinstance(value, dict):
         if "_NODES" in value and "_RELS" in value:
             nodes = [_clean_node(n) for n in value["_NODES"]]
-            by_id = {(n["_ID"]["table"], n["_ID"]["offset"]): i for i, n in enumerate(value["_NODES"])}
+            by_id = {
+                (n["_ID"]["table"], n["_ID"]["offset"]): i for i, n in enumerate(value["_NODES"])
+            }
             rels = []
             for rel in value["_RELS"]:
                 src = by_id.get((rel["_SRC"]["table"], rel["_SRC"]["offset"]))
                 dst = by_id.get((rel["_DST"]["table"], rel["_DST"]["offset"]))
                 item = {"type": rel.get("_LABEL"), "start": src, "end": dst}
-                item.update({k: to_plain(v) for k, v in rel.items() if not k.startswith("_") and v is not None})
+                item.update(
+                    {
+                        k: to_plain(v)
+                        for k, v in rel.items()
+                        if not k.startswith("_") and v is not None
+                    }
+                )
                 rels.append(item)
             return {"nodes": nodes, "relationships": rels}
         if "_LABEL" in value and "_SRC" in value:
             item = {"type": value["_LABEL"]}
-            item.update({k: to_plain(v) for k, v in value.items() if not k.startswith("_") and v is not None})
+            item.update(
+                {
+                    k: to_plain(v)
+                    for k, v in value.items()
+                    if not k.startswith("_") and v is not None
+                }
+            )
             return item
         if "_LABEL" in value and "_ID" in value:
             return _clean_node(value)
@@ -99,6 +125,7 @@ def to_plain(value: Any) -> Any:
 
 # --- the worker ----------------------------------------------------------------------------------
 
+
 def _answer(conn, request: dict[str, Any]) -> dict[str, Any]:
     conn.set_query_timeout(max(1, int(request.get("timeout_ms") or 30000)))
     limit = int(request.get("limit") or 1000)
@@ -107,7 +134,13 @@ def _answer(conn, request: dict[str, Any]) -> dict[str, Any]:
         columns, rows, truncated = read_rows(result, limit)
     except RuntimeError as error:  # from the query or from reading its rows
         message = str(error)
-        kind = "memory" if is_memory_message(message) else "timeout" if "Interrupted" in message else "engine"
+        kind = (
+            "memory"
+            if is_memory_message(message)
+            else "timeout"
+            if "Interrupted" in message
+            else "engine"
+        )
         return {"ok": False, "kind": kind, "error": message}
     return {"ok": True, "columns": columns, "rows": rows, "truncated": truncated}
 
@@ -135,19 +168,29 @@ def read_rows(result, limit: int) -> tuple[list[str], list[dict[str, Any]], bool
 
 
 def main() -> int:
-    """The worker: open the graph read-only under the memory cap, then answer queries until stdin ends."""
+    """The worker: open the graph read-only under the memory cap, then answer queries until stdin
+    ends."""
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-    sys.stdout = open(os.devnull, "w")
+    sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - for the sandbox's lifetime
 
     def send(reply: dict[str, Any]) -> None:
         try:
             text = json.dumps(reply, ensure_ascii=False, default=_json_default)
         except MemoryError:
-            text = json.dumps({"ok": False, "kind": "memory", "error": "the result is too large to send back"})
+            text = json.dumps(
+                {"ok": False, "kind": "memory", "error": "the result is too large to send back"}
+            )
         if len(text) > MAX_REPLY_CHARS:
-            text = json.dumps({"ok": False, "kind": "size", "error": f"the result is too large ({len(text) / 1e6:.0f} "
-                               f"MB of JSON; the limit is {MAX_REPLY_CHARS / 1e6:.0f} MB): return fewer or smaller rows"})
+            text = json.dumps(
+                {
+                    "ok": False,
+                    "kind": "size",
+                    "error": f"the result is too large ({len(text) / 1e6:.0f} "
+                    f"MB of JSON; the limit is {MAX_REPLY_CHARS / 1e6:.0f} MB): return fewer or "
+                    "smaller rows",
+                }
+            )
         protocol.write(text + "\n")
         protocol.flush()
 
@@ -159,9 +202,14 @@ def main() -> int:
     try:
         import ladybug
 
-        options: dict[str, Any] = {"read_only": True, "max_num_threads": int(setup.get("threads") or 2)}
+        options: dict[str, Any] = {
+            "read_only": True,
+            "max_num_threads": int(setup.get("threads") or 2),
+        }
         if memory_mb > 0:
-            options.update(buffer_pool_size=max(64, memory_mb // 4) * 2**20, max_db_size=reservation)
+            options.update(
+                buffer_pool_size=max(64, memory_mb // 4) * 2**20, max_db_size=reservation
+            )
         database = ladybug.Database(str(path), **options)
         conn = ladybug.Connection(database, num_threads=options["max_num_threads"])
     except Exception as error:  # reported to the caller, which raises GraphError
@@ -177,7 +225,11 @@ def main() -> int:
             reply = {"ok": False, "kind": "memory", "error": "MemoryError"}
         except Exception as error:  # the query's failure, reported to the caller
             message = f"{type(error).__name__}: {error}"
-            reply = {"ok": False, "kind": "memory" if is_memory_message(message) else "engine", "error": message}
+            reply = {
+                "ok": False,
+                "kind": "memory" if is_memory_message(message) else "engine",
+                "error": message,
+            }
         send(reply)
         reply = None
     return 0
@@ -185,11 +237,18 @@ def main() -> int:
 
 # --- the caller's side ---------------------------------------------------------------------------
 
-class QuerySandbox:
-    """One worker process answering queries on one read-only graph file; restarted after a failure."""
 
-    def __init__(self, path: Path, memory_mb: int = DEFAULT_MEMORY_MB, threads: int = 2,
-                 start_timeout_s: float = 60.0) -> None:
+class QuerySandbox:
+    """One worker process answering queries on one read-only graph file; restarted after a
+    failure."""
+
+    def __init__(
+        self,
+        path: Path,
+        memory_mb: int = DEFAULT_MEMORY_MB,
+        threads: int = 2,
+        start_timeout_s: float = 60.0,
+    ) -> None:
         self.path = Path(path)
         self.memory_mb = memory_mb
         self.threads = threads
@@ -204,20 +263,33 @@ class QuerySandbox:
 
         env = dict(os.environ)
         env.setdefault("MALLOC_ARENA_MAX", "2")
-        self._stderr = tempfile.TemporaryFile()
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the sandbox
         with SPAWN_LOCK:  # see chemground.forking
-            process = subprocess.Popen([sys.executable, "-m", "chemground.graph.sandbox"], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, stderr=self._stderr, env=env, text=True,
-                                       encoding="utf-8", bufsize=1)
+            process = subprocess.Popen(
+                [sys.executable, "-m", "chemground.graph.sandbox"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr,
+                env=env,
+                text=True,
+                encoding="utf-8",
+                bufsize=1,
+            )
         self._process = process
         try:
-            process.stdin.write(json.dumps({"path": str(self.path), "memory_mb": self.memory_mb,
-                                            "threads": self.threads}) + "\n")
+            process.stdin.write(
+                json.dumps(
+                    {"path": str(self.path), "memory_mb": self.memory_mb, "threads": self.threads}
+                )
+                + "\n"
+            )
             process.stdin.flush()
             reply = self._reply(process, self.start_timeout_s)
         except (EOFError, OSError, ValueError, TimeoutError) as error:
             self._stop()
-            raise GraphError(f"cannot start the graph query process for {self.path}: {error}") from None
+            raise GraphError(
+                f"cannot start the graph query process for {self.path}: {error}"
+            ) from None
         if not reply.get("ok"):
             self._stop()
             raise GraphError(f"cannot open the reaction graph at {self.path}: {reply.get('error')}")
@@ -263,15 +335,24 @@ class QuerySandbox:
             return ""
 
     def memory_message(self) -> str:
-        return (f"the graph query ran out of memory (limit {self.memory_mb} MB) and was stopped; "
-                "return less (add LIMIT, aggregate with count(), avoid collect() over large sets)")
+        return (
+            f"the graph query ran out of memory (limit {self.memory_mb} MB) and was stopped; "
+            "return less (add LIMIT, aggregate with count(), avoid collect() over large sets)"
+        )
 
     def run(self, cypher: str, params: dict[str, Any], limit: int, timeout_s: float):
         """(columns, rows, truncated) of a read-only query; GraphQueryError on any failure."""
         from chemground.graph.backend import GraphLimitError, GraphQueryError
 
-        request = json.dumps({"cypher": cypher, "params": params, "limit": limit,
-                              "timeout_ms": int(timeout_s * 1000)}, default=_json_default)
+        request = json.dumps(
+            {
+                "cypher": cypher,
+                "params": params,
+                "limit": limit,
+                "timeout_ms": int(timeout_s * 1000),
+            },
+            default=_json_default,
+        )
         with self._lock:
             if self._process is None or self._process.poll() is not None:
                 self._stop()
@@ -292,7 +373,11 @@ class QuerySandbox:
                     pass
                 memory = is_memory_message(self._stderr_tail())
                 self._stop()
-                message = self.memory_message() if memory else "the graph query process died during the query"
+                message = (
+                    self.memory_message()
+                    if memory
+                    else "the graph query process died during the query"
+                )
                 raise GraphLimitError(message, cypher, message) from None
             if reply.get("ok"):
                 return reply["columns"], reply["rows"], reply["truncated"]

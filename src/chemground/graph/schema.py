@@ -47,7 +47,11 @@ MOLECULE = NodeType(
     key="key",
     description="a compound (one node per structure, identified by InChIKey)",
     properties=(
-        Property("key", "STRING", "unique id: the InChIKey, or 'compound:<kb id>' for a compound without a structure"),
+        Property(
+            "key",
+            "STRING",
+            "unique id: the InChIKey, or 'compound:<kb id>' for a compound without a structure",
+        ),
         Property("inchikey", "STRING", "standard InChIKey (null when no structure is known)"),
         Property("smiles", "STRING", "RDKit canonical SMILES"),
         Property("name", "STRING", "preferred name (common name, else IUPAC name)"),
@@ -64,7 +68,11 @@ REACTION = NodeType(
     description="one reaction as reported by its source",
     properties=(
         Property("id", "STRING", "reaction id in the knowledge base"),
-        Property("source", "STRING", "where it was reported (patent number, dataset, 'chemground starter set')"),
+        Property(
+            "source",
+            "STRING",
+            "where it was reported (patent number, dataset, 'chemground starter set')",
+        ),
         Property("dataset", "STRING", "dataset label"),
         Property("title", "STRING", "short title"),
         Property("reaction_class", "STRING", "named reaction class, when known"),
@@ -77,24 +85,57 @@ REACTION = NodeType(
         Property("ph", "DOUBLE", "pH"),
         Property("atmosphere", "STRING", "atmosphere (e.g. 'N2', 'H2')"),
         Property("conditions", "STRING", "all conditions as one readable line"),
-        Property("main_product", "STRING", "key of the main (heaviest) product; a synthesis step follows it"),
+        Property(
+            "main_product",
+            "STRING",
+            "key of the main (heaviest) product; a synthesis step follows it",
+        ),
     ),
 )
 
 _AMOUNT = Property("amount", "STRING", "amount as written by the source")
 
 RELATIONSHIPS: tuple[RelType, ...] = (
-    RelType("REACTANT_OF", "Molecule", "Reaction", Role.REACTANT, (_AMOUNT,),
-            "the molecule is a reactant (starting material) of the reaction"),
-    RelType("REAGENT_OF", "Molecule", "Reaction", Role.REAGENT, (_AMOUNT,),
-            "the molecule is a reagent/agent (base, acid, oxidant, coupling agent...) of the reaction"),
-    RelType("SOLVENT_OF", "Molecule", "Reaction", Role.SOLVENT, (_AMOUNT,),
-            "the molecule is a solvent of the reaction"),
-    RelType("CATALYST_OF", "Molecule", "Reaction", Role.CATALYST, (_AMOUNT,),
-            "the molecule is a catalyst of the reaction"),
-    RelType("PRODUCES", "Reaction", "Molecule", Role.PRODUCT,
-            (_AMOUNT,),
-            "the reaction produces the molecule"),
+    RelType(
+        "REACTANT_OF",
+        "Molecule",
+        "Reaction",
+        Role.REACTANT,
+        (_AMOUNT,),
+        "the molecule is a reactant (starting material) of the reaction",
+    ),
+    RelType(
+        "REAGENT_OF",
+        "Molecule",
+        "Reaction",
+        Role.REAGENT,
+        (_AMOUNT,),
+        "the molecule is a reagent/agent (base, acid, oxidant, coupling agent...) of the reaction",
+    ),
+    RelType(
+        "SOLVENT_OF",
+        "Molecule",
+        "Reaction",
+        Role.SOLVENT,
+        (_AMOUNT,),
+        "the molecule is a solvent of the reaction",
+    ),
+    RelType(
+        "CATALYST_OF",
+        "Molecule",
+        "Reaction",
+        Role.CATALYST,
+        (_AMOUNT,),
+        "the molecule is a catalyst of the reaction",
+    ),
+    RelType(
+        "PRODUCES",
+        "Reaction",
+        "Molecule",
+        Role.PRODUCT,
+        (_AMOUNT,),
+        "the reaction produces the molecule",
+    ),
 )
 
 NODES: tuple[NodeType, ...] = (MOLECULE, REACTION)
@@ -112,7 +153,9 @@ def ladybug_ddl() -> list[str]:
         statements.append(f"CREATE NODE TABLE {node.label}({columns}, PRIMARY KEY({node.key}))")
     for rel in RELATIONSHIPS:
         columns = "".join(f", {p.name} {p.type}" for p in rel.properties)
-        statements.append(f"CREATE REL TABLE {rel.type}(FROM {rel.source} TO {rel.target}{columns})")
+        statements.append(
+            f"CREATE REL TABLE {rel.type}(FROM {rel.source} TO {rel.target}{columns})"
+        )
     return statements
 
 
@@ -125,5 +168,8 @@ def describe_schema() -> str:
     lines.append("Relationships (the arrow is the synthesis flow; no other directions exist):")
     for rel in RELATIONSHIPS:
         props = ", ".join(f"{p.name} ({p.type})" for p in rel.properties)
-        lines.append(f"- (:{rel.source})-[:{rel.type}]->(:{rel.target})  {rel.description}; properties: {props}")
+        lines.append(
+            f"- (:{rel.source})-[:{rel.type}]->(:{rel.target})  {rel.description}; properties: "
+            f"{props}"
+        )
     return "\n".join(lines)

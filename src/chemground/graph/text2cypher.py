@@ -31,7 +31,7 @@ from chemground.errors import ChemgroundError
 from chemground.evidence import Evidence
 from chemground.graph.backend import GraphBackend, GraphQueryError, QueryResult, is_path
 from chemground.graph.exemplars import MODES, Exemplar, ExemplarSelector
-from chemground.graph.lexer import CypherSyntaxError, code_tokens, quote_string
+from chemground.graph.lexer import CypherSyntaxError, quote_string
 from chemground.graph.patterns import analyse, fix_direction
 from chemground.graph.readonly import ReadOnlyViolation, read_only_problem
 from chemground.graph.schema import describe_schema
@@ -65,8 +65,11 @@ def canonicalize_smiles_literals(query: str) -> tuple[str, list[str]]:
             replacements[literal] = structure.smiles
     if not replacements:
         return query, []
-    edits = [(t.start, t.end, quote_string(replacements[t.value])) for t in patterns.tokens
-             if t.kind == "string" and t.value in replacements]
+    edits = [
+        (t.start, t.end, quote_string(replacements[t.value]))
+        for t in patterns.tokens
+        if t.kind == "string" and t.value in replacements
+    ]
     for start, end, new in sorted(edits, reverse=True):
         query = query[:start] + new + query[end:]
     return query, [f"{old} -> {new}" for old, new in replacements.items()]
@@ -108,29 +111,53 @@ class Text2CypherResult:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "question": self.question, "mode": self.mode, "query": self.query, "first_query": self.first_query,
-            "ok": self.ok, "error": self.error, "error_kind": self.error_kind, "corrections": self.corrections,
-            "direction_fixes": self.direction_fixes, "unresolved_checklist": self.unresolved_checklist,
-            "exemplar_id": self.exemplar_id, "model": self.model, "usage": self.usage,
-            "seconds": round(self.seconds, 3), "result": self.result.to_json() if self.result else None,
+            "question": self.question,
+            "mode": self.mode,
+            "query": self.query,
+            "first_query": self.first_query,
+            "ok": self.ok,
+            "error": self.error,
+            "error_kind": self.error_kind,
+            "corrections": self.corrections,
+            "direction_fixes": self.direction_fixes,
+            "unresolved_checklist": self.unresolved_checklist,
+            "exemplar_id": self.exemplar_id,
+            "model": self.model,
+            "usage": self.usage,
+            "seconds": round(self.seconds, 3),
+            "result": self.result.to_json() if self.result else None,
             "trace": self.trace,
         }
 
 
 def _summarise(result: QueryResult, limit: int = 5) -> str:
     head = result.rows[:limit]
-    text = f"{len(result.rows)}{'+' if result.truncated else ''} rows; columns {result.columns}; first rows: {head}"
+    text = (
+        f"{len(result.rows)}{'+' if result.truncated else ''} rows; columns {result.columns}; "
+        f"first rows: {head}"
+    )
     return text[:2500]
 
 
 class Text2Cypher:
     """Question -> validated read-only Cypher -> rows, over one graph backend."""
 
-    def __init__(self, graph: GraphBackend, llm: LLM, *, mode: str = "one-shot-semantic",
-                 max_corrections: int = MAX_CORRECTIONS, validate: bool = True,
-                 selector: ExemplarSelector | None = None, row_limit: int = 200, timeout_s: float = 30.0) -> None:
+    def __init__(
+        self,
+        graph: GraphBackend,
+        llm: LLM,
+        *,
+        mode: str = "one-shot-semantic",
+        max_corrections: int = MAX_CORRECTIONS,
+        validate: bool = True,
+        selector: ExemplarSelector | None = None,
+        row_limit: int = 200,
+        timeout_s: float = 30.0,
+    ) -> None:
         if mode not in MODES:
-            raise ChemgroundError(f"unknown Text2Cypher mode {mode!r}; choose one of {', '.join(MODES)}")
+            raise ChemgroundError(
+                f"unknown Text2Cypher mode {mode!r}; choose one of {', '.join(MODES)}"
+            )
         if not 0 <= max_corrections <= MAX_CORRECTIONS:
             raise ChemgroundError(f"max_corrections must be between 0 and {MAX_CORRECTIONS}")
         self.graph = graph
@@ -149,7 +176,11 @@ class Text2Cypher:
         return render("graph/system", schema=self._schema, dialect=dialect)
 
     def user_prompt(self, question: str, exemplar: Exemplar | None) -> str:
-        example = render("graph/example", question=exemplar.question, cypher=exemplar.cypher) if exemplar else ""
+        example = (
+            render("graph/example", question=exemplar.question, cypher=exemplar.cypher)
+            if exemplar
+            else ""
+        )
         return render("graph/generate", example=example, question=question)
 
     # -- the loop ------------------------------------------------------------------------
@@ -157,10 +188,19 @@ class Text2Cypher:
         started = time.perf_counter()
         before = self.llm.ledger.snapshot()
         exemplar = self.selector.select(question, self.mode)
-        messages = [{"role": "system", "content": self.system_prompt()},
-                    {"role": "user", "content": self.user_prompt(question, exemplar)}]
-        out = Text2CypherResult(question, self.mode, "", "", False, exemplar_id=exemplar.id if exemplar else None,
-                                model=getattr(self.llm, "model", ""))
+        messages = [
+            {"role": "system", "content": self.system_prompt()},
+            {"role": "user", "content": self.user_prompt(question, exemplar)},
+        ]
+        out = Text2CypherResult(
+            question,
+            self.mode,
+            "",
+            "",
+            False,
+            exemplar_id=exemplar.id if exemplar else None,
+            model=getattr(self.llm, "model", ""),
+        )
         try:
             query = self._ask(messages)
             out.first_query = query
@@ -178,13 +218,17 @@ class Text2Cypher:
         messages.append({"role": "assistant", "content": reply.text})
         return extract_cypher(reply.text)
 
-    def _correct(self, messages, prompt: str, out: Text2CypherResult, step: str, detail: str) -> str | None:
+    def _correct(
+        self, messages, prompt: str, out: Text2CypherResult, step: str, detail: str
+    ) -> str | None:
         if out.corrections >= self.max_corrections:
             return None
         out.corrections += 1
         messages.append({"role": "user", "content": prompt})
         query = self._ask(messages)
-        out.trace.append({"step": step, "detail": detail, "query": query, "correction": out.corrections})
+        out.trace.append(
+            {"step": step, "detail": detail, "query": query, "correction": out.corrections}
+        )
         return query
 
     def _loop(self, question: str, query: str, messages, out: Text2CypherResult) -> None:
@@ -197,9 +241,14 @@ class Text2Cypher:
                     engine_error = reason
                 else:
                     out.ok, out.error_kind = False, "refused"
-                    out.error = str(ReadOnlyViolation(
-                        f"refused to run the generated query: {reason}. Graph queries are read-only; "
-                        "nothing was executed.", clause))
+                    out.error = str(
+                        ReadOnlyViolation(
+                            f"refused to run the generated query: {reason}. Graph queries are "
+                            "read-only; "
+                            "nothing was executed.",
+                            clause,
+                        )
+                    )
                     out.trace.append({"step": "refused", "detail": reason})
                     return
             else:
@@ -207,10 +256,18 @@ class Text2Cypher:
                 query, flips = fix_direction(query)
                 if flips:
                     out.direction_fixes.extend(issue.describe() for issue in flips)
-                    out.trace.append({"step": "direction_fix", "fixes": [i.describe() for i in flips], "query": query})
+                    out.trace.append(
+                        {
+                            "step": "direction_fix",
+                            "fixes": [i.describe() for i in flips],
+                            "query": query,
+                        }
+                    )
                 query, canon = canonicalize_smiles_literals(query)
                 if canon:
-                    out.trace.append({"step": "smiles_canonicalized", "fixes": canon, "query": query})
+                    out.trace.append(
+                        {"step": "smiles_canonicalized", "fixes": canon, "query": query}
+                    )
                 out.query = query
                 try:
                     self.graph.explain(query)
@@ -219,45 +276,85 @@ class Text2Cypher:
                     engine_error = error.engine_message
             if engine_error is not None:
                 out.trace.append({"step": "engine_error", "detail": engine_error})
-                fixed = self._correct(messages, render("graph/fix_error", error=engine_error, question=question),
-                                      out, "fix_error", engine_error)
+                fixed = self._correct(
+                    messages,
+                    render("graph/fix_error", error=engine_error, question=question),
+                    out,
+                    "fix_error",
+                    engine_error,
+                )
                 if fixed is None:
                     out.ok, out.error_kind = False, "invalid"
-                    out.error = f"the query still fails after {out.corrections} corrections: {engine_error}"
+                    out.error = (
+                        f"the query still fails after {out.corrections} corrections: {engine_error}"
+                    )
                     return
                 query = fixed
                 continue
             out.result, out.ok = result, True
-            out.trace.append({"step": "executed", "rows": len(result.rows), "truncated": result.truncated})
+            out.trace.append(
+                {"step": "executed", "rows": len(result.rows), "truncated": result.truncated}
+            )
             if not self.validate or out.corrections >= self.max_corrections:
                 return
             verdict = self._checklist(question, query, result, out)
             if verdict is None or verdict.ok:
                 return
-            problems = [f"{p.check}: {p.detail}" for p in verdict.problems] or ["the reviewer rejected the query"]
+            problems = [f"{p.check}: {p.detail}" for p in verdict.problems] or [
+                "the reviewer rejected the query"
+            ]
             if verdict.corrected_query and extract_cypher(verdict.corrected_query) != query:
                 out.corrections += 1
                 query = extract_cypher(verdict.corrected_query)
-                out.trace.append({"step": "checklist_correction", "detail": problems, "query": query,
-                                  "correction": out.corrections})
+                out.trace.append(
+                    {
+                        "step": "checklist_correction",
+                        "detail": problems,
+                        "query": query,
+                        "correction": out.corrections,
+                    }
+                )
                 continue
-            fixed = self._correct(messages, render("graph/fix_checklist", problems="\n".join(f"- {p}" for p in problems),
-                                                   question=question), out, "fix_checklist", "; ".join(problems))
+            fixed = self._correct(
+                messages,
+                render(
+                    "graph/fix_checklist",
+                    problems="\n".join(f"- {p}" for p in problems),
+                    question=question,
+                ),
+                out,
+                "fix_checklist",
+                "; ".join(problems),
+            )
             if fixed is None or fixed == query:
                 out.unresolved_checklist = problems
                 return
             query = fixed
 
-    def _checklist(self, question: str, query: str, result: QueryResult, out: Text2CypherResult) -> ChecklistVerdict | None:
-        prompt = render("graph/checklist", schema=self._schema, question=question, query=query,
-                        result=_summarise(result))
+    def _checklist(
+        self, question: str, query: str, result: QueryResult, out: Text2CypherResult
+    ) -> ChecklistVerdict | None:
+        prompt = render(
+            "graph/checklist",
+            schema=self._schema,
+            question=question,
+            query=query,
+            result=_summarise(result),
+        )
         try:
-            verdict, _ = self.llm.chat_json([{"role": "user", "content": prompt}], schema=ChecklistVerdict)
+            verdict, _ = self.llm.chat_json(
+                [{"role": "user", "content": prompt}], schema=ChecklistVerdict
+            )
         except LLMError as error:
             out.trace.append({"step": "checklist_unusable", "detail": str(error)})
             return None
-        out.trace.append({"step": "checklist", "ok": verdict.ok,
-                          "problems": [f"{p.check}: {p.detail}" for p in verdict.problems]})
+        out.trace.append(
+            {
+                "step": "checklist",
+                "ok": verdict.ok,
+                "problems": [f"{p.check}: {p.detail}" for p in verdict.problems],
+            }
+        )
         return verdict
 
 
@@ -266,34 +363,63 @@ def _reaction_path(row: dict[str, Any]) -> list[str] | None:
     for key, value in row.items():
         if is_path(value):
             return [n["id"] for n in value["nodes"] if n.get("label") == "Reaction" and "id" in n]
-        if key.lower() in ("path", "route", "reaction_path", "reaction_ids") and isinstance(value, list) \
-                and all(isinstance(v, str) for v in value):
+        if (
+            key.lower() in ("path", "route", "reaction_path", "reaction_ids")
+            and isinstance(value, list)
+            and all(isinstance(v, str) for v in value)
+        ):
             return list(value)
     return None
 
 
 def result_to_evidence(result: Text2CypherResult, backend: str = "") -> list[Evidence]:
-    """Rows as ``graph_row`` evidence; rows holding a path or an ordered reaction list as ``graph_path``."""
+    """Rows as ``graph_row`` evidence; rows holding a path or an ordered reaction list as
+    ``graph_path``."""
     if not result.ok or result.result is None:
         return []
     digest = hashlib.sha1(result.query.encode("utf-8")).hexdigest()[:10]
-    provenance = {"cypher": result.query, "backend": backend, "question": result.question, "mode": result.mode,
-                  "corrections": result.corrections, "model": result.model}
+    provenance = {
+        "cypher": result.query,
+        "backend": backend,
+        "question": result.question,
+        "mode": result.mode,
+        "corrections": result.corrections,
+        "model": result.model,
+    }
     evidence = []
     for i, row in enumerate(result.result.rows):
         path = _reaction_path(row)
         kind = "graph_path" if path else "graph_row"
-        evidence.append(Evidence(
-            kind=kind, id=f"cypher:{digest}#{i}", score=1.0, match="exact", record=row,
-            why=(f"route through reactions {' > '.join(path)}" if path else f"row {i + 1} of the Cypher answer")
-            + f" to: {result.question}",
-            retriever="graph", provenance={**provenance, **({"reactions": path} if path else {})},
-        ))
+        evidence.append(
+            Evidence(
+                kind=kind,
+                id=f"cypher:{digest}#{i}",
+                score=1.0,
+                match="exact",
+                record=row,
+                why=(
+                    f"route through reactions {' > '.join(path)}"
+                    if path
+                    else f"row {i + 1} of the Cypher answer"
+                )
+                + f" to: {result.question}",
+                retriever="graph",
+                provenance={**provenance, **({"reactions": path} if path else {})},
+            )
+        )
     return evidence
 
 
-def graph_evidence(question: str, *, workspace=None, llm: LLM | None = None, graph: GraphBackend | None = None,
-                   mode: str = "one-shot-semantic", validate: bool = True, row_limit: int = 50) -> list[Evidence]:
+def graph_evidence(
+    question: str,
+    *,
+    workspace=None,
+    llm: LLM | None = None,
+    graph: GraphBackend | None = None,
+    mode: str = "one-shot-semantic",
+    validate: bool = True,
+    row_limit: int = 50,
+) -> list[Evidence]:
     """Retriever entry point: the graph rows answering ``question`` as Evidence.
 
     Opens the graph of the workspace's KB (read-only) and the configured LLM unless given;
@@ -308,7 +434,9 @@ def graph_evidence(question: str, *, workspace=None, llm: LLM | None = None, gra
     owned = graph is None
     graph = graph or open_graph(workspace.settings.kb_path)
     try:
-        result = Text2Cypher(graph, llm, mode=mode, validate=validate, row_limit=row_limit).run(question)
+        result = Text2Cypher(graph, llm, mode=mode, validate=validate, row_limit=row_limit).run(
+            question
+        )
         if result.error_kind == "refused":
             raise ReadOnlyViolation(result.error or "refused", "generated")
         return result_to_evidence(result, backend=graph.name)

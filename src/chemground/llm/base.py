@@ -11,10 +11,11 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -54,7 +55,7 @@ class Deadline:
     scope: str = "call"  # "call" | "answer"
 
     @classmethod
-    def after(cls, seconds: float, scope: str = "call") -> "Deadline":
+    def after(cls, seconds: float, scope: str = "call") -> Deadline:
         return cls(time.monotonic() + seconds, seconds, scope)
 
     def remaining(self) -> float:
@@ -66,13 +67,20 @@ class Deadline:
     def explain(self, who: str, detail: str = "") -> str:
         """``who`` did not answer within N s (with the setting that changes N)."""
         if self.scope == "answer":
-            limit = f"the {self.seconds:g} s allowed for one answer (set {ANSWER_DEADLINE_SETTING} to change it)"
+            limit = (
+                f"the {self.seconds:g} s allowed for one answer (set {ANSWER_DEADLINE_SETTING} "
+                "to change it)"
+            )
         else:
             limit = f"{self.seconds:g} s (set {CALL_DEADLINE_SETTING} to change it)"
-        return f"{who} did not answer within {limit}" + (f"; last problem: {detail}" if detail else "")
+        return f"{who} did not answer within {limit}" + (
+            f"; last problem: {detail}" if detail else ""
+        )
 
 
-_ANSWER_BUDGET: ContextVar[Deadline | None] = ContextVar("chemground_llm_answer_budget", default=None)
+_ANSWER_BUDGET: ContextVar[Deadline | None] = ContextVar(
+    "chemground_llm_answer_budget", default=None
+)
 
 
 @contextmanager
@@ -120,7 +128,7 @@ class Usage:
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
-    def add(self, other: "Usage") -> None:
+    def add(self, other: Usage) -> None:
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
         self.calls += other.calls
@@ -131,9 +139,14 @@ class Usage:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-            "total_tokens": self.total_tokens, "calls": self.calls, "cached_calls": self.cached_calls,
-            "cost_usd": round(self.cost_usd, 6), "latency_s": round(self.latency_s, 3), "estimated": self.estimated,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+            "calls": self.calls,
+            "cached_calls": self.cached_calls,
+            "cost_usd": round(self.cost_usd, 6),
+            "latency_s": round(self.latency_s, 3),
+            "estimated": self.estimated,
         }
 
 
@@ -146,7 +159,9 @@ class LLMResponse:
     finish_reason: str | None = None
     cached: bool = False
     raw: dict[str, Any] = field(default_factory=dict)
-    cache_key: str = ""  # where the response cache holds it ("" when not cached), for ``LLM.forget``
+    cache_key: str = (
+        ""  # where the response cache holds it ("" when not cached), for ``LLM.forget``
+    )
 
 
 class UsageLedger:
@@ -171,8 +186,10 @@ class UsageLedger:
         return Usage(
             prompt_tokens=now.prompt_tokens - before.prompt_tokens,
             completion_tokens=now.completion_tokens - before.completion_tokens,
-            calls=now.calls - before.calls, cached_calls=now.cached_calls - before.cached_calls,
-            cost_usd=now.cost_usd - before.cost_usd, latency_s=now.latency_s - before.latency_s,
+            calls=now.calls - before.calls,
+            cached_calls=now.cached_calls - before.cached_calls,
+            cost_usd=now.cost_usd - before.cost_usd,
+            latency_s=now.latency_s - before.latency_s,
             estimated=now.estimated,
         )
 
@@ -188,8 +205,10 @@ class LLM(ABC):
 
     model: str = "unknown"
     is_real_model: bool = True  # False for the scripted test double
-    call_deadline_s: float | None = None    # wall clock for one call, retries included (None: none)
-    answer_deadline_s: float | None = None  # wall clock shared by all calls of one answer (see answer_budget)
+    call_deadline_s: float | None = None  # wall clock for one call, retries included (None: none)
+    answer_deadline_s: float | None = (
+        None  # wall clock shared by all calls of one answer (see answer_budget)
+    )
 
     def __init__(self) -> None:
         self.ledger = UsageLedger()
@@ -203,8 +222,9 @@ class LLM(ABC):
         """How error messages name this model ("the model at http://...")."""
         return f"the model {self.model}"
 
-    def forget(self, response: LLMResponse) -> None:
-        """Drop ``response`` from the response cache (it proved unusable). No cache: nothing to do."""
+    def forget(self, response: LLMResponse) -> None:  # noqa: B027 - optional hook
+        """Drop ``response`` from the response cache (it proved unusable). No cache: nothing to
+        do."""
 
     def answer_budget(self):
         """Context manager: the calls inside share this LLM's per-answer budget."""
@@ -237,17 +257,27 @@ class LLM(ABC):
     ) -> LLMResponse:
         """One completion. ``sample`` distinguishes repeated samples of the same prompt
         (so the response cache does not return the same answer for each)."""
-        params = {k: v for k, v in {
-            "temperature": temperature, "top_p": top_p, "max_tokens": max_tokens, "tools": tools,
-            "tool_choice": tool_choice, "stop": stop,
-        }.items() if v is not None}
+        params = {
+            k: v
+            for k, v in {
+                "temperature": temperature,
+                "top_p": top_p,
+                "max_tokens": max_tokens,
+                "tools": tools,
+                "tool_choice": tool_choice,
+                "stop": stop,
+            }.items()
+            if v is not None
+        }
         if json_mode:
             params["response_format"] = {"type": "json_object"}
         params["_cache"] = cache
         params["_sample"] = sample
         deadline = self._deadline()
         if deadline is not None and deadline.expired():
-            raise LLMDeadlineExceeded(deadline.explain(self.describe(), "the time was spent before this call"))
+            raise LLMDeadlineExceeded(
+                deadline.explain(self.describe(), "the time was spent before this call")
+            )
         params["_deadline"] = deadline
         started = time.perf_counter()
         response = self._chat(messages, params)
@@ -274,7 +304,7 @@ class LLM(ABC):
         history = list(messages)
         last_error = ""
         response: LLMResponse | None = None
-        for attempt in range(2):
+        for _attempt in range(2):
             response = self.chat(history, **params)
             try:
                 value = parse_json(response.text)
@@ -283,17 +313,30 @@ class LLM(ABC):
                 if check is not None:
                     value = check(value)
                 return value, response
-            except (JSONParseError, ValidationError, ValueError, TypeError, KeyError, IndexError,
-                    AttributeError) as error:
-                # (a ``check`` that trips over an odd shape - a list for an object, a missing key - is
+            except (
+                JSONParseError,
+                ValidationError,
+                ValueError,
+                TypeError,
+                KeyError,
+                IndexError,
+                AttributeError,
+            ) as error:
+                # (a ``check`` that trips over an odd shape - a list for an object, a missing key -
+                # is
                 # an unusable reply too, not a traceback)
                 self.forget(response)  # an unusable reply is not worth replaying from the cache
                 last_error = _short(error)
-                history = [*history, {"role": "assistant", "content": response.text},
-                           {"role": "user", "content": REASK.format(error=last_error)}]
+                history = [
+                    *history,
+                    {"role": "assistant", "content": response.text},
+                    {"role": "user", "content": REASK.format(error=last_error)},
+                ]
         snippet = (response.text if response else "")[:200].replace("\n", " ")
-        raise LLMBadOutput(f"the model ({self.model}) returned unusable output twice: {last_error}; "
-                           f"last reply began: {snippet!r}")
+        raise LLMBadOutput(
+            f"the model ({self.model}) returned unusable output twice: {last_error}; "
+            f"last reply began: {snippet!r}"
+        )
 
 
 def _short(error: Exception) -> str:
@@ -301,5 +344,7 @@ def _short(error: Exception) -> str:
     if isinstance(error, (TypeError, KeyError, IndexError, AttributeError)):
         text = f"unexpected shape ({type(error).__name__}: {error})"
     if isinstance(error, ValidationError):
-        text = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()[:5])
+        text = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()[:5]
+        )
     return text[:400]

@@ -15,21 +15,34 @@ def llm_from_settings(settings: Settings, model: str | None = None) -> LLM:
     model = model or settings.llm_model
     if not settings.llm_base_url:
         raise LLMUnavailable(
-            "this needs an LLM but none is configured: set CHEMGROUND_LLM_BASE_URL and CHEMGROUND_LLM_MODEL "
+            "this needs an LLM but none is configured: set CHEMGROUND_LLM_BASE_URL and "
+            "CHEMGROUND_LLM_MODEL "
             "(or OPENAI_BASE_URL / OPENAI_API_KEY), or pass --llm-base-url and --llm-model. "
             "Any OpenAI-compatible server works (vLLM, Ollama, llama.cpp, OpenAI)."
         )
     if not model:
-        raise LLMUnavailable("no LLM model configured: set CHEMGROUND_LLM_MODEL or pass --llm-model")
-    from chemground.llm.openai_client import OpenAICompatibleLLM  # httpx: imported when an LLM is used
+        raise LLMUnavailable(
+            "no LLM model configured: set CHEMGROUND_LLM_MODEL or pass --llm-model"
+        )
+    from chemground.llm.openai_client import (
+        OpenAICompatibleLLM,
+    )  # httpx: imported when an LLM is used
 
     return OpenAICompatibleLLM(
-        settings.llm_base_url, model, api_key=settings.llm_api_key,
-        temperature=settings.llm_temperature, top_p=settings.llm_top_p, max_tokens=settings.llm_max_tokens,
-        timeout_s=settings.llm_timeout_s, max_retries=settings.llm_max_retries,
+        settings.llm_base_url,
+        model,
+        api_key=settings.llm_api_key,
+        temperature=settings.llm_temperature,
+        top_p=settings.llm_top_p,
+        max_tokens=settings.llm_max_tokens,
+        timeout_s=settings.llm_timeout_s,
+        max_retries=settings.llm_max_retries,
         concurrency=settings.llm_concurrency,
         cache_path=(settings.cache_dir / "llm-cache.sqlite") if settings.llm_cache else None,
-        cost_per_1k_input=settings.llm_cost_per_1k_input, cost_per_1k_output=settings.llm_cost_per_1k_output,
-        call_deadline_s=settings.llm_call_deadline_s, answer_deadline_s=settings.llm_answer_deadline_s,
-        max_response_bytes=settings.llm_max_response_bytes, cache_max_entries=settings.llm_cache_max_entries,
+        cost_per_1k_input=settings.llm_cost_per_1k_input,
+        cost_per_1k_output=settings.llm_cost_per_1k_output,
+        call_deadline_s=settings.llm_call_deadline_s,
+        answer_deadline_s=settings.llm_answer_deadline_s,
+        max_response_bytes=settings.llm_max_response_bytes,
+        cache_max_entries=settings.llm_cache_max_entries,
     )

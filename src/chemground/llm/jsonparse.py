@@ -33,7 +33,7 @@ def _candidate(text: str) -> str:
     start = min(starts)
     closing = "}" if text[start] == "{" else "]"
     end = text.rfind(closing)
-    return text[start:end + 1] if end > start else text[start:]
+    return text[start : end + 1] if end > start else text[start:]
 
 
 def parse_json(text: str) -> Any:
@@ -50,15 +50,21 @@ def parse_json(text: str) -> Any:
     if not any(c in candidate for c in "{["):
         raise JSONParseError(f"no JSON object or array in the reply: {text[:120]!r}")
     if len(candidate) > MAX_REPAIR_CHARS:
-        raise JSONParseError(f"the reply is not valid JSON and too long to repair ({len(candidate):,} characters)")
+        raise JSONParseError(
+            f"the reply is not valid JSON and too long to repair ({len(candidate):,} characters)"
+        )
     if _depth(candidate) > MAX_REPAIR_DEPTH:
         raise JSONParseError(
-            f"the reply is not valid JSON and nested too deeply to repair (over {MAX_REPAIR_DEPTH} levels)")
+            f"the reply is not valid JSON and nested too deeply to repair (over {MAX_REPAIR_DEPTH} "
+            "levels)"
+        )
     try:
         value = json_repair.loads(candidate)
-    except Exception as error:  # noqa: BLE001 - json-repair raises assorted errors on hopeless input
+    except Exception as error:
         raise JSONParseError(f"unrepairable JSON: {str(error)[:200]}") from None
-    if value in ("", None) or (isinstance(value, (dict, list)) and not value and candidate.strip() not in ("{}", "[]")):
+    if value in ("", None) or (
+        isinstance(value, (dict, list)) and not value and candidate.strip() not in ("{}", "[]")
+    ):
         raise JSONParseError(f"no usable JSON in the reply: {text[:120]!r}")
     return value
 

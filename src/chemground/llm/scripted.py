@@ -6,7 +6,8 @@ can mistake them for a model's output.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from chemground.llm.base import LLM, LLMError, LLMResponse, Message, Usage
 
@@ -17,7 +18,9 @@ class ScriptedLLM(LLM):
     model = "scripted"
     is_real_model = False
 
-    def __init__(self, replies: Sequence[Reply] | Callable[[list[Message]], "str | LLMResponse"]) -> None:
+    def __init__(
+        self, replies: Sequence[Reply] | Callable[[list[Message]], str | LLMResponse]
+    ) -> None:
         super().__init__()
         self._replies = replies
         self._index = 0
@@ -37,8 +40,13 @@ class ScriptedLLM(LLM):
         if isinstance(reply, LLMResponse):
             return reply
         prompt_chars = sum(len(str(m.get("content") or "")) for m in messages)
-        return LLMResponse(text=reply, model=self.model,
-                           usage=Usage(prompt_tokens=prompt_chars // 4, completion_tokens=len(reply) // 4, estimated=True))
+        return LLMResponse(
+            text=reply,
+            model=self.model,
+            usage=Usage(
+                prompt_tokens=prompt_chars // 4, completion_tokens=len(reply) // 4, estimated=True
+            ),
+        )
 
     @property
     def remaining(self) -> int:

@@ -14,122 +14,299 @@ from chemground.reasoning.query import Aspect
 _MASS_UNIT = r"(?:mg|g|kg|grams?|milligrams?|kilograms?|gram)(?![/\w])"
 _MOL_UNIT = r"(?:mol|moles?|mmol|millimoles?|millimol|kmol)(?![/\w])"
 _NUM = r"\d+(?:[.,]\d+)?(?:\s*[x×*]\s*10\^?-?\d+|e-?\d+)?"
-_TARGET = r"(?:moles?|mol|mmol|millimoles?|grams?|mass|weigh\w*|molecules|amount of substance|mg|kg|g)"
+_TARGET = (
+    r"(?:moles?|mol|mmol|millimoles?|grams?|mass|weigh\w*|molecules|amount of substance|mg|kg|g)"
+)
 # Tool-computable properties (chemground.routing sends them to the tools channel). They come first:
-# "how much does 2 mol of X weigh" is a conversion, not a molecular weight; "bp in °C" is a boiling point.
+# "how much does 2 mol of X weigh" is a conversion, not a molecular weight; "bp in °C" is a boiling
+# point.
 TOOL_RULES: list[tuple[Aspect, str]] = [
-    (Aspect.AMOUNT, rf"\b{_NUM}\s*{_MASS_UNIT}.*\b(?:moles?|mol|mmol|millimoles?|molecules|amount of substance)\b"
-                    rf"|\b{_NUM}\s*{_MOL_UNIT}.*\b(?:grams?|g|mg|kg|mass|weigh\w*|molecules)\b(?!/)"
-                    rf"|\b(?:how many|number of|what|convert|express|calculate)\b.*\b{_TARGET}\b.*\b{_NUM}\s*(?:{_MASS_UNIT}|{_MOL_UNIT})"
-                    rf"|\b{_NUM}\s*(?:{_MASS_UNIT}|{_MOL_UNIT})\s*(?:of\s+)?x\s*(?:->|→|=|to|in|into|as)\s*{_TARGET}\b"
-                    rf"|\b(?:moles?|mol|mmol)\s+(?:in|of|are in|is)\s+{_NUM}\s*{_MASS_UNIT}"
-                    rf"|\bgrams?\s+(?:in|of|are in|is)\s+{_NUM}\s*{_MOL_UNIT}"
-                    rf"|\b(?:moles?|mol|mmol|millimoles?|molecules)\b.*\b{_NUM}\s*{_MASS_UNIT}"
-                    rf"|\b(?:grams?|mass|mg)\b.*\b{_NUM}\s*{_MOL_UNIT}"),
-    (Aspect.BALANCE, r"\bbalanc(e|es|ed|ing)\b|\bstoichiometric coefficients\b|\bcoefficients (of|for|in) (the|this)"),
-    (Aspect.QED, r"\bqed\b|\bquantitative estimate of drug|\bdrug-?likeness score\b|\bdrug-?likeness \(qed\)"),
-    (Aspect.LIPINSKI, r"\blipinski|\brule of (5|five)\b|\bro5\b|\bdrug-?like(ness)?\b|\borally (bioavailable|active)\b"
-                      r"|\brule-of-(5|five)\b|\bfive rules?\b"),
-    (Aspect.LOGP, r"\b[cx]?log ?p(ow)?\b|\blog ?k ?ow\b|\bpartition coeff?icient\b|\blipophil|\bhydrophob"
-                  r"|\boctanol[- /]?(water|h2o)\b|\bcrippen\b|\bfat[- ]solub|\bgreasy\b|\bgreasier\b"),
-    (Aspect.TPSA, r"\btpsa\b|\bpsa\b|\bpolar surface\b|\bsurface area\b|\bmore polar\b|\bless polar\b"),
-    (Aspect.HBD, r"\b(h|hydrogen)[- ]?bond(ing)?[- ]donors?\b|\bdonors?\b.{0,12}\b(h|hydrogen)[- ]?bond|\bhbds?\b|\b(h|hydrogen)[- ]donors?\b|\bdonor (atoms|groups|count)\b"
-                 r"|\b(how many|number of|count of|no\. of|#)\s*(h-?bond |hydrogen[- ]bond(ing)? )?donors?\b"),
-    (Aspect.HBA, r"\b(h|hydrogen)[- ]?bond(ing)?[- ]acceptors?\b|\bacceptors?\b.{0,12}\b(h|hydrogen)[- ]?bond|\bhbas?\b|\b(h|hydrogen)[- ]acceptors?\b|\bacceptor (atoms|groups|count)\b"
-                 r"|\b(how many|number of|count of|no\. of|#)\s*(h-?bond |hydrogen[- ]bond(ing)? )?acceptors?\b"),
-    (Aspect.ROTATABLE_BONDS, r"\brotat(a|e)ble\b|\brotor(s)?\b|\bfreely rotating\b|\bn ?rot ?b\b|\brot\.? bonds?\b"
-                             r"|\bhow flexible\b|\bflexibility\b"),
-    (Aspect.STEREOCENTRES, r"\bstereo[- ]?(cent(re|er)s?|genic|isomers?|atoms?)\b|\bchiral (cent(re|er)s?|carbons?|atoms?)\b|\bchirality cent"
-                           r"|\b(is|are) x (\w+ )?chiral\b|\bhow many chiral\b|\bchiral\?|\bchirality\b(?! of the)"
-                           r"|\basymmetric (carbons?|cent(re|er)s?|atoms?)\b|\b(r|s)/(s|r) cent"),
-    (Aspect.RING_COUNT, r"\b(how many|number of|count|counts?|no\. of|#|num)\b.*\brings?\b(?!-)"
-                        r"|\bring count\b|\brings? (does|do|has|have|are there|in)\b|\brings\?"),
+    (
+        Aspect.AMOUNT,
+        rf"\b{_NUM}\s*{_MASS_UNIT}.*\b(?:moles?|mol|mmol|millimoles?|molecules|amount of "
+        r"substance)\b"
+        rf"|\b{_NUM}\s*{_MOL_UNIT}.*\b(?:grams?|g|mg|kg|mass|weigh\w*|molecules)\b(?!/)"
+        r"|\b(?:how many|number "
+        rf"of|what|convert|express|calculate)\b.*\b{_TARGET}\b.*\b{_NUM}\s*(?:{_MASS_UNIT}|{_MOL_UNIT})"
+        rf"|\b{_NUM}\s*(?:{_MASS_UNIT}|{_MOL_UNIT})\s*(?:of\s+)?x\s*(?:->|→|=|to|in|into|as)\s*{_TARGET}\b"
+        rf"|\b(?:moles?|mol|mmol)\s+(?:in|of|are in|is)\s+{_NUM}\s*{_MASS_UNIT}"
+        rf"|\bgrams?\s+(?:in|of|are in|is)\s+{_NUM}\s*{_MOL_UNIT}"
+        rf"|\b(?:moles?|mol|mmol|millimoles?|molecules)\b.*\b{_NUM}\s*{_MASS_UNIT}"
+        rf"|\b(?:grams?|mass|mg)\b.*\b{_NUM}\s*{_MOL_UNIT}",
+    ),
+    (
+        Aspect.BALANCE,
+        r"\bbalanc(e|es|ed|ing)\b|\bstoichiometric coefficients\b|\bcoefficients (of|for|in) "
+        r"(the|this)",
+    ),
+    (
+        Aspect.QED,
+        r"\bqed\b|\bquantitative estimate of drug|\bdrug-?likeness score\b|\bdrug-?likeness "
+        r"\(qed\)",
+    ),
+    (
+        Aspect.LIPINSKI,
+        r"\blipinski|\brule of (5|five)\b|\bro5\b|\bdrug-?like(ness)?\b|\borally "
+        r"(bioavailable|active)\b"
+        r"|\brule-of-(5|five)\b|\bfive rules?\b",
+    ),
+    (
+        Aspect.LOGP,
+        r"\b[cx]?log ?p(ow)?\b|\blog ?k ?ow\b|\bpartition coeff?icient\b|\blipophil|\bhydrophob"
+        r"|\boctanol[- /]?(water|h2o)\b|\bcrippen\b|\bfat[- ]solub|\bgreasy\b|\bgreasier\b",
+    ),
+    (
+        Aspect.TPSA,
+        r"\btpsa\b|\bpsa\b|\bpolar surface\b|\bsurface area\b|\bmore polar\b|\bless polar\b",
+    ),
+    (
+        Aspect.HBD,
+        r"\b(h|hydrogen)[- ]?bond(ing)?[- ]donors?\b|\bdonors?\b.{0,12}\b(h|hydrogen)[- "
+        r"]?bond|\bhbds?\b|\b(h|hydrogen)[- ]donors?\b|\bdonor (atoms|groups|count)\b"
+        r"|\b(how many|number of|count of|no\. of|#)\s*(h-?bond |hydrogen[- ]bond(ing)? "
+        r")?donors?\b",
+    ),
+    (
+        Aspect.HBA,
+        r"\b(h|hydrogen)[- ]?bond(ing)?[- ]acceptors?\b|\bacceptors?\b.{0,12}\b(h|hydrogen)[- "
+        r"]?bond|\bhbas?\b|\b(h|hydrogen)[- ]acceptors?\b|\bacceptor (atoms|groups|count)\b"
+        r"|\b(how many|number of|count of|no\. of|#)\s*(h-?bond |hydrogen[- ]bond(ing)? "
+        r")?acceptors?\b",
+    ),
+    (
+        Aspect.ROTATABLE_BONDS,
+        r"\brotat(a|e)ble\b|\brotor(s)?\b|\bfreely rotating\b|\bn ?rot ?b\b|\brot\.? bonds?\b"
+        r"|\bhow flexible\b|\bflexibility\b",
+    ),
+    (
+        Aspect.STEREOCENTRES,
+        r"\bstereo[- ]?(cent(re|er)s?|genic|isomers?|atoms?)\b|\bchiral "
+        r"(cent(re|er)s?|carbons?|atoms?)\b|\bchirality cent"
+        r"|\b(is|are) x (\w+ )?chiral\b|\bhow many chiral\b|\bchiral\?|\bchirality\b(?! of the)"
+        r"|\basymmetric (carbons?|cent(re|er)s?|atoms?)\b|\b(r|s)/(s|r) cent",
+    ),
+    (
+        Aspect.RING_COUNT,
+        r"\b(how many|number of|count|counts?|no\. of|#|num)\b.*\brings?\b(?!-)"
+        r"|\bring count\b|\brings? (does|do|has|have|are there|in)\b|\brings\?",
+    ),
     (Aspect.INCHIKEY, r"\b(standard )?inchi ?-?key\b(?!\s*:?\s*[a-z]{14}-)"),
     (Aspect.INCHI, r"\b(standard )?inchi\b(?!=)|\binternational chemical identifier\b"),
-    (Aspect.FUNCTIONAL_GROUPS, r"\bfunctional (groups?|groupings)\b|\bfunctionalit(y|ies)\b|\bmoiet(y|ies)\b"
-                               r"|\bwhich groups\b|\bwhat groups\b|\bfunctional grps?\b|\bfg'?s\b"),
+    (
+        Aspect.FUNCTIONAL_GROUPS,
+        r"\bfunctional (groups?|groupings)\b|\bfunctionalit(y|ies)\b|\bmoiet(y|ies)\b"
+        r"|\bwhich groups\b|\bwhat groups\b|\bfunctional grps?\b|\bfg'?s\b",
+    ),
     (Aspect.FLASH_POINT, r"\bflash ?-?points?\b|\bflashpoint\b"),
-    (Aspect.BOILING_POINT, r"\bboil(s|ing|ed)?\b|\bb\.?\s?p\.?(?=\s|$|\?)|\bbpt\b|\bvapou?ri[sz](es|ation) temperature\b"),
-    (Aspect.MELTING_POINT, r"\bmelt(s|ing|ed)?\b|\bm\.?\s?p\.?(?=\s|$|\?)|\bmpt\b|\bfreez(e|es|ing) point\b|\bfusion point\b"),
-    (Aspect.DENSITY, r"\bdensit(y|ies)\b|\bdenser\b|\bg/ml\b|\bg/cm3\b|\bg ?cm-3\b|\bspecific gravity\b|\bhow dense\b"),
-    (Aspect.HAZARDS, r"\bghs\b|\bhazard(s|ous)?\b|\bsafety (data|information|info)\b|\bis x (safe|dangerous|toxic)\b"
-                     r"|\bcarcinogen(ic|icity)?\b|\bexposure limits?\b|\bpictograms?\b|\bh-?statements?\b"
-                     r"|\bsignal word\b|\bhow (toxic|dangerous)\b|\btoxicity\b"),
+    (
+        Aspect.BOILING_POINT,
+        r"\bboil(s|ing|ed)?\b|\bb\.?\s?p\.?(?=\s|$|\?)|\bbpt\b|\bvapou?ri[sz](es|ation) "
+        r"temperature\b",
+    ),
+    (
+        Aspect.MELTING_POINT,
+        r"\bmelt(s|ing|ed)?\b|\bm\.?\s?p\.?(?=\s|$|\?)|\bmpt\b|\bfreez(e|es|ing) point\b|\bfusion "
+        r"point\b",
+    ),
+    (
+        Aspect.DENSITY,
+        r"\bdensit(y|ies)\b|\bdenser\b|\bg/ml\b|\bg/cm3\b|\bg ?cm-3\b|\bspecific gravity\b|\bhow "
+        r"dense\b",
+    ),
+    (
+        Aspect.HAZARDS,
+        r"\bghs\b|\bhazard(s|ous)?\b|\bsafety (data|information|info)\b|\bis x "
+        r"(safe|dangerous|toxic)\b"
+        r"|\bcarcinogen(ic|icity)?\b|\bexposure limits?\b|\bpictograms?\b|\bh-?statements?\b"
+        r"|\bsignal word\b|\bhow (toxic|dangerous)\b|\btoxicity\b",
+    ),
 ]
 
 # Phrasings that must win over the generic rules below: an arrow or "gives?" asks for the
 # product ("rxn: PhCHO + NaBH4 in EtOH -> ?"), "which reactions use X as solvent" lists reactions
 # (not the solvent), "what do people call X" asks for the common name, "mol wt" is a weight.
 _FIRST_RULES: list[tuple[Aspect, str]] = [
-    (Aspect.REACTANTS, r"<-\s*\?|\bfrom\s*\?\s*$|\b(which|what) (\w+ )?and (\w+ )?(give|gives|form|forms)\b"),
-    (Aspect.PRODUCT, r"(->|→|=>)\s*(\?|(the |what |which )?products?\s*\??|what\s*\??)\s*$"
-                     r"|^(?!.*\b(yields?|temp\w*|solvents?|catalysts?|reagents?|conditions|how long|time|base)\b).*\bgives?\s*\?\s*$"
-                     r"|\bgives? (which|what)\b|\bwhat'?s? (is )?left after\b|^\s*(give|name|predict|draw|what is|what's)"
-                     r" (me )?(the )?(main |major )?products?\b"),
-    (Aspect.REACTIONS, r"^\s*(which|what) reactions\b|\b(list|show|find)( me)?( all)?( the)? reactions\b"
-                       r"|\breactions (that |which )?(use|used|using|involve|involving|employ|have)\b"),
-    (Aspect.MOLECULAR_WEIGHT, r"\bnot (the )?(exact|monoisotopic|accurate) mass\b|\bmol\.? ?wts?\b|\bm\.? ?wt\b|\bmolwt\b|\bgrams? (per|a|/) ?mole?s?\b|\bg (per|/) ?mol\b"
-                              r"|\bg ?mol-1\b|\bg·mol"),
-    (Aspect.SYNONYMS, r"\bwhat (do|does|did|would) (people|chemists|we|you|they|most people|everyone|pharmacists) "
-                      r"(usually |normally |commonly )?call\b|\b(usual|everyday|common|trivial|familiar|popular|street|"
-                      r"colloquial|household|non-systematic|lay) names?\b|\bbetter known as\b|\bknown as what\b"),
-    (Aspect.SMILES_TO_NAME, r"\bname the following\b|\bname (this|the following|that) (molecule|compound|structure|smiles)\b"
-                            r"|\bsystematically\b|\bsystematic(al)? nam"),
-    (Aspect.DESCRIPTION, r"^\s*(please )?(summari[sz]e|give (me )?(a |an )?(summary|overview) of)\b|\bsummary of what\b"),
+    (
+        Aspect.REACTANTS,
+        r"<-\s*\?|\bfrom\s*\?\s*$|\b(which|what) (\w+ )?and (\w+ )?(give|gives|form|forms)\b",
+    ),
+    (
+        Aspect.PRODUCT,
+        r"(->|→|=>)\s*(\?|(the |what |which )?products?\s*\??|what\s*\??)\s*$"
+        r"|^(?!.*\b(yields?|temp\w*|solvents?|catalysts?|reagents?|conditions|how "
+        r"long|time|base)\b).*\bgives?\s*\?\s*$"
+        r"|\bgives? (which|what)\b|\bwhat'?s? (is )?left after\b|^\s*(give|name|predict|draw|what "
+        r"is|what's)"
+        r" (me )?(the )?(main |major )?products?\b",
+    ),
+    (
+        Aspect.REACTIONS,
+        r"^\s*(which|what) reactions\b|\b(list|show|find)( me)?( all)?( the)? reactions\b"
+        r"|\breactions (that |which )?(use|used|using|involve|involving|employ|have)\b",
+    ),
+    (
+        Aspect.MOLECULAR_WEIGHT,
+        r"\bnot (the )?(exact|monoisotopic|accurate) mass\b|\bmol\.? ?wts?\b|\bm\.? "
+        r"?wt\b|\bmolwt\b|\bgrams? (per|a|/) ?mole?s?\b|\bg (per|/) ?mol\b"
+        r"|\bg ?mol-1\b|\bg·mol",
+    ),
+    (
+        Aspect.SYNONYMS,
+        r"\bwhat (do|does|did|would) (people|chemists|we|you|they|most "
+        r"people|everyone|pharmacists) "
+        r"(usually |normally |commonly "
+        r")?call\b|\b(usual|everyday|common|trivial|familiar|popular|street|"
+        r"colloquial|household|non-systematic|lay) names?\b|\bbetter known as\b|\bknown as what\b",
+    ),
+    (
+        Aspect.SMILES_TO_NAME,
+        r"\bname the following\b|\bname (this|the following|that) "
+        r"(molecule|compound|structure|smiles)\b"
+        r"|\bsystematically\b|\bsystematic(al)? nam",
+    ),
+    (
+        Aspect.DESCRIPTION,
+        r"^\s*(please )?(summari[sz]e|give (me )?(a |an )?(summary|overview) of)\b|\bsummary of "
+        r"what\b",
+    ),
 ]
 
-_RULES: list[tuple[Aspect, str]] = TOOL_RULES + _FIRST_RULES + [
-    (Aspect.ROUTE, r"\broutes?\b|\bpath(way)?s? (from|to|between)\b|\bsynthetic (route|path|sequence)\b"
-                   r"|\bhow (can|do|could|would) (i|we|you|one) (get|go) from x to x\b|\bfrom x to x in\b"
-                   r"|\bin (two|three|four|\d) steps\b|\bmulti-?step\b|\bwhat can (i|we|you|one) make from x\b"
-                   r"|\bintermediates? (between|from)\b"),
-    (Aspect.EXACT_MASS, r"\b(exact|monoisotopic|accurate)\s+mass\b"),
-    (Aspect.MOLECULAR_WEIGHT, r"\b(molecular|molar|formula|mol\.?)\s*(weight|mass)\b|\bmw\b|\bm\.w\.|\bhow heavy\b"
-                              r"|\bweigh(s|t)?\b|\bg/mol\b|\bheavier\b|\blighter\b|\bheaviest\b|\blightest\b"),
-    (Aspect.FORMULA, r"\b(molecular|chemical|empirical|sum)\s+formula\b|\bformula\b"),
-    (Aspect.SMILES_TO_NAME, r"\biupac\b|\bsystematic name\b|\bchemical name\b|\bname (of|for) (the )?(compound|molecule|structure|smiles)\b"
-                            r"|\bwhat is (the )?name\b|\bname (this|it)\b|\bwhat is x called\b|\bx is called\b|\bhow is x named\b"
-                            r"|\bconvert x (in)?to (a |its |the )?(iupac )?name\b|\bwhat'?s x called\b"),
-    (Aspect.NAME_TO_SMILES, r"\bsmiles\b|\bstructure (of|for)\b|\bdraw\b|\bconvert x (in)?to (a )?(structure|smiles)\b"
-                            r"|\bstructural formula\b"),
-    (Aspect.SYNONYMS, r"\bsynonyms?\b|\bother names?\b|\bcommon name\b|\btrade names?\b|\balso (known|called)\b"
-                      r"|\baka\b|\bbrand names?\b|\balternative names?\b"),
-    (Aspect.SIMILAR, r"\bsimilar\b|\banalog(ue)?s?\b|\bresembl|\blook(s)? like\b|\brelated (compounds|structures|molecules)\b"
-                     r"|\bstructurally close\b|\bneighbou?rs?\b"),
-    (Aspect.YIELD, r"\by(ei|ie)ld\b(?!s)(?! of x)|\byeild|\bwhat (percent|percentage)\b|\bhow much (product|of x) (was|is) (obtained|formed|isolated)\b"
-                   r"|\b(percent|%) yield\b|\byield of\b|\bhow efficient\b|\bconversion\b(?! of x (in)?to x)"),
-    (Aspect.REAGENT, r"^\s*(what|which)?\s*('s |is |are )?(the )?bases?\b(?! (peak|pair|metal))|\bbase (for|in|used)\b"
-                     r"|\b(which|what) (oxidant|reductant|borohydride|hydride|reducing agent|oxidi[sz]ing agent)s?\b"
-                     r"|\b(oxidant|reductant)s? (for|in|used)\b"),
-    (Aspect.CATALYST, r"\bcataly[sz](t|ts|ed|es|ing|is)\b|\bcatalytic\b|\bcatalist\b|\bcat\.?\s*\?\s*$"),
-    (Aspect.SOLVENT, r"\bsolvents?\b|\bmedium\b|\bdissolved in\b|\bin what (liquid|medium)\b"),
-    (Aspect.REAGENT, r"\breagents?\b|\bwhich base\b|\bwhat base\b|\boxidi[sz]ing agent\b|\breducing agent\b|\bcoupling agent\b"
-                     r"|\bactivat(or|ing agent)\b"),
-    (Aspect.TEMPERATURE, r"\btemperature\b|\btemps?\b|\btemp(er|re)a?ture\b|\btempreature\b|\bhow (hot|warm|cold)\b|\bat what temp|\b°c\b|\bdegrees\b|\bheated to\b"),
-    (Aspect.TIME, r"\bhow long\b|\b(reaction|rxn|rx) time\b|\bduration\b|\bhow many (hours|minutes|days)\b|\bfor how long\b"),
-    (Aspect.CONDITIONS, r"\bconditions?\b|\bcondit?ons?\b|\bcondtions?\b|\bhow (can|could|do|does|is|are|would) (i |you |we |one )?(convert|transform|turn)\b"
-                        r"|\bhow (can|could|is|are) x (be )?(converted|transformed|turned)\b|\bhow (is|was|are|were|do|does|can|could|should) (the |this |that )?(reaction|coupling|"
-                        r"esterification|alkylation|step|it) (be )?(run|done|carried out|performed|conducted)\b|\bprocedure\b|\bprotocol\b"),
-    (Aspect.REACTANTS, r"\breactants?\b|\bstarting materials?\b|\bprecursors?\b|\bhow (is|are|was|were|can|could|do|does|would) (i |you |one |we )?"
-                       r"(make|made|prepare|prepared|synthesi[sz]e|synthesi[sz]ed|produce|produced|obtain|obtained|get)\b"
-                       r"|\b(synthesis|preparation|route) (of|to)\b|\bwhat (is|are) (needed|required) to (make|prepare|synthesi[sz]e)\b"
-                       r"|\bfrom what\b|\bmade from\b|\bwhat reacts to (give|form)\b|\bwhich (compounds?|reactants?|materials?) (give|form|gives|forms)\b"
-                       r"|\bhow to (make|prepare|synthesi[sz]e)\b|\bretrosynthe"
-                       r"|\bwhat do (i|you|we|one) need to (make|synthesi[sz]e|prepare|produce|obtain)\b"
-                       r"|\b(which|what) (materials|compounds|reactants|chemicals|reagents|substances) (are |were )?"
-                       r"(combined|react|reacted|used|needed|required|mixed) to (give|produce|make|form|prepare|obtain)\b"
-                       r"|\bhow (is|are|was|were|can|could|do|does|would|should) (i |you |one |we )?x (be )?"
-                       r"(made|prepared|synthesi[sz]ed|produced|obtained|formed|accessed)\b"),
-    (Aspect.REACTIONS, r"\b(which|what|list( the)?|all( the)?|show( me)?( the)?) reactions\b|\breactions (of|involving|with|using|that use|where)\b"
-                       r"|\bin which reactions?\b|\bwhere is x used\b|\breactions? x (takes|take) part in\b"),
-    (Aspect.PRODUCT, r"\bproducts?\b|\bwhat (forms|is formed|will form|would form|is produced|do (i|you|we) get|happens)\b"
-                     r"|\bwhat (does|do|will|would) x (and x )?(give|form|produce|yield|afford|become|turn into|make)\b"
-                     r"|\b(gives|forms|affords|yields|produces) what\b|\bresult(s|ing)? (of|from)\b|\boutcome\b"
-                     r"|\breacts? with\b|\bwhat do i get\b|\bif (i|you|we) (mix|combine|react|treat|heat)\b|\bwhen x (and x )?(react|is treated|are mixed|are combined)\b"
-                     r"|\bx \+ x\b|\bx (and|with) x\b.*\?|\bget from\b"),
-    (Aspect.DESCRIPTION, r"\bdescri(be|ption)\b|\btell me about\b|\bwhat (is|are) x\b|\bwhat kind of\b|\bwhat type of\b"
-                         r"|\binformation (on|about)\b|\bused for\b|\bwhat do you know about\b|\bexplain\b|\bwho is\b|\bwhat's x\b"),
-]
+_RULES: list[tuple[Aspect, str]] = (
+    TOOL_RULES
+    + _FIRST_RULES
+    + [
+        (
+            Aspect.ROUTE,
+            r"\broutes?\b|\bpath(way)?s? (from|to|between)\b|\bsynthetic (route|path|sequence)\b"
+            r"|\bhow (can|do|could|would) (i|we|you|one) (get|go) from x to x\b|\bfrom x to x in\b"
+            r"|\bin (two|three|four|\d) steps\b|\bmulti-?step\b|\bwhat can (i|we|you|one) make "
+            r"from x\b"
+            r"|\bintermediates? (between|from)\b",
+        ),
+        (Aspect.EXACT_MASS, r"\b(exact|monoisotopic|accurate)\s+mass\b"),
+        (
+            Aspect.MOLECULAR_WEIGHT,
+            r"\b(molecular|molar|formula|mol\.?)\s*(weight|mass)\b|\bmw\b|\bm\.w\.|\bhow heavy\b"
+            r"|\bweigh(s|t)?\b|\bg/mol\b|\bheavier\b|\blighter\b|\bheaviest\b|\blightest\b",
+        ),
+        (Aspect.FORMULA, r"\b(molecular|chemical|empirical|sum)\s+formula\b|\bformula\b"),
+        (
+            Aspect.SMILES_TO_NAME,
+            r"\biupac\b|\bsystematic name\b|\bchemical name\b|\bname (of|for) (the "
+            r")?(compound|molecule|structure|smiles)\b"
+            r"|\bwhat is (the )?name\b|\bname (this|it)\b|\bwhat is x called\b|\bx is "
+            r"called\b|\bhow is x named\b"
+            r"|\bconvert x (in)?to (a |its |the )?(iupac )?name\b|\bwhat'?s x called\b",
+        ),
+        (
+            Aspect.NAME_TO_SMILES,
+            r"\bsmiles\b|\bstructure (of|for)\b|\bdraw\b|\bconvert x (in)?to (a "
+            r")?(structure|smiles)\b"
+            r"|\bstructural formula\b",
+        ),
+        (
+            Aspect.SYNONYMS,
+            r"\bsynonyms?\b|\bother names?\b|\bcommon name\b|\btrade names?\b|\balso "
+            r"(known|called)\b"
+            r"|\baka\b|\bbrand names?\b|\balternative names?\b",
+        ),
+        (
+            Aspect.SIMILAR,
+            r"\bsimilar\b|\banalog(ue)?s?\b|\bresembl|\blook(s)? like\b|\brelated "
+            r"(compounds|structures|molecules)\b"
+            r"|\bstructurally close\b|\bneighbou?rs?\b",
+        ),
+        (
+            Aspect.YIELD,
+            r"\by(ei|ie)ld\b(?!s)(?! of x)|\byeild|\bwhat (percent|percentage)\b|\bhow much "
+            r"(product|of x) (was|is) (obtained|formed|isolated)\b"
+            r"|\b(percent|%) yield\b|\byield of\b|\bhow efficient\b|\bconversion\b(?! of x (in)?to "
+            r"x)",
+        ),
+        (
+            Aspect.REAGENT,
+            r"^\s*(what|which)?\s*('s |is |are )?(the )?bases?\b(?! (peak|pair|metal))|\bbase "
+            r"(for|in|used)\b"
+            r"|\b(which|what) (oxidant|reductant|borohydride|hydride|reducing agent|oxidi[sz]ing "
+            r"agent)s?\b"
+            r"|\b(oxidant|reductant)s? (for|in|used)\b",
+        ),
+        (
+            Aspect.CATALYST,
+            r"\bcataly[sz](t|ts|ed|es|ing|is)\b|\bcatalytic\b|\bcatalist\b|\bcat\.?\s*\?\s*$",
+        ),
+        (Aspect.SOLVENT, r"\bsolvents?\b|\bmedium\b|\bdissolved in\b|\bin what (liquid|medium)\b"),
+        (
+            Aspect.REAGENT,
+            r"\breagents?\b|\bwhich base\b|\bwhat base\b|\boxidi[sz]ing agent\b|\breducing "
+            r"agent\b|\bcoupling agent\b"
+            r"|\bactivat(or|ing agent)\b",
+        ),
+        (
+            Aspect.TEMPERATURE,
+            r"\btemperature\b|\btemps?\b|\btemp(er|re)a?ture\b|\btempreature\b|\bhow "
+            r"(hot|warm|cold)\b|\bat what temp|\b°c\b|\bdegrees\b|\bheated to\b",
+        ),
+        (
+            Aspect.TIME,
+            r"\bhow long\b|\b(reaction|rxn|rx) time\b|\bduration\b|\bhow many "
+            r"(hours|minutes|days)\b|\bfor how long\b",
+        ),
+        (
+            Aspect.CONDITIONS,
+            r"\bconditions?\b|\bcondit?ons?\b|\bcondtions?\b|\bhow "
+            r"(can|could|do|does|is|are|would) (i |you |we |one )?(convert|transform|turn)\b"
+            r"|\bhow (can|could|is|are) x (be )?(converted|transformed|turned)\b|\bhow "
+            r"(is|was|are|were|do|does|can|could|should) (the |this |that )?(reaction|coupling|"
+            r"esterification|alkylation|step|it) (be )?(run|done|carried "
+            r"out|performed|conducted)\b|\bprocedure\b|\bprotocol\b",
+        ),
+        (
+            Aspect.REACTANTS,
+            r"\breactants?\b|\bstarting materials?\b|\bprecursors?\b|\bhow "
+            r"(is|are|was|were|can|could|do|does|would) (i |you |one |we )?"
+            r"(make|made|prepare|prepared|synthesi[sz]e|synthesi[sz]ed|produce|produced|obtain|obtained|get)\b"
+            r"|\b(synthesis|preparation|route) (of|to)\b|\bwhat (is|are) (needed|required) to "
+            r"(make|prepare|synthesi[sz]e)\b"
+            r"|\bfrom what\b|\bmade from\b|\bwhat reacts to (give|form)\b|\bwhich "
+            r"(compounds?|reactants?|materials?) (give|form|gives|forms)\b"
+            r"|\bhow to (make|prepare|synthesi[sz]e)\b|\bretrosynthe"
+            r"|\bwhat do (i|you|we|one) need to (make|synthesi[sz]e|prepare|produce|obtain)\b"
+            r"|\b(which|what) (materials|compounds|reactants|chemicals|reagents|substances) (are "
+            r"|were )?"
+            r"(combined|react|reacted|used|needed|required|mixed) to "
+            r"(give|produce|make|form|prepare|obtain)\b"
+            r"|\bhow (is|are|was|were|can|could|do|does|would|should) (i |you |one |we )?x (be )?"
+            r"(made|prepared|synthesi[sz]ed|produced|obtained|formed|accessed)\b",
+        ),
+        (
+            Aspect.REACTIONS,
+            r"\b(which|what|list( the)?|all( the)?|show( me)?( the)?) reactions\b|\breactions "
+            r"(of|involving|with|using|that use|where)\b"
+            r"|\bin which reactions?\b|\bwhere is x used\b|\breactions? x (takes|take) part in\b",
+        ),
+        (
+            Aspect.PRODUCT,
+            r"\bproducts?\b|\bwhat (forms|is formed|will form|would form|is produced|do (i|you|we) "
+            r"get|happens)\b"
+            r"|\bwhat (does|do|will|would) x (and x )?(give|form|produce|yield|afford|become|turn "
+            r"into|make)\b"
+            r"|\b(gives|forms|affords|yields|produces) what\b|\bresult(s|ing)? "
+            r"(of|from)\b|\boutcome\b"
+            r"|\breacts? with\b|\bwhat do i get\b|\bif (i|you|we) "
+            r"(mix|combine|react|treat|heat)\b|\bwhen x (and x )?(react|is treated|are mixed|are "
+            r"combined)\b"
+            r"|\bx \+ x\b|\bx (and|with) x\b.*\?|\bget from\b",
+        ),
+        (
+            Aspect.DESCRIPTION,
+            r"\bdescri(be|ption)\b|\btell me about\b|\bwhat (is|are) x\b|\bwhat kind of\b|\bwhat "
+            r"type of\b"
+            r"|\binformation (on|about)\b|\bused for\b|\bwhat do you know "
+            r"about\b|\bexplain\b|\bwho is\b|\bwhat's x\b",
+        ),
+    ]
+)
 _COMPILED = [(aspect, re.compile(pattern)) for aspect, pattern in _RULES]
 
 

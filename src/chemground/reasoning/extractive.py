@@ -8,10 +8,9 @@ When the KB holds no evidence it says so plainly, and says what it found that is
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
-
-from collections import Counter
 
 from chemground.evidence import Evidence
 from chemground.reasoning.query import Aspect, QueryTuple
@@ -21,14 +20,56 @@ from chemground.routing import TOOL_ASPECTS
 # Acids, Lewis acids and bases a record may file as a reagent although a chemist calls them the
 # catalyst (AlCl3 in a Friedel-Crafts acylation, H2SO4 in a nitration, piperidine in a Knoevenagel).
 _ACID_OR_BASE_SMILES = {
-    "OS(=O)(=O)O", "Cl", "[H]Cl", "Br", "O=S(=O)(O)C(F)(F)F", "Cc1ccc(S(=O)(=O)O)cc1", "CS(=O)(=O)O",
-    "O=C(O)C(F)(F)F", "OP(=O)(O)O", "CC(=O)O", "O=[N+]([O-])O", "CCN(CC)CC", "CCN(C(C)C)C(C)C", "c1ccncc1",
-    "CN(C)c1ccncc1", "C1CCNCC1", "C1CCC2=NCCCN2CC1", "[Na+].[OH-]", "[K+].[OH-]", "[Li+].[OH-]", "[OH-].[Na+]",
-    "[OH-].[K+]", "[OH-].[Li+]", "O=C([O-])[O-].[K+].[K+]", "O=C([O-])[O-].[Cs+].[Cs+]", "O=C([O-])[O-].[Na+].[Na+]",
-    "CC(C)(C)[O-].[K+]", "CC(C)(C)[O-].[Na+]", "C[O-].[Na+]", "CC[O-].[Na+]", "[H-].[Na+]", "[NaH]",
+    "OS(=O)(=O)O",
+    "Cl",
+    "[H]Cl",
+    "Br",
+    "O=S(=O)(O)C(F)(F)F",
+    "Cc1ccc(S(=O)(=O)O)cc1",
+    "CS(=O)(=O)O",
+    "O=C(O)C(F)(F)F",
+    "OP(=O)(O)O",
+    "CC(=O)O",
+    "O=[N+]([O-])O",
+    "CCN(CC)CC",
+    "CCN(C(C)C)C(C)C",
+    "c1ccncc1",
+    "CN(C)c1ccncc1",
+    "C1CCNCC1",
+    "C1CCC2=NCCCN2CC1",
+    "[Na+].[OH-]",
+    "[K+].[OH-]",
+    "[Li+].[OH-]",
+    "[OH-].[Na+]",
+    "[OH-].[K+]",
+    "[OH-].[Li+]",
+    "O=C([O-])[O-].[K+].[K+]",
+    "O=C([O-])[O-].[Cs+].[Cs+]",
+    "O=C([O-])[O-].[Na+].[Na+]",
+    "CC(C)(C)[O-].[K+]",
+    "CC(C)(C)[O-].[Na+]",
+    "C[O-].[Na+]",
+    "CC[O-].[Na+]",
+    "[H-].[Na+]",
+    "[NaH]",
 }
 _CANONICAL: set[str] = set()
-_LEWIS_ELEMENTS = {"Al", "Fe", "Ti", "Zn", "Sn", "Sc", "Bi", "In", "B", "Yb", "La", "Ce", "Zr", "Hf"}
+_LEWIS_ELEMENTS = {
+    "Al",
+    "Fe",
+    "Ti",
+    "Zn",
+    "Sn",
+    "Sc",
+    "Bi",
+    "In",
+    "B",
+    "Yb",
+    "La",
+    "Ce",
+    "Zr",
+    "Hf",
+}
 _HALOGENS = {"F", "Cl", "Br", "I"}
 
 
@@ -44,7 +85,9 @@ def is_acid_base_or_lewis_acid(smiles: str | None) -> bool:
     if mol is None or mol.GetNumHeavyAtoms() > 14:
         return False
     if not _CANONICAL:
-        _CANONICAL.update(Chem.MolToSmiles(m) for m in map(Chem.MolFromSmiles, _ACID_OR_BASE_SMILES) if m)
+        _CANONICAL.update(
+            Chem.MolToSmiles(m) for m in map(Chem.MolFromSmiles, _ACID_OR_BASE_SMILES) if m
+        )
     if Chem.MolToSmiles(mol) in _CANONICAL:
         return True
     elements = {a.GetSymbol() for a in mol.GetAtoms()}
@@ -88,16 +131,25 @@ class ExtractiveReasoner:
             from chemground.routing import is_chemistry
 
             if not is_chemistry(query):
-                return Reasoned("This question is out of scope: it names no compound, reaction or chemistry "
-                                "property that the knowledge base, the tools or the papers could answer.", None,
-                                "not_understood", notes=["out of scope"])
-            hint = query.problems[0] if query.problems else "could not tell what the question asks for"
+                return Reasoned(
+                    "This question is out of scope: it names no compound, reaction or chemistry "
+                    "property that the knowledge base, the tools or the papers could answer.",
+                    None,
+                    "not_understood",
+                    notes=["out of scope"],
+                )
+            hint = (
+                query.problems[0] if query.problems else "could not tell what the question asks for"
+            )
             return Reasoned(f"I {hint}.", None, "not_understood")
         classes = find_classes(query.question)
         if classes:
             query = without_class_words(query, classes)
         tools = [e for e in evidence if e.kind == "tool_result"]
-        if tools or (query.aspect in TOOL_ASPECTS and not any(e.kind in ("compound", "computed") for e in evidence)):
+        if tools or (
+            query.aspect in TOOL_ASPECTS
+            and not any(e.kind in ("compound", "computed") for e in evidence)
+        ):
             from chemground.reasoning.tool_answers import tool_answer
             from chemground.retrieval.tools import unresolved_mentions
 
@@ -107,16 +159,22 @@ class ExtractiveReasoner:
         if not query.resolved_mentions:
             problems = "; ".join(query.problems) or "no compound was recognised"
             similar = self._similar_note(evidence)
-            return Reasoned(f"I could not identify the compound(s) in the question: {problems}.{similar}", None,
-                            "not_understood")
+            return Reasoned(
+                f"I could not identify the compound(s) in the question: {problems}.{similar}",
+                None,
+                "not_understood",
+            )
         if query.level == "reaction":
             return self._reaction(query, evidence, classes)
         reasoned = self._compound(query, evidence)
         unresolved = [m.text for m in query.mentions if not m.resolved]
         if unresolved and reasoned.status == "answered":
             reasoned.status = "partial"
-            reasoned.notes.append("could not resolve " + ", ".join(repr(u) for u in unresolved)
-                                  + " to a compound; the answer is about the compound(s) that were resolved")
+            reasoned.notes.append(
+                "could not resolve "
+                + ", ".join(repr(u) for u in unresolved)
+                + " to a compound; the answer is about the compound(s) that were resolved"
+            )
             reasoned.answer += " (Not resolved: " + ", ".join(repr(u) for u in unresolved) + ".)"
         return reasoned
 
@@ -128,9 +186,16 @@ class ExtractiveReasoner:
             text = " ".join(str(e.record.get("snippet") or e.record.get("text") or "").split())
             where = e.record.get("title") or e.record.get("path", "")
             lines.append(f"{text} [{e.id}{', ' + str(where) if where else ''}]")
-        return Reasoned("From the papers:\n" + "\n".join(lines), [e.id for e in chunks[:snippets]], "answered",
-                        [e.citation() for e in chunks[:snippets]],
-                        ["extractive: the passages are quoted, not summarised; use an LLM reasoner for a synthesis"])
+        return Reasoned(
+            "From the papers:\n" + "\n".join(lines),
+            [e.id for e in chunks[:snippets]],
+            "answered",
+            [e.citation() for e in chunks[:snippets]],
+            [
+                "extractive: the passages are quoted, not summarised; use an LLM reasoner for a "
+                "synthesis"
+            ],
+        )
 
     # -- compounds -----------------------------------------------------------------------------
     def _compound(self, query: QueryTuple, evidence: list[Evidence]) -> Reasoned:
@@ -139,10 +204,16 @@ class ExtractiveReasoner:
         if aspect == Aspect.SIMILAR:
             similar = [e for e in evidence if e.match == "similar" and e.kind == "compound"]
             if not similar:
-                return Reasoned("The knowledge base holds no structurally similar compound.", [], "no_evidence")
+                return Reasoned(
+                    "The knowledge base holds no structurally similar compound.", [], "no_evidence"
+                )
             names = [f"{e.record.get('name') or e.record.get('smiles')} ({e.why})" for e in similar]
-            return Reasoned("Similar compounds: " + "; ".join(names) + ".",
-                            [e.record.get("smiles") for e in similar], "answered", [e.citation() for e in similar])
+            return Reasoned(
+                "Similar compounds: " + "; ".join(names) + ".",
+                [e.record.get("smiles") for e in similar],
+                "answered",
+                [e.citation() for e in similar],
+            )
         if not exact:
             fuzzy = [e for e in evidence if e.kind == "compound"]
             if fuzzy:
@@ -152,87 +223,169 @@ class ExtractiveReasoner:
                 inner.notes.append(f"no exact match; answered for the closest record: {top.why}")
                 inner.answer = f"(closest match: {top.record.get('name')}) " + inner.answer
                 return inner
-            return Reasoned("The knowledge base holds no record for this compound.", None, "no_evidence")
+            return Reasoned(
+                "The knowledge base holds no record for this compound.", None, "no_evidence"
+            )
         top = exact[0]
         r = top.record
         name = r.get("name") or r.get("common_name") or r.get("iupac_name") or r.get("smiles")
         cite = [top.citation()]
         if aspect == Aspect.MOLECULAR_WEIGHT:
             if r.get("molecular_weight") is None:
-                return Reasoned(f"No molecular weight is known for {name}.", None, "no_evidence", cite)
+                return Reasoned(
+                    f"No molecular weight is known for {name}.", None, "no_evidence", cite
+                )
             mw = round(float(r["molecular_weight"]), 2)
             label = "mean molar mass" if r.get("kind") == "mixture" else "molecular weight"
             formula = f", {r['formula']}" if r.get("formula") else ""
-            return Reasoned(f"The {label} of {name} is {mw:.2f} g/mol{formula}.", mw, "answered", cite,
-                            ["computed by RDKit from the structure (average atomic weights)"])
+            return Reasoned(
+                f"The {label} of {name} is {mw:.2f} g/mol{formula}.",
+                mw,
+                "answered",
+                cite,
+                ["computed by RDKit from the structure (average atomic weights)"],
+            )
         if aspect == Aspect.EXACT_MASS:
             if r.get("exact_mass") is None:
                 return Reasoned(f"No exact mass is known for {name}.", None, "no_evidence", cite)
             mass = round(float(r["exact_mass"]), 4)
-            return Reasoned(f"The monoisotopic (exact) mass of {name} is {mass:.4f} Da.", mass, "answered", cite)
+            return Reasoned(
+                f"The monoisotopic (exact) mass of {name} is {mass:.4f} Da.", mass, "answered", cite
+            )
         if aspect == Aspect.FORMULA:
             if not r.get("formula"):
                 return Reasoned(f"No formula is known for {name}.", None, "no_evidence", cite)
-            return Reasoned(f"The molecular formula of {name} is {r['formula']}.", r["formula"], "answered", cite)
+            return Reasoned(
+                f"The molecular formula of {name} is {r['formula']}.",
+                r["formula"],
+                "answered",
+                cite,
+            )
         if aspect == Aspect.NAME_TO_SMILES:
             if not r.get("smiles"):
-                return Reasoned(f"{name} has no single structure in the knowledge base (kind: {r.get('kind')}).",
-                                None, "no_evidence", cite)
-            return Reasoned(f"The SMILES of {name} is {r['smiles']}.", r["smiles"], "answered", cite)
+                return Reasoned(
+                    f"{name} has no single structure in the knowledge base (kind: "
+                    f"{r.get('kind')}).",
+                    None,
+                    "no_evidence",
+                    cite,
+                )
+            return Reasoned(
+                f"The SMILES of {name} is {r['smiles']}.", r["smiles"], "answered", cite
+            )
         if aspect == Aspect.SMILES_TO_NAME:
             iupac = r.get("iupac_name")
             if iupac:
                 common = r.get("common_name")
                 extra = f" (common name: {common})" if common and common != iupac else ""
-                return Reasoned(f"The IUPAC name of {r.get('smiles')} is {iupac}{extra}.", iupac, "answered", cite)
+                return Reasoned(
+                    f"The IUPAC name of {r.get('smiles')} is {iupac}{extra}.",
+                    iupac,
+                    "answered",
+                    cite,
+                )
             other = r.get("common_name") or (r.get("synonyms") or [None])[0] or r.get("name")
             if other:
-                return Reasoned(f"The knowledge base has no IUPAC name for {r.get('smiles')}; it is known as {other}.",
-                                other, "partial", cite)
-            return Reasoned(f"The knowledge base holds no name for {r.get('smiles')} (formula {r.get('formula')}).",
-                            None, "no_evidence", cite)
+                return Reasoned(
+                    f"The knowledge base has no IUPAC name for {r.get('smiles')}; it is known as "
+                    f"{other}.",
+                    other,
+                    "partial",
+                    cite,
+                )
+            return Reasoned(
+                f"The knowledge base holds no name for {r.get('smiles')} (formula "
+                f"{r.get('formula')}).",
+                None,
+                "no_evidence",
+                cite,
+            )
         if aspect == Aspect.SYNONYMS:
-            names = [n for n in [r.get("iupac_name"), r.get("common_name"), *(r.get("synonyms") or [])] if n]
+            names = [
+                n
+                for n in [r.get("iupac_name"), r.get("common_name"), *(r.get("synonyms") or [])]
+                if n
+            ]
             names = list(dict.fromkeys(names))
             if not names:
-                return Reasoned(f"No names are recorded for {r.get('smiles')}.", [], "no_evidence", cite)
-            return Reasoned(f"{name} is also known as: " + "; ".join(names[:12]) + ".", names, "answered", cite)
+                return Reasoned(
+                    f"No names are recorded for {r.get('smiles')}.", [], "no_evidence", cite
+                )
+            return Reasoned(
+                f"{name} is also known as: " + "; ".join(names[:12]) + ".", names, "answered", cite
+            )
         if aspect == Aspect.DESCRIPTION:
-            facts = ", ".join(x for x in [r.get("formula"),
-                                          f"{r['molecular_weight']:.2f} g/mol" if r.get("molecular_weight") else None,
-                                          f"SMILES {r['smiles']}" if r.get("smiles") else None] if x)
+            facts = ", ".join(
+                x
+                for x in [
+                    r.get("formula"),
+                    f"{r['molecular_weight']:.2f} g/mol" if r.get("molecular_weight") else None,
+                    f"SMILES {r['smiles']}" if r.get("smiles") else None,
+                ]
+                if x
+            )
             if r.get("description"):
-                return Reasoned(f"{name} ({facts}): {r['description']}", r["description"], "answered", cite)
-            return Reasoned(f"{name}: {facts}. The knowledge base has no descriptive text for it.", None, "partial",
-                            cite)
-        return Reasoned(f"{name}: {r.get('formula')}, SMILES {r.get('smiles')}.", r.get("smiles"), "partial", cite)
+                return Reasoned(
+                    f"{name} ({facts}): {r['description']}", r["description"], "answered", cite
+                )
+            return Reasoned(
+                f"{name}: {facts}. The knowledge base has no descriptive text for it.",
+                None,
+                "partial",
+                cite,
+            )
+        return Reasoned(
+            f"{name}: {r.get('formula')}, SMILES {r.get('smiles')}.",
+            r.get("smiles"),
+            "partial",
+            cite,
+        )
 
     # -- reactions -----------------------------------------------------------------------------
-    def _reaction(self, query: QueryTuple, evidence: list[Evidence],
-                  classes: list[ClassMention] | None = None) -> Reasoned:
+    def _reaction(
+        self, query: QueryTuple, evidence: list[Evidence], classes: list[ClassMention] | None = None
+    ) -> Reasoned:
         classes = classes or []
         asked = [m for m in query.mentions]
         names = " and ".join(repr(m.text) for m in asked) or "the compounds asked"
         unresolved = [m.text for m in asked if not m.resolved]
         graph = [e for e in evidence if e.kind in ("graph_path", "graph_row")]
-        if query.aspect == Aspect.ROUTE or (graph and not any(e.kind == "reaction" for e in evidence)):
-            return self._graph(query, graph, " and ".join(repr(m.text) for m in query.resolved_mentions))
+        if query.aspect == Aspect.ROUTE or (
+            graph and not any(e.kind == "reaction" for e in evidence)
+        ):
+            return self._graph(
+                query, graph, " and ".join(repr(m.text) for m in query.resolved_mentions)
+            )
         reactions = [e for e in evidence if e.kind == "reaction"]
         class_names = " / ".join(c.name for c in classes)
-        unresolved_note = (" I could not resolve " + ", ".join(repr(u) for u in unresolved) + " to a compound."
-                           if unresolved else "")
+        unresolved_note = (
+            " I could not resolve " + ", ".join(repr(u) for u in unresolved) + " to a compound."
+            if unresolved
+            else ""
+        )
         if not reactions:
             if classes:
                 known = [c for c in classes if c.known]
-                what = (f"no {class_names} reaction" if not known else
-                        f"no {class_names} reaction" + (f" involving {names}" if asked else ""))
-                return Reasoned(f"The knowledge base holds {what}.{unresolved_note}", None, "no_evidence")
+                what = (
+                    f"no {class_names} reaction"
+                    if not known
+                    else f"no {class_names} reaction" + (f" involving {names}" if asked else "")
+                )
+                return Reasoned(
+                    f"The knowledge base holds {what}.{unresolved_note}", None, "no_evidence"
+                )
             if not query.resolved_mentions:
                 problems = "; ".join(query.problems) or "no compound was recognised"
-                return Reasoned(f"I could not identify the compound(s) in the question: {problems}.", None,
-                                "not_understood")
-            return Reasoned(f"The knowledge base holds no reaction involving {names}.{unresolved_note}", None,
-                            "no_evidence")
+                return Reasoned(
+                    f"I could not identify the compound(s) in the question: {problems}.",
+                    None,
+                    "not_understood",
+                )
+            return Reasoned(
+                f"The knowledge base holds no reaction involving {names}.{unresolved_note}",
+                None,
+                "no_evidence",
+            )
         if classes and not asked:
             return self._class_answer(query.aspect, reactions, class_names)
         top = reactions[0]
@@ -245,21 +398,32 @@ class ExtractiveReasoner:
             head = f"Reactions with {', '.join(roles)}" if roles else f"Reactions involving {names}"
             if partial:
                 head = f"No reaction matches all of {names}; the closest ({top.why})"
-            return Reasoned(head + ": " + " | ".join(listed) + "." + unresolved_note, [e.id for e in shown],
-                            "partial" if partial else "answered", [e.citation() for e in shown])
+            return Reasoned(
+                head + ": " + " | ".join(listed) + "." + unresolved_note,
+                [e.id for e in shown],
+                "partial" if partial else "answered",
+                [e.citation() for e in shown],
+            )
         result = self._read(aspect, top.record)
         notes = []
         if result is None:
             for other in reactions[1:]:
                 if other.match == top.match and self._read(aspect, other.record) is not None:
-                    notes.append(f"the best-matching reaction {top.id} records no {aspect.value}; "
-                                 f"taken from {other.id}, which has the same compounds")
+                    notes.append(
+                        f"the best-matching reaction {top.id} records no {aspect.value}; "
+                        f"taken from {other.id}, which has the same compounds"
+                    )
                     top, result = other, self._read(aspect, other.record)
                     break
         if result is None:
             what = "best-matching" if not partial else "closest"
-            return Reasoned(f"The {what} reaction ({top.id}: {self._summary(top.record)}) records no "
-                            f"{aspect.value}.{unresolved_note}", None, "no_evidence", [top.citation()])
+            return Reasoned(
+                f"The {what} reaction ({top.id}: {self._summary(top.record)}) records no "
+                f"{aspect.value}.{unresolved_note}",
+                None,
+                "no_evidence",
+                [top.citation()],
+            )
         text, value, filed = result
         if filed:
             notes.append(filed)
@@ -268,20 +432,30 @@ class ExtractiveReasoner:
         if variants:
             notes.append(variants)
         if partial:
-            text = (f"No reaction in the knowledge base matches all of {names} in the roles asked; the closest "
-                    f"({top.why}) gives: {text}")
+            text = (
+                f"No reaction in the knowledge base matches all of {names} in the roles asked; the "
+                "closest "
+                f"({top.why}) gives: {text}"
+            )
             notes.append(f"closest match only: {top.why}")
         source = top.record.get("source") or top.record.get("dataset")
         text += f" [reaction {top.id}" + (f", {source}" if source else "") + "]" + unresolved_note
         return Reasoned(text, value, "partial" if partial else "answered", [top.citation()], notes)
 
-    def _class_answer(self, aspect: Aspect | None, reactions: list[Evidence], class_names: str) -> Reasoned:
-        """A class and no compound ("reagent for Boc deprotection?"): what the class's reactions record,
+    def _class_answer(
+        self, aspect: Aspect | None, reactions: list[Evidence], class_names: str
+    ) -> Reasoned:
+        """A class and no compound ("reagent for Boc deprotection?"): what the class's reactions
+        record,
         most common first, with counts."""
         n = len(reactions)
         cite = [e.citation() for e in reactions]
         ids = ", ".join(e.id for e in reactions[:8]) + (", ..." if n > 8 else "")
-        role_key = {Aspect.SOLVENT: "solvents", Aspect.CATALYST: "catalysts", Aspect.REAGENT: "reagents"}.get(aspect)  # type: ignore[arg-type]
+        role_key = {
+            Aspect.SOLVENT: "solvents",
+            Aspect.CATALYST: "catalysts",
+            Aspect.REAGENT: "reagents",
+        }.get(aspect)  # type: ignore[arg-type]
         if role_key:
             counts: Counter = Counter()
             smiles: dict[str, str] = {}
@@ -299,39 +473,71 @@ class ExtractiveReasoner:
                     for p in e.record.get(key) or []:
                         smiles.setdefault(p.get("name") or p.get("smiles"), p.get("smiles"))
             if not counts:
-                return Reasoned(f"None of the {n} {class_names} reactions in the knowledge base records a "
-                                f"{role_key[:-1]}.", None, "no_evidence", cite)
+                return Reasoned(
+                    f"None of the {n} {class_names} reactions in the knowledge base records a "
+                    f"{role_key[:-1]}.",
+                    None,
+                    "no_evidence",
+                    cite,
+                )
             ranked = [name for name, _ in counts.most_common()]
             top_count = counts[ranked[0]]
             tied = [name for name in ranked if counts[name] == top_count]
-            rest = [f"{name} ({counts[name]} of {n})" for name in ranked[len(tied):6]]
+            rest = [f"{name} ({counts[name]} of {n})" for name in ranked[len(tied) : 6]]
             label = role_key[:-1]
-            head = (f"{tied[0]} ({top_count} of {n})" if len(tied) == 1 else
-                    " and ".join(tied) + f" (each in {top_count} of {n})")
-            text = (f"Across the {n} {class_names} reactions in the knowledge base, the {label} is most often "
-                    f"{head}" + ("; also " + ", ".join(rest) if rest else "") + f". [reactions {ids}]")
+            head = (
+                f"{tied[0]} ({top_count} of {n})"
+                if len(tied) == 1
+                else " and ".join(tied) + f" (each in {top_count} of {n})"
+            )
+            text = (
+                f"Across the {n} {class_names} reactions in the knowledge base, the {label} is "
+                "most often "
+                f"{head}" + ("; also " + ", ".join(rest) if rest else "") + f". [reactions {ids}]"
+            )
             notes = [f"counted over the {n} reactions of the class; no compound was named"]
             if filed_as:
                 notes.append("; ".join(sorted(set(filed_as.values()))))
             return Reasoned(text, ranked, "answered", cite, notes)
         if aspect in (Aspect.TEMPERATURE, Aspect.TIME, Aspect.YIELD):
-            key, unit = {Aspect.TEMPERATURE: ("temperature_c", " °C"), Aspect.TIME: ("time_h", " h"),
-                         Aspect.YIELD: ("yield_percent", "%")}[aspect]
+            key, unit = {
+                Aspect.TEMPERATURE: ("temperature_c", " °C"),
+                Aspect.TIME: ("time_h", " h"),
+                Aspect.YIELD: ("yield_percent", "%"),
+            }[aspect]
             values = [e.record.get(key) for e in reactions if e.record.get(key) is not None]
             if not values:
-                return Reasoned(f"None of the {n} {class_names} reactions records a {aspect.value}.", None,
-                                "no_evidence", cite)
+                return Reasoned(
+                    f"None of the {n} {class_names} reactions records a {aspect.value}.",
+                    None,
+                    "no_evidence",
+                    cite,
+                )
             counts = Counter(values)
-            common, times = counts.most_common(1)[0]
-            spread = f" (range {min(values):g}–{max(values):g}{unit} over {len(values)} reactions)" \
-                if len(counts) > 1 else f" (all {len(values)} reactions)"
-            return Reasoned(f"{class_names} reactions in the knowledge base are typically run at "
-                            f"{common:g}{unit}{spread}. [reactions {ids}]" if aspect == Aspect.TEMPERATURE else
-                            f"{aspect.value.capitalize()} of {class_names} reactions in the knowledge base: most often "
-                            f"{common:g}{unit}{spread}. [reactions {ids}]", common, "answered", cite,
-                            [f"most common value over the {n} reactions of the class"])
+            common, _times = counts.most_common(1)[0]
+            spread = (
+                f" (range {min(values):g}–{max(values):g}{unit} over {len(values)} reactions)"
+                if len(counts) > 1
+                else f" (all {len(values)} reactions)"
+            )
+            return Reasoned(
+                f"{class_names} reactions in the knowledge base are typically run at "
+                f"{common:g}{unit}{spread}. [reactions {ids}]"
+                if aspect == Aspect.TEMPERATURE
+                else f"{aspect.value.capitalize()} of {class_names} reactions in the knowledge "
+                "base: most often "
+                f"{common:g}{unit}{spread}. [reactions {ids}]",
+                common,
+                "answered",
+                cite,
+                [f"most common value over the {n} reactions of the class"],
+            )
         if aspect == Aspect.CONDITIONS:
-            temps = Counter(e.record.get("temperature_c") for e in reactions if e.record.get("temperature_c") is not None)
+            temps = Counter(
+                e.record.get("temperature_c")
+                for e in reactions
+                if e.record.get("temperature_c") is not None
+            )
             solvents: Counter = Counter()
             for e in reactions:
                 for p in e.record.get("solvents") or []:
@@ -344,15 +550,33 @@ class ExtractiveReasoner:
             if solvents:
                 top_count = solvents.most_common(1)[0][1]
                 value["solvents"] = [name for name, c in solvents.most_common() if c == top_count]
-                parts.append("solvent " + ", ".join(f"{name} ({c} of {n})" for name, c in solvents.most_common(3)))
+                parts.append(
+                    "solvent "
+                    + ", ".join(f"{name} ({c} of {n})" for name, c in solvents.most_common(3))
+                )
             if not parts:
-                return Reasoned(f"None of the {n} {class_names} reactions records conditions.", None, "no_evidence",
-                                cite)
-            return Reasoned(f"Typical conditions of the {n} {class_names} reactions in the knowledge base: "
-                            + "; ".join(parts) + f". [reactions {ids}]", value, "answered", cite)
+                return Reasoned(
+                    f"None of the {n} {class_names} reactions records conditions.",
+                    None,
+                    "no_evidence",
+                    cite,
+                )
+            return Reasoned(
+                f"Typical conditions of the {n} {class_names} reactions in the knowledge base: "
+                + "; ".join(parts)
+                + f". [reactions {ids}]",
+                value,
+                "answered",
+                cite,
+            )
         listed = [f"{e.id}: {self._summary(e.record)}" for e in reactions[:10]]
-        return Reasoned(f"The knowledge base holds {n} {class_names} reaction(s); name a compound to ask about "
-                        f"one of them: " + " | ".join(listed), [e.id for e in reactions], "partial", cite)
+        return Reasoned(
+            f"The knowledge base holds {n} {class_names} reaction(s); name a compound to ask about "
+            f"one of them: " + " | ".join(listed),
+            [e.id for e in reactions],
+            "partial",
+            cite,
+        )
 
     @staticmethod
     def _graph(query: QueryTuple, graph: list[Evidence], names: str) -> Reasoned:
@@ -360,19 +584,37 @@ class ExtractiveReasoner:
         if paths:
             lines = []
             for i, e in enumerate(paths, 1):
-                lines.append(f"{i}. ({e.record['length']} step{'s' if e.record['length'] > 1 else ''}) "
-                             f"{e.why.split(': ', 1)[-1]}")
-                lines += [f"     {step['id']}: {step['recipe']}" for step in e.record.get("steps", []) if step["recipe"]]
+                lines.append(
+                    f"{i}. ({e.record['length']} step{'s' if e.record['length'] > 1 else ''}) "
+                    f"{e.why.split(': ', 1)[-1]}"
+                )
+                lines += [
+                    f"     {step['id']}: {step['recipe']}"
+                    for step in e.record.get("steps", [])
+                    if step["recipe"]
+                ]
             value = [e.record["reaction_ids"] for e in paths]
-            return Reasoned("Routes found in the reaction graph:\n" + "\n".join(lines), value, "answered",
-                            [e.citation() for e in paths])
+            return Reasoned(
+                "Routes found in the reaction graph:\n" + "\n".join(lines),
+                value,
+                "answered",
+                [e.citation() for e in paths],
+            )
         if graph:
             rows = [str(e.record) for e in graph[:10]]
-            return Reasoned(f"The graph query returned {len(graph)} row(s): " + "; ".join(rows), 
-                            [e.record for e in graph], "answered", [e.citation() for e in graph])
+            return Reasoned(
+                f"The graph query returned {len(graph)} row(s): " + "; ".join(rows),
+                [e.record for e in graph],
+                "answered",
+                [e.citation() for e in graph],
+            )
         if query.aspect == Aspect.ROUTE:
-            return Reasoned(f"No route between {names} within the searched number of steps was found in the "
-                            "reaction graph of this knowledge base.", [], "no_evidence")
+            return Reasoned(
+                f"No route between {names} within the searched number of steps was found in the "
+                "reaction graph of this knowledge base.",
+                [],
+                "no_evidence",
+            )
         return Reasoned("The graph query returned no rows.", [], "no_evidence")
 
     @staticmethod
@@ -382,22 +624,33 @@ class ExtractiveReasoner:
         if out is not None or aspect not in (Aspect.CATALYST, Aspect.REAGENT):
             return None if out is None else (*out, None)
         if aspect == Aspect.CATALYST:
-            # a chemist calls the acid, base or Lewis acid of a record without a catalyst its catalyst
-            items = [p for p in (r.get("reagents") or []) if is_acid_base_or_lewis_acid(p.get("smiles"))]
+            # a chemist calls the acid, base or Lewis acid of a record without a catalyst its
+            # catalyst
+            items = [
+                p for p in (r.get("reagents") or []) if is_acid_base_or_lewis_acid(p.get("smiles"))
+            ]
             if not items:
                 return None
             label = "catalyst" if len(items) == 1 else "catalysts"
             names = ", ".join(p.get("name") or p.get("smiles") for p in items)
-            return (f"{label.capitalize()}: " + "; ".join(_label(p) for p in items) + ".",
-                    [p.get("name") or p.get("smiles") for p in items],
-                    f"the record lists {names} as {'a reagent' if len(items) == 1 else 'reagents'} and no catalyst")
-        items = r.get("catalysts") or []  # a reagent question: a record with only a catalyst answers with that
+            return (
+                f"{label.capitalize()}: " + "; ".join(_label(p) for p in items) + ".",
+                [p.get("name") or p.get("smiles") for p in items],
+                f"the record lists {names} as {'a reagent' if len(items) == 1 else 'reagents'} and "
+                "no catalyst",
+            )
+        items = (
+            r.get("catalysts") or []
+        )  # a reagent question: a record with only a catalyst answers with that
         if not items:
             return None
         names = ", ".join(p.get("name") or p.get("smiles") for p in items)
-        return ("Reagent: " + "; ".join(_label(p) for p in items) + ".", [p.get("name") or p.get("smiles") for p in items],
-                f"the record lists no reagent; {names} {'is' if len(items) == 1 else 'are'} filed as "
-                f"{'the catalyst' if len(items) == 1 else 'catalysts'}")
+        return (
+            "Reagent: " + "; ".join(_label(p) for p in items) + ".",
+            [p.get("name") or p.get("smiles") for p in items],
+            f"the record lists no reagent; {names} {'is' if len(items) == 1 else 'are'} filed as "
+            f"{'the catalyst' if len(items) == 1 else 'catalysts'}",
+        )
 
     @staticmethod
     def _read_plain(aspect: Aspect | None, r: dict[str, Any]) -> tuple[str, Any] | None:
@@ -405,7 +658,9 @@ class ExtractiveReasoner:
             products = r.get("products") or []
             if not products:
                 return None
-            return "Product: " + "; ".join(_label(p) for p in products) + ".", [p.get("smiles") for p in products]
+            return "Product: " + "; ".join(_label(p) for p in products) + ".", [
+                p.get("smiles") for p in products
+            ]
         if aspect == Aspect.REACTANTS:
             reactants = r.get("reactants") or []
             if not reactants:
@@ -415,20 +670,26 @@ class ExtractiveReasoner:
             if agents:
                 text += "; with " + "; ".join(_label(p) for p in agents)
             return text + ".", [p.get("smiles") for p in reactants]
-        for key, role_aspect in (("solvents", Aspect.SOLVENT), ("catalysts", Aspect.CATALYST),
-                                 ("reagents", Aspect.REAGENT)):
+        for key, role_aspect in (
+            ("solvents", Aspect.SOLVENT),
+            ("catalysts", Aspect.CATALYST),
+            ("reagents", Aspect.REAGENT),
+        ):
             if aspect == role_aspect:
                 items = r.get(key) or []
                 if not items:
                     return None
                 label = key[:-1] if len(items) == 1 else key
-                return f"{label.capitalize()}: " + "; ".join(_label(p) for p in items) + ".", \
-                    [p.get("name") or p.get("smiles") for p in items]
+                return f"{label.capitalize()}: " + "; ".join(_label(p) for p in items) + ".", [
+                    p.get("name") or p.get("smiles") for p in items
+                ]
         if aspect == Aspect.TEMPERATURE:
             text = _temperature(r)
             if text is None:
                 return None
-            return f"Temperature: {text}.", r.get("temperature_c") if r.get("temperature_c") is not None else text
+            return f"Temperature: {text}.", r.get("temperature_c") if r.get(
+                "temperature_c"
+            ) is not None else text
         if aspect == Aspect.TIME:
             if r.get("time_h") is None:
                 return None
@@ -463,7 +724,9 @@ class ExtractiveReasoner:
             return "Conditions: " + "; ".join(parts) + ".", value
         return None
 
-    def _variants(self, aspect: Aspect | None, reactions: list[Evidence], top: Evidence) -> str | None:
+    def _variants(
+        self, aspect: Aspect | None, reactions: list[Evidence], top: Evidence
+    ) -> str | None:
         """Other equally good reactions that record a different value (patents often disagree)."""
         others = []
         for e in reactions:
@@ -478,11 +741,17 @@ class ExtractiveReasoner:
 
     @staticmethod
     def _summary(r: dict[str, Any]) -> str:
-        reactants = " + ".join(p.get("name") or p.get("smiles") or "?" for p in (r.get("reactants") or [])[:3])
-        products = " + ".join(p.get("name") or p.get("smiles") or "?" for p in (r.get("products") or [])[:2])
+        reactants = " + ".join(
+            p.get("name") or p.get("smiles") or "?" for p in (r.get("reactants") or [])[:3]
+        )
+        products = " + ".join(
+            p.get("name") or p.get("smiles") or "?" for p in (r.get("products") or [])[:2]
+        )
         return f"{reactants} -> {products}"
 
     @staticmethod
     def _similar_note(evidence: list[Evidence]) -> str:
-        similar = [e.record.get("name") for e in evidence if e.match == "similar" and e.record.get("name")]
+        similar = [
+            e.record.get("name") for e in evidence if e.match == "similar" and e.record.get("name")
+        ]
         return f" Similar names in the knowledge base: {', '.join(similar[:5])}." if similar else ""

@@ -60,8 +60,11 @@ class LLMParser:
             return parsed
 
         try:
-            parsed, response = self.llm.chat_json(
-                [{"role": "user", "content": render("reasoning/parse", question=text)}], check=check, json_mode=True)
+            parsed, _response = self.llm.chat_json(
+                [{"role": "user", "content": render("reasoning/parse", question=text)}],
+                check=check,
+                json_mode=True,
+            )
         except (LLMError, ChemgroundError) as error:
             rules.parser = "rules (LLM parser fell back)"
             rules.problems.append(f"LLM parser output unusable, used the rules: {error}")
@@ -70,7 +73,14 @@ class LLMParser:
         unresolved = []
         for compound in parsed.compounds:
             start = text.find(compound.text)
-            known = next((m for m in rules.mentions if m.start <= start < m.end or start <= m.start < start + len(compound.text)), None)
+            known = next(
+                (
+                    m
+                    for m in rules.mentions
+                    if m.start <= start < m.end or start <= m.start < start + len(compound.text)
+                ),
+                None,
+            )
             if known is not None and known.resolved:
                 mention = known.model_copy(update={"role": compound.role or known.role})
             else:
@@ -79,10 +89,19 @@ class LLMParser:
                 except ChemgroundError as error:
                     unresolved.append(f"{compound.text!r}: {error}")
                     continue
-                mention = QueryMention.from_mention(Mention(
-                    compound.text, start, start + len(compound.text), resolution.input_format,
-                    structure=resolution.structure, compound_id=resolution.compound_id,
-                    resolved_by=resolution.source, matched_name=resolution.matched_name), compound.role)
+                mention = QueryMention.from_mention(
+                    Mention(
+                        compound.text,
+                        start,
+                        start + len(compound.text),
+                        resolution.input_format,
+                        structure=resolution.structure,
+                        compound_id=resolution.compound_id,
+                        resolved_by=resolution.source,
+                        matched_name=resolution.matched_name,
+                    ),
+                    compound.role,
+                )
             mentions.append(mention)
         if not mentions or unresolved:
             rules.parser = "rules (LLM parser fell back)"
@@ -91,6 +110,11 @@ class LLMParser:
             return rules
         formats = {m.input_format for m in mentions}
         return QueryTuple(
-            question=question, level=parsed.aspect.level, aspect=parsed.aspect, mentions=mentions,
-            input_format=formats.pop() if len(formats) == 1 else "mixed", problems=[], parser=self.name,
+            question=question,
+            level=parsed.aspect.level,
+            aspect=parsed.aspect,
+            mentions=mentions,
+            input_format=formats.pop() if len(formats) == 1 else "mixed",
+            problems=[],
+            parser=self.name,
         )

@@ -30,13 +30,25 @@ from chemground.llm.base import LLM, LLMError, LLMResponse
 from chemground.llm.prompts import load_prompt, render
 from chemground.reasoning.extractive import Reasoned
 from chemground.reasoning.query import Aspect, QueryTuple
-from chemground.reasoning.values import NAMES, NOT_AVAILABLE, NUMERIC, STRUCTURES, extract_value, final_answer
+from chemground.reasoning.values import (
+    NAMES,
+    NOT_AVAILABLE,
+    NUMERIC,
+    STRUCTURES,
+    extract_value,
+    final_answer,
+)
 
 MAX_EVIDENCE_CHARS = 1500
 
 
 def _participants(items: list[dict[str, Any]]) -> str:
-    return "; ".join(f"{p.get('name') or ''} ({p.get('smiles') or 'no SMILES'})".strip() for p in items) or "none"
+    return (
+        "; ".join(
+            f"{p.get('name') or ''} ({p.get('smiles') or 'no SMILES'})".strip() for p in items
+        )
+        or "none"
+    )
 
 
 def format_evidence(evidence: list[Evidence]) -> str:
@@ -47,15 +59,18 @@ def format_evidence(evidence: list[Evidence]) -> str:
     for i, e in enumerate(evidence, start=1):
         r = e.record
         if e.kind == "reaction":
-            lines = [f"[E{i}] reaction {e.id} (source {r.get('source') or r.get('dataset') or '?'})",
-                     f"  reactants: {_participants(r.get('reactants', []))}",
-                     f"  products: {_participants(r.get('products', []))}",
-                     f"  solvents: {_participants(r.get('solvents', []))}",
-                     f"  catalysts: {_participants(r.get('catalysts', []))}",
-                     f"  reagents: {_participants(r.get('reagents', []))}"]
+            lines = [
+                f"[E{i}] reaction {e.id} (source {r.get('source') or r.get('dataset') or '?'})",
+                f"  reactants: {_participants(r.get('reactants', []))}",
+                f"  products: {_participants(r.get('products', []))}",
+                f"  solvents: {_participants(r.get('solvents', []))}",
+                f"  catalysts: {_participants(r.get('catalysts', []))}",
+                f"  reagents: {_participants(r.get('reagents', []))}",
+            ]
             conditions = []
             if r.get("temperature_c") is not None or r.get("temperature_text"):
-                conditions.append(f"temperature {r.get('temperature_c')} °C {r.get('temperature_text') or ''}".strip())
+                text = r.get("temperature_text") or ""
+                conditions.append(f"temperature {r.get('temperature_c')} °C {text}".strip())
             if r.get("time_h") is not None:
                 conditions.append(f"time {r['time_h']} h")
             if r.get("yield_percent") is not None:
@@ -65,10 +80,16 @@ def format_evidence(evidence: list[Evidence]) -> str:
             if r.get("description"):
                 lines.append("  text: " + r["description"][:MAX_EVIDENCE_CHARS])
         elif e.kind in ("compound", "computed"):
-            names = [n for n in [r.get("iupac_name"), r.get("common_name"), *(r.get("synonyms") or [])[:5]] if n]
-            lines = [f"[E{i}] compound {e.id}: {'; '.join(dict.fromkeys(names)) or r.get('name') or ''}",
-                     f"  SMILES {r.get('smiles')}; formula {r.get('formula')}; "
-                     f"molecular weight {r.get('molecular_weight')}; exact mass {r.get('exact_mass')}"]
+            names = [
+                n
+                for n in [r.get("iupac_name"), r.get("common_name"), *(r.get("synonyms") or [])[:5]]
+                if n
+            ]
+            lines = [
+                f"[E{i}] compound {e.id}: {'; '.join(dict.fromkeys(names)) or r.get('name') or ''}",
+                f"  SMILES {r.get('smiles')}; formula {r.get('formula')}; "
+                f"molecular weight {r.get('molecular_weight')}; exact mass {r.get('exact_mass')}",
+            ]
             if r.get("description"):
                 lines.append("  description: " + r["description"][:MAX_EVIDENCE_CHARS])
         else:
@@ -102,17 +123,36 @@ class LLMReasoner:
         self.finder = finder
 
     def _call(self, prompt: str, run: _Run, step: str) -> str:
-        response = self.llm.chat([{"role": "system", "content": load_prompt("reasoning/system")},
-                                  {"role": "user", "content": prompt}])
+        response = self.llm.chat(
+            [
+                {"role": "system", "content": load_prompt("reasoning/system")},
+                {"role": "user", "content": prompt},
+            ]
+        )
         output = response.text
-        if len(output) > MAX_TRACE_CHARS:  # the trace keeps the start of a runaway reply, not all 2 MB of it
-            output = output[:MAX_TRACE_CHARS] + f" [... {len(output) - MAX_TRACE_CHARS:,} more characters]"
-        run.steps.append({"step": step, "prompt": prompt, "output": output, "model": response.model,
-                          "cached": response.cached, "tokens": response.usage.total_tokens})
+        if (
+            len(output) > MAX_TRACE_CHARS
+        ):  # the trace keeps the start of a runaway reply, not all 2 MB of it
+            output = (
+                output[:MAX_TRACE_CHARS]
+                + f" [... {len(output) - MAX_TRACE_CHARS:,} more characters]"
+            )
+        run.steps.append(
+            {
+                "step": step,
+                "prompt": prompt,
+                "output": output,
+                "model": response.model,
+                "cached": response.cached,
+                "tokens": response.usage.total_tokens,
+            }
+        )
         run.responses.append(response)
         if not response.text.strip():
             _forget(self.llm, response)
-            raise LLMError(f"the model ({self.llm.model}) returned an empty reply at the {step} step")
+            raise LLMError(
+                f"the model ({self.llm.model}) returned an empty reply at the {step} step"
+            )
         return response.text
 
     def reason(self, query: QueryTuple, evidence: list[Evidence]) -> Reasoned:
@@ -122,10 +162,14 @@ class LLMReasoner:
             text = self._reason(query, evidence, run)
         return self._finish(query, evidence, text, run)
 
-    def _reason(self, query: QueryTuple, evidence: list[Evidence], run: _Run) -> str:  # pragma: no cover
+    def _reason(
+        self, query: QueryTuple, evidence: list[Evidence], run: _Run
+    ) -> str:  # pragma: no cover
         raise NotImplementedError
 
-    def _finish(self, query: QueryTuple, evidence: list[Evidence], text: str, run: _Run) -> Reasoned:
+    def _finish(
+        self, query: QueryTuple, evidence: list[Evidence], text: str, run: _Run
+    ) -> Reasoned:
         text = _squash(text)
         answer = final_answer(text)
         if len(answer) > MAX_ANSWER_CHARS:
@@ -139,14 +183,21 @@ class LLMReasoner:
         declined = bool(NOT_AVAILABLE.search(answer))
         shown = evidence if self.shows_evidence else []
         cited = [shown[i - 1].citation() for i in range(1, len(shown) + 1) if f"[E{i}]" in text]
-        trace = {"steps": run.steps, "model": self.llm.model, "scripted": not self.llm.is_real_model}
+        trace = {
+            "steps": run.steps,
+            "model": self.llm.model,
+            "scripted": not self.llm.is_real_model,
+        }
         if declined:
             return Reasoned(answer, value, "no_evidence", cited, notes, trace=trace)
         try:
             support = check_support(query, answer, value, evidence, self.finder)
-        except Exception as error:  # noqa: BLE001 - an answer that cannot be checked is not "answered"
-            support = Support(False, f"the answer could not be checked against the evidence ({type(error).__name__})",
-                              checked="failed")
+        except Exception as error:
+            support = Support(
+                False,
+                f"the answer could not be checked against the evidence ({type(error).__name__})",
+                checked="failed",
+            )
         trace["support"] = support.to_json()
         if support.garbled and run.responses:
             _forget(self.llm, run.responses[-1])  # a garbled reply is not replayed from the cache
@@ -185,7 +236,9 @@ class RagDirectReasoner(LLMReasoner):
     name = "rag-direct"
 
     def _reason(self, query, evidence, run):
-        prompt = render("reasoning/rag_direct", question=query.question, evidence=format_evidence(evidence))
+        prompt = render(
+            "reasoning/rag_direct", question=query.question, evidence=format_evidence(evidence)
+        )
         return self._call(prompt, run, "answer")
 
 
@@ -193,7 +246,9 @@ class CoTReasoner(LLMReasoner):
     name = "cot"
 
     def _reason(self, query, evidence, run):
-        prompt = render("reasoning/cot", question=query.question, evidence=format_evidence(evidence))
+        prompt = render(
+            "reasoning/cot", question=query.question, evidence=format_evidence(evidence)
+        )
         return self._call(prompt, run, "reason")
 
 
@@ -209,17 +264,39 @@ class AdaptiveReasoner(LLMReasoner):
         aspect = query.aspect.value if query.aspect else "unknown"
         plan = "(no plan: answer from the facts)"
         if self.use_prototype:
-            plan = self._call(render("reasoning/adaptive_plan", question=query.question, aspect=aspect), run, "plan")
+            plan = self._call(
+                render("reasoning/adaptive_plan", question=query.question, aspect=aspect),
+                run,
+                "plan",
+            )
         if self.use_grounding:
             if self.use_prototype:
-                prompt = render("reasoning/adaptive_ground", question=query.question, plan=plan, evidence=evidence_text)
+                prompt = render(
+                    "reasoning/adaptive_ground",
+                    question=query.question,
+                    plan=plan,
+                    evidence=evidence_text,
+                )
             else:
-                prompt = render("reasoning/adaptive_ground_no_plan", question=query.question, evidence=evidence_text)
+                prompt = render(
+                    "reasoning/adaptive_ground_no_plan",
+                    question=query.question,
+                    evidence=evidence_text,
+                )
             grounding = self._call(prompt, run, "ground")
-            prompt = render("reasoning/adaptive_execute", question=query.question, plan=plan, grounding=grounding)
+            prompt = render(
+                "reasoning/adaptive_execute",
+                question=query.question,
+                plan=plan,
+                grounding=grounding,
+            )
         else:
-            prompt = render("reasoning/adaptive_execute_no_grounding", question=query.question, plan=plan,
-                            evidence=evidence_text)
+            prompt = render(
+                "reasoning/adaptive_execute_no_grounding",
+                question=query.question,
+                plan=plan,
+                evidence=evidence_text,
+            )
         return self._call(prompt, run, "execute")
 
 
@@ -233,11 +310,21 @@ class AdaptiveNoGrounding(AdaptiveReasoner):
     use_grounding = False
 
 
-LLM_REASONERS = {cls.name: cls for cls in (DirectReasoner, RagDirectReasoner, CoTReasoner, AdaptiveReasoner,
-                                          AdaptiveNoPrototype, AdaptiveNoGrounding)}
+LLM_REASONERS = {
+    cls.name: cls
+    for cls in (
+        DirectReasoner,
+        RagDirectReasoner,
+        CoTReasoner,
+        AdaptiveReasoner,
+        AdaptiveNoPrototype,
+        AdaptiveNoGrounding,
+    )
+}
 
 
-# -- is the answer supported by the evidence? -------------------------------------------------------
+# -- is the answer supported by the evidence?
+# -------------------------------------------------------
 #
 # Deliberately simple and deterministic: it catches garbage and made-up values, it does not judge
 # whether a supported value is the right one. Numbers must lie within a small tolerance of a number
@@ -256,19 +343,31 @@ _FORMULA_PART = re.compile(r"([A-Z][a-z]?)(\d*)")
 _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 _NAME_KEYS = ("name", "synonym", "title")
 _NO_NUMBER_KEYS = ("name", "synonym", "smiles", "inchi", "formula", "title", "url", "path", "doi")
-_DERIVED_FROM_QUESTION = {Aspect.MOLECULAR_WEIGHT, Aspect.EXACT_MASS, Aspect.FORMULA, Aspect.NAME_TO_SMILES,
-                          Aspect.SMILES_TO_NAME}
+_DERIVED_FROM_QUESTION = {
+    Aspect.MOLECULAR_WEIGHT,
+    Aspect.EXACT_MASS,
+    Aspect.FORMULA,
+    Aspect.NAME_TO_SMILES,
+    Aspect.SMILES_TO_NAME,
+}
 
 
 @dataclass
 class Support:
     supported: bool
     reason: str = ""
-    checked: str = "garbage only"  # what was checked: numbers, structures, names, formula, garbage only
-    garbled: bool = False          # the answer is empty or unreadable (as opposed to merely unsupported)
+    checked: str = (
+        "garbage only"  # what was checked: numbers, structures, names, formula, garbage only
+    )
+    garbled: bool = False  # the answer is empty or unreadable (as opposed to merely unsupported)
 
     def to_json(self) -> dict[str, Any]:
-        return {"supported": self.supported, "checked": self.checked, "reason": self.reason, "garbled": self.garbled}
+        return {
+            "supported": self.supported,
+            "checked": self.checked,
+            "reason": self.reason,
+            "garbled": self.garbled,
+        }
 
 
 class _Facts:
@@ -305,7 +404,10 @@ class _Facts:
                 if structure is not None:
                     self.structures.append(structure)
         for structure in self.structures:
-            self._add([structure.molecular_weight, structure.exact_mass], ['molecular_weight', 'exact_mass'])
+            self._add(
+                [structure.molecular_weight, structure.exact_mass],
+                ["molecular_weight", "exact_mass"],
+            )
             self.formulas.append(structure.formula)
         self.keys = {s.inchikey for s in self.structures}
         self.skeletons = {s.connectivity_key for s in self.structures}
@@ -365,10 +467,15 @@ class _Facts:
         structure = _structure(smiles)
         if structure is None:
             return False
-        if structure.inchikey in self.keys or structure.smiles in self.canonical or \
-                structure.connectivity_key in self.skeletons:
+        if (
+            structure.inchikey in self.keys
+            or structure.smiles in self.canonical
+            or structure.connectivity_key in self.skeletons
+        ):
             return True
-        if "." in structure.smiles:  # a mixture or salt written as one SMILES: every part must be there
+        if (
+            "." in structure.smiles
+        ):  # a mixture or salt written as one SMILES: every part must be there
             return all(self.has_structure(part) for part in structure.smiles.split("."))
         return False
 
@@ -383,7 +490,10 @@ class _Facts:
         return reverse and any(len(name) >= 3 and _contains(norm, name) for name in self.names)
 
     def has_formula(self, text: str) -> bool:
-        wanted = [_formula_counts(f) for f in _FORMULA.findall(text.translate(_SUBSCRIPTS).replace(" ", ""))]
+        wanted = [
+            _formula_counts(f)
+            for f in _FORMULA.findall(text.translate(_SUBSCRIPTS).replace(" ", ""))
+        ]
         known = [_formula_counts(f.translate(_SUBSCRIPTS).replace(" ", "")) for f in self.formulas]
         return any(w and w in known for w in wanted)
 
@@ -403,7 +513,7 @@ def _structure(smiles: str) -> Structure | None:
         return None
     try:
         return structure_from_smiles(smiles)
-    except Exception:  # noqa: BLE001 - anything RDKit rejects is simply not a structure here
+    except Exception:
         return None
 
 
@@ -434,41 +544,68 @@ def _conversions(n: float, aspect: Aspect | None, key: str = "") -> tuple[float,
     return (n,)
 
 
-def check_support(query: QueryTuple, answer: str, value: Any, evidence: list[Evidence],
-                  finder: MentionFinder | None = None) -> Support:
+def check_support(
+    query: QueryTuple,
+    answer: str,
+    value: Any,
+    evidence: list[Evidence],
+    finder: MentionFinder | None = None,
+) -> Support:
     """Whether ``answer`` (the final answer text) and its typed ``value`` stand on ``evidence``."""
     text = (answer or "").strip()
     if not re.search(r"[^\W_]", text):
-        return Support(False, "the model's answer is empty or has no words or numbers", garbled=True)
+        return Support(
+            False, "the model's answer is empty or has no words or numbers", garbled=True
+        )
     aspect = query.aspect
     use_question = aspect in _DERIVED_FROM_QUESTION
     if not evidence and not (use_question and query.resolved_mentions):
-        return Support(False, "no evidence was retrieved, so the answer rests on the model alone",
-                       checked="nothing to check against")
+        return Support(
+            False,
+            "no evidence was retrieved, so the answer rests on the model alone",
+            checked="nothing to check against",
+        )
     facts = _Facts(query, evidence, use_question)
     if aspect in NUMERIC:
         if not isinstance(value, (int, float)):
-            if facts.mentions_name(text, reverse=False):  # e.g. "room temperature" for a record that says so
+            if facts.mentions_name(
+                text, reverse=False
+            ):  # e.g. "room temperature" for a record that says so
                 return Support(True, checked="text")
-            return Support(False, f"the answer gives no number to check against the evidence: {text[:80]!r}",
-                           checked="numbers", garbled=True)
+            return Support(
+                False,
+                f"the answer gives no number to check against the evidence: {text[:80]!r}",
+                checked="numbers",
+                garbled=True,
+            )
         if facts.has_number(float(value), aspect):
             return Support(True, checked="numbers")
-        return Support(False, f"the value {value:g} is not in the evidence (nor computed from a structure in it)",
-                       checked="numbers")
+        return Support(
+            False,
+            f"the value {value:g} is not in the evidence (nor computed from a structure in it)",
+            checked="numbers",
+        )
     if aspect in STRUCTURES:
         smiles = [value] if isinstance(value, str) else list(value or [])
         smiles = [s for s in smiles if isinstance(s, str)][:MAX_CHECKED_ITEMS]
-        if isinstance(value, str) and _structure(value) is None:  # no mention finder: a name, not SMILES
+        if (
+            isinstance(value, str) and _structure(value) is None
+        ):  # no mention finder: a name, not SMILES
             return _names_supported([value], facts, finder)
         if not smiles:
             if facts.mentions_name(text[:MAX_CHECKED_CHARS]):
                 return Support(True, checked="names")
-            return Support(False, f"no compound in the answer could be recognised: {text[:80]!r}",
-                           checked="structures", garbled=True)
+            return Support(
+                False,
+                f"no compound in the answer could be recognised: {text[:80]!r}",
+                checked="structures",
+                garbled=True,
+            )
         missing = [s for s in smiles if not facts.has_structure(s)]
         if missing:
-            return Support(False, "not in the evidence: " + ", ".join(missing[:5]), checked="structures")
+            return Support(
+                False, "not in the evidence: " + ", ".join(missing[:5]), checked="structures"
+            )
         return Support(True, checked="structures")
     if aspect in NAMES:
         names = [n for n in (value if isinstance(value, list) else [text]) if isinstance(n, str)]
@@ -476,17 +613,30 @@ def check_support(query: QueryTuple, answer: str, value: Any, evidence: list[Evi
     if aspect == Aspect.FORMULA:
         if facts.has_formula(text):
             return Support(True, checked="formula")
-        return Support(False, f"the formula in the answer is not that of a compound in the evidence: {text[:80]!r}",
-                       checked="formula")
+        return Support(
+            False,
+            f"the formula in the answer is not that of a compound in the evidence: {text[:80]!r}",
+            checked="formula",
+        )
     if aspect == Aspect.SMILES_TO_NAME:
         return _names_supported([text], facts, finder)
     if aspect == Aspect.CONDITIONS:
-        numbers = [float(m) for m in _NUMBER.findall(re.sub(r"\[E\d+\]", " ", text))][:MAX_CHECKED_ITEMS]
-        missing = [n for n in numbers if not facts.has_number(n, Aspect.TEMPERATURE) and
-                   not facts.has_number(n, Aspect.TIME) and not facts.has_number(n, Aspect.YIELD)]
+        numbers = [float(m) for m in _NUMBER.findall(re.sub(r"\[E\d+\]", " ", text))][
+            :MAX_CHECKED_ITEMS
+        ]
+        missing = [
+            n
+            for n in numbers
+            if not facts.has_number(n, Aspect.TEMPERATURE)
+            and not facts.has_number(n, Aspect.TIME)
+            and not facts.has_number(n, Aspect.YIELD)
+        ]
         if missing:
-            return Support(False, "numbers not in the evidence: " + ", ".join(f"{n:g}" for n in missing[:5]),
-                           checked="numbers")
+            return Support(
+                False,
+                "numbers not in the evidence: " + ", ".join(f"{n:g}" for n in missing[:5]),
+                checked="numbers",
+            )
         return Support(True, checked="numbers" if numbers else "garbage only")
     return Support(True)
 
@@ -502,17 +652,23 @@ def _names_supported(names: list[str], facts: _Facts, finder: MentionFinder | No
             continue
         if looks_like_smiles(item.strip()) and facts.has_structure(item.strip()):
             continue
-        if finder is not None and any(m.structure is not None and facts.has_structure(m.structure.smiles)
-                                      for m in _find(finder, item)):
+        if finder is not None and any(
+            m.structure is not None and facts.has_structure(m.structure.smiles)
+            for m in _find(finder, item)
+        ):
             continue
         missing.append(name)
     if missing:
-        return Support(False, "not in the evidence: " + "; ".join(repr(m[:60]) for m in missing[:5]), checked="names")
+        return Support(
+            False,
+            "not in the evidence: " + "; ".join(repr(m[:60]) for m in missing[:5]),
+            checked="names",
+        )
     return Support(True, checked="names")
 
 
 def _find(finder: MentionFinder, text: str) -> list:
     try:
         return finder.find(text)
-    except Exception:  # noqa: BLE001 - a name the resolver cannot handle is simply not recognised
+    except Exception:
         return []

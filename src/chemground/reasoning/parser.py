@@ -21,7 +21,8 @@ def check_question(question: str, max_chars: int) -> str:
     if len(question) > max_chars:
         raise InputLimitError(
             f"the question is {len(question):,} characters; the limit is {max_chars:,} "
-            "(setting max_question_chars, CHEMGROUND_MAX_QUESTION_CHARS)")
+            "(setting max_question_chars, CHEMGROUND_MAX_QUESTION_CHARS)"
+        )
     text = " ".join(question.split())
     if not text:
         raise ChemgroundError("the question is empty")
@@ -59,22 +60,37 @@ class RuleParser:
         resolved = [m for m in mentions if m.resolved]
         if aspect is None and resolved and masked.strip(" ?.!") == "x":
             aspect = Aspect.DESCRIPTION  # the question is just a compound: show what we know
-        if aspect == Aspect.NAME_TO_SMILES and resolved and all(m.input_format == "smiles" for m in resolved):
+        if (
+            aspect == Aspect.NAME_TO_SMILES
+            and resolved
+            and all(m.input_format == "smiles" for m in resolved)
+        ):
             aspect = Aspect.SMILES_TO_NAME  # "what is the SMILES CCO?" means: what is this SMILES
         if aspect is None:
             problems.append(
-                "could not tell what the question asks for; ask about a product, reactants, solvent, catalyst, "
-                "temperature, time, yield, conditions, molecular weight, formula, SMILES, IUPAC name, synonyms, "
+                "could not tell what the question asks for; ask about a product, reactants, "
+                "solvent, catalyst, "
+                "temperature, time, yield, conditions, molecular weight, formula, SMILES, IUPAC "
+                "name, synonyms, "
                 "description, similar compounds or the reactions of a compound"
             )
         for m in mentions:
-            if not m.resolved:  # never dropped: QueryTuple.unresolved_mentions lists it for the answer
-                problems.append(f"{preview(m.text)} looks like a compound but could not be resolved: {m.reason}")
+            if (
+                not m.resolved
+            ):  # never dropped: QueryTuple.unresolved_mentions lists it for the answer
+                problems.append(
+                    f"{preview(m.text)} looks like a compound but could not be resolved: {m.reason}"
+                )
         if cut:
-            problems.append(f"the question holds more possible compound names than are read: {len(mentions)} "
-                            f"mention(s) read (at most {MAX_MENTIONS}, with a bounded number of name look-ups)")
+            problems.append(
+                f"the question holds more possible compound names than are read: {len(mentions)} "
+                f"mention(s) read (at most {MAX_MENTIONS}, with a bounded number of name look-ups)"
+            )
         if not resolved:
-            problems.append("no compound in the question could be resolved (try a name, SMILES, InChI or CAS number)")
+            problems.append(
+                "no compound in the question could be resolved (try a name, SMILES, InChI or CAS "
+                "number)"
+            )
         problems += word_notes  # "read 'IM' as a word, not as a compound (...)": said, not guessed
         query_mentions = [QueryMention.from_mention(m) for m in mentions]
         for mention, role in zip(query_mentions, infer_roles(text, query_mentions, aspect)):
@@ -84,6 +100,11 @@ class RuleParser:
         if formats:
             input_format = formats.most_common(1)[0][0] if len(formats) == 1 else "mixed"
         return QueryTuple(
-            question=question, level=aspect.level if aspect else ("reaction" if len(resolved) > 1 else "compound"),
-            aspect=aspect, mentions=query_mentions, input_format=input_format, problems=problems, parser=self.name,
+            question=question,
+            level=aspect.level if aspect else ("reaction" if len(resolved) > 1 else "compound"),
+            aspect=aspect,
+            mentions=query_mentions,
+            input_format=input_format,
+            problems=problems,
+            parser=self.name,
         )

@@ -37,7 +37,8 @@ class Aspect(StrEnum):
     SIMILAR = "similar_compounds"
     REACTIONS = "reactions_involving"
     ROUTE = "route"
-    # computed by a tool (see chemground.routing): descriptors, identifiers, stoichiometry, constants
+    # computed by a tool (see chemground.routing): descriptors, identifiers, stoichiometry,
+    # constants
     LOGP = "logp"
     TPSA = "tpsa"
     QED = "qed"
@@ -64,8 +65,17 @@ class Aspect(StrEnum):
 
 
 REACTION_ASPECTS = {
-    Aspect.PRODUCT, Aspect.REACTANTS, Aspect.SOLVENT, Aspect.CATALYST, Aspect.REAGENT, Aspect.TEMPERATURE,
-    Aspect.TIME, Aspect.CONDITIONS, Aspect.YIELD, Aspect.REACTIONS, Aspect.ROUTE,
+    Aspect.PRODUCT,
+    Aspect.REACTANTS,
+    Aspect.SOLVENT,
+    Aspect.CATALYST,
+    Aspect.REAGENT,
+    Aspect.TEMPERATURE,
+    Aspect.TIME,
+    Aspect.CONDITIONS,
+    Aspect.YIELD,
+    Aspect.REACTIONS,
+    Aspect.ROUTE,
 }
 
 
@@ -88,13 +98,23 @@ class QueryMention(BaseModel):
     role: Role | None = None  # the role the question implies for this compound
 
     @classmethod
-    def from_mention(cls, mention: Mention, role: Role | None = None) -> "QueryMention":
+    def from_mention(cls, mention: Mention, role: Role | None = None) -> QueryMention:
         s = mention.structure
         return cls(
-            text=mention.text, start=mention.start, end=mention.end, input_format=mention.input_format,
-            resolved=mention.resolved, smiles=s.smiles if s else None, inchikey=s.inchikey if s else None,
-            compound_id=mention.compound_id, resolved_by=mention.resolved_by, matched_name=mention.matched_name,
-            correction=mention.correction, confidence=mention.confidence, reason=mention.reason, role=role,
+            text=mention.text,
+            start=mention.start,
+            end=mention.end,
+            input_format=mention.input_format,
+            resolved=mention.resolved,
+            smiles=s.smiles if s else None,
+            inchikey=s.inchikey if s else None,
+            compound_id=mention.compound_id,
+            resolved_by=mention.resolved_by,
+            matched_name=mention.matched_name,
+            correction=mention.correction,
+            confidence=mention.confidence,
+            reason=mention.reason,
+            role=role,
         )
 
 
@@ -105,7 +125,9 @@ class QueryTuple(BaseModel):
     level: str  # compound | reaction
     aspect: Aspect | None
     mentions: list[QueryMention] = Field(default_factory=list)
-    input_format: str | None = None  # the format of the mentions: smiles | iupac | common_name | mixed
+    input_format: str | None = (
+        None  # the format of the mentions: smiles | iupac | common_name | mixed
+    )
     problems: list[str] = Field(default_factory=list)
     parser: str = "rules"
 
@@ -115,7 +137,8 @@ class QueryTuple(BaseModel):
 
     @property
     def unresolved_mentions(self) -> list[QueryMention]:
-        """What looks like a compound but could not be resolved (with ``reason``): an answer names them."""
+        """What looks like a compound but could not be resolved (with ``reason``): an answer names
+        them."""
         return [m for m in self.mentions if not m.resolved]
 
     def to_json(self) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Reaction classes named in a question ("Grignard", "Swern", "Boc deprotection", ...), with synonyms.
+"""Reaction classes named in a question ("Grignard", "Swern", "Boc deprotection", ...), with
+synonyms.
 
 A chemist names a transformation as often as its compounds: "What solvent is used for the
 Grignard reaction of PhMgBr with benzophenone?", "reagent for Boc deprotection?". This module
@@ -28,88 +29,291 @@ from chemground.reasoning.query import QueryMention, QueryTuple
 class ReactionClass:
     """A named reaction type: the starter classes it stands for and how questions name it."""
 
-    name: str                      # how answers name it ("Swern oxidation")
-    class_ids: tuple[str, ...]     # starter class ids (empty: the KB has no class for it)
-    patterns: tuple[str, ...]      # regular expressions over the lower-cased question
-    markers: tuple[str, ...] = ()  # participant names (lower case, substring) that single out the variant
-    kb_names: tuple[str, ...] = ()  # extra reaction_class strings (imported datasets) that mean this class
+    name: str  # how answers name it ("Swern oxidation")
+    class_ids: tuple[str, ...]  # starter class ids (empty: the KB has no class for it)
+    patterns: tuple[str, ...]  # regular expressions over the lower-cased question
+    markers: tuple[
+        str, ...
+    ] = ()  # participant names (lower case, substring) that single out the variant
+    kb_names: tuple[
+        str, ...
+    ] = ()  # extra reaction_class strings (imported datasets) that mean this class
 
 
 _C = ReactionClass
 CLASSES: tuple[ReactionClass, ...] = (
-    _C("Fischer esterification", ("fischer_esterification",),
-       (r"fischer(?:[- ]speier)? esterifications?", r"acid[- ]catalys[ez]d esterifications?", r"\besterifications?\b")),
-    _C("amide coupling", ("amide_coupling",),
-       (r"amide (?:bond )?(?:coupling|formation)s?", r"peptide couplings?", r"\bhatu coupling", r"\bedc(?:/hobt)? coupling",
-        r"\bamidations?\b")),
-    _C("Suzuki coupling", ("suzuki_coupling",), (r"\bsuzuki(?:[- ]miyaura)?(?: (?:cross[- ])?couplings?| reactions?)?",)),
-    _C("Heck reaction", ("heck_reaction",), (r"\b(?:mizoroki[- ])?heck(?: (?:couplings?|reactions?|arylations?))?\b",)),
-    _C("Sonogashira coupling", ("sonogashira_coupling",), (r"\bsonogashira(?: (?:couplings?|reactions?))?",)),
-    _C("Grignard reaction", ("grignard_addition",),
-       (r"\bgrignard(?: (?:reactions?|additions?|reagents?))?", r"organomagnesium additions?")),
-    _C("Wittig reaction", ("wittig_olefination",),
-       (r"(?<!horner-)(?<!horner )\bwittig(?: (?:reactions?|olefinations?))?\b",)),
-    _C("Horner-Wadsworth-Emmons olefination", ("horner_wadsworth_emmons",),
-       (r"horner[- ]wadsworth[- ]emmons?(?: (?:reactions?|olefinations?))?", r"\bhwe\b", r"horner[- ]wittig",
-        r"wadsworth[- ]emmons")),
-    _C("Appel reaction", ("appel_reaction",), (r"\bappel(?: (?:reactions?|conditions|brominations?|chlorinations?))?\b",)),
-    _C("Mitsunobu reaction", ("mitsunobu_reaction",), (r"\bmitsunobu(?: (?:reactions?|conditions|inversions?))?",)),
-    _C("reductive amination", ("reductive_amination",), (r"reductive aminations?", r"reductive alkylations? of (?:an )?amines?")),
-    _C("Diels-Alder reaction", ("diels_alder",),
-       (r"diels[- ]alder(?: (?:reactions?|cycloadditions?|adducts?))?", r"\[4\s*\+\s*2\] cycloadditions?")),
-    _C("SN2 alkylation", ("sn2_alkylation",),
-       (r"williamson(?: ether)?(?: synthesis)?", r"\bsn2(?: reactions?| alkylations?| substitutions?)?\b",
-        r"\b[nos]-alkylations?\b")),
-    _C("Boc protection", ("boc_protection",),
-       (r"\b(?:n-)?boc[- ]protections?", r"\bboc[- ]protect(?:ing|ed)?\b", r"protect(?:ion|ing)? \w+ (?:\w+ )?with (?:a )?boc\b")),
-    _C("Boc deprotection", ("boc_deprotection",),
-       (r"\b(?:n-)?boc[- ]?deprotections?", r"deprotect(?:ion|ing)? (?:of )?(?:the |an? )?(?:n-)?boc(?:[- ]\w+)?",
-        r"(?:removal|removing|cleavage|cleaving) (?:of )?(?:the |a )?(?:n-)?boc(?: group)?\b", r"\bboc removals?\b")),
-    _C("nitro hydrogenation", ("nitro_hydrogenation",),
-       (r"nitro(?: group)? (?:reductions?|hydrogenations?)", r"(?:reduction|hydrogenation) of (?:a |the )?nitro\w*")),
-    _C("catalytic hydrogenation", ("catalytic_hydrogenation", "nitro_hydrogenation"),
-       (r"(?:catalytic )?hydrogenations?\b", r"\bh2/pd(?:-c|/c)?\b")),
-    _C("Buchwald-Hartwig amination", ("buchwald_hartwig_amination",),
-       (r"buchwald(?:[- ]hartwig)?(?: (?:aminations?|couplings?|reactions?|aryl aminations?))?", r"hartwig aminations?")),
-    _C("Claisen-Schmidt (aldol) condensation", ("claisen_schmidt_condensation",),
-       (r"claisen[- ]schmidt(?: condensations?| reactions?)?", r"crossed aldol(?: condensations?)?",
-        r"\baldol(?: condensations?| reactions?)?\b", r"chalcone (?:synthesis|formation)")),
-    _C("Knoevenagel condensation", ("knoevenagel_condensation",), (r"knoevenagel(?: condensations?| reactions?)?",)),
-    _C("Friedel-Crafts acylation", ("friedel_crafts_acylation",),
-       (r"friedel[- ]crafts? ac(?:et)?ylations?", r"friedel[- ]crafts?(?: reactions?)?(?! alkylation)")),
-    _C("aromatic nitration", ("aromatic_nitration",), (r"(?:aromatic )?nitrations?\b", r"\bnitrating\b")),
-    _C("ester hydrolysis (saponification)", ("ester_hydrolysis",),
-       (r"saponif\w*", r"ester hydrolys[ie]s", r"hydrolys[ie]s of (?:the |an? )?(?:[\w-]+ )*?esters?\b",
-        r"\bhydrolys[ie]s\b")),
-    _C("N-acylation", ("amine_acylation",), (r"\bn-acylations?", r"\bn-acetylations?", r"acylations? of (?:an? |the )?amines?")),
-    _C("O-acylation", ("alcohol_acylation",),
-       (r"\bo-acylations?", r"\bo-acetylations?", r"acylations? of (?:an? |the )?(?:alcohols?|phenols?)")),
-    _C("acetylation", ("amine_acylation", "alcohol_acylation"), (r"\bacetylations?\b", r"\bacylations?\b")),
-    _C("borohydride reduction", ("borohydride_reduction",),
-       (r"(?:sodium )?borohydride reductions?", r"\bnabh4 reductions?", r"\bluche reductions?")),
-    _C("Swern oxidation", ("alcohol_oxidation",), (r"\bswern(?: oxidations?)?",), markers=("oxalyl chloride",)),
-    _C("Dess-Martin oxidation", ("alcohol_oxidation",), (r"dess[- ]martin(?: oxidations?| periodinane)?", r"\bdmp oxidations?"),
-       markers=("benziodoxol",)),
-    _C("PCC oxidation", ("alcohol_oxidation",), (r"\bpcc oxidations?",), markers=("chlorochromate",)),
-    _C("alcohol oxidation", ("alcohol_oxidation",),
-       (r"alcohol oxidations?", r"oxidations? of (?:an? |the )?(?:primary |secondary |benzylic |allylic )?alcohols?")),
-    _C("imine formation", ("imine_formation",),
-       (r"(?:imine|oxime|hydrazone) formations?", r"schiff bases?(?: formation)?", r"condensations? with hydroxylamine")),
-    _C("mCPBA epoxidation", ("mcpba_epoxidation",), (r"(?:mcpba |prilezhaev )?epoxidations?", r"prilezhaev(?: reactions?)?")),
-    _C("CuAAC click reaction", ("cuaac_click",),
-       (r"\bcuaac\b", r"click (?:reactions?|chemistry|cycloadditions?)", r"azide[- ]alkyne (?:click |huisgen )?cycloadditions?",
-        r"huisgen cycloadditions?")),
-    _C("sulfonamide formation", ("sulfonamide_formation",), (r"sulfonamide (?:formation|synthesis)", r"\bsulfonylations?")),
+    _C(
+        "Fischer esterification",
+        ("fischer_esterification",),
+        (
+            r"fischer(?:[- ]speier)? esterifications?",
+            r"acid[- ]catalys[ez]d esterifications?",
+            r"\besterifications?\b",
+        ),
+    ),
+    _C(
+        "amide coupling",
+        ("amide_coupling",),
+        (
+            r"amide (?:bond )?(?:coupling|formation)s?",
+            r"peptide couplings?",
+            r"\bhatu coupling",
+            r"\bedc(?:/hobt)? coupling",
+            r"\bamidations?\b",
+        ),
+    ),
+    _C(
+        "Suzuki coupling",
+        ("suzuki_coupling",),
+        (r"\bsuzuki(?:[- ]miyaura)?(?: (?:cross[- ])?couplings?| reactions?)?",),
+    ),
+    _C(
+        "Heck reaction",
+        ("heck_reaction",),
+        (r"\b(?:mizoroki[- ])?heck(?: (?:couplings?|reactions?|arylations?))?\b",),
+    ),
+    _C(
+        "Sonogashira coupling",
+        ("sonogashira_coupling",),
+        (r"\bsonogashira(?: (?:couplings?|reactions?))?",),
+    ),
+    _C(
+        "Grignard reaction",
+        ("grignard_addition",),
+        (r"\bgrignard(?: (?:reactions?|additions?|reagents?))?", r"organomagnesium additions?"),
+    ),
+    _C(
+        "Wittig reaction",
+        ("wittig_olefination",),
+        (r"(?<!horner-)(?<!horner )\bwittig(?: (?:reactions?|olefinations?))?\b",),
+    ),
+    _C(
+        "Horner-Wadsworth-Emmons olefination",
+        ("horner_wadsworth_emmons",),
+        (
+            r"horner[- ]wadsworth[- ]emmons?(?: (?:reactions?|olefinations?))?",
+            r"\bhwe\b",
+            r"horner[- ]wittig",
+            r"wadsworth[- ]emmons",
+        ),
+    ),
+    _C(
+        "Appel reaction",
+        ("appel_reaction",),
+        (r"\bappel(?: (?:reactions?|conditions|brominations?|chlorinations?))?\b",),
+    ),
+    _C(
+        "Mitsunobu reaction",
+        ("mitsunobu_reaction",),
+        (r"\bmitsunobu(?: (?:reactions?|conditions|inversions?))?",),
+    ),
+    _C(
+        "reductive amination",
+        ("reductive_amination",),
+        (r"reductive aminations?", r"reductive alkylations? of (?:an )?amines?"),
+    ),
+    _C(
+        "Diels-Alder reaction",
+        ("diels_alder",),
+        (
+            r"diels[- ]alder(?: (?:reactions?|cycloadditions?|adducts?))?",
+            r"\[4\s*\+\s*2\] cycloadditions?",
+        ),
+    ),
+    _C(
+        "SN2 alkylation",
+        ("sn2_alkylation",),
+        (
+            r"williamson(?: ether)?(?: synthesis)?",
+            r"\bsn2(?: reactions?| alkylations?| substitutions?)?\b",
+            r"\b[nos]-alkylations?\b",
+        ),
+    ),
+    _C(
+        "Boc protection",
+        ("boc_protection",),
+        (
+            r"\b(?:n-)?boc[- ]protections?",
+            r"\bboc[- ]protect(?:ing|ed)?\b",
+            r"protect(?:ion|ing)? \w+ (?:\w+ )?with (?:a )?boc\b",
+        ),
+    ),
+    _C(
+        "Boc deprotection",
+        ("boc_deprotection",),
+        (
+            r"\b(?:n-)?boc[- ]?deprotections?",
+            r"deprotect(?:ion|ing)? (?:of )?(?:the |an? )?(?:n-)?boc(?:[- ]\w+)?",
+            r"(?:removal|removing|cleavage|cleaving) (?:of )?(?:the |a )?(?:n-)?boc(?: group)?\b",
+            r"\bboc removals?\b",
+        ),
+    ),
+    _C(
+        "nitro hydrogenation",
+        ("nitro_hydrogenation",),
+        (
+            r"nitro(?: group)? (?:reductions?|hydrogenations?)",
+            r"(?:reduction|hydrogenation) of (?:a |the )?nitro\w*",
+        ),
+    ),
+    _C(
+        "catalytic hydrogenation",
+        ("catalytic_hydrogenation", "nitro_hydrogenation"),
+        (r"(?:catalytic )?hydrogenations?\b", r"\bh2/pd(?:-c|/c)?\b"),
+    ),
+    _C(
+        "Buchwald-Hartwig amination",
+        ("buchwald_hartwig_amination",),
+        (
+            r"buchwald(?:[- ]hartwig)?(?: (?:aminations?|couplings?|reactions?|aryl aminations?))?",
+            r"hartwig aminations?",
+        ),
+    ),
+    _C(
+        "Claisen-Schmidt (aldol) condensation",
+        ("claisen_schmidt_condensation",),
+        (
+            r"claisen[- ]schmidt(?: condensations?| reactions?)?",
+            r"crossed aldol(?: condensations?)?",
+            r"\baldol(?: condensations?| reactions?)?\b",
+            r"chalcone (?:synthesis|formation)",
+        ),
+    ),
+    _C(
+        "Knoevenagel condensation",
+        ("knoevenagel_condensation",),
+        (r"knoevenagel(?: condensations?| reactions?)?",),
+    ),
+    _C(
+        "Friedel-Crafts acylation",
+        ("friedel_crafts_acylation",),
+        (
+            r"friedel[- ]crafts? ac(?:et)?ylations?",
+            r"friedel[- ]crafts?(?: reactions?)?(?! alkylation)",
+        ),
+    ),
+    _C(
+        "aromatic nitration",
+        ("aromatic_nitration",),
+        (r"(?:aromatic )?nitrations?\b", r"\bnitrating\b"),
+    ),
+    _C(
+        "ester hydrolysis (saponification)",
+        ("ester_hydrolysis",),
+        (
+            r"saponif\w*",
+            r"ester hydrolys[ie]s",
+            r"hydrolys[ie]s of (?:the |an? )?(?:[\w-]+ )*?esters?\b",
+            r"\bhydrolys[ie]s\b",
+        ),
+    ),
+    _C(
+        "N-acylation",
+        ("amine_acylation",),
+        (r"\bn-acylations?", r"\bn-acetylations?", r"acylations? of (?:an? |the )?amines?"),
+    ),
+    _C(
+        "O-acylation",
+        ("alcohol_acylation",),
+        (
+            r"\bo-acylations?",
+            r"\bo-acetylations?",
+            r"acylations? of (?:an? |the )?(?:alcohols?|phenols?)",
+        ),
+    ),
+    _C(
+        "acetylation",
+        ("amine_acylation", "alcohol_acylation"),
+        (r"\bacetylations?\b", r"\bacylations?\b"),
+    ),
+    _C(
+        "borohydride reduction",
+        ("borohydride_reduction",),
+        (r"(?:sodium )?borohydride reductions?", r"\bnabh4 reductions?", r"\bluche reductions?"),
+    ),
+    _C(
+        "Swern oxidation",
+        ("alcohol_oxidation",),
+        (r"\bswern(?: oxidations?)?",),
+        markers=("oxalyl chloride",),
+    ),
+    _C(
+        "Dess-Martin oxidation",
+        ("alcohol_oxidation",),
+        (r"dess[- ]martin(?: oxidations?| periodinane)?", r"\bdmp oxidations?"),
+        markers=("benziodoxol",),
+    ),
+    _C(
+        "PCC oxidation",
+        ("alcohol_oxidation",),
+        (r"\bpcc oxidations?",),
+        markers=("chlorochromate",),
+    ),
+    _C(
+        "alcohol oxidation",
+        ("alcohol_oxidation",),
+        (
+            r"alcohol oxidations?",
+            r"oxidations? of (?:an? |the )?(?:primary |secondary |benzylic |allylic )?alcohols?",
+        ),
+    ),
+    _C(
+        "imine formation",
+        ("imine_formation",),
+        (
+            r"(?:imine|oxime|hydrazone) formations?",
+            r"schiff bases?(?: formation)?",
+            r"condensations? with hydroxylamine",
+        ),
+    ),
+    _C(
+        "mCPBA epoxidation",
+        ("mcpba_epoxidation",),
+        (r"(?:mcpba |prilezhaev )?epoxidations?", r"prilezhaev(?: reactions?)?"),
+    ),
+    _C(
+        "CuAAC click reaction",
+        ("cuaac_click",),
+        (
+            r"\bcuaac\b",
+            r"click (?:reactions?|chemistry|cycloadditions?)",
+            r"azide[- ]alkyne (?:click |huisgen )?cycloadditions?",
+            r"huisgen cycloadditions?",
+        ),
+    ),
+    _C(
+        "sulfonamide formation",
+        ("sulfonamide_formation",),
+        (r"sulfonamide (?:formation|synthesis)", r"\bsulfonylations?"),
+    ),
     _C("urea formation", ("urea_formation",), (r"urea (?:formation|synthesis)",)),
-    _C("Wohl-Ziegler bromination", ("wohl_ziegler_bromination",),
-       (r"wohl[- ]ziegler(?: brominations?| reactions?)?", r"\bnbs brominations?", r"(?:benzylic|allylic|radical) brominations?")),
-    _C("Michael addition", ("michael_addition",), (r"\bmichael(?: additions?| reactions?)?\b", r"conjugate additions?",
-                                                   r"\b1,4-additions?")),
-    _C("Cbz protection", ("cbz_protection",), (r"\b(?:cbz|z)[- ]protections?", r"protect(?:ion|ing)? \w+ (?:\w+ )?with (?:a )?cbz\b")),
+    _C(
+        "Wohl-Ziegler bromination",
+        ("wohl_ziegler_bromination",),
+        (
+            r"wohl[- ]ziegler(?: brominations?| reactions?)?",
+            r"\bnbs brominations?",
+            r"(?:benzylic|allylic|radical) brominations?",
+        ),
+    ),
+    _C(
+        "Michael addition",
+        ("michael_addition",),
+        (r"\bmichael(?: additions?| reactions?)?\b", r"conjugate additions?", r"\b1,4-additions?"),
+    ),
+    _C(
+        "Cbz protection",
+        ("cbz_protection",),
+        (r"\b(?:cbz|z)[- ]protections?", r"protect(?:ion|ing)? \w+ (?:\w+ )?with (?:a )?cbz\b"),
+    ),
     # named reactions the starter set holds no example of: never answered from another class
     _C("ozonolysis", (), (r"ozonoly[sz]\w*", r"\bozonide\b")),
     _C("Birch reduction", (), (r"\bbirch(?: reductions?)?\b",)),
-    _C("Sharpless epoxidation", (), (r"sharpless(?: asymmetric)?(?: epoxidations?| dihydroxylations?| aminohydroxylations?)?",)),
+    _C(
+        "Sharpless epoxidation",
+        (),
+        (r"sharpless(?: asymmetric)?(?: epoxidations?| dihydroxylations?| aminohydroxylations?)?",),
+    ),
     _C("Friedel-Crafts alkylation", (), (r"friedel[- ]crafts? alkylations?",)),
     _C("Baeyer-Villiger oxidation", (), (r"baeyer[- ]villiger(?: oxidations?)?",)),
     _C("Stille coupling", (), (r"\bstille(?: couplings?| reactions?)?\b",)),
@@ -120,7 +324,11 @@ CLASSES: tuple[ReactionClass, ...] = (
     _C("Cannizzaro reaction", (), (r"cannizzaro(?: reactions?)?",)),
     _C("Wolff-Kishner reduction", (), (r"wolff[- ]kishner(?: reductions?)?",)),
     _C("Clemmensen reduction", (), (r"clemmensen(?: reductions?)?",)),
-    _C("Claisen condensation", (), (r"\bclaisen(?: condensations?| rearrangements?)\b(?![- ]schmidt)",)),
+    _C(
+        "Claisen condensation",
+        (),
+        (r"\bclaisen(?: condensations?| rearrangements?)\b(?![- ]schmidt)",),
+    ),
     _C("Dieckmann condensation", (), (r"dieckmann(?: condensations?| cyclizations?)?",)),
     _C("Robinson annulation", (), (r"robinson annulations?",)),
     _C("Mannich reaction", (), (r"\bmannich(?: reactions?)?\b",)),
@@ -132,8 +340,16 @@ CLASSES: tuple[ReactionClass, ...] = (
     _C("Strecker synthesis", (), (r"strecker(?: synthesis| reactions?)?",)),
     _C("Corey-Chaykovsky reaction", (), (r"corey[- ]chaykovsky(?: reactions?)?",)),
     _C("Julia olefination", (), (r"\bjulia(?:[- ]kocienski|[- ]lythgoe)?(?: olefinations?)?\b",)),
-    _C("olefin metathesis", (), (r"(?:olefin|ring[- ]closing|cross) metathesis", r"\bgrubbs(?: catalyst)?\b", r"\brcm\b")),
-    _C("Simmons-Smith cyclopropanation", (), (r"simmons[- ]smith(?: reactions?| cyclopropanations?)?",)),
+    _C(
+        "olefin metathesis",
+        (),
+        (r"(?:olefin|ring[- ]closing|cross) metathesis", r"\bgrubbs(?: catalyst)?\b", r"\brcm\b"),
+    ),
+    _C(
+        "Simmons-Smith cyclopropanation",
+        (),
+        (r"simmons[- ]smith(?: reactions?| cyclopropanations?)?",),
+    ),
     _C("hydroboration", (), (r"hydroborations?(?:[- ]oxidations?)?",)),
     _C("Jones oxidation", (), (r"\bjones(?: oxidations?| reagent)\b",)),
     _C("Staudinger reaction", (), (r"staudinger(?: reactions?| reductions?| ligations?)?",)),
@@ -141,7 +357,8 @@ CLASSES: tuple[ReactionClass, ...] = (
     _C("Cope rearrangement", (), (r"\b(?:oxy-)?cope(?: rearrangements?| eliminations?)\b",)),
 )
 _COMPILED: tuple[tuple[ReactionClass, re.Pattern], ...] = tuple(
-    (c, re.compile("|".join(f"(?:{p})" for p in c.patterns))) for c in CLASSES)
+    (c, re.compile("|".join(f"(?:{p})" for p in c.patterns))) for c in CLASSES
+)
 
 
 @dataclass(frozen=True)
@@ -163,7 +380,8 @@ class ClassMention:
 
 
 def find_classes(question: str) -> list[ClassMention]:
-    """The reaction classes a question names, in order; a longer match wins over a shorter one it overlaps.
+    """The reaction classes a question names, in order; a longer match wins over a shorter one it
+    overlaps.
 
     Linear in the question's length times the (fixed) number of classes."""
     text = question.lower()
@@ -171,7 +389,7 @@ def find_classes(question: str) -> list[ClassMention]:
     for cls, pattern in _COMPILED:
         for m in pattern.finditer(text):
             if m.end() > m.start():
-                found.append(ClassMention(cls, question[m.start():m.end()], m.start(), m.end()))
+                found.append(ClassMention(cls, question[m.start() : m.end()], m.start(), m.end()))
     found.sort(key=lambda c: (-(c.end - c.start), c.start))
     kept: list[ClassMention] = []
     for c in found:
@@ -186,7 +404,8 @@ def find_classes(question: str) -> list[ClassMention]:
 
 
 def in_class_span(mention: QueryMention, classes: list[ClassMention]) -> bool:
-    """Is the mention (a word such as "Appel" or "Boc" taken for a compound) part of a class name?"""
+    """Is the mention (a word such as "Appel" or "Boc" taken for a compound) part of a class
+    name?"""
     return any(mention.start < c.end and mention.end > c.start for c in classes)
 
 
@@ -198,9 +417,15 @@ def without_class_words(query: QueryTuple, classes: list[ClassMention]) -> Query
     if len(kept) == len(query.mentions):
         return query
     dropped = [m.text for m in query.mentions if in_class_span(m, classes)]
-    problems = [p for p in query.problems if not any(repr(d) in p or d in p.split("'")[1:2] for d in dropped)]
+    problems = [
+        p
+        for p in query.problems
+        if not any(repr(d) in p or d in p.split("'")[1:2] for d in dropped)
+    ]
     if any(m.resolved for m in kept) or not kept:
-        problems = [p for p in problems if not p.startswith("no compound in the question could be resolved")]
+        problems = [
+            p for p in problems if not p.startswith("no compound in the question could be resolved")
+        ]
     return query.model_copy(update={"mentions": kept, "problems": problems})
 
 
@@ -213,10 +438,15 @@ def _starter_class_names() -> dict[str, str]:
             import tomllib
             from importlib import resources
 
-            text = resources.files("chemground.kb").joinpath("data").joinpath("starter_reactions.toml").read_text("utf-8")
+            text = (
+                resources.files("chemground.kb")
+                .joinpath("data")
+                .joinpath("starter_reactions.toml")
+                .read_text("utf-8")
+            )
             for c in tomllib.loads(text).get("class", []):
                 _KB_CLASS_NAMES[str(c["name"]).lower()] = str(c["id"])
-        except Exception:  # noqa: BLE001 - without the starter file only the patterns match
+        except Exception:
             _KB_CLASS_NAMES["_"] = "_"
     return _KB_CLASS_NAMES
 
@@ -256,7 +486,9 @@ def class_reaction_ids(kb, class_id: str) -> list[str]:
         index = _ClassIndex(state)
         seen: dict[str, set[str]] = {}
         for reaction_id, kb_class in kb.execute(
-                "SELECT id, reaction_class FROM reactions WHERE reaction_class IS NOT NULL AND reaction_class != ''"):
+            "SELECT id, reaction_class FROM reactions WHERE reaction_class IS NOT NULL AND "
+            "reaction_class != ''"
+        ):
             if kb_class not in seen:
                 seen[kb_class] = reaction_class_ids(kb_class)
             for cid in seen[kb_class]:
@@ -277,5 +509,14 @@ def has_marker(record: dict, markers: tuple[str, ...]) -> bool:
     return False
 
 
-__all__ = ["CLASSES", "ClassMention", "ReactionClass", "class_reaction_ids", "find_classes", "has_marker",
-           "in_class_span", "reaction_class_ids", "without_class_words"]
+__all__ = [
+    "CLASSES",
+    "ClassMention",
+    "ReactionClass",
+    "class_reaction_ids",
+    "find_classes",
+    "has_marker",
+    "in_class_span",
+    "reaction_class_ids",
+    "without_class_words",
+]

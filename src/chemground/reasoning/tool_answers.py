@@ -14,12 +14,17 @@ from chemground.evidence import Evidence
 from chemground.reasoning.query import Aspect, QueryTuple
 
 _SUB = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
-_MIN_WORDS = re.compile(r"\b(lighter|lightest|lower|lowest|less|least|smaller|smallest|fewer|fewest|"
-                        r"hydrophilic|more polar than)\b", re.IGNORECASE)
+_MIN_WORDS = re.compile(
+    r"\b(lighter|lightest|lower|lowest|less|least|smaller|smallest|fewer|fewest|"
+    r"hydrophilic|more polar than)\b",
+    re.IGNORECASE,
+)
 _WHICH = re.compile(r"\b(which|who|what one)\b", re.IGNORECASE)
 _KELVIN = re.compile(r"\bkelvin\b|\bin k\b|\b(?<!°)k\?", re.IGNORECASE)
-_GHS = re.compile(r"\bghs\b|\bpictograms?\b|\bh-?statements?\b|\bsignal word\b|\bhazard (statements?|codes?)\b",
-                  re.IGNORECASE)
+_GHS = re.compile(
+    r"\bghs\b|\bpictograms?\b|\bh-?statements?\b|\bsignal word\b|\bhazard (statements?|codes?)\b",
+    re.IGNORECASE,
+)
 
 
 def _num(value: float, digits: int) -> str:
@@ -64,7 +69,9 @@ def _value(query: QueryTuple, e: Evidence) -> tuple[Any, str]:
         return int(raw), str(int(raw))
     if aspect == Aspect.RING_COUNT:
         if re.search(r"\baromatic\b", query.question, re.IGNORECASE):
-            return int(raw["aromatic_rings"]), f"{raw['aromatic_rings']} aromatic (of {raw['rings']} rings)"
+            return int(
+                raw["aromatic_rings"]
+            ), f"{raw['aromatic_rings']} aromatic (of {raw['rings']} rings)"
         return int(raw["rings"]), f"{raw['rings']} ({raw['aromatic_rings']} aromatic)"
     if aspect == Aspect.STEREOCENTRES:
         labels = ", ".join(f"{c['symbol']}{c['atom'] + 1} ({c['label']})" for c in raw["centres"])
@@ -89,7 +96,11 @@ def _value(query: QueryTuple, e: Evidence) -> tuple[Any, str]:
             return True, "no violations of Lipinski's rule of five: it passes"
         listed = "; ".join(violations)
         verdict = "it still passes (at most one violation is allowed)" if passes else "it fails"
-        return passes, f"{len(violations)} violation{'s' if len(violations) > 1 else ''} ({listed}): {verdict}"
+        return (
+            passes,
+            f"{len(violations)} violation{'s' if len(violations) > 1 else ''} ({listed}): "
+            f"{verdict}",
+        )
     if aspect == Aspect.MOLECULAR_WEIGHT:
         weight = raw["molecular_weight"] if isinstance(raw, dict) else raw
         formula = f" ({raw['formula']})" if isinstance(raw, dict) and raw.get("formula") else ""
@@ -102,10 +113,14 @@ def _value(query: QueryTuple, e: Evidence) -> tuple[Any, str]:
         estimate = "; an estimate" if raw.get("estimate") else ""
         text = f"{celsius:.1f} °C ({kelvin:.2f} K; source: {raw['source']}{estimate})"
         if _KELVIN.search(query.question):
-            return round(kelvin, 2), f"{kelvin:.2f} K ({celsius:.1f} °C; source: {raw['source']}{estimate})"
+            return round(
+                kelvin, 2
+            ), f"{kelvin:.2f} K ({celsius:.1f} °C; source: {raw['source']}{estimate})"
         return round(celsius, 1), text
     if aspect == Aspect.DENSITY:
-        return round(float(raw["value"]), 3), f"{float(raw['value']):.3f} g/cm³ ({raw.get('state', '')}; source: {raw['source']})"
+        return round(
+            float(raw["value"]), 3
+        ), f"{float(raw['value']):.3f} g/cm³ ({raw.get('state', '')}; source: {raw['source']})"
     return raw, str(raw)
 
 
@@ -128,8 +143,11 @@ def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[st
     missing = ""
     if unresolved:
         names = ", ".join(repr(u) for u in unresolved)
-        missing = (f" I could not resolve {names} to a structure, so {'it was' if len(unresolved) == 1 else 'they were'}"
-                   " not computed.")
+        missing = (
+            f" I could not resolve {names} to a structure, so "
+            f"{'it was' if len(unresolved) == 1 else 'they were'}"
+            " not computed."
+        )
     if aspect == Aspect.BALANCE:
         return _balance(calls, cite)
     if aspect == Aspect.AMOUNT:
@@ -137,8 +155,12 @@ def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[st
     if not calls:
         if unresolved:
             return Reasoned(missing.strip(), None, "no_evidence")
-        return Reasoned(f"I found no compound in the question to compute the {aspect.value.replace('_', ' ')} of.",
-                        None, "not_understood")
+        return Reasoned(
+            f"I found no compound in the question to compute the {aspect.value.replace('_', ' ')} "
+            "of.",
+            None,
+            "not_understood",
+        )
     label = calls[0].record.get("label") or aspect.value
     if aspect == Aspect.HAZARDS:
         return _hazards(query, ok, failed, cite, missing)
@@ -149,7 +171,9 @@ def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[st
         values[name] = value
         parts.append((name, value, text))
     failures = [_failure(e, label, e.record.get("compound") or "?") for e in failed]
-    status = "answered" if ok and not failed and not unresolved else ("partial" if ok else "no_evidence")
+    status = (
+        "answered" if ok and not failed and not unresolved else ("partial" if ok else "no_evidence")
+    )
     tool = ok[0].record["tool"] if ok else calls[0].record["tool"]
     notes = [f"computed by {tool} (chosen from the aspect; no LLM)"]
     if not parts:
@@ -179,36 +203,59 @@ def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[st
             answer += "."
             if _WHICH.search(query.question):
                 value = best[0]
-    return Reasoned(" ".join([answer, *failures]) + missing, value, status, cite,
-                    notes, {"values": values})
+    return Reasoned(
+        " ".join([answer, *failures]) + missing, value, status, cite, notes, {"values": values}
+    )
 
 
 def _balance(calls: list[Evidence], cite: list[str]):
     from chemground.reasoning.extractive import Reasoned
 
     if not calls:
-        return Reasoned("I found no equation to balance in the question; write it with formulas, e.g. "
-                        "'balance H2 + O2 -> H2O'.", None, "not_understood")
+        return Reasoned(
+            "I found no equation to balance in the question; write it with formulas, e.g. "
+            "'balance H2 + O2 -> H2O'.",
+            None,
+            "not_understood",
+        )
     e = calls[0]
     if not e.record.get("ok"):
-        return Reasoned(f"The equation {e.record.get('equation')} could not be balanced: {e.record.get('error')}",
-                        None, "no_evidence", cite)
+        return Reasoned(
+            f"The equation {e.record.get('equation')} could not be balanced: "
+            f"{e.record.get('error')}",
+            None,
+            "no_evidence",
+            cite,
+        )
     equation = tidy_equation(str(e.record["result"]))
-    return Reasoned(f"Balanced: {equation}.", equation, "answered", cite,
-                    [f"balanced by {e.record['tool']} (no LLM)"])
+    return Reasoned(
+        f"Balanced: {equation}.",
+        equation,
+        "answered",
+        cite,
+        [f"balanced by {e.record['tool']} (no LLM)"],
+    )
 
 
 def _amount(calls: list[Evidence], cite: list[str], query: QueryTuple):
     from chemground.reasoning.extractive import Reasoned
 
     if not calls:
-        return Reasoned("I need an amount with a unit (g, mg, mol, mmol) and a compound to convert, e.g. "
-                        "'how many moles are in 5 g of NaCl?'.", None, "not_understood")
+        return Reasoned(
+            "I need an amount with a unit (g, mg, mol, mmol) and a compound to convert, e.g. "
+            "'how many moles are in 5 g of NaCl?'.",
+            None,
+            "not_understood",
+        )
     e = calls[0]
     r = e.record
     if not r.get("ok"):
-        return Reasoned(f"The amount of {r.get('compound')} could not be converted: {r.get('error')}", None,
-                        "no_evidence", cite)
+        return Reasoned(
+            f"The amount of {r.get('compound')} could not be converted: {r.get('error')}",
+            None,
+            "no_evidence",
+            cite,
+        )
     result = r["result"]
     want = r.get("want", "moles")
     value = float(result[want])
@@ -217,18 +264,30 @@ def _amount(calls: list[Evidence], cite: list[str], query: QueryTuple):
     unit = {"grams": "g", "moles": "mol", "molecules": "molecules"}[want]
     formula = r.get("formula")
     name = r.get("compound")
-    about = f"{name}" + (f" ({formula}" + (f", {molar:.2f} g/mol)" if molar else ")") if formula != name or molar else "")
+    about = f"{name}" + (
+        f" ({formula}" + (f", {molar:.2f} g/mol)" if molar else ")")
+        if formula != name or molar
+        else ""
+    )
     if want == "grams" and value < 0.1:
         answer = f"{r.get('given')} of {about} is {_sig(value)} g ({_sig(value * 1000)} mg)."
     elif want == "moles" and value < 0.1:
         answer = f"{r.get('given')} of {about} is {_sig(value)} mol ({_sig(value * 1000)} mmol)."
     else:
         answer = f"{r.get('given')} of {about} is {_sig(value)} {unit}."
-    return Reasoned(answer, float(_sig(value, 6)) if want != "molecules" else value, "answered", cite,
-                    [f"converted by {r['tool']} with the molar mass of {formula}"], {"unit": unit})
+    return Reasoned(
+        answer,
+        float(_sig(value, 6)) if want != "molecules" else value,
+        "answered",
+        cite,
+        [f"converted by {r['tool']} with the molar mass of {formula}"],
+        {"unit": unit},
+    )
 
 
-def _hazards(query: QueryTuple, ok: list[Evidence], failed: list[Evidence], cite: list[str], missing: str):
+def _hazards(
+    query: QueryTuple, ok: list[Evidence], failed: list[Evidence], cite: list[str], missing: str
+):
     from chemground.reasoning.extractive import Reasoned
 
     lines, value = [], {}
@@ -249,13 +308,21 @@ def _hazards(query: QueryTuple, ok: list[Evidence], failed: list[Evidence], cite
                 facts.append(f"{limit} {r[limit]}")
         name = e.record.get("compound")
         value[name] = r
-        lines.append(f"{name} (CAS {r.get('cas')}): " + (", ".join(facts) if facts else "no offline safety data"))
+        lines.append(
+            f"{name} (CAS {r.get('cas')}): "
+            + (", ".join(facts) if facts else "no offline safety data")
+        )
     ghs = bool(_GHS.search(query.question))
-    network = ("GHS hazard statements and pictograms are not in the offline data; they need the network (PubChem: "
-               "set CHEMGROUND_ALLOW_NETWORK=1).")
+    network = (
+        "GHS hazard statements and pictograms are not in the offline data; they need the network "
+        "(PubChem: "
+        "set CHEMGROUND_ALLOW_NETWORK=1)."
+    )
     if not ok:
         text = " ".join(_failure(e, "safety data", e.record.get("compound") or "?") for e in failed)
         return Reasoned(f"{text} {network}{missing}".strip(), None, "no_evidence", cite)
     answer = "Offline safety data: " + "; ".join(lines) + ". " + network + missing
     status = "partial" if ghs or failed or missing else "answered"
-    return Reasoned(answer, value, status, cite, ["offline safety tables of the 'chemicals' package"])
+    return Reasoned(
+        answer, value, status, cite, ["offline safety tables of the 'chemicals' package"]
+    )

@@ -15,9 +15,17 @@ from chemground.reasoning.query import Aspect
 
 _ANSWER_LINE = re.compile(r"(?im)^\s*\**\s*(?:final\s+)?answer\s*\**\s*[:：]\s*(.+?)\s*$")
 _NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)?(?:[eE][-+]?\d+)?")
-NOT_AVAILABLE = re.compile(r"not available from the given (evidence|context)|cannot be determined|no evidence",
-                           re.IGNORECASE)
-NUMERIC = {Aspect.MOLECULAR_WEIGHT, Aspect.EXACT_MASS, Aspect.TEMPERATURE, Aspect.TIME, Aspect.YIELD}
+NOT_AVAILABLE = re.compile(
+    r"not available from the given (evidence|context)|cannot be determined|no evidence",
+    re.IGNORECASE,
+)
+NUMERIC = {
+    Aspect.MOLECULAR_WEIGHT,
+    Aspect.EXACT_MASS,
+    Aspect.TEMPERATURE,
+    Aspect.TIME,
+    Aspect.YIELD,
+}
 STRUCTURES = {Aspect.PRODUCT, Aspect.REACTANTS, Aspect.NAME_TO_SMILES, Aspect.SIMILAR}
 NAMES = {Aspect.SOLVENT, Aspect.CATALYST, Aspect.REAGENT, Aspect.SYNONYMS}
 
@@ -29,7 +37,9 @@ def final_answer(text: str) -> str:
 
 
 def first_number(text: str) -> float | None:
-    match = _NUMBER.search(text.replace(",", "") if re.search(r"\d,\d{3}\b", text) else text.replace(",", "."))
+    match = _NUMBER.search(
+        text.replace(",", "") if re.search(r"\d,\d{3}\b", text) else text.replace(",", ".")
+    )
     return float(match.group()) if match else None
 
 

@@ -1,1 +1,2 @@
-"""Tool implementations, one module per tool family (see ``chemground.agent.registry.TOOL_MODULES``)."""
+"""Tool implementations, one module per tool family (see
+``chemground.agent.registry.TOOL_MODULES``)."""

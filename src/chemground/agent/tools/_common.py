@@ -12,12 +12,126 @@ def mol(smiles: str):
     return mol_from_smiles(smiles)
 
 
-ELEMENT_SYMBOLS = (
-    "H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge As Se Br Kr "
-    "Rb Sr Y Zr Nb Mo Tc Ru Rh Pd Ag Cd In Sn Sb Te I Xe Cs Ba La Ce Pr Nd Pm Sm Eu Gd Tb Dy Ho Er Tm Yb "
-    "Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi Po At Rn Fr Ra Ac Th Pa U Np Pu Am Cm Bk Cf Es Fm Md No Lr Rf "
-    "Db Sg Bh Hs Mt Ds Rg Cn Nh Fl Mc Lv Ts Og"
-).split()
+ELEMENT_SYMBOLS = [
+    "H",
+    "He",
+    "Li",
+    "Be",
+    "B",
+    "C",
+    "N",
+    "O",
+    "F",
+    "Ne",
+    "Na",
+    "Mg",
+    "Al",
+    "Si",
+    "P",
+    "S",
+    "Cl",
+    "Ar",
+    "K",
+    "Ca",
+    "Sc",
+    "Ti",
+    "V",
+    "Cr",
+    "Mn",
+    "Fe",
+    "Co",
+    "Ni",
+    "Cu",
+    "Zn",
+    "Ga",
+    "Ge",
+    "As",
+    "Se",
+    "Br",
+    "Kr",
+    "Rb",
+    "Sr",
+    "Y",
+    "Zr",
+    "Nb",
+    "Mo",
+    "Tc",
+    "Ru",
+    "Rh",
+    "Pd",
+    "Ag",
+    "Cd",
+    "In",
+    "Sn",
+    "Sb",
+    "Te",
+    "I",
+    "Xe",
+    "Cs",
+    "Ba",
+    "La",
+    "Ce",
+    "Pr",
+    "Nd",
+    "Pm",
+    "Sm",
+    "Eu",
+    "Gd",
+    "Tb",
+    "Dy",
+    "Ho",
+    "Er",
+    "Tm",
+    "Yb",
+    "Lu",
+    "Hf",
+    "Ta",
+    "W",
+    "Re",
+    "Os",
+    "Ir",
+    "Pt",
+    "Au",
+    "Hg",
+    "Tl",
+    "Pb",
+    "Bi",
+    "Po",
+    "At",
+    "Rn",
+    "Fr",
+    "Ra",
+    "Ac",
+    "Th",
+    "Pa",
+    "U",
+    "Np",
+    "Pu",
+    "Am",
+    "Cm",
+    "Bk",
+    "Cf",
+    "Es",
+    "Fm",
+    "Md",
+    "No",
+    "Lr",
+    "Rf",
+    "Db",
+    "Sg",
+    "Bh",
+    "Hs",
+    "Mt",
+    "Ds",
+    "Rg",
+    "Cn",
+    "Nh",
+    "Fl",
+    "Mc",
+    "Lv",
+    "Ts",
+    "Og",
+]
 _SYMBOLS = set(ELEMENT_SYMBOLS)
 
 
@@ -74,16 +188,20 @@ def _parse_group(text: str, original: str) -> dict[str, int]:
             if len(stack) == 1:
                 raise ChemgroundError(f"unbalanced brackets in {original!r}")
             group = stack.pop()
-            number = re.match(r"\d*", text[i + 1:]).group(0)
+            number = re.match(r"\d*", text[i + 1 :]).group(0)
             i += 1 + len(number)
             for symbol, count in group.items():
-                stack[-1][symbol] = stack[-1].get(symbol, 0) + count * (int(number) if number else 1)
+                stack[-1][symbol] = stack[-1].get(symbol, 0) + count * (
+                    int(number) if number else 1
+                )
         else:
             match = re.match(r"([A-Z][a-z]?)(\d*)", text[i:])
             if not match:
                 raise ChemgroundError(f"cannot read {text[i:]!r} in the formula {original!r}")
             symbol = element_symbol(match.group(1))
-            stack[-1][symbol] = stack[-1].get(symbol, 0) + (int(match.group(2)) if match.group(2) else 1)
+            stack[-1][symbol] = stack[-1].get(symbol, 0) + (
+                int(match.group(2)) if match.group(2) else 1
+            )
             i += len(match.group(0))
     if len(stack) != 1:
         raise ChemgroundError(f"unbalanced brackets in {original!r}")
@@ -91,7 +209,8 @@ def _parse_group(text: str, original: str) -> dict[str, int]:
 
 
 def offline_error(tool: str, reason: str):
-    """The ToolOffline a tool raises when its answer needs PubChem and the network is not allowed."""
+    """The ToolOffline a tool raises when its answer needs PubChem and the network is not
+    allowed."""
     from chemground.agent.runner import ToolOffline
     from chemground.pubchem import NETWORK_HINT
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from chemground.graph.backend import is_path
 from chemground.graph.lexer import CypherSyntaxError, metric_tokens
@@ -55,7 +56,10 @@ def bleu(generated: str, reference: str) -> float:
     from sacrebleu.metrics import BLEU
 
     metric = BLEU(tokenize="none", effective_order=True)
-    return metric.sentence_score(" ".join(_tokens(generated)), [" ".join(_tokens(reference))]).score / 100.0
+    return (
+        metric.sentence_score(" ".join(_tokens(generated)), [" ".join(_tokens(reference))]).score
+        / 100.0
+    )
 
 
 def meteor(generated: str, reference: str) -> float:
@@ -74,8 +78,11 @@ def rouge_l(generated: str, reference: str) -> float:
 def text_metrics(generated: str, reference: str) -> dict[str, float]:
     if not generated.strip():
         return {"bleu": 0.0, "meteor": 0.0, "rouge_l": 0.0}
-    return {"bleu": bleu(generated, reference), "meteor": meteor(generated, reference),
-            "rouge_l": rouge_l(generated, reference)}
+    return {
+        "bleu": bleu(generated, reference),
+        "meteor": meteor(generated, reference),
+        "rouge_l": rouge_l(generated, reference),
+    }
 
 
 # -- keys ----------------------------------------------------------------------------------
@@ -110,9 +117,14 @@ class KeyMatch:
     stage: str | None  # exact | stem | embedding | None
 
 
-def match_keys(gold_keys: Sequence[str], predicted_keys: Sequence[str], embedder=None,
-               threshold: float = EMBEDDING_THRESHOLD) -> list[KeyMatch]:
-    """One predicted key per gold key (each used once): exact, then stem, then embedding similarity."""
+def match_keys(
+    gold_keys: Sequence[str],
+    predicted_keys: Sequence[str],
+    embedder=None,
+    threshold: float = EMBEDDING_THRESHOLD,
+) -> list[KeyMatch]:
+    """One predicted key per gold key (each used once): exact, then stem, then embedding
+    similarity."""
     gold_norm = {g: normalize_key(g) for g in gold_keys}
     pred_norm = {p: normalize_key(p) for p in predicted_keys}
     free = list(predicted_keys)
@@ -136,7 +148,10 @@ def match_keys(gold_keys: Sequence[str], predicted_keys: Sequence[str], embedder
         gold_vec = embedder.encode([gold_norm[g].replace("_", " ") for g in left])
         pred_vec = embedder.encode([pred_norm[p].replace("_", " ") for p in free])
         sims = gold_vec @ pred_vec.T
-        pairs = sorted(((float(sims[i, j]), i, j) for i in range(len(left)) for j in range(len(free))), reverse=True)
+        pairs = sorted(
+            ((float(sims[i, j]), i, j) for i in range(len(left)) for j in range(len(free))),
+            reverse=True,
+        )
         used_g, used_p = set(), set()
         for sim, i, j in pairs:
             if sim < threshold:
@@ -179,7 +194,11 @@ def expand_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in rows:
         flat: dict[str, Any] = {}
         for key, value in row.items():
-            if isinstance(value, dict) and not is_path(value) and ("label" in value or "type" in value):
+            if (
+                isinstance(value, dict)
+                and not is_path(value)
+                and ("label" in value or "type" in value)
+            ):
                 for prop, v in value.items():
                     if prop not in ("label", "type"):
                         flat[f"{key}_{prop}"] = v
@@ -216,9 +235,13 @@ class RetrievalScore:
     unmatched_gold_keys: list[str] = field(default_factory=list)
 
 
-def retrieval_score(predicted_rows: list[dict[str, Any]], gold_rows: list[dict[str, Any]],
-                    gold_columns: Sequence[str] | None = None, skip_keys: Iterable[str] = (),
-                    embedder=None) -> RetrievalScore:
+def retrieval_score(
+    predicted_rows: list[dict[str, Any]],
+    gold_rows: list[dict[str, Any]],
+    gold_columns: Sequence[str] | None = None,
+    skip_keys: Iterable[str] = (),
+    embedder=None,
+) -> RetrievalScore:
     """Macro-averaged per-key precision/recall/F1 of ``predicted_rows`` against ``gold_rows``."""
     gold_sets = value_sets(gold_rows)
     skip = set(skip_keys)
@@ -233,14 +256,29 @@ def retrieval_score(predicted_rows: list[dict[str, Any]], gold_rows: list[dict[s
     for match in match_keys(gold_keys, pred_keys, embedder=embedder):
         if match.predicted is None:
             unmatched.append(match.gold)
-            per_key[match.gold] = {"matched": None, "stage": None, "precision": 0.0, "recall": 0.0, "f1": 0.0}
+            per_key[match.gold] = {
+                "matched": None,
+                "stage": None,
+                "precision": 0.0,
+                "recall": 0.0,
+                "f1": 0.0,
+            }
             continue
         p, r, f = prf(pred_sets.get(match.predicted, set()), gold_sets[match.gold])
-        per_key[match.gold] = {"matched": match.predicted, "stage": match.stage, "precision": p, "recall": r, "f1": f}
+        per_key[match.gold] = {
+            "matched": match.predicted,
+            "stage": match.stage,
+            "precision": p,
+            "recall": r,
+            "f1": f,
+        }
     n = len(gold_keys)
     return RetrievalScore(
-        sum(v["precision"] for v in per_key.values()) / n, sum(v["recall"] for v in per_key.values()) / n,
-        sum(v["f1"] for v in per_key.values()) / n, per_key, unmatched,
+        sum(v["precision"] for v in per_key.values()) / n,
+        sum(v["recall"] for v in per_key.values()) / n,
+        sum(v["f1"] for v in per_key.values()) / n,
+        per_key,
+        unmatched,
     )
 
 
@@ -253,9 +291,15 @@ def extract_paths(rows: list[dict[str, Any]], reaction_ids: set[str]) -> set[tup
         scalars = []
         for value in row.values():
             if is_path(value):
-                found = tuple(n["id"] for n in value["nodes"] if n.get("label") == "Reaction" and "id" in n)
+                found = tuple(
+                    n["id"] for n in value["nodes"] if n.get("label") == "Reaction" and "id" in n
+                )
                 break
-            if isinstance(value, list) and value and all(isinstance(v, str) and v in reaction_ids for v in value):
+            if (
+                isinstance(value, list)
+                and value
+                and all(isinstance(v, str) and v in reaction_ids for v in value)
+            ):
                 found = tuple(value)
                 break
             if isinstance(value, str) and value in reaction_ids:
@@ -271,12 +315,17 @@ def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
     table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
     for i, x in enumerate(a):
         for j, y in enumerate(b):
-            table[i + 1][j + 1] = table[i][j] + 1 if x == y else max(table[i][j + 1], table[i + 1][j])
+            table[i + 1][j + 1] = (
+                table[i][j] + 1 if x == y else max(table[i][j + 1], table[i + 1][j])
+            )
     return table[-1][-1]
 
 
 def path_scores(predicted: set[tuple[str, ...]], gold: set[tuple[str, ...]]) -> dict[str, float]:
     p, r, f = prf(predicted, gold)
-    partial = (sum(max((_lcs(g, q) / len(g) for q in predicted), default=0.0) for g in gold) / len(gold)
-               if gold else 1.0)
+    partial = (
+        sum(max((_lcs(g, q) / len(g) for q in predicted), default=0.0) for g in gold) / len(gold)
+        if gold
+        else 1.0
+    )
     return {"path_precision": p, "path_recall": r, "path_f1": f, "partial_path_recall": partial}

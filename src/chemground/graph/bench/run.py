@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from chemground.graph.backend import GraphBackend, GraphQueryError
 from chemground.graph.bench.metrics import extract_paths, path_scores, retrieval_score, text_metrics
@@ -26,7 +27,13 @@ from chemground.graph.lexer import CypherSyntaxError
 from chemground.graph.patterns import analyse, direction_issues
 from chemground.graph.readonly import ReadOnlyViolation
 
-ERROR_TYPES = ("invalid_query", "direction_violation", "endpoint_anchoring", "missing_components", "empty_result")
+ERROR_TYPES = (
+    "invalid_query",
+    "direction_violation",
+    "endpoint_anchoring",
+    "missing_components",
+    "empty_result",
+)
 _ANCHOR_PROPS = ("smiles", "name", "inchikey", "key")
 
 
@@ -53,8 +60,11 @@ def anchoring_problems(task: dict[str, Any], query: str) -> list[str]:
     problems = []
     for anchor in task.get("anchors", []):
         value = str(anchor["value"]).lower()
-        bound = {var for var, prop, literal in patterns.anchors
-                 if prop in _ANCHOR_PROPS and str(literal).lower() == value}
+        bound = {
+            var
+            for var, prop, literal in patterns.anchors
+            if prop in _ANCHOR_PROPS and str(literal).lower() == value
+        }
         if not bound:
             problems.append(f"{anchor['slot']} {anchor['value']} is not in the query")
             continue
@@ -69,16 +79,26 @@ def anchoring_problems(task: dict[str, Any], query: str) -> list[str]:
             elif end is not None and end.var in bound:
                 placed = True
         if not placed:
-            problems.append(f"{anchor['slot']} is not on the {anchor['end']} of {anchor['rel_type']}")
+            problems.append(
+                f"{anchor['slot']} is not on the {anchor['end']} of {anchor['rel_type']}"
+            )
     return problems
 
 
-def score_prediction(task: dict[str, Any], prediction: Prediction, reaction_ids: set[str],
-                     embedder=None) -> dict[str, Any]:
+def score_prediction(
+    task: dict[str, Any], prediction: Prediction, reaction_ids: set[str], embedder=None
+) -> dict[str, Any]:
     gold = task["gold"]
-    scores: dict[str, Any] = {"id": task["id"], "task_type": task["task_type"], "level": task.get("level"),
-                              "ok": prediction.ok, "query": prediction.query, "error": prediction.error,
-                              "corrections": prediction.corrections, "seconds": round(prediction.seconds, 3)}
+    scores: dict[str, Any] = {
+        "id": task["id"],
+        "task_type": task["task_type"],
+        "level": task.get("level"),
+        "ok": prediction.ok,
+        "query": prediction.query,
+        "error": prediction.error,
+        "corrections": prediction.corrections,
+        "seconds": round(prediction.seconds, 3),
+    }
     scores.update(text_metrics(prediction.query, task["reference_cypher"]))
     errors: list[str] = []
     if not prediction.ok:
@@ -86,10 +106,21 @@ def score_prediction(task: dict[str, Any], prediction: Prediction, reaction_ids:
         scores.update({"precision": 0.0, "recall": 0.0, "f1": 0.0})
     else:
         path_key = task.get("path_key")
-        retrieval = retrieval_score(prediction.rows, gold["rows"], gold["columns"],
-                                    skip_keys=[path_key] if path_key else [], embedder=embedder)
-        scores.update({"precision": retrieval.precision, "recall": retrieval.recall, "f1": retrieval.f1,
-                       "per_key": retrieval.per_key})
+        retrieval = retrieval_score(
+            prediction.rows,
+            gold["rows"],
+            gold["columns"],
+            skip_keys=[path_key] if path_key else [],
+            embedder=embedder,
+        )
+        scores.update(
+            {
+                "precision": retrieval.precision,
+                "recall": retrieval.recall,
+                "f1": retrieval.f1,
+                "per_key": retrieval.per_key,
+            }
+        )
         if retrieval.unmatched_gold_keys:
             errors.append("missing_components")
         if not prediction.rows and gold["rows"]:
@@ -106,7 +137,9 @@ def score_prediction(task: dict[str, Any], prediction: Prediction, reaction_ids:
     if prediction.query and anchoring_problems(task, prediction.query):
         errors.append("endpoint_anchoring")
     scores["errors"] = errors
-    scores["exact_answer"] = prediction.ok and scores.get("f1") == 1.0 and scores.get("path_f1", 1.0) == 1.0
+    scores["exact_answer"] = (
+        prediction.ok and scores.get("f1") == 1.0 and scores.get("path_f1", 1.0) == 1.0
+    )
     return scores
 
 
@@ -115,13 +148,22 @@ def reference_prediction(graph: GraphBackend, task: dict[str, Any]) -> Predictio
     try:
         result = graph.query(task["reference_cypher"], limit=100_000)
     except (GraphQueryError, ReadOnlyViolation) as error:
-        return Prediction(task["reference_cypher"], [], False, error=str(error), error_kind="invalid")
-    return Prediction(task["reference_cypher"], result.rows, True, first_query=task["reference_cypher"],
-                      seconds=result.elapsed_ms / 1000)
+        return Prediction(
+            task["reference_cypher"], [], False, error=str(error), error_kind="invalid"
+        )
+    return Prediction(
+        task["reference_cypher"],
+        result.rows,
+        True,
+        first_query=task["reference_cypher"],
+        seconds=result.elapsed_ms / 1000,
+    )
 
 
 def all_reaction_ids(graph: GraphBackend) -> set[str]:
-    return {row["id"] for row in graph.query("MATCH (r:Reaction) RETURN r.id AS id", limit=10**8).rows}
+    return {
+        row["id"] for row in graph.query("MATCH (r:Reaction) RETURN r.id AS id", limit=10**8).rows
+    }
 
 
 def _mean(values: list[float]) -> float | None:
@@ -136,8 +178,18 @@ def summarise(scores: list[dict[str, Any]]) -> dict[str, Any]:
         groups[f"level:{item.get('level')}"].append(item)
         groups["all"].append(item)
     out = {}
-    metrics = ("bleu", "meteor", "rouge_l", "precision", "recall", "f1", "path_precision", "path_recall", "path_f1",
-               "partial_path_recall")
+    metrics = (
+        "bleu",
+        "meteor",
+        "rouge_l",
+        "precision",
+        "recall",
+        "f1",
+        "path_precision",
+        "path_recall",
+        "path_f1",
+        "partial_path_recall",
+    )
     for name, items in groups.items():
         row: dict[str, Any] = {"n": len(items)}
         for metric in metrics:
@@ -148,8 +200,13 @@ def summarise(scores: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def run_benchmark(tasks: list[dict[str, Any]], graph: GraphBackend, predict: Callable[[dict[str, Any]], Prediction],
-                  progress=None, embedder=None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def run_benchmark(
+    tasks: list[dict[str, Any]],
+    graph: GraphBackend,
+    predict: Callable[[dict[str, Any]], Prediction],
+    progress=None,
+    embedder=None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     reaction_ids = all_reaction_ids(graph)
     scores = []
     if progress:
