@@ -43,3 +43,24 @@ def test_faiss_and_numpy_backends_agree(monkeypatch):
     assert plain.backend == "numpy"
     query = _unit(1, 3)[0]
     assert len(set(fast.top(query, 100).tolist()) & set(plain.top(query, 100).tolist())) >= 98
+
+
+def test_one_vector_search_serves_the_literature_and_the_record_indexes():
+    from chemground.lit.index import ChunkVectorSearch
+    from chemground.retrieval.embeddings import VectorIndex
+    from chemground.retrieval.vectors import ExactVectorSearch
+
+    assert ChunkVectorSearch is ExactVectorSearch
+    vectors = _unit(500, 4)
+    query = _unit(1, 5)[0]
+    index = VectorIndex(vectors, [f"r{i}" for i in range(500)])
+    hits = index.search(query, 7)
+    scores = vectors @ query
+    expected = np.argsort(-scores)[:7]
+    assert [h[0] for h in hits] == [f"r{i}" for i in expected]
+    assert [h[1] for h in hits] == pytest.approx([float(scores[i]) for i in expected])
+    positions, ranked_scores = ExactVectorSearch(vectors).ranked(query, 7)
+    assert positions.tolist() == expected.tolist()  # float16 scan, float32 scores: same order here
+    assert ranked_scores.tolist() == pytest.approx(scores[expected].tolist(), abs=1e-6)
+    assert ExactVectorSearch(vectors[:0]).ranked(query, 3)[0].size == 0
+    assert index.search(query, 0) == [] and VectorIndex(vectors[:0], []).search(query, 3) == []

@@ -6,7 +6,8 @@ So besides plain BM25 over whole chunks (exact word forms), the index keeps BM25
 stemmed chunks ("accumulate" meets "accumulated") and over stemmed two-sentence windows,
 scored per chunk by its best window (the sentence-level evidence that separates a chunk
 from its neighbours; stored as a windows x terms score matrix, so the windows of the chunks
-the chunk-level views found are re-scored instead of searching every window), and MiniLM vectors of the same windows (a chunk scores by its best
+the chunk-level views found are re-scored instead of searching every window), and MiniLM
+vectors of the same windows (a chunk scores by its best
 window: MiniLM reads only 256 tokens, a 2,000-character chunk is longer, and one sentence
 is diluted in a whole-chunk vector). Dense search first ranks chunks by the mean of their
 window vectors, then re-scores the candidates (and BM25's) by their best window, so the
@@ -37,6 +38,7 @@ from chemground.lit.errors import LitIndexError
 from chemground.lit.sentences import WINDOW_SENTENCES, sentence_windows
 from chemground.lit.store import LitStore
 from chemground.retrieval.bm25 import BM25Index
+from chemground.retrieval.vectors import ExactVectorSearch
 
 INDEX_VERSION = "2"
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
@@ -87,7 +89,9 @@ class LitIndex:
         self.bm25: BM25Index | None = None
         self.bm25_stem: BM25Index | None = None
         self.window_tokenizer = None  # bm25s tokenizer of the stemmed sentence windows
-        self.window_bm25 = None  # windows x vocabulary, BM25 term scores (CSR: a window's row is cheap)
+        self.window_bm25 = (
+            None  # windows x vocabulary, BM25 term scores (CSR: a window's row is cheap)
+        )
         self.window_owner = np.zeros(0, dtype=np.int32)  # window -> chunk position
         self.window_start = np.zeros(0, dtype=np.int32)  # first window of each chunk (n_chunks + 1)
         self.window_spans = np.zeros((0, 2), dtype=np.int32)  # offsets inside the chunk text
@@ -109,8 +113,9 @@ class LitIndex:
         windows costs a millisecond, where searching all of them costs tens."""
         if self.window_bm25 is None or not len(windows):
             return np.zeros(len(windows), dtype=np.float32)
-        tokens = self.window_tokenizer.tokenize([stem_text(query)], update_vocab=False, return_as="ids",
-                                                show_progress=False)[0]
+        tokens = self.window_tokenizer.tokenize(
+            [stem_text(query)], update_vocab=False, return_as="ids", show_progress=False
+        )[0]
         vocabulary = self.window_bm25.shape[1]
         known = sorted({t for t in tokens if 0 < t < vocabulary})
         if not known:
@@ -123,8 +128,15 @@ class LitIndex:
 
     # -- building ----------------------------------------------------------------------------
     @classmethod
-    def build(cls, store: LitStore, folder: Path, *, dense: bool = True, embedder=None,
-              progress: Progress | None = None) -> tuple[LitIndex, IndexStats]:
+    def build(
+        cls,
+        store: LitStore,
+        folder: Path,
+        *,
+        dense: bool = True,
+        embedder=None,
+        progress: Progress | None = None,
+    ) -> tuple[LitIndex, IndexStats]:
         """Index every chunk of ``store`` into ``folder`` (replaced atomically)."""
         stats = IndexStats()
         generation = store.generation()
@@ -156,7 +168,9 @@ class LitIndex:
         bm25_stem = BM25Index([stem_text(t) for t in full_texts], ids)
         if progress:
             progress("bm25", 1, 3)
-        bm25_windows = BM25Index([stem_text(t) for t in window_texts], [str(i) for i in range(len(window_texts))])
+        bm25_windows = BM25Index(
+            [stem_text(t) for t in window_texts], [str(i) for i in range(len(window_texts))]
+        )
         window_matrix = _window_matrix(bm25_windows)
         if progress:
             progress("bm25", 1, 3)
@@ -207,8 +221,12 @@ class LitIndex:
             np.save(tmp / "chunk_vectors.npy", chunk_vectors)
         (tmp / "chunk_ids.json").write_text(json.dumps(ids))
         manifest = {
-            "version": INDEX_VERSION, "generation": generation, "chunks": len(ids), "windows": len(window_texts),
-            "window_sentences": WINDOW_SENTENCES, "dense": window_vectors is not None,
+            "version": INDEX_VERSION,
+            "generation": generation,
+            "chunks": len(ids),
+            "windows": len(window_texts),
+            "window_sentences": WINDOW_SENTENCES,
+            "dense": window_vectors is not None,
             "model": _model_name() if window_vectors is not None else None,
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
         }
@@ -229,7 +247,9 @@ class LitIndex:
         try:
             index.manifest = json.loads(manifest_path.read_text())
             if index.manifest.get("version") != INDEX_VERSION:
-                raise LitIndexError(f"literature index at {folder} has version {index.manifest.get('version')!r}")
+                raise LitIndexError(
+                    f"literature index at {folder} has version {index.manifest.get('version')!r}"
+                )
             index.chunk_ids = json.loads((folder / "chunk_ids.json").read_text())
             index.position = {cid: i for i, cid in enumerate(index.chunk_ids)}
             index.bm25 = BM25Index.load(folder / "bm25")
@@ -249,13 +269,22 @@ class LitIndex:
                 index.chunk_vectors = np.load(folder / "chunk_vectors.npy")
                 index.chunk_search = ChunkVectorSearch(index.chunk_vectors)
         except (OSError, ValueError, KeyError) as error:
-            raise LitIndexError(f"the literature index at {folder} is damaged ({error}); rebuild it with "
-                                "`chemground lit index --rebuild`") from error
+            raise LitIndexError(
+                f"the literature index at {folder} is damaged ({error}); rebuild it with "
+                "`chemground lit index --rebuild`"
+            ) from error
         return index
 
 
-def open_index(store: LitStore, folder: Path, *, dense: bool = True, embedder=None,
-               progress: Progress | None = None, rebuild: bool = False) -> tuple[LitIndex, IndexStats | None]:
+def open_index(
+    store: LitStore,
+    folder: Path,
+    *,
+    dense: bool = True,
+    embedder=None,
+    progress: Progress | None = None,
+    rebuild: bool = False,
+) -> tuple[LitIndex, IndexStats | None]:
     """The index for ``store``: loaded when it is current, (re)built when it is missing, stale,
     or lacks vectors that are now wanted."""
     if not rebuild:
@@ -263,50 +292,18 @@ def open_index(store: LitStore, folder: Path, *, dense: bool = True, embedder=No
             index = LitIndex.load(folder)
         except LitIndexError:
             index = None
-        if index is not None and index.manifest.get("generation") == store.generation() and (
-                index.has_dense or not dense):
+        if (
+            index is not None
+            and index.manifest.get("generation") == store.generation()
+            and (index.has_dense or not dense)
+        ):
             return index, None
     if dense and embedder is None:
         raise ChemgroundError("an Embedder is needed to build dense vectors")
     return LitIndex.build(store, folder, dense=dense, embedder=embedder, progress=progress)
 
 
-class ChunkVectorSearch:
-    """Exact top-k of chunk vectors by inner product.
-
-    With faiss installed (the ``dense`` extra) the vectors are scanned as float16 by faiss's
-    SIMD kernels: half the memory traffic of a float32 matrix-vector product, which is what
-    bounds this scan (100k chunks: ~3 ms instead of ~8 ms), with the same ranking at the
-    precision that matters. A graph index (HNSW) would be faster still, but it is approximate
-    and its recall of the top few hundred is poor on 384-d vectors; the fine stage needs them.
-    Without faiss, numpy does the same scan in float32."""
-
-    def __init__(self, vectors: np.ndarray) -> None:
-        self.vectors = vectors
-        self._faiss = None
-        try:
-            import faiss
-        except ImportError:
-            return
-        index = faiss.IndexScalarQuantizer(vectors.shape[1], faiss.ScalarQuantizer.QT_fp16,
-                                           faiss.METRIC_INNER_PRODUCT)
-        index.add(np.ascontiguousarray(vectors, dtype=np.float32))
-        self._faiss = index
-
-    @property
-    def backend(self) -> str:
-        return "faiss-fp16" if self._faiss is not None else "numpy"
-
-    def top(self, query_vector: np.ndarray, k: int) -> np.ndarray:
-        """Positions of the ``k`` best chunks (unordered)."""
-        k = min(k, len(self.vectors))
-        if k <= 0:
-            return np.zeros(0, dtype=np.int64)
-        if self._faiss is not None:
-            _, ids = self._faiss.search(np.asarray(query_vector, dtype=np.float32).reshape(1, -1), k)
-            return ids[0][ids[0] >= 0].astype(np.int64)
-        scores = self.vectors @ query_vector
-        return np.argpartition(-scores, k - 1)[:k].astype(np.int64)
+ChunkVectorSearch = ExactVectorSearch  # the coarse dense stage: top-k of chunk vectors (one class)
 
 
 def _window_matrix(index: BM25Index):
@@ -316,8 +313,10 @@ def _window_matrix(index: BM25Index):
 
     scores = index.model.scores
     vocabulary = len(scores["indptr"]) - 1
-    matrix = sparse.csc_matrix((scores["data"], scores["indices"], scores["indptr"]),
-                               shape=(scores["num_docs"], vocabulary))
+    matrix = sparse.csc_matrix(
+        (scores["data"], scores["indices"], scores["indptr"]),
+        shape=(scores["num_docs"], vocabulary),
+    )
     return matrix.tocsr()
 
 

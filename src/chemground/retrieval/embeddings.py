@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sqlite3
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
+from chemground.cache import DiskCache
 from chemground.errors import ConfigError
 
 DIMENSION = 384
@@ -49,7 +49,9 @@ def load_model():
                 from sentence_transformers import SentenceTransformer
                 from transformers.utils import logging as hf_logging
             except ImportError as error:
-                raise ConfigError("dense retrieval needs sentence-transformers: pip install 'chemground[dense]'") from error
+                raise ConfigError(
+                    "dense retrieval needs sentence-transformers: pip install 'chemground[dense]'"
+                ) from error
             hf_logging.disable_progress_bar()
             _MODEL = SentenceTransformer(str(path), device="cpu")
         return _MODEL
@@ -78,12 +80,22 @@ def encode_texts(texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
         if encoder is not None:
             return encoder.encode(texts, batch_size)
         if wanted == "onnx":
-            raise ConfigError(f"CHEMGROUND_EMBED_BACKEND=onnx, but ONNX Runtime cannot be used: {onnx.onnx_failure()}")
+            raise ConfigError(
+                "CHEMGROUND_EMBED_BACKEND=onnx, but ONNX Runtime cannot be used: "
+                f"{onnx.onnx_failure()}"
+            )
     model = load_model()
-    threads = _torch_threads(1) if len(texts) <= 8 else None  # one question: more threads only contend
+    threads = (
+        _torch_threads(1) if len(texts) <= 8 else None
+    )  # one question: more threads only contend
     try:
-        return model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
-                            show_progress_bar=False, convert_to_numpy=True).astype(np.float32)
+        return model.encode(
+            list(texts),
+            batch_size=batch_size,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+            convert_to_numpy=True,
+        ).astype(np.float32)
     finally:
         if threads is not None:
             _torch_threads(threads)
@@ -99,17 +111,15 @@ class Embedder:
     def __init__(self, cache_path: Path | None = None, batch_size: int = 64) -> None:
         self.cache_path = cache_path
         self.batch_size = batch_size
-        self._db: sqlite3.Connection | None = None
+        self._disk: DiskCache | None = None
         self._lock = threading.Lock()
 
-    def _cache(self) -> sqlite3.Connection | None:
+    def _cache(self) -> DiskCache | None:
         if self.cache_path is None:
             return None
-        if self._db is None:
-            self.cache_path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.cache_path, check_same_thread=False, timeout=30)
-            self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB)")
-        return self._db
+        if self._disk is None:  # float32 bytes by a hash of the text
+            self._disk = DiskCache(self.cache_path, name="embedding cache", table="vectors_v2")
+        return self._disk
 
     def encode(self, texts: Sequence[str], progress=None) -> np.ndarray:
         """Vectors (n x 384, float32, unit length) for ``texts``."""
@@ -120,37 +130,31 @@ class Embedder:
         keys = [_key(t) for t in texts]
         missing: dict[str, list[int]] = {}
         with self._lock:
-            db = self._cache()
-            found: dict[str, np.ndarray] = {}
-            if db is not None:
-                unique = list(dict.fromkeys(keys))
-                for start in range(0, len(unique), 500):
-                    chunk = unique[start:start + 500]
-                    marks = ",".join("?" * len(chunk))
-                    for key, blob in db.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", chunk):
-                        found[key] = np.frombuffer(blob, dtype=np.float32)
+            disk = self._cache()
+            found = disk.get_many(keys) if disk is not None else {}
             for i, key in enumerate(keys):
-                if key in found:
-                    out[i] = found[key]
+                blob = found.get(key)
+                if isinstance(blob, bytes) and len(blob) == DIMENSION * 4:
+                    out[i] = np.frombuffer(blob, dtype=np.float32)
                 else:
                     missing.setdefault(key, []).append(i)
             if missing:
                 order = list(missing)
                 batch_texts = [texts[missing[k][0]] for k in order]
                 for start in range(0, len(order), 1024):
-                    part = batch_texts[start:start + 1024]
+                    part = batch_texts[start : start + 1024]
                     vectors = encode_texts(part, self.batch_size)
-                    for key, vector in zip(order[start:start + 1024], vectors):
+                    for key, vector in zip(order[start : start + 1024], vectors):
                         for i in missing[key]:
                             out[i] = vector
-                        if db is not None:
-                            db.execute("INSERT OR REPLACE INTO vectors VALUES (?, ?)", (key, vector.tobytes()))
-                    if db is not None:
-                        db.commit()  # a long embedding run keeps what it finished if interrupted
+                    if disk is not None:  # each batch kept: an interrupted run keeps its work
+                        keys_done = order[start : start + 1024]
+                        disk.put_many(
+                            (key, vector.astype(np.float32).tobytes())
+                            for key, vector in zip(keys_done, vectors)
+                        )
                     if progress:
                         progress(len(part))
-                if db is not None:
-                    db.commit()
         return out
 
     def encode_one(self, text: str) -> np.ndarray:
@@ -165,18 +169,21 @@ class VectorIndex:
             raise ValueError(f"{len(vectors)} vectors but {len(ids)} ids")
         self.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         self.ids = list(ids)
+        self._search = None  # the one exact vector search (retrieval.vectors), made on first use
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def search(self, query: np.ndarray, k: int = 10) -> list[tuple[str, float]]:
+        """The ``k`` nearest (id, cosine) pairs, best first (exact float32 scores)."""
         if not self.ids:
             return []
-        scores = self.vectors @ query.astype(np.float32)
-        k = min(k, len(scores))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top])]
-        return [(self.ids[i], float(scores[i])) for i in top]
+        if self._search is None:
+            from chemground.retrieval.vectors import ExactVectorSearch
+
+            self._search = ExactVectorSearch(self.vectors, fp16=False)
+        positions, scores = self._search.ranked(query.astype(np.float32), k)
+        return [(self.ids[i], float(score)) for i, score in zip(positions, scores)]
 
     def save(self, folder: Path) -> None:
         import json
@@ -186,7 +193,7 @@ class VectorIndex:
         (folder / "ids.json").write_text(json.dumps(self.ids))
 
     @classmethod
-    def load(cls, folder: Path) -> "VectorIndex":
+    def load(cls, folder: Path) -> VectorIndex:
         import json
 
         return cls(np.load(folder / "vectors.npy"), json.loads((folder / "ids.json").read_text()))
