@@ -306,3 +306,47 @@ def test_cli_migrate_then_search_stats_and_import_on_postgresql(
     assert json.loads(imported.stdout.splitlines()[-1])["reactions_added"] == 2
     stats = runner.invoke(app, ["--kb", url, "kb", "stats", "--json"])
     assert json.loads(stats.stdout)["reactions"] == counts["reactions"] + 2
+
+
+def test_named_queries_answer_as_the_source(kb, reference):
+    assert kb.reaction_state() == reference.reaction_state()
+    assert kb.records_state() == reference.records_state()
+    assert kb.reaction_classes() == reference.reaction_classes()
+    for require in ("any", "temperature", "yield", "time", "solvent", "catalyst"):
+        assert kb.candidate_reaction_ids(require) == reference.candidate_reaction_ids(require)
+    for require in ("structure", "description", "name_conversion"):
+        assert kb.candidate_compound_ids(require) == reference.candidate_compound_ids(require)
+    assert kb.max_compound_id() == reference.max_compound_id()
+    ethanol = kb.lookup_name("ethanol")[0]
+    cid = kb.get_compound(ethanol.compound_id).pubchem_cid
+    assert cid and kb.compound_id_for_pubchem_cid(cid) == ethanol.compound_id
+    assert kb.compound_id_for_pubchem_cid(-1) is None
+    norms = ["ethanol", "thf", "no such name"]
+    assert kb.name_ranks(norms) == reference.name_ranks(
+        norms
+    ) and "no such name" not in kb.name_ranks(norms)
+    assert kb.all_name_norms() == reference.all_name_norms()
+    assert kb.compound_ids_by_formula() == reference.compound_ids_by_formula()
+    assert (
+        kb.has_chunks() is False
+        and kb.table_exists("compounds")
+        and not kb.table_exists("nonexistent")
+    )
+
+
+def test_flags_and_removing_records(kb):
+    reaction_id = kb.candidate_reaction_ids("solvent")[0]
+    solvent = next(p for p in kb.get_reaction(reaction_id).participants if p.role is Role.SOLVENT)
+    kb.set_reaction_flags(reaction_id, ["checked by the contract"])
+    assert kb.reaction_flags(reaction_id) == ["checked by the contract"]
+    assert reaction_id not in kb.candidate_reaction_ids(
+        "solvent"
+    )  # flagged reactions are no candidates
+    before = kb.stats()
+    kb.remove_records([reaction_id], [solvent.compound_id])
+    after = kb.stats()
+    assert (after.reactions, after.compounds) == (before.reactions - 1, before.compounds - 1)
+    assert not kb.has_reaction(reaction_id) if hasattr(kb, "has_reaction") else True
+    assert kb.search_compounds_by_structure(solvent.smiles, mode="exact") == []
+    others = kb.reaction_links([solvent.compound_id])
+    assert others == []  # the links to the removed compound are gone, the reactions kept

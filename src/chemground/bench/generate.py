@@ -27,6 +27,7 @@ from chemground.chem.structure import mol_from_smiles, rdkit_messages
 from chemground.kb.importers.base import is_generic_name
 from chemground.kb.records import Compound, Reaction
 from chemground.kb.sqlite_store import SQLiteKB
+from chemground.kb.store import KnowledgeBase
 
 FORMATS = ("iupac", "smiles")
 MAX_NAME_LENGTH = 120
@@ -76,7 +77,7 @@ def _good_name(name: str | None) -> bool:
 class _Renderer:
     """Writes a compound as a name or as SMILES."""
 
-    def __init__(self, kb: SQLiteKB, rng: random.Random) -> None:
+    def __init__(self, kb: KnowledgeBase, rng: random.Random) -> None:
         self.kb = kb
         self.rng = rng
         self._compounds: dict[int, Compound] = {}
@@ -220,41 +221,26 @@ def _compound_answer(task: str, compound: Compound, fmt: str) -> dict[str, Any] 
 REACTION_TASKS = {"product", "reactant", "temperature", "solvent", "catalyst", "yield", "time"}
 
 
-def _candidate_reactions(kb: SQLiteKB, task: str, rng: random.Random, limit: int) -> list[Reaction]:
-    where = {
-        "temperature": "temperature_c IS NOT NULL",
-        "yield": "yield_percent IS NOT NULL",
-        "time": "time_h IS NOT NULL",
-        "solvent": "EXISTS (SELECT 1 FROM participants p WHERE p.reaction_rowid = reactions.rowid AND p.role = 'solvent')",
-        "catalyst": "EXISTS (SELECT 1 FROM participants p WHERE p.reaction_rowid = reactions.rowid AND p.role = 'catalyst')",
-    }.get(task, "1")
-    ids = [
-        row[0]
-        for row in kb.execute(
-            f"SELECT id FROM reactions WHERE flags = '[]' AND {where} ORDER BY rowid"
-        )
-    ]
+def _candidate_reactions(
+    kb: KnowledgeBase, task: str, rng: random.Random, limit: int
+) -> list[Reaction]:
+    require = task if task in ("temperature", "yield", "time", "solvent", "catalyst") else "any"
+    ids = kb.candidate_reaction_ids(require)
     rng.shuffle(ids)
     return list(kb.get_reactions(ids[:limit]).values())
 
 
-def _candidate_compounds(kb: SQLiteKB, task: str, rng: random.Random, limit: int) -> list[Compound]:
-    where = {
-        "description": "description != ''",
-        "name_conversion": "smiles IS NOT NULL AND iupac_name IS NOT NULL",
-    }.get(task, "smiles IS NOT NULL")
-    ids = [
-        row[0]
-        for row in kb.execute(
-            f"SELECT id FROM compounds WHERE kind = 'compound' AND {where} ORDER BY id"
-        )
-    ]
+def _candidate_compounds(
+    kb: KnowledgeBase, task: str, rng: random.Random, limit: int
+) -> list[Compound]:
+    require = task if task in ("description", "name_conversion") else "structure"
+    ids = kb.candidate_compound_ids(require)
     rng.shuffle(ids)
     return list(kb.get_compounds(ids[:limit]).values())
 
 
 def generate(
-    kb: SQLiteKB,
+    kb: KnowledgeBase,
     *,
     per_task: int = 50,
     seed: int = 0,
@@ -398,46 +384,7 @@ def write_ooc_kb(kb_path: Path, items: list[BenchItem], target: Path) -> dict[st
     reactions = sorted({i.source["id"] for i in items if i.source["kind"] == "reaction"})
     compounds = sorted({int(i.source["id"]) for i in items if i.source["kind"] == "compound"})
     with ooc.transaction():
-        conn = ooc.connection
-        for start in range(0, len(reactions), 500):
-            chunk = reactions[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = [
-                r[0]
-                for r in conn.execute(f"SELECT rowid FROM reactions WHERE id IN ({marks})", chunk)
-            ]
-            if rows:
-                rmarks = ",".join("?" * len(rows))
-                for rowid, title, description, notes in conn.execute(
-                    f"SELECT rowid, title, description, notes FROM reactions WHERE rowid IN ({rmarks})",
-                    rows,
-                ).fetchall():
-                    conn.execute(
-                        "INSERT INTO reactions_fts(reactions_fts, rowid, title, description, notes) "
-                        "VALUES ('delete', ?, ?, ?, ?)",
-                        (rowid, title, description, notes),
-                    )
-                conn.execute(f"DELETE FROM participants WHERE reaction_rowid IN ({rmarks})", rows)
-                conn.execute(f"DELETE FROM reactions WHERE rowid IN ({rmarks})", rows)
-        for start in range(0, len(compounds), 500):
-            chunk = compounds[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for row in conn.execute(
-                f"SELECT id, iupac_name, common_name, synonyms, description FROM compounds "
-                f"WHERE id IN ({marks})",
-                chunk,
-            ).fetchall():
-                conn.execute(
-                    "INSERT INTO compounds_fts(compounds_fts, rowid, iupac_name, common_name, synonyms, "
-                    "description) VALUES ('delete', ?, ?, ?, ?, ?)",
-                    tuple(row),
-                )
-            conn.execute(
-                f"UPDATE participants SET compound_id = NULL WHERE compound_id IN ({marks})", chunk
-            )
-            conn.execute(f"DELETE FROM compound_names WHERE compound_id IN ({marks})", chunk)
-            conn.execute(f"DELETE FROM compound_keys WHERE compound_id IN ({marks})", chunk)
-            conn.execute(f"DELETE FROM compounds WHERE id IN ({marks})", chunk)
+        ooc.remove_records(reactions, compounds)
         ooc.set_meta(
             "out_of_corpus",
             json.dumps({"reactions_removed": len(reactions), "compounds_removed": len(compounds)}),

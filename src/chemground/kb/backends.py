@@ -142,7 +142,7 @@ def migrate(
             raise ChemgroundError(
                 f"{pg.path} already holds a knowledge base with records; migrate into an empty one"
             )
-        with pg.transaction():
+        with pg.bulk_load():
             for table, rows, total in source.export_tables(MIGRATE_BATCH):
                 if progress:
                     progress(table, 0, total)

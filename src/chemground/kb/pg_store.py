@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 from chemground.chem.names import DictionaryHit, normalize_name
 from chemground.chem.structure import Structure
 from chemground.errors import ChemgroundError, NotFoundError
+from chemground.kb.named_queries import NamedQueries
 from chemground.kb.records import Compound, Conditions, Participant, Reaction, Role
 from chemground.kb.sqlite_store import (
     _COMPOUND_COLUMNS,
@@ -146,6 +147,12 @@ CREATE TABLE IF NOT EXISTS participants (
 );
 CREATE INDEX IF NOT EXISTS participants_compound ON participants(compound_id, role);
 
+-- For callers outside kb/ that still send SQLite's catalogue query ("SELECT 1 FROM
+-- sqlite_master WHERE name = ?") through execute(); to go once they use table_exists().
+CREATE OR REPLACE VIEW sqlite_master AS
+    SELECT 'table'::text AS type, tablename::text AS name, tablename::text AS tbl_name
+    FROM pg_tables WHERE schemaname = current_schema();
+
 CREATE TABLE IF NOT EXISTS imports (
     sha256 TEXT PRIMARY KEY,
     path TEXT NOT NULL,
@@ -224,7 +231,7 @@ def ensure_cartridge(conn) -> None:
         ) from None
 
 
-class PostgresKB(KnowledgeBase):
+class PostgresKB(NamedQueries, KnowledgeBase):
     """Knowledge base in a PostgreSQL database with the RDKit cartridge.
 
     Args:
@@ -324,6 +331,35 @@ class PostgresKB(KnowledgeBase):
             finally:
                 self._depth -= 1
 
+    _BULK_INDEXES: ClassVar[tuple[str, ...]] = (
+        "compounds_mol",
+        "compounds_mfp",
+        "compounds_tsv",
+        "reactions_tsv",
+        "participants_compound",
+    )
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """A transaction for loading many rows into an empty KB: the GiST, GIN and link indexes
+        are dropped first and built once at the end (building a GiST index over loaded rows is
+        several times faster than growing it row by row)."""
+        with self.transaction():
+            self._q("SET LOCAL maintenance_work_mem = '512MB'")
+            for name in self._BULK_INDEXES:
+                self._q(f"DROP INDEX IF EXISTS {name}")
+            yield
+            self._q(SCHEMA)  # CREATE ... IF NOT EXISTS: builds the dropped indexes
+            self._q("ANALYZE")  # plans for a freshly filled KB
+
+    def table_exists(self, name: str) -> bool:
+        """Whether the KB's schema has this table (e.g. ``chunks`` once papers were added)."""
+        row = self._q(
+            "SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = %s",
+            (name,),
+        ).fetchone()
+        return row is not None
+
     def checkpoint(self) -> None:
         """Nothing to do: the server makes commits durable."""
 
@@ -335,6 +371,7 @@ class PostgresKB(KnowledgeBase):
         """Drop every chemground table (``kb build --force``); the KB is closed afterwards."""
         self._require_writable()
         with self._lock, self._conn.transaction():
+            self._conn.execute("DROP VIEW IF EXISTS sqlite_master")
             self._conn.execute(
                 "DROP TABLE IF EXISTS participants, reactions, compound_names, compound_keys, "
                 "imports, compounds, meta"
@@ -508,12 +545,6 @@ class PostgresKB(KnowledgeBase):
 
     def lookup_structure(self, structure: Structure) -> list[DictionaryHit]:
         return self.lookup_inchikey(structure.inchikey) or self.lookup_smiles(structure.smiles)
-
-    def lookup_pubchem_cid(self, cid: int) -> int | None:
-        row = self._q(
-            "SELECT id FROM compounds WHERE pubchem_cid = %s ORDER BY id LIMIT 1", (cid,)
-        ).fetchone()
-        return row[0] if row else None
 
     def iter_compounds(self, batch_size: int = 5000) -> Iterator[Compound]:
         last = 0
@@ -947,9 +978,23 @@ class PostgresKB(KnowledgeBase):
                 count += 1
         return count
 
-    def set_reaction_flags(self, reaction_id: str, flags: list[str]) -> None:
+    def remove_records(self, reaction_ids: Sequence[str], compound_ids: Sequence[int]) -> None:
         self._require_writable()
-        self._q("UPDATE reactions SET flags = %s WHERE id = %s", (json.dumps(flags), reaction_id))
+        with self.transaction():
+            self._q(
+                "DELETE FROM participants WHERE reaction_rowid IN "
+                "(SELECT rowid FROM reactions WHERE id = ANY(%s))",
+                (list(reaction_ids),),
+            )
+            self._q("DELETE FROM reactions WHERE id = ANY(%s)", (list(reaction_ids),))
+            ids = [int(i) for i in compound_ids]
+            self._q(
+                "UPDATE participants SET compound_id = NULL WHERE compound_id = ANY(%s)", (ids,)
+            )
+            for table in ("compound_names", "compound_keys"):
+                self._q(f"DELETE FROM {table} WHERE compound_id = ANY(%s)", (ids,))
+            self._q("DELETE FROM compounds WHERE id = ANY(%s)", (ids,))
+        self._fingerprint_cache = None
 
     # -- text search ---------------------------------------------------------------------
     @staticmethod

@@ -24,12 +24,14 @@ from chemground.chem.names import DictionaryHit, normalize_name
 from chemground.chem.structure import Structure
 from chemground.errors import ChemgroundError, NotFoundError
 from chemground.kb.records import Compound, Conditions, Participant, Reaction, Role
+from chemground.kb.named_queries import NamedQueries
 from chemground.kb.sqlite_structure import SCREEN_SCHEMA, SQLiteStructureSearch
 from chemground.kb.store import KBStats, KnowledgeBase, ReactionLink
 
 SCHEMA_VERSION = "1"
 
-SCHEMA = """
+SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 
 CREATE TABLE IF NOT EXISTS compounds (
@@ -119,7 +121,9 @@ CREATE TABLE IF NOT EXISTS imports (
     format TEXT NOT NULL,
     summary TEXT NOT NULL
 );
-""" + SCREEN_SCHEMA
+"""
+    + SCREEN_SCHEMA
+)
 
 _COMPOUND_COLUMNS = (
     "id, inchikey, parent_inchikey, smiles, inchi, formula, molecular_weight, exact_mass, "
@@ -133,11 +137,20 @@ _REACTION_COLUMNS = (
 # file (as in ``chemicals``, where later files override), and any dictionary record beats a
 # compound first seen in an imported dataset.
 CURATED_DICTIONARY_SOURCES = (
-    "pubchem-small", "chemicals-user-db", "chemicals-cations", "chemicals-anions", "chemicals-inorganic",
-    "chemicals-elements", "chemicals-mixtures", "abbreviations", "chemground-descriptions",
+    "pubchem-small",
+    "chemicals-user-db",
+    "chemicals-cations",
+    "chemicals-anions",
+    "chemicals-inorganic",
+    "chemicals-elements",
+    "chemicals-mixtures",
+    "abbreviations",
+    "chemground-descriptions",
 )
 _SOURCE_PRIORITY_SQL = (
-    "CASE WHEN c.source IN (" + ", ".join(f"'{s}'" for s in CURATED_DICTIONARY_SOURCES) + ") THEN 2 "
+    "CASE WHEN c.source IN ("
+    + ", ".join(f"'{s}'" for s in CURATED_DICTIONARY_SOURCES)
+    + ") THEN 2 "
     "WHEN c.source = 'pubchem-large' THEN 1 ELSE 0 END"
 )
 _FTS_TOKEN = re.compile(r"[\w\-]+", re.UNICODE)
@@ -229,8 +242,12 @@ class _BackgroundCheckpointer:
                 self._wake.clear()
                 try:
                     conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-                except sqlite3.Error as error:  # the WAL stays; SQLite copies it on a later checkpoint
-                    warnings.warn(f"{self._path}: background WAL checkpoint failed: {error}", stacklevel=1)
+                except (
+                    sqlite3.Error
+                ) as error:  # the WAL stays; SQLite copies it on a later checkpoint
+                    warnings.warn(
+                        f"{self._path}: background WAL checkpoint failed: {error}", stacklevel=1
+                    )
                 if self._stopping:
                     return
         finally:
@@ -252,7 +269,7 @@ class _Reader:
         self.conn = conn
 
 
-class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
+class SQLiteKB(NamedQueries, SQLiteStructureSearch, KnowledgeBase):
     """Knowledge base in one SQLite file."""
 
     def __init__(self, path: str | Path, readonly: bool = False) -> None:
@@ -262,7 +279,9 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
             if not self.path.exists():
                 raise NotFoundError(f"no knowledge base at {self.path}")
             uri = f"file:{self.path}?mode=ro"
-            self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+            self._conn = sqlite3.connect(
+                uri, uri=True, check_same_thread=False, isolation_level=None
+            )
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -299,7 +318,9 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
                     self.set_meta("schema_version", SCHEMA_VERSION)
         except sqlite3.DatabaseError as error:
             self._conn.close()
-            raise ChemgroundError(f"{self.path} is not a chemground knowledge base: {error}") from error
+            raise ChemgroundError(
+                f"{self.path} is not a chemground knowledge base: {error}"
+            ) from error
         self._check_schema()
 
     def _check_schema(self) -> None:
@@ -307,7 +328,9 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
             version = self.get_meta("schema_version")
         except sqlite3.DatabaseError as error:
             self._conn.close()
-            raise ChemgroundError(f"{self.path} is not a chemground knowledge base: {error}") from error
+            raise ChemgroundError(
+                f"{self.path} is not a chemground knowledge base: {error}"
+            ) from error
         if version != SCHEMA_VERSION:
             raise ChemgroundError(
                 f"{self.path} has KB schema version {version!r}; this chemground expects {SCHEMA_VERSION}. "
@@ -332,11 +355,16 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
         """This thread's connection to a read-only KB (opened on the thread's first query)."""
         reader = getattr(self._local, "reader", None)
         if reader is None:
-            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False,
-                                   isolation_level=None)
+            conn = sqlite3.connect(
+                f"file:{self.path}?mode=ro", uri=True, check_same_thread=False, isolation_level=None
+            )
             conn.row_factory = sqlite3.Row
-            for pragma in ("busy_timeout = 30000", "foreign_keys = ON", "mmap_size = 268435456",
-                           "cache_size = -65536"):  # as for the first connection (__init__)
+            for pragma in (
+                "busy_timeout = 30000",
+                "foreign_keys = ON",
+                "mmap_size = 268435456",
+                "cache_size = -65536",
+            ):  # as for the first connection (__init__)
                 conn.execute(f"PRAGMA {pragma}")
             reader = self._local.reader = _Reader(conn)
             with self._lock:
@@ -422,7 +450,9 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
 
     # -- compounds: reading --------------------------------------------------------------
     def get_compound(self, compound_id: int, with_reactions: int = 50) -> Compound:
-        row = self.execute(f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE id = ?", (compound_id,)).fetchone()
+        row = self.execute(
+            f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE id = ?", (compound_id,)
+        ).fetchone()
         if row is None:
             raise NotFoundError(f"no compound with id {compound_id}")
         compound = _compound_from_row(row)
@@ -437,7 +467,8 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
 
     def count_reactions_of(self, compound_id: int) -> int:
         row = self.execute(
-            "SELECT COUNT(DISTINCT reaction_rowid) FROM participants WHERE compound_id = ?", (compound_id,)
+            "SELECT COUNT(DISTINCT reaction_rowid) FROM participants WHERE compound_id = ?",
+            (compound_id,),
         ).fetchone()
         return int(row[0])
 
@@ -445,16 +476,24 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
         ids = list(dict.fromkeys(compound_ids))
         out: dict[int, Compound] = {}
         for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
+            chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            for row in self.execute(f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE id IN ({marks})", chunk):
+            for row in self.execute(
+                f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE id IN ({marks})", chunk
+            ):
                 out[row["id"]] = _compound_from_row(row)
         return out
 
-    def _hits(self, sql: str, params: Sequence[Any], normalized: str | None = None) -> list[DictionaryHit]:
+    def _hits(
+        self, sql: str, params: Sequence[Any], normalized: str | None = None
+    ) -> list[DictionaryHit]:
         hits = []
         for row in self.execute(sql, params):
-            name = _matched_name(row, normalized) if normalized else (row["common_name"] or row["iupac_name"] or "")
+            name = (
+                _matched_name(row, normalized)
+                if normalized
+                else (row["common_name"] or row["iupac_name"] or "")
+            )
             rank = row["rank"] if "rank" in row.keys() else 0
             hits.append(DictionaryHit(row["id"], _structure_from_row(row), name, rank))
         return hits
@@ -491,15 +530,20 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
         found: dict[str, int] = {}
         for sql, key_of in (
             ("SELECT inchikey, id FROM compounds WHERE inchikey IN ({})", lambda s: s.inchikey),
-            ("SELECT inchikey, compound_id FROM compound_keys WHERE inchikey IN ({})", lambda s: s.inchikey),
+            (
+                "SELECT inchikey, compound_id FROM compound_keys WHERE inchikey IN ({})",
+                lambda s: s.inchikey,
+            ),
             ("SELECT smiles, id FROM compounds WHERE smiles IN ({})", lambda s: s.smiles),
         ):
             pending = [s for key, s in todo.items() if key not in found]
             by_value = {key_of(s): s.inchikey for s in pending}
             values = list(by_value)
             for start in range(0, len(values), 500):
-                chunk = values[start:start + 500]
-                for value, compound_id in self.execute(sql.format(",".join("?" * len(chunk))), chunk):
+                chunk = values[start : start + 500]
+                for value, compound_id in self.execute(
+                    sql.format(",".join("?" * len(chunk))), chunk
+                ):
                     found.setdefault(by_value[value], compound_id)
         return found
 
@@ -508,28 +552,37 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
         todo = list(dict.fromkeys(pairs))
         found: set[tuple[str, int]] = set()
         for start in range(0, len(todo), 400):
-            chunk = todo[start:start + 400]
+            chunk = todo[start : start + 400]
             values = ",".join("(?, ?)" for _ in chunk)
-            found.update((norm, compound_id) for norm, compound_id in self.execute(
-                f"WITH p(norm, compound_id) AS (VALUES {values}) SELECT n.norm, n.compound_id FROM p "
-                "JOIN compound_names n ON n.norm = p.norm AND n.compound_id = p.compound_id",
-                [v for pair in chunk for v in pair],
-            ))
+            found.update(
+                (norm, compound_id)
+                for norm, compound_id in self.execute(
+                    f"WITH p(norm, compound_id) AS (VALUES {values}) SELECT n.norm, n.compound_id FROM p "
+                    "JOIN compound_names n ON n.norm = p.norm AND n.compound_id = p.compound_id",
+                    [v for pair in chunk for v in pair],
+                )
+            )
         return found
 
-    def compounds_for_inchikeys(self, inchikeys: Iterable[str]) -> dict[str, tuple[int, str | None]]:
+    def compounds_for_inchikeys(
+        self, inchikeys: Iterable[str]
+    ) -> dict[str, tuple[int, str | None]]:
         """InChIKey -> (compound id, canonical SMILES) for the keys the KB knows, aliases included."""
         todo = list(dict.fromkeys(inchikeys))
         found: dict[str, tuple[int, str | None]] = {}
         for sql in (
             "SELECT inchikey, id, smiles FROM compounds WHERE inchikey IN ({})",
-            ("SELECT k.inchikey, c.id, c.smiles FROM compound_keys k JOIN compounds c ON c.id = k.compound_id "
-             "WHERE k.inchikey IN ({})"),
+            (
+                "SELECT k.inchikey, c.id, c.smiles FROM compound_keys k JOIN compounds c ON c.id = k.compound_id "
+                "WHERE k.inchikey IN ({})"
+            ),
         ):
             pending = [key for key in todo if key not in found]
             for start in range(0, len(pending), 500):
-                chunk = pending[start:start + 500]
-                for key, compound_id, smiles in self.execute(sql.format(",".join("?" * len(chunk))), chunk):
+                chunk = pending[start : start + 500]
+                for key, compound_id, smiles in self.execute(
+                    sql.format(",".join("?" * len(chunk))), chunk
+                ):
                     found.setdefault(key, (compound_id, smiles))
         return found
 
@@ -547,11 +600,14 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
 
     def lookup_cas(self, cas: str) -> list[DictionaryHit]:
         """Compounds with this CAS registry number (the dictionary's CAS column, then synonyms)."""
-        return self._hits(f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE cas = ? ORDER BY id", (cas.strip(),)) \
-            or self.lookup_name(normalize_name(cas))
+        return self._hits(
+            f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE cas = ? ORDER BY id", (cas.strip(),)
+        ) or self.lookup_name(normalize_name(cas))
 
     def lookup_smiles(self, canonical: str) -> list[DictionaryHit]:
-        return self._hits(f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE smiles = ?", (canonical,))
+        return self._hits(
+            f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE smiles = ?", (canonical,)
+        )
 
     def lookup_structure(self, structure: Structure) -> list[DictionaryHit]:
         """Compounds with this structure: by InChIKey, else by canonical SMILES.
@@ -565,7 +621,8 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
         last = 0
         while True:
             rows = self.execute(
-                f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE id > ? ORDER BY id LIMIT ?", (last, batch_size)
+                f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE id > ? ORDER BY id LIMIT ?",
+                (last, batch_size),
             ).fetchall()
             if not rows:
                 return
@@ -601,7 +658,8 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
     def _find_existing(self, compound: Compound) -> sqlite3.Row | None:
         if compound.inchikey and compound.smiles:
             row = self.execute(
-                f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE inchikey = ?", (compound.inchikey,)
+                f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE inchikey = ?",
+                (compound.inchikey,),
             ).fetchone()
             if row is not None:
                 return row
@@ -610,12 +668,14 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
             )
             if hits:
                 return self.execute(
-                    f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE id = ?", (hits[0].compound_id,)
+                    f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE id = ?",
+                    (hits[0].compound_id,),
                 ).fetchone()
             return None
         if compound.inchikey:
             row = self.execute(
-                f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE inchikey = ?", (compound.inchikey,)
+                f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE inchikey = ?",
+                (compound.inchikey,),
             ).fetchone()
             if row is None:
                 row = self.execute(
@@ -637,7 +697,11 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
 
     def _insert_names(self, compound_id: int, compound: Compound) -> None:
         rows = []
-        for rank, names in ((0, [compound.iupac_name]), (1, [compound.common_name]), (2, compound.synonyms)):
+        for rank, names in (
+            (0, [compound.iupac_name]),
+            (1, [compound.common_name]),
+            (2, compound.synonyms),
+        ):
             for name in names:
                 norm = normalize_name(name) if name else ""
                 if norm:
@@ -648,16 +712,30 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
             rows,
         )
 
-    def _fts_compound(self, compound_id: int, compound: Compound, delete: Compound | None = None) -> None:
+    def _fts_compound(
+        self, compound_id: int, compound: Compound, delete: Compound | None = None
+    ) -> None:
         if delete is not None:
             self._conn.execute(
                 "INSERT INTO compounds_fts(compounds_fts, rowid, iupac_name, common_name, synonyms, description) "
                 "VALUES ('delete', ?, ?, ?, ?, ?)",
-                (compound_id, delete.iupac_name, delete.common_name, json.dumps(delete.synonyms), delete.description),
+                (
+                    compound_id,
+                    delete.iupac_name,
+                    delete.common_name,
+                    json.dumps(delete.synonyms),
+                    delete.description,
+                ),
             )
         self._conn.execute(
             "INSERT INTO compounds_fts(rowid, iupac_name, common_name, synonyms, description) VALUES (?, ?, ?, ?, ?)",
-            (compound_id, compound.iupac_name, compound.common_name, json.dumps(compound.synonyms), compound.description),
+            (
+                compound_id,
+                compound.iupac_name,
+                compound.common_name,
+                json.dumps(compound.synonyms),
+                compound.description,
+            ),
         )
 
     def insert_compound(self, compound: Compound, fingerprint: bytes | None = None) -> int:
@@ -666,7 +744,9 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
         with self._lock:
             return self._insert_compound(compound, fingerprint)
 
-    def upsert_compound(self, compound: Compound, fingerprint: bytes | None = None) -> tuple[int, bool]:
+    def upsert_compound(
+        self, compound: Compound, fingerprint: bytes | None = None
+    ) -> tuple[int, bool]:
         self._require_writable()
         with self._lock:
             row = self._find_existing(compound)
@@ -678,8 +758,17 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
                 self._conn.execute(
                     "UPDATE compounds SET iupac_name=?, common_name=?, synonyms=?, description=?, pubchem_cid=?, "
                     "cas=?, inchi=?, provenance=? WHERE id=?",
-                    (merged.iupac_name, merged.common_name, json.dumps(merged.synonyms), merged.description,
-                     merged.pubchem_cid, merged.cas, merged.inchi, json.dumps(merged.provenance), existing.id),
+                    (
+                        merged.iupac_name,
+                        merged.common_name,
+                        json.dumps(merged.synonyms),
+                        merged.description,
+                        merged.pubchem_cid,
+                        merged.cas,
+                        merged.inchi,
+                        json.dumps(merged.provenance),
+                        existing.id,
+                    ),
                 )
                 self._insert_names(existing.id, merged)
                 self._fts_compound(existing.id, merged, delete=existing)
@@ -700,7 +789,9 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
         merged.pubchem_cid = existing.pubchem_cid or new.pubchem_cid
         merged.cas = existing.cas or new.cas
         merged.inchi = existing.inchi or new.inchi
-        sources = list(existing.provenance.get("sources", [existing.source] if existing.source else []))
+        sources = list(
+            existing.provenance.get("sources", [existing.source] if existing.source else [])
+        )
         if new.source and new.source not in sources:
             sources.append(new.source)
             merged.provenance = {**existing.provenance, "sources": sources}
@@ -714,10 +805,25 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
             "INSERT INTO compounds (inchikey, parent_inchikey, smiles, inchi, formula, molecular_weight, exact_mass, "
             "iupac_name, common_name, synonyms, description, pubchem_cid, cas, kind, source, provenance, fingerprint) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (compound.inchikey, compound.parent_inchikey, compound.smiles, compound.inchi, compound.formula,
-             compound.molecular_weight, compound.exact_mass, compound.iupac_name, compound.common_name,
-             json.dumps(compound.synonyms), compound.description, compound.pubchem_cid, compound.cas,
-             compound.kind, compound.source, json.dumps(provenance), fingerprint),
+            (
+                compound.inchikey,
+                compound.parent_inchikey,
+                compound.smiles,
+                compound.inchi,
+                compound.formula,
+                compound.molecular_weight,
+                compound.exact_mass,
+                compound.iupac_name,
+                compound.common_name,
+                json.dumps(compound.synonyms),
+                compound.description,
+                compound.pubchem_cid,
+                compound.cas,
+                compound.kind,
+                compound.source,
+                json.dumps(provenance),
+                fingerprint,
+            ),
         )
         compound_id = int(cursor.lastrowid)  # type: ignore[arg-type]
         self._insert_names(compound_id, compound)
@@ -749,7 +855,9 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
             if existing.description == description:
                 return
             updated = existing.model_copy(update={"description": description})
-            self._conn.execute("UPDATE compounds SET description = ? WHERE id = ?", (description, compound_id))
+            self._conn.execute(
+                "UPDATE compounds SET description = ? WHERE id = ?", (description, compound_id)
+            )
             self._fts_compound(compound_id, updated, delete=existing)
 
     # -- reactions -----------------------------------------------------------------------
@@ -765,23 +873,40 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
             list(by_rowid),
         ):
             participants[p[0]].append(
-                Participant(role=Role(p[1]), compound_id=p[2], name=p[3], smiles=p[4], inchikey=p[5],
-                            amount=p[6], unresolved_reason=p[7])
+                Participant(
+                    role=Role(p[1]),
+                    compound_id=p[2],
+                    name=p[3],
+                    smiles=p[4],
+                    inchikey=p[5],
+                    amount=p[6],
+                    unresolved_reason=p[7],
+                )
             )
         reactions = []
         for rowid, row in by_rowid.items():
             reactions.append(
                 Reaction(
-                    id=row["id"], source=row["source"], dataset=row["dataset"], title=row["title"],
-                    reaction_class=row["reaction_class"], description=row["description"],
-                    reaction_smiles=row["reaction_smiles"], participants=participants[rowid],
+                    id=row["id"],
+                    source=row["source"],
+                    dataset=row["dataset"],
+                    title=row["title"],
+                    reaction_class=row["reaction_class"],
+                    description=row["description"],
+                    reaction_smiles=row["reaction_smiles"],
+                    participants=participants[rowid],
                     operations=json.loads(row["operations"]),
                     conditions=Conditions(
-                        temperature_c=row["temperature_c"], temperature_text=row["temperature_text"],
-                        time_h=row["time_h"], ph=row["ph"], pressure_bar=row["pressure_bar"],
+                        temperature_c=row["temperature_c"],
+                        temperature_text=row["temperature_text"],
+                        time_h=row["time_h"],
+                        ph=row["ph"],
+                        pressure_bar=row["pressure_bar"],
                         atmosphere=row["atmosphere"],
                     ),
-                    yield_percent=row["yield_percent"], notes=row["notes"], flags=json.loads(row["flags"]),
+                    yield_percent=row["yield_percent"],
+                    notes=row["notes"],
+                    flags=json.loads(row["flags"]),
                     provenance=json.loads(row["provenance"]),
                 )
             )
@@ -797,24 +922,31 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
         ids = list(dict.fromkeys(reaction_ids))
         out: dict[str, Reaction] = {}
         for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
+            chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            rows = self.execute(f"SELECT {_REACTION_COLUMNS} FROM reactions WHERE id IN ({marks})", chunk).fetchall()
+            rows = self.execute(
+                f"SELECT {_REACTION_COLUMNS} FROM reactions WHERE id IN ({marks})", chunk
+            ).fetchall()
             for reaction in self._reactions_from_rows(rows):
                 out[reaction.id] = reaction
         return out
 
     def has_reaction(self, reaction_id: str) -> bool:
-        return self.execute("SELECT 1 FROM reactions WHERE id = ?", (reaction_id,)).fetchone() is not None
+        return (
+            self.execute("SELECT 1 FROM reactions WHERE id = ?", (reaction_id,)).fetchone()
+            is not None
+        )
 
-    def reaction_links(self, compound_ids: Iterable[int], roles: Iterable[Role] | None = None) -> list[ReactionLink]:
+    def reaction_links(
+        self, compound_ids: Iterable[int], roles: Iterable[Role] | None = None
+    ) -> list[ReactionLink]:
         ids = list(dict.fromkeys(compound_ids))
         if not ids:
             return []
         role_values = [Role(r).value for r in roles] if roles else None
         links = []
         for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
+            chunk = ids[start : start + 500]
             sql = (
                 "SELECT r.id, p.compound_id, p.role FROM participants p JOIN reactions r ON r.rowid = p.reaction_rowid "
                 f"WHERE p.compound_id IN ({','.join('?' * len(chunk))})"
@@ -830,7 +962,8 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
         last = 0
         while True:
             rows = self.execute(
-                f"SELECT {_REACTION_COLUMNS} FROM reactions WHERE rowid > ? ORDER BY rowid LIMIT ?", (last, batch_size)
+                f"SELECT {_REACTION_COLUMNS} FROM reactions WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                (last, batch_size),
             ).fetchall()
             if not rows:
                 return
@@ -845,18 +978,46 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
                 "INSERT OR IGNORE INTO reactions (id, source, dataset, title, reaction_class, description, "
                 "reaction_smiles, temperature_c, temperature_text, time_h, ph, pressure_bar, atmosphere, yield_percent, "
                 "operations, notes, flags, provenance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (reaction.id, reaction.source, reaction.dataset, reaction.title, reaction.reaction_class,
-                 reaction.description, reaction.reaction_smiles, c.temperature_c, c.temperature_text, c.time_h, c.ph,
-                 c.pressure_bar, c.atmosphere, reaction.yield_percent, json.dumps(reaction.operations),
-                 reaction.notes, json.dumps(reaction.flags), json.dumps(reaction.provenance)),
+                (
+                    reaction.id,
+                    reaction.source,
+                    reaction.dataset,
+                    reaction.title,
+                    reaction.reaction_class,
+                    reaction.description,
+                    reaction.reaction_smiles,
+                    c.temperature_c,
+                    c.temperature_text,
+                    c.time_h,
+                    c.ph,
+                    c.pressure_bar,
+                    c.atmosphere,
+                    reaction.yield_percent,
+                    json.dumps(reaction.operations),
+                    reaction.notes,
+                    json.dumps(reaction.flags),
+                    json.dumps(reaction.provenance),
+                ),
             )
             if cursor.rowcount == 0:
                 return False
             rowid = cursor.lastrowid
             self._conn.executemany(
                 "INSERT INTO participants VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(rowid, i, p.role.value, p.compound_id, p.name, p.smiles, p.inchikey, p.amount, p.unresolved_reason)
-                 for i, p in enumerate(reaction.participants)],
+                [
+                    (
+                        rowid,
+                        i,
+                        p.role.value,
+                        p.compound_id,
+                        p.name,
+                        p.smiles,
+                        p.inchikey,
+                        p.amount,
+                        p.unresolved_reason,
+                    )
+                    for i, p in enumerate(reaction.participants)
+                ],
             )
             self._conn.execute(
                 "INSERT INTO reactions_fts(rowid, title, description, notes) VALUES (?, ?, ?, ?)",
@@ -868,9 +1029,13 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
         """Those of ``ids`` the KB already holds (batched)."""
         existing: set[str] = set()
         for start in range(0, len(ids), 500):
-            chunk = list(ids[start:start + 500])
-            existing.update(row[0] for row in self.execute(
-                f"SELECT id FROM reactions WHERE id IN ({','.join('?' * len(chunk))})", chunk))
+            chunk = list(ids[start : start + 500])
+            existing.update(
+                row[0]
+                for row in self.execute(
+                    f"SELECT id FROM reactions WHERE id IN ({','.join('?' * len(chunk))})", chunk
+                )
+            )
         return existing
 
     def add_reactions(self, reactions: list[Reaction]) -> list[str]:
@@ -883,21 +1048,52 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
         self._require_writable()
         with self._lock:
             existing = self.existing_reaction_ids([r.id for r in reactions])
-            next_rowid = (self._conn.execute("SELECT max(rowid) FROM reactions").fetchone()[0] or 0) + 1
+            next_rowid = (
+                self._conn.execute("SELECT max(rowid) FROM reactions").fetchone()[0] or 0
+            ) + 1
             rows, participants, fts, added = [], [], [], []
             for reaction in reactions:
                 if reaction.id in existing:
                     continue
                 existing.add(reaction.id)
                 c = reaction.conditions
-                rows.append((next_rowid, reaction.id, reaction.source, reaction.dataset, reaction.title,
-                             reaction.reaction_class, reaction.description, reaction.reaction_smiles, c.temperature_c,
-                             c.temperature_text, c.time_h, c.ph, c.pressure_bar, c.atmosphere, reaction.yield_percent,
-                             _json(reaction.operations), reaction.notes, _json(reaction.flags),
-                             _json(reaction.provenance)))
+                rows.append(
+                    (
+                        next_rowid,
+                        reaction.id,
+                        reaction.source,
+                        reaction.dataset,
+                        reaction.title,
+                        reaction.reaction_class,
+                        reaction.description,
+                        reaction.reaction_smiles,
+                        c.temperature_c,
+                        c.temperature_text,
+                        c.time_h,
+                        c.ph,
+                        c.pressure_bar,
+                        c.atmosphere,
+                        reaction.yield_percent,
+                        _json(reaction.operations),
+                        reaction.notes,
+                        _json(reaction.flags),
+                        _json(reaction.provenance),
+                    )
+                )
                 participants.extend(  # a Role is a str: SQLite stores its value
-                    (next_rowid, i, p.role, p.compound_id, p.name, p.smiles, p.inchikey, p.amount,
-                     p.unresolved_reason) for i, p in enumerate(reaction.participants))
+                    (
+                        next_rowid,
+                        i,
+                        p.role,
+                        p.compound_id,
+                        p.name,
+                        p.smiles,
+                        p.inchikey,
+                        p.amount,
+                        p.unresolved_reason,
+                    )
+                    for i, p in enumerate(reaction.participants)
+                )
                 fts.append((next_rowid, reaction.title, reaction.description, reaction.notes))
                 added.append(reaction.id)
                 next_rowid += 1
@@ -905,10 +1101,15 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
                 "INSERT INTO reactions (rowid, id, source, dataset, title, reaction_class, description, "
                 "reaction_smiles, temperature_c, temperature_text, time_h, ph, pressure_bar, atmosphere, yield_percent, "
                 "operations, notes, flags, provenance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                rows)
-            self._conn.executemany("INSERT INTO participants VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", participants)
-            self._conn.executemany("INSERT INTO reactions_fts(rowid, title, description, notes) VALUES (?, ?, ?, ?)",
-                                   fts)
+                rows,
+            )
+            self._conn.executemany(
+                "INSERT INTO participants VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", participants
+            )
+            self._conn.executemany(
+                "INSERT INTO reactions_fts(rowid, title, description, notes) VALUES (?, ?, ?, ?)",
+                fts,
+            )
             return added
 
     def next_compound_id(self) -> int:
@@ -924,27 +1125,61 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
                 if compound.source and "sources" not in provenance:
                     provenance["sources"] = [compound.source]
                 synonyms = _json(compound.synonyms)
-                rows.append((compound_id, compound.inchikey, compound.parent_inchikey, compound.smiles, compound.inchi,
-                             compound.formula, compound.molecular_weight, compound.exact_mass, compound.iupac_name,
-                             compound.common_name, synonyms, compound.description,
-                             compound.pubchem_cid, compound.cas, compound.kind, compound.source,
-                             _json(provenance), fingerprint))
-                for rank, group in ((0, [compound.iupac_name]), (1, [compound.common_name]), (2, compound.synonyms)):
+                rows.append(
+                    (
+                        compound_id,
+                        compound.inchikey,
+                        compound.parent_inchikey,
+                        compound.smiles,
+                        compound.inchi,
+                        compound.formula,
+                        compound.molecular_weight,
+                        compound.exact_mass,
+                        compound.iupac_name,
+                        compound.common_name,
+                        synonyms,
+                        compound.description,
+                        compound.pubchem_cid,
+                        compound.cas,
+                        compound.kind,
+                        compound.source,
+                        _json(provenance),
+                        fingerprint,
+                    )
+                )
+                for rank, group in (
+                    (0, [compound.iupac_name]),
+                    (1, [compound.common_name]),
+                    (2, compound.synonyms),
+                ):
                     for name in group:
                         norm = normalize_name(name) if name else ""
                         if norm:
                             names.append((norm, compound_id, rank))
-                fts.append((compound_id, compound.iupac_name, compound.common_name, synonyms, compound.description))
+                fts.append(
+                    (
+                        compound_id,
+                        compound.iupac_name,
+                        compound.common_name,
+                        synonyms,
+                        compound.description,
+                    )
+                )
             self._conn.executemany(
                 "INSERT INTO compounds (id, inchikey, parent_inchikey, smiles, inchi, formula, molecular_weight, "
                 "exact_mass, iupac_name, common_name, synonyms, description, pubchem_cid, cas, kind, source, "
-                "provenance, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                "provenance, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
             self._conn.executemany(
                 "INSERT INTO compound_names VALUES (?, ?, ?) ON CONFLICT(norm, compound_id) "
-                "DO UPDATE SET rank = min(rank, excluded.rank)", names)
+                "DO UPDATE SET rank = min(rank, excluded.rank)",
+                names,
+            )
             self._conn.executemany(
                 "INSERT INTO compounds_fts(rowid, iupac_name, common_name, synonyms, description) VALUES (?, ?, ?, ?, ?)",
-                fts)
+                fts,
+            )
             self._fingerprint_cache = None
 
     def search_reaction_text(self, query: str, limit: int = 10) -> list[tuple[str, float]]:
@@ -971,11 +1206,65 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
 
     # -- imports -------------------------------------------------------------------------
     def import_record(self, sha256: str) -> dict[str, Any] | None:
-        row = self.execute("SELECT path, format, summary FROM imports WHERE sha256 = ?", (sha256,)).fetchone()
-        return None if row is None else {"path": row[0], "format": row[1], "summary": json.loads(row[2])}
+        row = self.execute(
+            "SELECT path, format, summary FROM imports WHERE sha256 = ?", (sha256,)
+        ).fetchone()
+        return (
+            None
+            if row is None
+            else {"path": row[0], "format": row[1], "summary": json.loads(row[2])}
+        )
 
     def record_import(self, sha256: str, path: str, fmt: str, summary: dict[str, Any]) -> None:
-        self.execute("INSERT OR IGNORE INTO imports VALUES (?, ?, ?, ?)", (sha256, path, fmt, json.dumps(summary)))
+        self.execute(
+            "INSERT OR IGNORE INTO imports VALUES (?, ?, ?, ?)",
+            (sha256, path, fmt, json.dumps(summary)),
+        )
+
+    def remove_records(self, reaction_ids: Sequence[str], compound_ids: Sequence[int]) -> None:
+        self._require_writable()
+        reactions, compounds = list(reaction_ids), list(compound_ids)
+        with self.transaction():
+            conn = self._conn
+            for start in range(0, len(reactions), 500):
+                chunk = reactions[start : start + 500]
+                rows = conn.execute(
+                    f"SELECT rowid, title, description, notes FROM reactions WHERE id IN ({','.join('?' * len(chunk))})",
+                    chunk,
+                ).fetchall()
+                if not rows:
+                    continue
+                conn.executemany(
+                    "INSERT INTO reactions_fts(reactions_fts, rowid, title, description, notes) "
+                    "VALUES ('delete', ?, ?, ?, ?)",
+                    [tuple(r) for r in rows],
+                )
+                rowids = [r[0] for r in rows]
+                marks = ",".join("?" * len(rowids))
+                conn.execute(f"DELETE FROM participants WHERE reaction_rowid IN ({marks})", rowids)
+                conn.execute(f"DELETE FROM reactions WHERE rowid IN ({marks})", rowids)
+            for start in range(0, len(compounds), 500):
+                chunk = compounds[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                rows = conn.execute(
+                    f"SELECT id, iupac_name, common_name, synonyms, description FROM compounds "
+                    f"WHERE id IN ({marks})",
+                    chunk,
+                ).fetchall()
+                conn.executemany(
+                    "INSERT INTO compounds_fts(compounds_fts, rowid, iupac_name, common_name, synonyms, "
+                    "description) VALUES ('delete', ?, ?, ?, ?, ?)",
+                    [tuple(r) for r in rows],
+                )
+                conn.execute(
+                    f"UPDATE participants SET compound_id = NULL WHERE compound_id IN ({marks})",
+                    chunk,
+                )
+                for table in ("compound_names", "compound_keys", "compound_screens"):
+                    conn.execute(f"DELETE FROM {table} WHERE compound_id IN ({marks})", chunk)
+                conn.execute(f"DELETE FROM compounds WHERE id IN ({marks})", chunk)
+        self._fingerprint_cache = None
+        self._screen_cache = None
 
     # -- export (kb migrate) -------------------------------------------------------------
     def export_tables(self, batch_size: int = 20_000) -> Iterator[tuple[str, Any, int]]:
@@ -985,21 +1274,38 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
         refer to them; a reactions batch is a pair (reaction rows, their participant rows).
         Meta rows that a new KB writes itself (schema version, backend) are left out.
         """
-        total = self._count("SELECT COUNT(*) FROM meta WHERE key NOT IN ('schema_version', 'backend')")
-        yield "meta", [tuple(r) for r in self.execute(
-            "SELECT key, value FROM meta WHERE key NOT IN ('schema_version', 'backend') ORDER BY key")], total
+        total = self._count(
+            "SELECT COUNT(*) FROM meta WHERE key NOT IN ('schema_version', 'backend')"
+        )
+        yield (
+            "meta",
+            [
+                tuple(r)
+                for r in self.execute(
+                    "SELECT key, value FROM meta WHERE key NOT IN ('schema_version', 'backend') ORDER BY key"
+                )
+            ],
+            total,
+        )
         total = self._count("SELECT COUNT(*) FROM compounds")
         last = 0
         while True:
-            rows = [tuple(r) for r in self.execute(
-                f"SELECT {_COMPOUND_COLUMNS}, fingerprint FROM compounds WHERE id > ? ORDER BY id LIMIT ?",
-                (last, batch_size))]
+            rows = [
+                tuple(r)
+                for r in self.execute(
+                    f"SELECT {_COMPOUND_COLUMNS}, fingerprint FROM compounds WHERE id > ? ORDER BY id LIMIT ?",
+                    (last, batch_size),
+                )
+            ]
             if not rows:
                 break
             yield "compounds", rows, total
             last = rows[-1][0]
-        for table, order in (("compound_keys", "inchikey"), ("compound_names", "norm, compound_id"),
-                             ("imports", "sha256")):
+        for table, order in (
+            ("compound_keys", "inchikey"),
+            ("compound_names", "norm, compound_id"),
+            ("imports", "sha256"),
+        ):
             total = self._count(f"SELECT COUNT(*) FROM {table}")
             cursor = self.execute(f"SELECT * FROM {table} ORDER BY {order}")
             while rows := [tuple(r) for r in cursor.fetchmany(batch_size)]:
@@ -1007,14 +1313,23 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
         total = self._count("SELECT COUNT(*) FROM reactions")
         last = 0
         while True:
-            rows = [tuple(r) for r in self.execute(
-                f"SELECT {_REACTION_COLUMNS} FROM reactions WHERE rowid > ? ORDER BY rowid LIMIT ?", (last, batch_size))]
+            rows = [
+                tuple(r)
+                for r in self.execute(
+                    f"SELECT {_REACTION_COLUMNS} FROM reactions WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                    (last, batch_size),
+                )
+            ]
             if not rows:
                 break
-            participants = [tuple(r) for r in self.execute(
-                "SELECT reaction_rowid, position, role, compound_id, name, smiles, inchikey, amount, unresolved_reason "
-                "FROM participants WHERE reaction_rowid > ? AND reaction_rowid <= ? ORDER BY reaction_rowid, position",
-                (last, rows[-1][0]))]
+            participants = [
+                tuple(r)
+                for r in self.execute(
+                    "SELECT reaction_rowid, position, role, compound_id, name, smiles, inchikey, amount, unresolved_reason "
+                    "FROM participants WHERE reaction_rowid > ? AND reaction_rowid <= ? ORDER BY reaction_rowid, position",
+                    (last, rows[-1][0]),
+                )
+            ]
             yield "reactions", (rows, participants), total
             last = rows[-1][0]
 
@@ -1022,29 +1337,46 @@ class SQLiteKB(SQLiteStructureSearch, KnowledgeBase):
     def _count(self, sql: str) -> int:
         return int(self.execute(sql).fetchone()[0])
 
-    def _table_exists(self, name: str) -> bool:
-        return self.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is not None
+    def table_exists(self, name: str) -> bool:
+        return (
+            self.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone()
+            is not None
+        )
+
+    _table_exists = table_exists
 
     def stats(self) -> KBStats:
-        size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
+        size = sum(
+            p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file()
+        )
         return KBStats(
             path=str(self.path),
             compounds=self._count("SELECT COUNT(*) FROM compounds"),
-            compounds_with_structure=self._count("SELECT COUNT(*) FROM compounds WHERE smiles IS NOT NULL"),
+            compounds_with_structure=self._count(
+                "SELECT COUNT(*) FROM compounds WHERE smiles IS NOT NULL"
+            ),
             compound_names=self._count("SELECT COUNT(*) FROM compound_names"),
             reactions=self._count("SELECT COUNT(*) FROM reactions"),
             participants=self._count("SELECT COUNT(*) FROM participants"),
             flagged_reactions=self._count("SELECT COUNT(*) FROM reactions WHERE flags != '[]'"),
             reactions_by_source={
                 r[0] or "(none)": r[1]
-                for r in self.execute("SELECT dataset, COUNT(*) FROM reactions GROUP BY dataset ORDER BY 2 DESC")
+                for r in self.execute(
+                    "SELECT dataset, COUNT(*) FROM reactions GROUP BY dataset ORDER BY 2 DESC"
+                )
             },
             compounds_by_source={
                 r[0] or "(none)": r[1]
-                for r in self.execute("SELECT source, COUNT(*) FROM compounds GROUP BY source ORDER BY 2 DESC")
+                for r in self.execute(
+                    "SELECT source, COUNT(*) FROM compounds GROUP BY source ORDER BY 2 DESC"
+                )
             },
-            documents=self._count("SELECT COUNT(*) FROM documents") if self._table_exists("documents") else 0,
-            chunks=self._count("SELECT COUNT(*) FROM chunks") if self._table_exists("chunks") else 0,
+            documents=self._count("SELECT COUNT(*) FROM documents")
+            if self._table_exists("documents")
+            else 0,
+            chunks=self._count("SELECT COUNT(*) FROM chunks")
+            if self._table_exists("chunks")
+            else 0,
             size_bytes=size,
             meta=self.all_meta(),
         )

@@ -8,9 +8,10 @@ without touching them. The embedded default is :class:`chemground.kb.sqlite_stor
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 from chemground.chem.names import DictionaryHit
 from chemground.chem.structure import Structure
@@ -92,7 +93,9 @@ class KnowledgeBase(ABC):
     def get_reactions(self, reaction_ids: Sequence[str]) -> dict[str, Reaction]: ...
 
     @abstractmethod
-    def reaction_links(self, compound_ids: Iterable[int], roles: Iterable[Role] | None = None) -> list[ReactionLink]: ...
+    def reaction_links(
+        self, compound_ids: Iterable[int], roles: Iterable[Role] | None = None
+    ) -> list[ReactionLink]: ...
 
     @abstractmethod
     def iter_reactions(self, batch_size: int = 2000) -> Iterator[Reaction]: ...
@@ -153,6 +156,62 @@ class KnowledgeBase(ABC):
             participants in the roles asked.
         """
 
+    @abstractmethod
+    def table_exists(self, name: str) -> bool:
+        """Whether the KB holds this table (``chunks`` exists once papers were added)."""
+
+    # -- named look-ups for callers outside kb/ (see chemground.kb.named_queries) ---------
+    @abstractmethod
+    def reaction_state(self) -> tuple[int, int]:
+        """(number of reactions, last reaction rowid): changes when reactions are added."""
+
+    @abstractmethod
+    def records_state(self) -> tuple[int, int, int, int]:
+        """(compounds, last compound id, reactions, last reaction rowid)."""
+
+    @abstractmethod
+    def reaction_classes(self) -> list[tuple[str, str]]:
+        """(reaction id, reaction class) of every reaction with a class, in KB order."""
+
+    @abstractmethod
+    def candidate_reaction_ids(self, require: str = "any") -> list[str]:
+        """Unflagged reactions with a field ("temperature", "yield", "time", "solvent"...)."""
+
+    @abstractmethod
+    def candidate_compound_ids(self, require: str = "structure") -> list[int]:
+        """Compounds with "structure", "description" or "name_conversion" (structure + IUPAC)."""
+
+    @abstractmethod
+    def compound_id_for_pubchem_cid(self, cid: int) -> int | None: ...
+
+    @abstractmethod
+    def max_compound_id(self) -> int: ...
+
+    @abstractmethod
+    def reaction_flags(self, reaction_id: str) -> list[str]: ...
+
+    @abstractmethod
+    def set_reaction_flags(self, reaction_id: str, flags: list[str]) -> None: ...
+
+    @abstractmethod
+    def name_ranks(self, norms: Iterable[str]) -> dict[str, int]:
+        """Normalised name -> best rank, for the names the KB knows."""
+
+    @abstractmethod
+    def all_name_norms(self) -> set[str]: ...
+
+    @abstractmethod
+    def compound_ids_by_formula(self) -> dict[str, list[int]]: ...
+
+    @abstractmethod
+    def has_chunks(self) -> bool:
+        """Whether papers were added to the KB."""
+
+    @abstractmethod
+    def remove_records(self, reaction_ids: Sequence[str], compound_ids: Sequence[int]) -> None:
+        """Delete reactions and compounds (a benchmark's out-of-corpus copy); participants that
+        named a removed compound keep their name and SMILES, without the link."""
+
     def update_structure_index(self) -> int:
         """Bring the structure-search pre-screen up to date after writes; returns how many
         compounds were indexed (backends whose index the database maintains: 0)."""
@@ -187,7 +246,7 @@ class KnowledgeBase(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
-    def __enter__(self) -> "KnowledgeBase":
+    def __enter__(self) -> KnowledgeBase:
         return self
 
     def __exit__(self, *exc: object) -> None:
