@@ -357,6 +357,13 @@ def ask(
         None, "--llm-base-url", help="OpenAI-compatible endpoint."
     ),
     llm_model: str | None = typer.Option(None, "--llm-model", help="Model name at that endpoint."),
+    rerank: str | None = typer.Option(
+        None, "--rerank", help="Second stage: llm (the same endpoint) or none."
+    ),
+    rerank_depth: int = typer.Option(20, "--rerank-depth", help="Candidates the re-ranker scores."),
+    expand: bool = typer.Option(
+        False, "--expand/--no-expand", help="Add synonyms of the compounds named to the query."
+    ),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Answer from the papers: cited snippets without an LLM, a cited answer with one."""
@@ -367,7 +374,17 @@ def ask(
     cli.settings = cli.settings.with_overrides(llm_base_url=llm_base_url, llm_model=llm_model)
     want_llm = use_llm if use_llm is not None else llm_configured(cli.settings)
     llm = llm_from_settings(cli.settings) if want_llm else None
-    result = _search(ctx, question, k, method, dense=True)
+    reranker = _reranker(ctx, rerank)  # cli.settings already carries --llm-base-url/--llm-model
+    result = _search(
+        ctx,
+        question,
+        k,
+        method,
+        dense=True,
+        reranker=reranker,
+        rerank_depth=rerank_depth,
+        expand=expand,
+    )
     answer = (
         answer_with_llm(question, result, llm, context_k=k)
         if llm
