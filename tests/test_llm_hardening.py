@@ -11,14 +11,14 @@ import socket
 import socketserver
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 
 from chemground.llm import LLMDeadlineExceeded, LLMError
 from chemground.llm.base import answer_budget
 from chemground.llm.config import llm_from_settings
-from chemground.llm.openai_client import OpenAICompatibleLLM, ResponseCache
+from chemground.llm.openai_client import OpenAICompatibleLLM, response_cache
 from chemground.settings import Settings
 from tests.support.fake_openai import FakeOpenAIServer, Step, completion
 
@@ -54,7 +54,7 @@ class RawServer:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}/v1"
 
-    def __enter__(self) -> "RawServer":
+    def __enter__(self) -> RawServer:
         self._thread.start()
         return self
 
@@ -85,8 +85,10 @@ def _read_request(conn: socket.socket) -> None:
 def trickle_body(conn: socket.socket, every_s: float = 0.3, limit_s: float = 30.0) -> None:
     """Headers at once, then the body one byte every ``every_s`` (the issue's repro, faster)."""
     body = json.dumps(completion("x" * 10_000)).encode()
-    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                 b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n")
+    conn.sendall(
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n"
+    )
     end = time.monotonic() + limit_s
     for byte in body:
         if time.monotonic() > end:
@@ -111,13 +113,17 @@ def silent(conn: socket.socket) -> None:
 
 def client(base_url: str, tmp_path=None, **kw) -> OpenAICompatibleLLM:
     kw.setdefault("backoff_base_s", 0.01)
-    return OpenAICompatibleLLM(base_url, "fake-model", cache_path=(tmp_path / "cache.sqlite") if tmp_path else None,
-                               **kw)
+    return OpenAICompatibleLLM(
+        base_url, "fake-model", cache_path=(tmp_path / "cache.sqlite") if tmp_path else None, **kw
+    )
 
 
 # -- 1. deadlines ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("handler", [trickle_body, trickle_headers, silent], ids=["body", "headers", "silent"])
+
+@pytest.mark.parametrize(
+    "handler", [trickle_body, trickle_headers, silent], ids=["body", "headers", "silent"]
+)
 def test_a_trickling_or_silent_endpoint_is_cut_off_at_the_call_deadline(handler):
     with RawServer(handler) as server:
         llm = client(server.base_url, timeout_s=10.0, max_retries=4, call_deadline_s=1.0)
@@ -136,7 +142,7 @@ def test_retries_and_backoff_stop_when_the_deadline_is_spent():
         server.queue(*[Step(status=503, body="busy")] * 10)
         llm = client(server.base_url, max_retries=9, backoff_base_s=5.0, call_deadline_s=1.0)
         started = time.monotonic()
-        with pytest.raises(LLMDeadlineExceeded, match="within 1 s.*HTTP 503"):
+        with pytest.raises(LLMDeadlineExceeded, match=r"within 1 s.*HTTP 503"):
             llm.chat(MESSAGES)
         assert time.monotonic() - started < 0.8  # no 5 s backoff slept into the deadline
     assert len(server.requests) == 1
@@ -167,10 +173,9 @@ def test_calls_of_one_answer_share_one_budget():
         llm = client(server.base_url, call_deadline_s=1.0, answer_deadline_s=1.5)
         started = time.monotonic()
         texts = []
-        with pytest.raises(LLMDeadlineExceeded) as caught:
-            with llm.answer_budget():
-                for _ in range(5):
-                    texts.append(llm.chat(MESSAGES, cache=False).text)
+        with pytest.raises(LLMDeadlineExceeded) as caught, llm.answer_budget():
+            for _ in range(5):
+                texts.append(llm.chat(MESSAGES, cache=False).text)
         elapsed = time.monotonic() - started
     assert texts == ["step", "step"]  # each call fits in 1 s, the third overruns the 1.5 s budget
     assert 1.4 <= elapsed < 2.2, elapsed
@@ -198,16 +203,24 @@ def test_no_budget_outside_an_answer():
 
 def test_deadlines_and_caps_come_from_settings_and_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("CHEMGROUND_CONFIG", str(tmp_path / "none.toml"))
-    settings = Settings(kb_path=tmp_path / "kb.sqlite", cache_dir=tmp_path, llm_base_url="http://127.0.0.1:9/v1",
-                        llm_model="m")
+    settings = Settings(
+        kb_path=tmp_path / "kb.sqlite",
+        cache_dir=tmp_path,
+        llm_base_url="http://127.0.0.1:9/v1",
+        llm_model="m",
+    )
     assert (settings.llm_call_deadline_s, settings.llm_answer_deadline_s) == (60.0, 180.0)
     assert settings.llm_max_response_bytes == 2_000_000
     monkeypatch.setenv("CHEMGROUND_LLM_CALL_DEADLINE_S", "7.5")
     monkeypatch.setenv("CHEMGROUND_LLM_ANSWER_DEADLINE_S", "20")
     monkeypatch.setenv("CHEMGROUND_LLM_MAX_RESPONSE_BYTES", "1000")
     monkeypatch.setenv("CHEMGROUND_LLM_CACHE_MAX_ENTRIES", "10")
-    settings = Settings(kb_path=tmp_path / "kb.sqlite", cache_dir=tmp_path, llm_base_url="http://127.0.0.1:9/v1",
-                        llm_model="m")
+    settings = Settings(
+        kb_path=tmp_path / "kb.sqlite",
+        cache_dir=tmp_path,
+        llm_base_url="http://127.0.0.1:9/v1",
+        llm_model="m",
+    )
     llm = llm_from_settings(settings)
     assert (llm.call_deadline_s, llm.answer_deadline_s, llm.max_response_bytes) == (7.5, 20.0, 1000)
     assert llm.cache is not None and llm.cache.max_entries == 10
@@ -230,7 +243,8 @@ GARBAGE = {
     "content null": '{"choices": [{"message": {"role": "assistant", "content": null}}]}',
     "content a number": '{"choices": [{"message": {"content": 42}}]}',
     "content an object": '{"choices": [{"message": {"content": {"text": "hi"}}}]}',
-    "content parts not text": '{"choices": [{"message": {"content": [{"type": "image", "url": 1}]}}]}',
+    "content parts not text": '{"choices": [{"message": {"content": [{"type": "image", "url": '
+    "1}]}}]}",
     "tool_calls not a list": '{"choices": [{"message": {"content": "x", "tool_calls": "call"}}]}',
     "tool call not an object": '{"choices": [{"message": {"content": null, "tool_calls": [7]}}]}',
     "error object": '{"error": {"message": "model overloaded"}}',
@@ -263,10 +277,15 @@ def test_a_garbage_reply_is_a_clear_error_and_is_not_cached(body, tmp_path, shar
 
 def test_a_garbage_reply_names_what_is_wrong():
     with FakeOpenAIServer() as server:
-        server.queue(Step(body='{"choices": [null]}'), Step(body='{"choices": [{"message": {"content": 42}}]}'),
-                     Step(body='{"error": {"message": "model overloaded"}}'))
+        server.queue(
+            Step(body='{"choices": [null]}'),
+            Step(body='{"choices": [{"message": {"content": 42}}]}'),
+            Step(body='{"error": {"message": "model overloaded"}}'),
+        )
         llm = client(server.base_url, max_retries=0)
-        with pytest.raises(LLMError, match=r"the model at http://127\.0\.0\.1:\d+/v1 sent a reply .*choices\[0\]"):
+        with pytest.raises(
+            LLMError, match=r"the model at http://127\.0\.0\.1:\d+/v1 sent a reply .*choices\[0\]"
+        ):
             llm.chat(MESSAGES)
         with pytest.raises(LLMError, match="content is a int, not text"):
             llm.chat(MESSAGES)
@@ -276,21 +295,39 @@ def test_a_garbage_reply_names_what_is_wrong():
 
 def test_odd_but_usable_replies_are_read():
     text_parts = [{"type": "text", "text": "ethyl "}, {"type": "text", "text": "acetate"}]
-    parts = {"choices": [{"message": {"content": text_parts},
-                          "finish_reason": 3}], "usage": {"prompt_tokens": "12", "completion_tokens": None},
-             "model": ["not", "a", "name"]}
-    args_object = {"choices": [{"message": {"content": None, "tool_calls": [
-        {"id": 5, "function": {"name": "mw", "arguments": {"smiles": "CCO"}}},
-        {"function": {"name": "bad", "arguments": [1, 2]}}]}}]}
+    parts = {
+        "choices": [{"message": {"content": text_parts}, "finish_reason": 3}],
+        "usage": {"prompt_tokens": "12", "completion_tokens": None},
+        "model": ["not", "a", "name"],
+    }
+    args_object = {
+        "choices": [
+            {
+                "message": {
+                    "content": None,
+                    "tool_calls": [
+                        {"id": 5, "function": {"name": "mw", "arguments": {"smiles": "CCO"}}},
+                        {"function": {"name": "bad", "arguments": [1, 2]}},
+                    ],
+                }
+            }
+        ]
+    }
     with FakeOpenAIServer() as server:
         server.queue(Step(body=json.dumps(parts)), Step(body=json.dumps(args_object)))
         llm = client(server.base_url, max_retries=0)
         first = llm.chat(MESSAGES)
         second = llm.chat(MESSAGES)
-    assert first.text == "ethyl acetate" and first.model == "fake-model" and first.finish_reason is None
+    assert (
+        first.text == "ethyl acetate"
+        and first.model == "fake-model"
+        and first.finish_reason is None
+    )
     assert first.usage.prompt_tokens == 12 and first.usage.completion_tokens == 0
     assert [c.name for c in second.tool_calls] == ["mw", "bad"]
-    assert second.tool_calls[0].arguments == {"smiles": "CCO"} and second.tool_calls[1].arguments == {}
+    assert (
+        second.tool_calls[0].arguments == {"smiles": "CCO"} and second.tool_calls[1].arguments == {}
+    )
 
 
 def test_a_lone_surrogate_in_the_reply_is_replaced():
@@ -303,7 +340,9 @@ def test_a_lone_surrogate_in_the_reply_is_replaced():
 
 def test_a_20_mb_reply_with_a_length_is_refused_unread():
     def huge(conn: socket.socket) -> None:
-        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 20000000\r\n\r\n")
+        conn.sendall(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 20000000\r\n\r\n"
+        )
         chunk = b" " * 65536
         for _ in range(20_000_000 // len(chunk)):
             conn.sendall(chunk)
@@ -311,7 +350,9 @@ def test_a_20_mb_reply_with_a_length_is_refused_unread():
     with RawServer(huge) as server:
         llm = client(server.base_url, max_retries=3, call_deadline_s=5.0)
         started = time.monotonic()
-        with pytest.raises(LLMError, match=r"larger than the 2,000,000 bytes allowed \(it announced 20,000,000"):
+        with pytest.raises(
+            LLMError, match=r"larger than the 2,000,000 bytes allowed \(it announced 20,000,000"
+        ):
             llm.chat(MESSAGES)
         assert time.monotonic() - started < 2.0
     assert server.connections == 1  # not retried
@@ -321,7 +362,10 @@ def test_a_20_mb_chunked_reply_stops_being_read_at_the_cap():
     sent = []
 
     def huge_chunked(conn: socket.socket) -> None:
-        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+        conn.sendall(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: "
+            b"chunked\r\n\r\n"
+        )
         chunk = b" " * 65536
         for _ in range(20_000_000 // len(chunk)):
             conn.sendall(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
@@ -329,8 +373,12 @@ def test_a_20_mb_chunked_reply_stops_being_read_at_the_cap():
         conn.sendall(b"0\r\n\r\n")
 
     with RawServer(huge_chunked) as server:
-        llm = client(server.base_url, max_retries=3, call_deadline_s=5.0, max_response_bytes=1_000_000)
-        with pytest.raises(LLMError, match=r"larger than the 1,000,000 bytes allowed \(stopped reading there\)"):
+        llm = client(
+            server.base_url, max_retries=3, call_deadline_s=5.0, max_response_bytes=1_000_000
+        )
+        with pytest.raises(
+            LLMError, match=r"larger than the 1,000,000 bytes allowed \(stopped reading there\)"
+        ):
             llm.chat(MESSAGES)
     assert sum(sent) < 20_000_000  # the client hung up long before the end
 
@@ -348,7 +396,9 @@ def test_cache_never_holds_garbage_and_drops_what_proves_unusable(tmp_path):
         server.queue('{"a": 2}', '{"a": 3}')
         fresh = client(server.base_url, tmp_path, max_retries=0)
         again, _ = fresh.chat_json([{"role": "user", "content": "json please"}])
-    assert again == {"a": 2}  # the garbage first reply was not replayed from the cache: the model was asked again
+    assert again == {
+        "a": 2
+    }  # the garbage first reply was not replayed from the cache: the model was asked again
 
 
 def test_cache_is_bounded(tmp_path):
@@ -379,7 +429,7 @@ def test_a_bad_cache_entry_is_dropped_and_asked_again(tmp_path):
         server.queue("first", "second")
         llm = client(server.base_url, tmp_path)
         first = llm.chat(MESSAGES)
-        cache = ResponseCache(tmp_path / "cache.sqlite")
-        cache.put(first.cache_key, {"choices": [None]})  # as an older version might have stored it
+        cache = response_cache(tmp_path / "cache.sqlite")
+        cache.put_json(first.cache_key, {"choices": [None]})  # as an older version might have stored it
         assert llm.chat(MESSAGES).text == "second"
     assert len(server.requests) == 2

@@ -9,10 +9,10 @@ translation costs a few milliseconds. Results, failures included, are cached on 
 from __future__ import annotations
 
 import atexit
+import json
 import queue
 import re
 import shutil
-import sqlite3
 import subprocess
 import threading
 from collections import OrderedDict
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from chemground.cache import DiskCache
 from chemground.chem.structure import MAX_NAME_CHARS
 from chemground.errors import ExternalToolError, clip, control_character, preview
 from chemground.forking import SPAWN_LOCK
@@ -27,13 +28,17 @@ from chemground.forking import SPAWN_LOCK
 OPSIN_TIMEOUT_S = 20.0
 # Bump when the translation logic changes (e.g. new name variants), so that failures cached
 # by an older version are tried again rather than served from the disk cache.
-CACHE_VERSION = 3
+CACHE_VERSION = 4  # 4: one JSON [smiles, message] value per name (chemground.cache)
 _CACHE_TABLE = f"opsin_v{CACHE_VERSION}"
 MEMORY_ENTRIES = 100_000  # results kept in memory (least recently used dropped); the disk keeps all
 
 
-_LOWER_N_LOCANT = re.compile(r"(?<![a-z])n(?=\d*(?:'{1,3})?(?:,\s*n\d*(?:'{1,3})?)*-|\d*(?:'{1,3})?,\s*n)")
-_LOWER_O_LOCANT = re.compile(r"(?<![a-z])o(?=\d+(?:'{1,3})?-)")  # "o3-(2-methoxyethyl)": ester oxygen locants
+_LOWER_N_LOCANT = re.compile(
+    r"(?<![a-z])n(?=\d*(?:'{1,3})?(?:,\s*n\d*(?:'{1,3})?)*-|\d*(?:'{1,3})?,\s*n)"
+)
+_LOWER_O_LOCANT = re.compile(
+    r"(?<![a-z])o(?=\d+(?:'{1,3})?-)"
+)  # "o3-(2-methoxyethyl)": ester oxygen locants
 
 
 def name_variants(name: str) -> list[str]:
@@ -50,7 +55,11 @@ def name_variants(name: str) -> list[str]:
     if ";" in name:
         parts = [p.strip() for p in name.split(";") if p.strip()]
         variants += [" ".join(reversed(parts)), " ".join(parts)]
-        variants += [" ".join(reversed([_LOWER_O_LOCANT.sub("O", _LOWER_N_LOCANT.sub("N", p)) for p in parts]))]
+        variants += [
+            " ".join(
+                reversed([_LOWER_O_LOCANT.sub("O", _LOWER_N_LOCANT.sub("N", p)) for p in parts])
+            )
+        ]
     return list(dict.fromkeys(v for v in variants if v != name))
 
 
@@ -82,7 +91,9 @@ def opsin_jar() -> Path:
     for entry in folder.iterdir():
         if entry.name.startswith("opsin") and entry.name.endswith(".jar"):
             return Path(str(entry))
-    raise ExternalToolError("the OPSIN jar was not found in the py2opsin package; reinstall py2opsin")
+    raise ExternalToolError(
+        "the OPSIN jar was not found in the py2opsin package; reinstall py2opsin"
+    )
 
 
 # The client JIT alone and the serial collector: the JVM starts on a third of the CPU time
@@ -114,8 +125,12 @@ class _OpsinProcess:
             )
         self._stdout: queue.Queue[str | None] = queue.Queue()
         self._stderr: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._pump, args=(self._proc.stdout, self._stdout, True), daemon=True).start()
-        threading.Thread(target=self._pump, args=(self._proc.stderr, self._stderr, False), daemon=True).start()
+        threading.Thread(
+            target=self._pump, args=(self._proc.stdout, self._stdout, True), daemon=True
+        ).start()
+        threading.Thread(
+            target=self._pump, args=(self._proc.stderr, self._stderr, False), daemon=True
+        ).start()
 
     @staticmethod
     def _pump(stream, sink: queue.Queue, signal_end: bool) -> None:
@@ -138,7 +153,9 @@ class _OpsinProcess:
             line = self._stdout.get(timeout=OPSIN_TIMEOUT_S)
         except queue.Empty:
             self.close()
-            raise ExternalToolError(f"OPSIN did not answer within {OPSIN_TIMEOUT_S:.0f} s for {preview(name)}")
+            raise ExternalToolError(
+                f"OPSIN did not answer within {OPSIN_TIMEOUT_S:.0f} s for {preview(name)}"
+            ) from None
         if line is None:
             raise ExternalToolError("the OPSIN process exited unexpectedly")
         if line.strip():
@@ -181,10 +198,18 @@ class _OpsinProcess:
                 line = self._stdout.get(timeout=OPSIN_TIMEOUT_S)
             except queue.Empty:
                 self.close()
-                raise ExternalToolError(f"OPSIN did not answer within {OPSIN_TIMEOUT_S:.0f} s")
+                raise ExternalToolError(
+                    f"OPSIN did not answer within {OPSIN_TIMEOUT_S:.0f} s"
+                ) from None
             if line is None:
                 raise ExternalToolError("the OPSIN process exited unexpectedly")
-            results.append(OpsinResult(name, line.strip() or None, "" if line.strip() else "OPSIN could not interpret the name"))
+            results.append(
+                OpsinResult(
+                    name,
+                    line.strip() or None,
+                    "" if line.strip() else "OPSIN could not interpret the name",
+                )
+            )
         writer.join()
         while not self._stderr.empty():
             self._stderr.get_nowait()
@@ -199,7 +224,7 @@ class _OpsinProcess:
                 self._proc.stdin.close()
                 self._proc.terminate()
                 self._proc.wait(timeout=2)
-            except Exception:  # noqa: BLE001 - best effort on shutdown; kill below
+            except Exception:
                 self._proc.kill()
 
 
@@ -211,26 +236,23 @@ class Opsin:
         self._process: _OpsinProcess | None = None
         self._memory: OrderedDict[str, OpsinResult] = OrderedDict()  # bounded: see _remember
         self._cache_path = cache_path
-        self._db: sqlite3.Connection | None = None
+        self._disk: DiskCache | None = None
         atexit.register(self.close)
 
-    def _cache(self) -> sqlite3.Connection | None:
+    def _cache(self) -> DiskCache | None:
+        """The disk cache of translations (name -> [smiles, message]), opened on first use."""
         if self._cache_path is None:
             return None
-        if self._db is None:
-            self._cache_path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self._cache_path, check_same_thread=False, timeout=10)
-            try:  # a cache: a commit need not wait for the disk (13 ms each, per new name asked)
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=NORMAL")
-            except sqlite3.OperationalError:  # another process holds it: keep its journal mode
-                pass
-            for old in range(1, CACHE_VERSION):  # failures cached by older translation logic
-                self._db.execute(f"DROP TABLE IF EXISTS {'opsin' if old == 1 else f'opsin_v{old}'}")
-            self._db.execute(
-                f"CREATE TABLE IF NOT EXISTS {_CACHE_TABLE} (name TEXT PRIMARY KEY, smiles TEXT, message TEXT)"
-            )
-        return self._db
+        if self._disk is None:
+            self._disk = DiskCache(self._cache_path, name="OPSIN cache", table=_CACHE_TABLE)
+        return self._disk
+
+    def _cached(self, key: str, name: str) -> OpsinResult | None:
+        disk = self._cache()
+        value = disk.get_json(key) if disk is not None else None
+        if not (isinstance(value, list) and len(value) == 2):
+            return None
+        return self._remember(key, OpsinResult(name, value[0] or None, value[1] or ""))
 
     def _remember(self, key: str, result: OpsinResult) -> OpsinResult:
         """Keep ``result`` in memory, dropping the least recently used beyond MEMORY_ENTRIES
@@ -251,11 +273,9 @@ class Opsin:
             if key in self._memory:
                 self._memory.move_to_end(key)
                 return self._memory[key]
-            db = self._cache()
-            if db is not None:
-                row = db.execute(f"SELECT smiles, message FROM {_CACHE_TABLE} WHERE name = ?", (key,)).fetchone()
-                if row is not None:
-                    return self._remember(key, OpsinResult(name, row[0] or None, row[1] or ""))
+            cached = self._cached(key, name)
+            if cached is not None:
+                return cached
             if not key or "\n" in key:
                 result = OpsinResult(name, None, "empty name")
             else:
@@ -268,11 +288,9 @@ class Opsin:
                         result = OpsinResult(name, retry.smiles, f"parsed as {variant!r}")
                         break
             self._remember(key, result)
-            if db is not None:
-                db.execute(
-                    f"INSERT OR REPLACE INTO {_CACHE_TABLE} VALUES (?, ?, ?)", (key, result.smiles, result.message)
-                )
-                db.commit()
+            disk = self._cache()
+            if disk is not None:
+                disk.put_json(key, [result.smiles, result.message])
             return result
 
     def translate_many(self, names: list[str]) -> dict[str, OpsinResult]:
@@ -280,7 +298,6 @@ class Opsin:
         out: dict[str, OpsinResult] = {}
         todo = []
         with self._lock:
-            db = self._cache()
             for name in dict.fromkeys(names):
                 key = " ".join(name.split())
                 refused = refusal(key) if key else "empty name"
@@ -289,23 +306,24 @@ class Opsin:
                 elif key in self._memory:
                     out[name] = self._memory[key]
                 else:
-                    row = db.execute(f"SELECT smiles, message FROM {_CACHE_TABLE} WHERE name = ?", (key,)).fetchone() if db else None
-                    if row is not None:
-                        out[name] = self._remember(key, OpsinResult(name, row[0] or None, row[1] or ""))
+                    cached = self._cached(key, name)
+                    if cached is not None:
+                        out[name] = cached
                     else:
                         todo.append(name)
             if todo:
                 if self._process is None or not self._process.alive():
                     self._process = _OpsinProcess()
+                disk = self._cache()
                 for start in range(0, len(todo), 500):
-                    for result in self._process.translate_batch(todo[start:start + 500]):
+                    found = []
+                    for result in self._process.translate_batch(todo[start : start + 500]):
                         if result.ok:
                             key = " ".join(result.name.split())
                             out[result.name] = self._remember(key, result)
-                            if db is not None:
-                                db.execute(f"INSERT OR REPLACE INTO {_CACHE_TABLE} VALUES (?, ?, ?)", (key, result.smiles, ""))
-                if db is not None:
-                    db.commit()
+                            found.append((key, json.dumps([result.smiles, ""])))
+                    if disk is not None:
+                        disk.put_many(found)
         for name in todo:
             # batch failures keep a generic reason and are not cached, so that a later
             # single look-up still gets OPSIN's own explanation
@@ -317,6 +335,6 @@ class Opsin:
             if self._process is not None:
                 self._process.close()
                 self._process = None
-            if self._db is not None:
-                self._db.close()
-                self._db = None
+            if self._disk is not None:
+                self._disk.close()
+                self._disk = None

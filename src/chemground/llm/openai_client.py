@@ -25,7 +25,6 @@ import logging
 import math
 import random
 import socket
-import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import Any
 
 import httpx
 
+from chemground.cache import DiskCache
 from chemground.llm.base import (
     LLM,
     Deadline,
@@ -53,116 +53,13 @@ DEFAULT_MAX_RESPONSE_BYTES = 2_000_000
 DEFAULT_CACHE_MAX_ENTRIES = 50_000
 
 
-class ResponseCache:
-    """Completed responses on disk, keyed by a hash of the full request.
+def response_cache(path: Path, max_entries: int = DEFAULT_CACHE_MAX_ENTRIES) -> DiskCache:
+    """Completed responses on disk, keyed by a hash of the full request (see ``DiskCache``).
 
-    Only replies that parsed into a usable response are stored (and ``delete`` drops one that
-    later proved unusable); the table is trimmed to ``max_entries``, oldest first. A cache file
-    that is not a readable SQLite database is moved aside and started afresh; any later
-    database error turns the cache off for this process (a warning, never a failed call).
+    Only replies that parsed into a usable response are stored, and ``delete`` drops one that
+    later proved unusable; the table is trimmed to ``max_entries``, oldest first.
     """
-
-    def __init__(self, path: Path, max_entries: int = DEFAULT_CACHE_MAX_ENTRIES) -> None:
-        self.path = path
-        self.max_entries = max_entries
-        self._lock = threading.Lock()
-        self._db: sqlite3.Connection | None = None
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._db = self._open()
-        except sqlite3.DatabaseError as error:
-            aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
-            log.warning("LLM response cache %s is unreadable (%s); moved it to %s and started a new one",
-                        path, error, aside)
-            try:
-                path.rename(aside)
-                for suffix in ("-wal", "-shm"):
-                    Path(f"{path}{suffix}").unlink(missing_ok=True)
-                self._db = self._open()
-            except (OSError, sqlite3.DatabaseError) as again:
-                log.warning("LLM response cache %s cannot be used (%s); caching is off", path, again)
-                self._db = None
-
-    def _open(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-        try:
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, body TEXT NOT NULL)")
-            db.execute("SELECT count(*) FROM responses").fetchone()
-        except sqlite3.DatabaseError:
-            db.close()
-            raise
-        return db
-
-    def _failed(self, error: sqlite3.Error) -> None:
-        log.warning("LLM response cache %s failed (%s); caching is off for this process", self.path, error)
-        try:
-            if self._db is not None:
-                self._db.close()
-        except sqlite3.Error:
-            pass
-        self._db = None
-
-    def get(self, key: str) -> dict[str, Any] | None:
-        with self._lock:
-            if self._db is None:
-                return None
-            try:
-                row = self._db.execute("SELECT body FROM responses WHERE key = ?", (key,)).fetchone()
-            except sqlite3.Error as error:
-                self._failed(error)
-                return None
-        if not row:
-            return None
-        try:
-            body = json.loads(row[0])
-        except (TypeError, ValueError):
-            body = None
-        if not isinstance(body, dict):
-            self.delete(key)
-            return None
-        return body
-
-    def put(self, key: str, body: dict[str, Any]) -> None:
-        with self._lock:
-            if self._db is None:
-                return
-            try:
-                self._db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?)", (key, json.dumps(body)))
-                if self.max_entries and self.max_entries > 0:
-                    self._trim()  # a count of the primary key: a millisecond beside a call of seconds
-                self._db.commit()
-            except sqlite3.Error as error:
-                self._failed(error)
-
-    def _trim(self) -> None:
-        count = self._db.execute("SELECT count(*) FROM responses").fetchone()[0]  # type: ignore[union-attr]
-        extra = count - self.max_entries
-        if extra > 0:  # INSERT OR REPLACE gives a new rowid, so the smallest rowids are the oldest writes
-            self._db.execute("DELETE FROM responses WHERE rowid IN "  # type: ignore[union-attr]
-                             "(SELECT rowid FROM responses ORDER BY rowid LIMIT ?)", (extra,))
-
-    def delete(self, key: str) -> None:
-        with self._lock:
-            if self._db is None:
-                return
-            try:
-                self._db.execute("DELETE FROM responses WHERE key = ?", (key,))
-                self._db.commit()
-            except sqlite3.Error as error:
-                self._failed(error)
-
-    def __len__(self) -> int:
-        with self._lock:
-            if self._db is None:
-                return 0
-            return int(self._db.execute("SELECT count(*) FROM responses").fetchone()[0])
-
-    def close(self) -> None:
-        with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
+    return DiskCache(path, name="LLM response cache", table="responses", max_entries=max_entries)
 
 
 class _Expired(Exception):
@@ -198,7 +95,7 @@ class _Watchdog:
             return
         try:
             sock = get_extra("socket")
-        except Exception:  # noqa: BLE001 - a backend without sockets: the per-read limits still hold
+        except Exception:
             return
         if isinstance(sock, socket.socket):
             with self._lock:
@@ -221,7 +118,9 @@ class _Watchdog:
 
     @staticmethod
     def _shutdown(sock: socket.socket) -> None:
-        try:  # the plain socket method, also for a TLS socket (whose own would drop its SSL state mid-read)
+        # the plain socket method, also for a TLS socket (whose own would drop its SSL state
+        # mid-read)
+        try:
             socket.socket.shutdown(sock, socket.SHUT_RDWR)
         except OSError:
             pass
@@ -253,9 +152,13 @@ class OpenAICompatibleLLM(LLM):
     ) -> None:
         super().__init__()
         if not base_url:
-            raise LLMUnavailable("no LLM endpoint configured: set CHEMGROUND_LLM_BASE_URL or pass --llm-base-url")
+            raise LLMUnavailable(
+                "no LLM endpoint configured: set CHEMGROUND_LLM_BASE_URL or pass --llm-base-url"
+            )
         if not model:
-            raise LLMUnavailable("no LLM model configured: set CHEMGROUND_LLM_MODEL or pass --llm-model")
+            raise LLMUnavailable(
+                "no LLM model configured: set CHEMGROUND_LLM_MODEL or pass --llm-model"
+            )
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.defaults = {"temperature": temperature, "top_p": top_p}
@@ -265,20 +168,25 @@ class OpenAICompatibleLLM(LLM):
         self.max_retries = max_retries
         self.backoff_base_s = backoff_base_s
         self.call_deadline_s = call_deadline_s if call_deadline_s and call_deadline_s > 0 else None
-        self.answer_deadline_s = answer_deadline_s if answer_deadline_s and answer_deadline_s > 0 else None
+        self.answer_deadline_s = (
+            answer_deadline_s if answer_deadline_s and answer_deadline_s > 0 else None
+        )
         self.max_response_bytes = max_response_bytes
         self.cost_per_1k_input = cost_per_1k_input
         self.cost_per_1k_output = cost_per_1k_output
         self._slots = threading.BoundedSemaphore(max(1, concurrency))
-        self.cache = ResponseCache(cache_path, cache_max_entries) if cache_path else None
+        self.cache = response_cache(cache_path, cache_max_entries) if cache_path else None
         headers = {"Content-Type": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         # No keep-alive: every request makes its own connection, so the deadline watchdog always
         # knows the socket to cut (a pooled connection is invisible to it). An LLM call takes
         # seconds; a connection more is nothing beside it.
-        self._http = httpx.Client(timeout=httpx.Timeout(timeout_s, connect=min(10.0, timeout_s)), headers=headers,
-                                  limits=httpx.Limits(max_keepalive_connections=0))
+        self._http = httpx.Client(
+            timeout=httpx.Timeout(timeout_s, connect=min(10.0, timeout_s)),
+            headers=headers,
+            limits=httpx.Limits(max_keepalive_connections=0),
+        )
 
     def describe(self) -> str:
         return f"the model at {self.base_url}"
@@ -297,7 +205,7 @@ class OpenAICompatibleLLM(LLM):
         use_cache = self.cache is not None and params.get("_cache", True)
         key = self._cache_key(body, params.get("_sample", 0)) if use_cache else ""
         if use_cache:
-            cached = self.cache.get(key)  # type: ignore[union-attr]
+            cached = self.cache.get_json(key)  # type: ignore[union-attr]
             if cached is not None:
                 try:
                     response = self._parse(cached, latency=0.0)
@@ -308,12 +216,16 @@ class OpenAICompatibleLLM(LLM):
                     response.cache_key = key
                     response.usage.cost_usd = 0.0
                     return response
-        deadline = _tighter(params.get("_deadline"), self._deadline())  # a wrapper may pass none of its own
+        deadline = _tighter(
+            params.get("_deadline"), self._deadline()
+        )  # a wrapper may pass none of its own
         started = time.perf_counter()
         data = self._post_with_retries(body, deadline)
         response = self._parse(data, latency=time.perf_counter() - started)
-        if use_cache and (response.text.strip() or response.tool_calls):  # an empty reply is not worth keeping
-            self.cache.put(key, data)  # type: ignore[union-attr]
+        if use_cache and (
+            response.text.strip() or response.tool_calls
+        ):  # an empty reply is not worth keeping
+            self.cache.put_json(key, data)  # type: ignore[union-attr]
             response.cache_key = key
         return response
 
@@ -326,7 +238,9 @@ class OpenAICompatibleLLM(LLM):
     def _expired(self, deadline: Deadline, last_problem: str = "") -> LLMDeadlineExceeded:
         return LLMDeadlineExceeded(deadline.explain(self.describe(), last_problem))
 
-    def _post_with_retries(self, body: dict[str, Any], deadline: Deadline | None = None) -> dict[str, Any]:
+    def _post_with_retries(
+        self, body: dict[str, Any], deadline: Deadline | None = None
+    ) -> dict[str, Any]:
         url = f"{self.base_url}/chat/completions"
         last_problem = ""
         for attempt in range(self.max_retries + 1):
@@ -337,19 +251,28 @@ class OpenAICompatibleLLM(LLM):
                 status, headers, content = self._send(url, body, deadline)
             except _Expired:
                 assert deadline is not None  # only a deadline expires
-                raise self._expired(deadline, last_problem or "the reply was still coming") from None
+                raise self._expired(
+                    deadline, last_problem or "the reply was still coming"
+                ) from None
             except _TooLarge as error:  # not retried: the same request would get the same reply
                 raise LLMError(
-                    f"the reply from {self.describe()} is larger than the {self.max_response_bytes:,} bytes allowed "
-                    + (f"(it announced {error.size:,} bytes)" if error.declared else "(stopped reading there)")
-                    + "; set CHEMGROUND_LLM_MAX_RESPONSE_BYTES to allow more") from None
+                    f"the reply from {self.describe()} is larger than the "
+                    f"{self.max_response_bytes:,} bytes allowed "
+                    + (
+                        f"(it announced {error.size:,} bytes)"
+                        if error.declared
+                        else "(stopped reading there)"
+                    )
+                    + "; set CHEMGROUND_LLM_MAX_RESPONSE_BYTES to allow more"
+                ) from None
             except httpx.TimeoutException as error:
                 last_problem = f"timed out ({type(error).__name__})"
             except httpx.ConnectError as error:
                 last_problem = f"cannot connect ({error})"
                 if attempt == self.max_retries:
                     raise LLMUnavailable(
-                        f"cannot reach the LLM endpoint {self.base_url}: {error}. Is the server running? "
+                        f"cannot reach the LLM endpoint {self.base_url}: {error}. Is the server "
+                        "running? "
                         "Set CHEMGROUND_LLM_BASE_URL or pass --llm-base-url."
                     ) from error
             except httpx.HTTPError as error:
@@ -359,7 +282,10 @@ class OpenAICompatibleLLM(LLM):
                     try:
                         return json.loads(content)
                     except (ValueError, RecursionError):  # (UnicodeDecodeError is a ValueError)
-                        last_problem = f"the endpoint returned a body that is not JSON: {_snippet(content, 120)!r}"
+                        last_problem = (
+                            "the endpoint returned a body that is not JSON: "
+                            f"{_snippet(content, 120)!r}"
+                        )
                 elif status in RETRY_STATUSES:
                     last_problem = f"HTTP {status}: {_snippet(content, 200)}"
                     retry_after = headers.get("retry-after")
@@ -373,14 +299,19 @@ class OpenAICompatibleLLM(LLM):
                     raise LLMError(self._explain(status, content))
             if attempt < self.max_retries:
                 if wait is None:
-                    wait = self.backoff_base_s * (2 ** attempt) * (0.5 + random.random() / 2)
+                    wait = self.backoff_base_s * (2**attempt) * (0.5 + random.random() / 2)
                 if deadline is not None and deadline.remaining() <= wait:
                     # no time for another attempt: stop now instead of sleeping into the deadline
                     raise self._expired(deadline, last_problem)
                 time.sleep(wait)
-        raise LLMError(f"the LLM endpoint {self.base_url} failed after {self.max_retries + 1} attempts: {last_problem}")
+        raise LLMError(
+            f"the LLM endpoint {self.base_url} failed after {self.max_retries + 1} attempts: "
+            f"{last_problem}"
+        )
 
-    def _send(self, url: str, body: dict[str, Any], deadline: Deadline | None) -> tuple[int, httpx.Headers, bytes]:
+    def _send(
+        self, url: str, body: dict[str, Any], deadline: Deadline | None
+    ) -> tuple[int, httpx.Headers, bytes]:
         """POST and read the whole body, within the deadline and the size cap."""
         if deadline is None:
             self._slots.acquire()
@@ -395,13 +326,16 @@ class OpenAICompatibleLLM(LLM):
         timeout = httpx.Timeout(read_s, connect=min(10.0, read_s))
         cap = self.max_response_bytes
         watchdog = _Watchdog()
-        timer = threading.Timer(deadline.remaining(), watchdog.fire) if deadline is not None else None
+        timer = (
+            threading.Timer(deadline.remaining(), watchdog.fire) if deadline is not None else None
+        )
         if timer is not None:
             timer.daemon = True
             timer.start()
         try:
-            with self._http.stream("POST", url, json=body, timeout=timeout,
-                                   extensions={"trace": watchdog.trace}) as reply:
+            with self._http.stream(
+                "POST", url, json=body, timeout=timeout, extensions={"trace": watchdog.trace}
+            ) as reply:
                 declared = reply.headers.get("content-length", "")
                 if cap and declared.isdigit() and int(declared) > cap:
                     raise _TooLarge(int(declared), declared=True)
@@ -437,16 +371,24 @@ class OpenAICompatibleLLM(LLM):
         except (ValueError, RecursionError, AttributeError):
             pass
         if status in (401, 403):
-            return f"the LLM endpoint refused the request (HTTP {status}): {detail}. Check CHEMGROUND_LLM_API_KEY."
+            return (
+                f"the LLM endpoint refused the request (HTTP {status}): {detail}. Check "
+                "CHEMGROUND_LLM_API_KEY."
+            )
         if status == 404:
-            return (f"the LLM endpoint has no {self.base_url}/chat/completions or no model {self.model!r} "
-                    f"(HTTP 404): {detail}")
+            return (
+                f"the LLM endpoint has no {self.base_url}/chat/completions or no model "
+                f"{self.model!r} "
+                f"(HTTP 404): {detail}"
+            )
         return f"the LLM endpoint rejected the request (HTTP {status}): {detail}"
 
     # -- the reply -------------------------------------------------------------------------------
     def _bad_reply(self, what: str, data: Any) -> LLMError:
-        return LLMError(f"{self.describe()} sent a reply chemground cannot use: {what} "
-                        f"(reply began: {_snippet(json.dumps(data, default=str).encode(), 200)!r})")
+        return LLMError(
+            f"{self.describe()} sent a reply chemground cannot use: {what} "
+            f"(reply began: {_snippet(json.dumps(data, default=str).encode(), 200)!r})"
+        )
 
     def _parse(self, data: Any, latency: float) -> LLMResponse:
         """The response in ``data``, every field checked (a wrong shape is an LLMError)."""
@@ -464,8 +406,12 @@ class OpenAICompatibleLLM(LLM):
             raise self._bad_reply("choices[0] is not an object", data)
         message = choice.get("message")
         if not isinstance(message, dict):
-            raise self._bad_reply("choices[0] has no message" if message is None
-                                  else "choices[0].message is not an object", data)
+            raise self._bad_reply(
+                "choices[0] has no message"
+                if message is None
+                else "choices[0].message is not an object",
+                data,
+            )
         raw_calls = message.get("tool_calls") or []
         if not isinstance(raw_calls, list):
             raise self._bad_reply("tool_calls is not a list", data)
@@ -474,11 +420,16 @@ class OpenAICompatibleLLM(LLM):
             if isinstance(refusal, str) and refusal.strip():
                 raise LLMError(f"{self.describe()} refused: {refusal[:300]}")
             finish = choice.get("finish_reason")
-            raise self._bad_reply("the message has no content and no tool calls"
-                                  + (f" (finish_reason {finish!r})" if isinstance(finish, str) else ""), data)
+            raise self._bad_reply(
+                "the message has no content and no tool calls"
+                + (f" (finish_reason {finish!r})" if isinstance(finish, str) else ""),
+                data,
+            )
         text = _content_text(message.get("content"))
         if text is None:
-            raise self._bad_reply(f"the message content is a {type(message.get('content')).__name__}, not text", data)
+            raise self._bad_reply(
+                f"the message content is a {type(message.get('content')).__name__}, not text", data
+            )
         calls = []
         for raw in raw_calls:
             if not isinstance(raw, dict):
@@ -498,20 +449,40 @@ class OpenAICompatibleLLM(LLM):
             else:
                 arguments = arguments_text
                 raw_arguments = json.dumps(arguments_text, default=str)
-            calls.append(ToolCall(id=str(raw.get("id") or ""), name=str(function.get("name") or ""),
-                                  arguments=arguments if isinstance(arguments, dict) else {},
-                                  raw_arguments=raw_arguments))
+            calls.append(
+                ToolCall(
+                    id=str(raw.get("id") or ""),
+                    name=str(function.get("name") or ""),
+                    arguments=arguments if isinstance(arguments, dict) else {},
+                    raw_arguments=raw_arguments,
+                )
+            )
         usage_data = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         prompt = _count(usage_data.get("prompt_tokens"))
         completion = _count(usage_data.get("completion_tokens"))
         estimated = not usage_data
         if estimated:
             completion = max(1, len(text) // 4)
-        usage = Usage(prompt_tokens=prompt, completion_tokens=completion, latency_s=latency, estimated=estimated)
-        usage.cost_usd = prompt / 1000 * self.cost_per_1k_input + completion / 1000 * self.cost_per_1k_output
-        model = data.get("model") if isinstance(data.get("model"), str) and data.get("model") else self.model
-        finish = choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None
-        return LLMResponse(text=text, model=model, usage=usage, tool_calls=calls, finish_reason=finish, raw=data)
+        usage = Usage(
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            latency_s=latency,
+            estimated=estimated,
+        )
+        usage.cost_usd = (
+            prompt / 1000 * self.cost_per_1k_input + completion / 1000 * self.cost_per_1k_output
+        )
+        model = (
+            data.get("model")
+            if isinstance(data.get("model"), str) and data.get("model")
+            else self.model
+        )
+        finish = (
+            choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None
+        )
+        return LLMResponse(
+            text=text, model=model, usage=usage, tool_calls=calls, finish_reason=finish, raw=data
+        )
 
     def close(self) -> None:
         self._http.close()
