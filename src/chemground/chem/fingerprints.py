@@ -37,10 +37,6 @@ def fingerprint_to_bytes(fp: DataStructs.ExplicitBitVect) -> bytes:
     return fp.ToBinary()
 
 
-def fingerprint_from_bytes(data: bytes) -> DataStructs.ExplicitBitVect:
-    return DataStructs.ExplicitBitVect(data)
-
-
 def tanimoto(
     a: Chem.Mol | str | DataStructs.ExplicitBitVect, b: Chem.Mol | str | DataStructs.ExplicitBitVect
 ) -> float:

@@ -28,7 +28,6 @@ from rdkit import Chem
 
 from chemground.chem.names import (
     NameResolver,
-    Resolution,
     guess_name_format,
     normalize_name,
     recase_name,
@@ -1666,11 +1665,3 @@ def _opsin_compound(result) -> Structure | None:
         return structure_from_smiles(result.smiles or "")
     except StructureError:
         return None
-
-
-def resolve_text(resolver: NameResolver, text: str) -> Resolution | ChemgroundError:
-    """Resolve a whole string (used when the text is known to be one identifier)."""
-    try:
-        return resolver.resolve(text)
-    except ChemgroundError as error:
-        return error

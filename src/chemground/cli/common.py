@@ -7,7 +7,6 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -130,7 +129,3 @@ def build_progress():
 
     bar: StageProgress | None = None
     return report
-
-
-def resolve_path(path: Path) -> Path:
-    return path.expanduser().resolve()

@@ -92,10 +92,6 @@ class RunJournal:
             row = self._db.execute("SELECT outcome FROM snippets WHERE key = ?", (key,)).fetchone()
         return SnippetOutcome.from_json(row[0]) if row else None
 
-    def finished_keys(self) -> set[str]:
-        with self._lock:
-            return {row[0] for row in self._db.execute("SELECT key FROM snippets")}
-
     def put(self, key: str, outcome: SnippetOutcome) -> None:
         with self._lock:
             self._db.execute(

@@ -10,7 +10,6 @@ first) is scored. Temperature, time and yield count as right within a tolerance.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -266,7 +265,3 @@ def _smiles_key(smiles: str) -> str | None:
         return structure_from_smiles(smiles).inchikey
     except StructureError:
         return None
-
-
-def role_counts(records: Sequence[GoldRecord]) -> Counter:
-    return Counter(c.role for r in records for c in r.compounds)

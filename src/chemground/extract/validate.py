@@ -172,7 +172,3 @@ def _element_checks(compounds: list[ResolvedCompound], result: Validation) -> No
                 )
     except StructureError as error:  # a stored structure RDKit now rejects: say so, do not guess
         result.messages.append(f"element check skipped: {error}")
-
-
-def roles_of(record: ExtractedReaction) -> dict[str, list[str]]:
-    return {ROLE_OF_FIELD[role]: list(getattr(record, role)) for role in ROLES}

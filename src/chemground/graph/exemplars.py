@@ -15,7 +15,6 @@ import random
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from pathlib import Path
 from typing import Literal
 
 from chemground.chem.structure import looks_like_smiles
@@ -50,14 +49,6 @@ def _parse(items: list[dict]) -> tuple[Exemplar, ...]:
     return tuple(
         Exemplar(**{**item, "paraphrases": tuple(item.get("paraphrases", ()))}) for item in items
     )
-
-
-def read_exemplars(path: Path) -> tuple[Exemplar, ...]:
-    """A user's own example bank (same JSON shape as the shipped one)."""
-    try:
-        return _parse(json.loads(Path(path).read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError) as error:
-        raise ChemgroundError(f"cannot read the example bank {path}: {error}") from error
 
 
 _SMILES_SYNTAX = set("()=#[]@+-/\\0123456789%.")
