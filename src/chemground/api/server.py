@@ -16,7 +16,6 @@ from chemground.settings import Settings
 def _protocol_base() -> type:
     try:
         import httptools  # noqa: F401 - uvicorn's faster parser, when installed
-
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
         return HttpToolsProtocol

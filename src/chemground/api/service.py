@@ -18,9 +18,10 @@ import functools
 import json
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from chemground import __version__
 from chemground.errors import ChemgroundError
@@ -31,7 +32,8 @@ log = logging.getLogger("chemground.api")
 
 
 class _LockedGraphAccess(GraphAccess):
-    """GraphAccess whose first open (or build) of the reaction graph happens once, not once per thread."""
+    """GraphAccess whose first open (or build) of the reaction graph happens once, not once per
+    thread."""
 
     def __init__(self, workspace) -> None:
         super().__init__(workspace)
@@ -47,9 +49,15 @@ class _LockedGraphAccess(GraphAccess):
 def encode_json(payload: Any) -> bytes:
     """Response body for ``payload`` (encoded on the worker thread, not on the event loop)."""
     try:
-        return json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate slipped into some text: escape it rather than fail
-        return json.dumps(payload, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
+        return json.dumps(
+            payload, ensure_ascii=False, allow_nan=False, separators=(",", ":")
+        ).encode("utf-8")
+    except (
+        UnicodeEncodeError
+    ):  # a lone surrogate slipped into some text: escape it rather than fail
+        return json.dumps(
+            payload, ensure_ascii=True, allow_nan=False, separators=(",", ":")
+        ).encode("ascii")
 
 
 class Service:
@@ -64,8 +72,9 @@ class Service:
         self.qa = build_qa(self.workspace)
         # before any retriever holds on to it (QA.graph is a cached_property)
         self.qa.__dict__["graph"] = _LockedGraphAccess(self.workspace)
-        self.executor = ThreadPoolExecutor(max_workers=max(1, settings.api_threads),
-                                           thread_name_prefix="chemground-api")
+        self.executor = ThreadPoolExecutor(
+            max_workers=max(1, settings.api_threads), thread_name_prefix="chemground-api"
+        )
         self._components_lock = threading.Lock()
         self._ready: set[tuple[str, str]] = set()
         self._health = b""
@@ -97,7 +106,9 @@ class Service:
     def start(self) -> None:
         self.warm_up()
         if self.settings.api_health_refresh_s > 0:
-            self._refresher = threading.Thread(target=self._refresh_loop, name="chemground-api-health", daemon=True)
+            self._refresher = threading.Thread(
+                target=self._refresh_loop, name="chemground-api-health", daemon=True
+            )
             self._refresher.start()
 
     def close(self) -> None:
@@ -145,8 +156,14 @@ class Service:
     def refresh_health(self) -> None:
         signature = self._signature()
         stats = self.workspace.kb.stats()
-        self._health = encode_json({"status": "ok", "version": __version__, "compounds": stats.compounds,
-                                    "reactions": stats.reactions})
+        self._health = encode_json(
+            {
+                "status": "ok",
+                "version": __version__,
+                "compounds": stats.compounds,
+                "reactions": stats.reactions,
+            }
+        )
         self._kb_signature = signature
 
     def _refresh_loop(self) -> None:
@@ -154,5 +171,5 @@ class Service:
             try:
                 if self._signature() != self._kb_signature:
                     self.refresh_health()
-            except Exception:  # noqa: BLE001 - keep the last snapshot; try again next time
+            except Exception:
                 log.warning("could not refresh the KB counts for /health", exc_info=True)
