@@ -1,0 +1,173 @@
+"""Compound classes named in questions, as SMARTS: the hook for "reactions that use a boronic acid".
+
+A question such as "Which reactions in the KB use a boronic acid?" names a class of compounds,
+not a compound: no name look-up can answer it, a substructure search can. This module maps
+the class names chemists use to SMARTS patterns and reads the role a question asks for
+("use"/"from"/"with" -> reactant, "give"/"make" -> product, "in"/"solvent" -> solvent...), so
+the question router can send such a question to
+:meth:`~chemground.kb.store.KnowledgeBase.search_reactions_by_structure`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from chemground.kb.records import Role
+
+# name (singular, lower case) -> SMARTS. Patterns follow the usual definitions (Daylight's
+# SMARTS examples): the class's defining group with the neighbours that make it that class.
+GROUPS: dict[str, str] = {
+    "boronic acid": "[CX4,c][BX3]([OX2H])[OX2H]",
+    "boronic ester": "[CX4,c][BX3]([OX2][#6])[OX2][#6]",
+    "boronate": "[CX4,c][BX3]([OX2])[OX2]",
+    "acyl chloride": "[CX3](=[OX1])[Cl]",
+    "acid chloride": "[CX3](=[OX1])[Cl]",
+    "carboxylic acid": "[CX3](=O)[OX2H1]",
+    "aldehyde": "[CX3H1](=O)[#6]",
+    "ketone": "[#6][CX3](=O)[#6]",
+    "ester": "[#6][CX3](=O)[OX2H0][#6]",
+    "amide": "[NX3][CX3](=[OX1])[#6]",
+    "primary amine": "[NX3;H2;!$(NC=O)][CX4,c]",
+    "secondary amine": "[NX3;H1;!$(NC=O)]([CX4,c])[CX4,c]",
+    "amine": "[NX3;!$(NC=O);!$(N=*);!$(N#*);!$([N]-[!#6;!#1])]",
+    "alcohol": "[#6][OX2H]",
+    "phenol": "c[OX2H]",
+    "aryl bromide": "cBr",
+    "aryl chloride": "cCl",
+    "aryl iodide": "cI",
+    "aryl halide": "c[Cl,Br,I]",
+    "alkyl halide": "[CX4][Cl,Br,I]",
+    "nitrile": "[NX1]#[CX2]",
+    "nitro compound": "[$([NX3](=O)=O),$([NX3+](=O)[O-])]",
+    "sulfonyl chloride": "[SX4](=O)(=O)Cl",
+    "isocyanate": "N=C=O",
+    "azide": "[$(N=[N+]=[N-]),$([N-][N+]#N)]",
+    "alkyne": "[CX2]#[CX2]",
+    "terminal alkyne": "[CX2H1]#[CX2]",
+    "alkene": "[CX3]=[CX3]",
+    "epoxide": "C1OC1",
+    "thiol": "[#6][SX2H]",
+    "grignard reagent": "[#6][Mg][Cl,Br,I]",
+    "organolithium": "[#6][Li]",
+    "pyridine": "c1ccncc1",
+    "indole": "c1ccc2[nH]ccc2c1",
+    "thiophene": "c1ccsc1",
+    "furan": "c1ccoc1",
+}
+
+_PLURALS = {
+    "boronic acids": "boronic acid",
+    "boronic esters": "boronic ester",
+    "boronates": "boronate",
+    "acid chlorides": "acid chloride",
+    "acyl chlorides": "acyl chloride",
+    "aldehydes": "aldehyde",
+    "ketones": "ketone",
+    "esters": "ester",
+    "amides": "amide",
+    "amines": "amine",
+    "primary amines": "primary amine",
+    "secondary amines": "secondary amine",
+    "carboxylic acids": "carboxylic acid",
+    "alcohols": "alcohol",
+    "phenols": "phenol",
+    "aryl bromides": "aryl bromide",
+    "aryl chlorides": "aryl chloride",
+    "aryl iodides": "aryl iodide",
+    "aryl halides": "aryl halide",
+    "alkyl halides": "alkyl halide",
+    "nitriles": "nitrile",
+    "nitro compounds": "nitro compound",
+    "sulfonyl chlorides": "sulfonyl chloride",
+    "isocyanates": "isocyanate",
+    "azides": "azide",
+    "alkynes": "alkyne",
+    "terminal alkynes": "terminal alkyne",
+    "alkenes": "alkene",
+    "epoxides": "epoxide",
+    "thiols": "thiol",
+    "grignard reagents": "grignard reagent",
+    "organolithiums": "organolithium",
+    "pyridines": "pyridine",
+    "indoles": "indole",
+    "thiophenes": "thiophene",
+    "furans": "furan",
+}
+_NAMES = sorted(
+    {*GROUPS, *_PLURALS}, key=len, reverse=True
+)  # longest first: "aryl bromide" before "amine"
+_GROUP = re.compile(r"\b(" + "|".join(re.escape(n) for n in _NAMES) + r")\b", re.IGNORECASE)
+_REACTION_WORDS = re.compile(
+    r"\breactions?\b|\bsynthes[ie]s\b|\bprepar|\bcouplings?\b", re.IGNORECASE
+)
+_ROLE_CUES: list[tuple[re.Pattern, Role]] = [
+    (
+        re.compile(r"\b(?:as|the)\s+(?:a\s+)?solvents?\b|\bin\s+(?:an?\s+)?$", re.IGNORECASE),
+        Role.SOLVENT,
+    ),
+    (
+        re.compile(r"\b(?:as|the)\s+(?:a\s+)?catalysts?\b|\bcataly[sz]ed\s+by\b", re.IGNORECASE),
+        Role.CATALYST,
+    ),
+    (re.compile(r"\b(?:as|the)\s+(?:a\s+)?(?:reagents?|bases?)\b", re.IGNORECASE), Role.REAGENT),
+    (
+        re.compile(
+            r"\b(?:give|gives|giving|make|makes|making|produce|produces|producing|form|forms|forming|"
+            r"yield|yields|to|into|products?|prepared?|synthesi[sz]e[sd]?)\b[^.?!]*$",
+            re.IGNORECASE,
+        ),
+        Role.PRODUCT,
+    ),
+]
+
+
+_AFTER = re.compile(
+    r"\s*(?:as|for)\s+(?:the\s+|an?\s+)?(solvent|catalyst|reagent|base|product|reactant)s?\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class GroupQuestion:
+    """A question about reactions whose participant (in ``role``) belongs to a compound class."""
+
+    group: str
+    smarts: str
+    role: Role
+
+
+def match_group_question(question: str) -> GroupQuestion | None:
+    """The compound class and role a reaction question asks about, or None.
+
+    Only questions about reactions that name a class in :data:`GROUPS` match ("Which
+    reactions use a boronic acid?", "reactions in the KB that give an aldehyde", "couplings
+    with aryl bromides"). The role is read from the words before the class name: "give",
+    "make", "form", "to" -> product; "as solvent"/"in" -> solvent; "as catalyst" -> catalyst;
+    otherwise (use, with, from, of, starting from) -> reactant.
+
+    Args:
+        question: the question as asked.
+
+    Returns:
+        The class, its SMARTS and the role, or None when the question names no class or is not
+        about reactions.
+    """
+    if not question or len(question) > 2000 or not _REACTION_WORDS.search(question):
+        return None
+    found = _GROUP.search(question)
+    if found is None:
+        return None
+    name = found.group(1).lower()
+    name = _PLURALS.get(name, name)
+    before = question[: found.start()]
+    clause = re.split(r"[,;:]|\bthat\b|\bwhich\b|\bwhere\b", before)[-1]
+    role = Role.REACTANT
+    for cue, cue_role in _ROLE_CUES:
+        if cue.search(clause):
+            role = cue_role
+            break
+    after = _AFTER.match(question[found.end() :])  # "... pyridine as the solvent"
+    if after:
+        role = Role.parse(after.group(1))
+    return GroupQuestion(name, GROUPS[name], role)
