@@ -350,3 +350,45 @@ def test_flags_and_removing_records(kb):
     assert kb.search_compounds_by_structure(solvent.smiles, mode="exact") == []
     others = kb.reaction_links([solvent.compound_id])
     assert others == []  # the links to the removed compound are gone, the reactions kept
+
+
+def test_ask_answers_the_same_on_both_backends(
+    postgres_server, pg_template, small_kb_path, opsin, tmp_path
+):
+    """The table-RAG benchmark questions get the same answers (evidence ids aside) from the
+    SQLite KB and its PostgreSQL copy. Route questions need the reaction graph, which is
+    built from a SQLite file only: on PostgreSQL they must fail with a clear error."""
+    from chemground.bench.generate import generate
+    from chemground.qa_factory import build_qa
+    from chemground.settings import Settings
+    from chemground.workspace import Workspace
+
+    with SQLiteKB(small_kb_path, readonly=True) as source:
+        items = generate(source, per_task=2, seed=1)
+    url = postgres_server.new_database(template=pg_template)
+    answers = {}
+    for name, location in (("sqlite", small_kb_path), ("postgresql", url)):
+        workspace = Workspace(
+            Settings(kb_path=location, cache_dir=tmp_path / name), readonly=True, opsin=opsin
+        )
+        qa = build_qa(workspace)
+        out = []
+        for item in items:
+            try:
+                data = qa.ask(item.question, id=item.id).to_json()
+            except ChemgroundError as error:
+                data = {"error": str(error)}
+            for evidence in data.get("evidence", []):
+                evidence.pop("id", None)
+            data.pop("timings_ms", None)
+            out.append(data)
+        answers[name] = out
+        workspace.close()
+    compared = 0
+    for item, a, b in zip(items, answers["sqlite"], answers["postgresql"]):
+        if a.get("method") == "routes":
+            assert "error" in b or b.get("status") == "error", item.question
+            continue
+        assert a == b, item.question
+        compared += 1
+    assert compared >= len(items) - 2 and compared >= 20
