@@ -1,11 +1,12 @@
 """The one path through chemground: question -> parse -> retrieve -> reason -> Answer.
 
 ``QA`` holds the parser, the retrievers (``--method``) and the reasoners (``--reasoner``);
-the CLI, the HTTP API and the benchmarks call it. A retriever is anything with
-``retrieve(query, k) -> list[Evidence]``; a reasoner anything with
-``reason(query, evidence) -> Reasoned`` (see ``reasoning.extractive``). Method ``auto`` (the
-default) lets the routing table (``chemground.routing``) pick the channel: table, tools,
-routes, papers or out of scope; the answer's ``trace["route"]`` says which and why.
+the CLI, the HTTP API and the benchmarks call it. A retriever is a ``protocols.Retriever``
+(``retrieve(query, k)`` returns evidence, or a ``Retrieval`` with notes and a trace); a reasoner
+a ``protocols.Reasoner`` (``reason(query, evidence) -> Reasoned``, see
+``reasoning.extractive``). Method ``auto`` (the default) lets the routing table
+(``chemground.routing``) pick the channel: table, tools, routes, papers or out of scope; the
+answer's ``trace["route"]`` says which and why.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from functools import cached_property
 from chemground.errors import ChemgroundError
 from chemground.evidence import Evidence
 from chemground.llm.base import LLMError
+from chemground.protocols import Retrieval
 from chemground.reasoning.answer import Answer
 from chemground.reasoning.extractive import ExtractiveReasoner, Reasoned
 from chemground.reasoning.parser import RuleParser, check_question
@@ -168,6 +170,11 @@ class QA:
                     "none yet: add some with `chemground lit add FILES...` and ask again"
                 )
         timings["retrieve"] = (time.perf_counter() - mark) * 1000
+        retrieval_trace: dict = {}
+        if isinstance(evidence, Retrieval):  # the channel's notes and trace reach the answer
+            notes.extend(n for n in evidence.notes if n not in notes)
+            retrieval_trace = evidence.trace
+            evidence = list(evidence)
         mark = time.perf_counter()
         engine = self.reasoner(reasoner)
         try:
@@ -207,7 +214,12 @@ class QA:
             notes=notes
             + reasoned.notes
             + ([] if method == "lit" else [p for p in query.problems if p not in reasoned.answer]),
-            trace={**reasoned.trace, "parser": query.parser, "route": decision.to_json()},
+            trace={
+                **reasoned.trace,
+                "parser": query.parser,
+                "route": decision.to_json(),
+                **({"retrieval": retrieval_trace} if retrieval_trace else {}),
+            },
         )
 
 

@@ -31,6 +31,33 @@ def test_ask_knowledge_base_tool(context):
     )
     assert result["status"] == "answered" and result["value"][0] == "O=C(NN=Cc1ccccc1)c1ccccc1"
     assert result["evidence"][0]["id"] == "starter:imine_formation-01"
+    assert result["evidence"][0]["record"]["products"]  # the KB row itself, not a summary
+    again = call(context, "chemground/ask_knowledge_base", question="formula of caffeine?")
+    assert "C8H10N4O2" in again["answer"] and "qa" in context.__dict__  # one QA, reused
+
+
+def test_an_agent_answer_cites_the_kb_rows_a_tool_returned(context):
+    from chemground.agent.core import AgentAnswer, AgentStep
+    from chemground.agent.runner import ToolResult
+
+    question = "What forms when benzaldehyde reacts with benzohydrazide?"
+    value = call(context, "chemground/ask_knowledge_base", question=question)
+    tpsa = ToolResult("cactus/CalculateTPSA", {"compound_SMILES": "CCO"}, True, 20.23)
+    steps = [
+        AgentStep(
+            "",
+            "chemground/ask_knowledge_base",
+            {"question": question},
+            ToolResult("chemground/ask_knowledge_base", {"question": question}, True, value),
+        ),
+        AgentStep("", "cactus/CalculateTPSA", {"compound_SMILES": "CCO"}, tpsa),
+    ]
+    answer = AgentAnswer(question, "N'-benzylidenebenzohydrazide", "cot", steps).to_answer()
+    kinds = [e.kind for e in answer.evidence]
+    assert kinds[-1] == "tool_result" and set(kinds[:-1]) == {"reaction"}
+    assert len(kinds) - 1 == len(value["evidence"])
+    assert answer.evidence[0].id == "starter:imine_formation-01"
+    assert answer.citations[0] == "starter:imine_formation-01" and answer.status == "answered"
 
 
 def test_route_tool_and_graph_query_tool(context):

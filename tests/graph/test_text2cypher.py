@@ -154,3 +154,19 @@ def test_evidence_rows_and_paths(graph):
 def test_extract_cypher():
     assert extract_cypher("```cypher\nMATCH (n) RETURN n;\n```") == "MATCH (n) RETURN n"
     assert extract_cypher("MATCH (n) RETURN n") == "MATCH (n) RETURN n"
+
+
+def test_a_failed_cypher_run_reaches_the_answer_as_a_note(graph_kb_path, opsin, tmp_path):
+    from chemground.qa_factory import build_qa
+    from chemground.settings import Settings
+    from chemground.workspace import Workspace
+
+    settings = Settings(kb_path=graph_kb_path, cache_dir=tmp_path / "cache")
+    workspace = Workspace(settings, readonly=True, opsin=opsin)
+    qa = build_qa(workspace)
+    bad = fenced("MATCH (r:Reaction) RETURN r.reaction_number AS n")  # no such property
+    qa.llm = ScriptedLLM([bad] * 8)
+    answer = qa.ask("Which reactants are used to make aniline?", method="graph")
+    assert answer.evidence == [] and answer.status != "answered"
+    assert any("generated Cypher failed" in note for note in answer.notes), answer.notes
+    assert "reaction_number" in answer.trace["retrieval"]["query"]

@@ -80,8 +80,10 @@ def test_ask_without_llm_gives_cited_snippets(env, capsys):
         == 0
     )
     answer = _json_lines(capsys.readouterr().out)[-1]
-    assert answer["method"] == "extractive" and answer["supported"]
-    first = answer["citations"][0]
+    assert answer["method"] == "lit" and answer["reasoner"] == "extractive"
+    assert answer["status"] == "answered"
+    first = answer["trace"]["citations"][0]
+    assert first["chunk_id"] == answer["citations"][0]
     assert first["chunk_id"] in answer["answer"] and first["document_id"].startswith("doc-")
     assert first["start"] < first["end"] and "toluene" in answer["answer"].lower()
 
@@ -123,8 +125,8 @@ def test_ask_with_an_llm_endpoint_cites_chunk_ids(env, capsys):
             and "Answer not available" in server.requests[0]["body"]["messages"][-1]["content"]
         )
     answer = _json_lines(capsys.readouterr().out)[-1]
-    assert code == 0 and answer["method"] == "llm" and answer["model"] == "fake-model"
-    assert answer["citations"][0]["chunk_id"] in answer["answer"] and answer["supported"]
+    assert code == 0 and answer["reasoner"] == "llm" and answer["trace"]["model"] == "fake-model"
+    assert answer["citations"][0] in answer["answer"] and answer["status"] == "answered"
 
 
 def test_bench_lit_run_scores_retrieval_and_judged_answers(env, tmp_path, capsys):

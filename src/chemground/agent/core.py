@@ -19,6 +19,7 @@ from chemground.agent.runner import ToolResult
 from chemground.evidence import Evidence
 from chemground.llm.base import LLMResponse
 from chemground.llm.jsonparse import JSONParseError, parse_json
+from chemground.reasoning.answer import Answer
 
 
 @dataclass
@@ -72,11 +73,15 @@ class AgentAnswer:
 
     @property
     def evidence(self) -> list[Evidence]:
-        return [
-            step.result.evidence()
-            for step in self.steps
-            if step.result is not None and step.result.ok
-        ]
+        """Each successful call as evidence; a call that returned knowledge-base evidence (the
+        ``chemground/`` retrieval tools) contributes those records themselves instead."""
+        out: list[Evidence] = []
+        for step in self.steps:
+            if step.result is None or not step.result.ok:
+                continue
+            records = _evidence_in(step.result.value)
+            out.extend(records if records else [step.result.evidence()])
+        return out
 
     @property
     def value(self) -> Any:
@@ -85,6 +90,40 @@ class AgentAnswer:
             if step.result is not None and step.result.ok:
                 return step.result.value
         return None
+
+    def to_answer(self) -> Answer:
+        """The one ``Answer`` of ``chemground ask``, for ``agent ask --json`` and the API.
+
+        Returns:
+            An Answer with method ``agent``; the steps (tool, arguments, result) are in
+            ``trace["steps"]`` beside the search's own trace.
+        """
+        status = {
+            "answered": "answered",
+            "unsupported": "unsupported",
+            "budget_exhausted": "partial",
+        }.get(self.status, "error")
+        evidence = self.evidence
+        return Answer(
+            id=self.id,
+            question=self.question,
+            answer=self.answer,
+            value=self.value,
+            aspect="tool",
+            status=status if evidence or status != "answered" else "no_evidence",
+            evidence=evidence,
+            citations=[e.id for e in evidence],
+            method="agent",
+            reasoner=self.reasoner,
+            timings_ms=dict(self.timings_ms),
+            usage=dict(self.usage),
+            notes=[] if self.status == "answered" else [f"agent status: {self.status}"],
+            trace={
+                **self.trace,
+                "agent_status": self.status,
+                "steps": [s.to_json() for s in self.steps],
+            },
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -102,6 +141,18 @@ class AgentAnswer:
             "usage": self.usage,
             "trace": self.trace,
         }
+
+
+def _evidence_in(value: Any) -> list[Evidence]:
+    """The Evidence records a tool returned under ``"evidence"`` (empty when it returned none,
+    or anything that is not Evidence JSON)."""
+    items = value.get("evidence") if isinstance(value, dict) else None
+    if not isinstance(items, list) or not items:
+        return []
+    try:
+        return [Evidence.model_validate(item) for item in items]
+    except ValueError:  # pydantic's ValidationError: a tool's own "evidence" of another shape
+        return []
 
 
 def describe_tools(manifests: Sequence[ToolManifest]) -> str:

@@ -58,6 +58,13 @@ class ToolContext:
             return self._workspace
         return Workspace(self.settings, readonly=True)
 
+    @cached_property
+    def qa(self):
+        """The workspace's ``QA`` (built once per context: the knowledge-base tool reuses it)."""
+        from chemground.qa_factory import build_qa
+
+        return build_qa(self.workspace)
+
     def files(self) -> Path:
         if self.files_dir is None:
             raise ToolError(

@@ -92,8 +92,8 @@ def ask(
         export.parent.mkdir(parents=True, exist_ok=True)
         with open(export, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(to_chat(answer), ensure_ascii=False) + "\n")
-    if as_json:
-        print_json(answer.to_json())
+    if as_json:  # the one Answer JSON of `chemground ask`
+        print_json(answer.to_answer().to_json())
         return
     console.print(f"[bold]{answer.answer}[/]", highlight=False)
     table = Table(title=f"{answer.reasoner}: {answer.status}", title_justify="left")

@@ -204,7 +204,7 @@ def ask(
         ).run(question)
         evidence = result_to_evidence(result, backend=graph.name)
     if as_json:
-        print_json({**result.to_json(), "evidence": [e.to_json() for e in evidence]})
+        print_json(result.to_answer(evidence).to_json())  # the one Answer JSON of `ask`
     else:
         console.print(
             f"[bold]Cypher[/] ({result.corrections} corrections, mode {mode}):\n{result.query}",

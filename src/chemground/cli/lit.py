@@ -390,10 +390,8 @@ def ask(
         if llm
         else answer_extractive(question, result)
     )
-    if as_json:
-        data = answer.to_json()
-        data["retrieval"] = method
-        print_json(data)
+    if as_json:  # the one Answer JSON of `chemground ask`
+        print_json(answer.to_answer(retrieval=method).to_json())
         return
     for note in answer.notes:
         err_console.print(note, highlight=False)

@@ -37,6 +37,8 @@ from chemground.graph.readonly import ReadOnlyViolation, read_only_problem
 from chemground.graph.schema import describe_schema
 from chemground.llm.base import LLM, LLMError
 from chemground.llm.prompts import render
+from chemground.protocols import Retrieval
+from chemground.reasoning.answer import Answer
 
 MAX_CORRECTIONS = 3
 _FENCE = re.compile(r"```(?:cypher|sql)?\s*\n?(.*?)```", re.DOTALL | re.IGNORECASE)
@@ -109,6 +111,59 @@ class Text2CypherResult:
     def rows(self) -> list[dict[str, Any]]:
         return self.result.rows if self.result else []
 
+    def notes(self) -> list[str]:
+        """What a user should know: why no rows came back, and the directions corrected."""
+        notes = [f"direction fixed: {fix}" for fix in self.direction_fixes]
+        if not self.ok:
+            notes.append(f"the generated Cypher failed ({self.error_kind}): {self.error}")
+        elif not self.rows:
+            notes.append("the Cypher query ran and returned no rows")
+        return notes
+
+    def summary(self) -> dict[str, Any]:
+        """The run without its rows (they are the evidence): query, corrections, model, trace."""
+        data = self.to_json()
+        data.pop("result", None)
+        data.pop("question", None)
+        return data
+
+    def to_answer(self, evidence: list[Evidence]) -> Answer:
+        """The one ``Answer`` of ``chemground ask``, for ``graph ask --json`` and the API.
+
+        Args:
+            evidence: the rows as evidence (``result_to_evidence``).
+
+        Returns:
+            An Answer whose value is the rows, method ``graph`` and reasoner ``text2cypher``;
+            the query and its corrections are in ``trace["retrieval"]``.
+        """
+        rows = self.rows
+        if not self.ok:
+            text, status = f"The graph query failed: {self.error}", "error"
+        elif not rows:
+            text, status = "The graph query returned no rows.", "no_evidence"
+        else:
+            more = "+" if self.result is not None and self.result.truncated else ""
+            text, status = (
+                f"{len(rows)}{more} row(s) from the reaction graph: {_rows_text(rows)}",
+                "answered",
+            )
+        return Answer(
+            question=self.question,
+            answer=text,
+            value=rows if self.ok else None,
+            aspect="graph_query",
+            status=status,
+            evidence=evidence,
+            citations=[e.id for e in evidence],
+            method="graph",
+            reasoner=f"text2cypher:{self.mode}",
+            timings_ms={"total": round(self.seconds * 1000, 3)},
+            usage={**self.usage, "model": self.model} if self.model else dict(self.usage),
+            notes=self.notes(),
+            trace={"retrieval": self.summary()},
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "question": self.question,
@@ -128,6 +183,12 @@ class Text2CypherResult:
             "result": self.result.to_json() if self.result else None,
             "trace": self.trace,
         }
+
+
+def _rows_text(rows: list[dict[str, Any]], limit: int = 5) -> str:
+    """The first rows in a line each, as a user reads them ("product=CCO; yield=92")."""
+    shown = ["; ".join(f"{k}={v}" for k, v in row.items()) for row in rows[:limit]]
+    return " | ".join(shown) + (" | ..." if len(rows) > limit else "")
 
 
 def _summarise(result: QueryResult, limit: int = 5) -> str:
@@ -419,11 +480,16 @@ def graph_evidence(
     mode: str = "one-shot-semantic",
     validate: bool = True,
     row_limit: int = 50,
-) -> list[Evidence]:
+) -> Retrieval:
     """Retriever entry point: the graph rows answering ``question`` as Evidence.
 
-    Opens the graph of the workspace's KB (read-only) and the configured LLM unless given;
-    raises LLMUnavailable when no LLM is configured, ReadOnlyViolation for write queries.
+    Opens the graph of the workspace's KB (read-only) and the configured LLM unless given.
+    The result is a ``Retrieval``: a failed query leaves a note saying why, and the trace keeps
+    the Cypher that ran.
+
+    Raises:
+        LLMUnavailable: no LLM is configured.
+        ReadOnlyViolation: the model wrote a query that would change the graph.
     """
     from chemground.graph.config import open_graph
     from chemground.llm.config import llm_from_settings
@@ -439,7 +505,9 @@ def graph_evidence(
         )
         if result.error_kind == "refused":
             raise ReadOnlyViolation(result.error or "refused", "generated")
-        return result_to_evidence(result, backend=graph.name)
+        return Retrieval(
+            result_to_evidence(result, backend=graph.name), result.notes(), result.summary()
+        )
     finally:
         if owned:
             graph.close()

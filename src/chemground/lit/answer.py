@@ -22,6 +22,7 @@ from chemground.evidence import Evidence
 from chemground.lit.retriever import SearchResult
 from chemground.llm.base import LLM, LLMBadOutput, LLMDeadlineExceeded
 from chemground.llm.prompts import render
+from chemground.reasoning.answer import Answer
 
 NOT_AVAILABLE = "Answer not available from the given context."
 
@@ -41,22 +42,76 @@ class LitAnswer:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "question": self.question, "answer": self.answer, "value": None if not self.supported else self.answer,
-            "aspect": "literature", "method": self.method, "reasoner": self.method, "supported": self.supported,
+            "question": self.question,
+            "answer": self.answer,
+            "value": None if not self.supported else self.answer,
+            "aspect": "literature",
+            "method": self.method,
+            "reasoner": self.method,
+            "supported": self.supported,
             "citations": [self._citation(c) for c in self.citations],
-            "evidence": [e.to_json() for e in self.evidence], "timings_ms": self.timings_ms,
-            "usage": self.usage, "model": self.model, "notes": self.notes,
+            "evidence": [e.to_json() for e in self.evidence],
+            "timings_ms": self.timings_ms,
+            "usage": self.usage,
+            "model": self.model,
+            "notes": self.notes,
         }
+
+    def to_answer(self, retrieval: str | None = None) -> Answer:
+        """The one ``Answer`` of ``chemground ask``, for ``lit ask --json`` and the API.
+
+        Args:
+            retrieval: the search method used (hybrid, bm25, ...), kept in the trace.
+
+        Returns:
+            An Answer with method ``lit``; the citations' places in the papers (document,
+            page, character offsets) are in ``trace["citations"]``.
+        """
+        if not self.evidence:
+            status = "no_evidence"
+        elif not self.supported:
+            status = "unsupported" if self.method == "llm" else "no_evidence"
+        else:
+            status = "answered"
+        trace: dict[str, Any] = {"citations": [self._citation(c) for c in self.citations]}
+        if retrieval:
+            trace["retrieval"] = {"method": retrieval}
+        if self.model:
+            trace["model"] = self.model
+        return Answer(
+            question=self.question,
+            answer=self.answer,
+            value=self.answer if self.supported else None,
+            aspect="literature",
+            status=status,
+            evidence=self.evidence,
+            citations=list(self.citations),
+            method="lit",
+            reasoner=self.method,
+            timings_ms=dict(self.timings_ms),
+            usage=dict(self.usage),
+            notes=list(self.notes),
+            trace=trace,
+        )
 
     def _citation(self, chunk_id: str) -> dict[str, Any]:
         for e in self.evidence:
             if e.id == chunk_id:
                 r = e.record
-                return {"chunk_id": chunk_id, "document_id": r["document_id"], "title": r.get("title"),
-                        "path": r.get("path"), "page": r.get("page"), "page_end": r.get("page_end"),
-                        "section": r.get("section"), "start": r.get("snippet_start", r["start"]),
-                        "end": r.get("snippet_end", r["end"]), "chunk_start": r["start"], "chunk_end": r["end"],
-                        "location": r.get("location")}
+                return {
+                    "chunk_id": chunk_id,
+                    "document_id": r["document_id"],
+                    "title": r.get("title"),
+                    "path": r.get("path"),
+                    "page": r.get("page"),
+                    "page_end": r.get("page_end"),
+                    "section": r.get("section"),
+                    "start": r.get("snippet_start", r["start"]),
+                    "end": r.get("snippet_end", r["end"]),
+                    "chunk_start": r["start"],
+                    "chunk_end": r["end"],
+                    "location": r.get("location"),
+                }
         return {"chunk_id": chunk_id}
 
 
@@ -70,12 +125,28 @@ def answer_extractive(question: str, result: SearchResult, snippets: int = 3) ->
     """The best sentence window of each of the top chunks, cited."""
     evidence = result.evidence
     if not evidence:
-        return LitAnswer(question, NOT_AVAILABLE, "extractive", [], [], False, dict(result.timings_ms),
-                         notes=list(result.notes) + ["no passage matched the question"])
+        return LitAnswer(
+            question,
+            NOT_AVAILABLE,
+            "extractive",
+            [],
+            [],
+            False,
+            dict(result.timings_ms),
+            notes=list(result.notes) + ["no passage matched the question"],
+        )
     chosen = evidence[:snippets]
     lines = [f"{' '.join(e.record['snippet'].split())} [{e.id}]" for e in chosen]
-    return LitAnswer(question, "\n".join(lines), "extractive", evidence, [e.id for e in chosen], True,
-                     dict(result.timings_ms), notes=list(result.notes))
+    return LitAnswer(
+        question,
+        "\n".join(lines),
+        "extractive",
+        evidence,
+        [e.id for e in chosen],
+        True,
+        dict(result.timings_ms),
+        notes=list(result.notes),
+    )
 
 
 class _LLMAnswer(BaseModel):
@@ -135,7 +206,9 @@ def repair_citation(raw: str, allowed: list[str]) -> str | None:
     return None
 
 
-def repair_citations(answer: str, listed: list[str], allowed: list[str]) -> tuple[str, list[str], list[str]]:
+def repair_citations(
+    answer: str, listed: list[str], allowed: list[str]
+) -> tuple[str, list[str], list[str]]:
     """(answer text with its citations rewritten as ``[id]``, the ids cited, what could not be mapped).
 
     Citations come from the list and from bracketed ids in the text; a bracketed group may hold
@@ -156,14 +229,18 @@ def repair_citations(answer: str, listed: list[str], allowed: list[str]) -> tupl
     def rewrite(match: re.Match) -> str:
         inner = match.group(1)
         parts = [p for p in re.split(r"[,;]\s*|\s+and\s+", inner) if p.strip()]
-        looks_cited = all(_ID_LIKE.fullmatch(p.strip()) or re.fullmatch(r"#?\d{1,3}", p.strip()) for p in parts)
+        looks_cited = all(
+            _ID_LIKE.fullmatch(p.strip()) or re.fullmatch(r"#?\d{1,3}", p.strip()) for p in parts
+        )
         if not parts or not (looks_cited or any(repair_citation(p, allowed) for p in parts)):
             return match.group(0)  # "[Cu(NH3)4]2+" and the like: not a citation
         fixed = [f for f in (take(p) for p in parts) if f]
         return "".join(f"[{f}]" for f in fixed)
 
     text = _BRACKETED.sub(rewrite, answer)
-    for ref in _ID_LIKE.findall(text.replace("[", " ").replace("]", " ")):  # ids written without brackets
+    for ref in _ID_LIKE.findall(
+        text.replace("[", " ").replace("]", " ")
+    ):  # ids written without brackets
         if repair_citation(ref, allowed) is None and ref not in unknown:
             unknown.append(ref)
     for raw in listed:
@@ -173,12 +250,16 @@ def repair_citations(answer: str, listed: list[str], allowed: list[str]) -> tupl
 
 
 def context_block(evidence: list[Evidence], max_chars: int = 2400) -> str:
-    return "\n\n".join(f"[{e.id}] ({e.record.get('title') or 'untitled'}, {e.record.get('location')})\n"
-                       f"{e.record['text'][:max_chars]}" for e in evidence)
+    return "\n\n".join(
+        f"[{e.id}] ({e.record.get('title') or 'untitled'}, {e.record.get('location')})\n"
+        f"{e.record['text'][:max_chars]}"
+        for e in evidence
+    )
 
 
-def answer_with_llm(question: str, result: SearchResult, llm: LLM, context_k: int = 5,
-                    max_tokens: int = 512) -> LitAnswer:
+def answer_with_llm(
+    question: str, result: SearchResult, llm: LLM, context_k: int = 5, max_tokens: int = 512
+) -> LitAnswer:
     """A cited answer from the model. Citations are repaired (brackets, case, position, the
     document id alone) rather than refused; a reply whose citations cannot be mapped to the
     passages given is re-asked once, and if it is still unusable the extractive answer is
@@ -186,8 +267,17 @@ def answer_with_llm(question: str, result: SearchResult, llm: LLM, context_k: in
     evidence = result.evidence[:context_k]
     timings = dict(result.timings_ms)
     if not evidence:
-        return LitAnswer(question, NOT_AVAILABLE, "llm", [], [], False, timings, model=llm.model,
-                         notes=list(result.notes) + ["no passage matched the question; the LLM was not asked"])
+        return LitAnswer(
+            question,
+            NOT_AVAILABLE,
+            "llm",
+            [],
+            [],
+            False,
+            timings,
+            model=llm.model,
+            notes=list(result.notes) + ["no passage matched the question; the LLM was not asked"],
+        )
     allowed = [e.id for e in evidence]
     repairs: list[str] = []
 
@@ -196,9 +286,13 @@ def answer_with_llm(question: str, result: SearchResult, llm: LLM, context_k: in
             return value
         text, cited, unknown = repair_citations(value.answer, value.citations, allowed)
         if not cited:
-            reason = f"it cited ids that were not given: {unknown}" if unknown else "it cites no passage"
-            raise ValueError(f"a supported answer must cite the passages it uses, but {reason}; cite only these ids, "
-                             f"in square brackets: {', '.join(allowed)}")
+            reason = (
+                f"it cited ids that were not given: {unknown}" if unknown else "it cites no passage"
+            )
+            raise ValueError(
+                f"a supported answer must cite the passages it uses, but {reason}; cite only these ids, "
+                f"in square brackets: {', '.join(allowed)}"
+            )
         if unknown:
             repairs.append(f"dropped citations that match no passage given: {unknown}")
         if text != value.answer.strip() or cited != value.citations:
@@ -208,8 +302,15 @@ def answer_with_llm(question: str, result: SearchResult, llm: LLM, context_k: in
 
     messages = [
         {"role": "system", "content": render("lit/answer_system")},
-        {"role": "user", "content": render("lit/answer", question=question, context=context_block(evidence),
-                                           not_available=NOT_AVAILABLE)},
+        {
+            "role": "user",
+            "content": render(
+                "lit/answer",
+                question=question,
+                context=context_block(evidence),
+                not_available=NOT_AVAILABLE,
+            ),
+        },
     ]
     before = llm.ledger.snapshot()
     started = time.perf_counter()
@@ -218,20 +319,33 @@ def answer_with_llm(question: str, result: SearchResult, llm: LLM, context_k: in
         notes.append("answer from a scripted test LLM, not a model")
     try:
         with llm.answer_budget():
-            value, response = llm.chat_json(messages, schema=_LLMAnswer, check=check, temperature=0.0,
-                                            max_tokens=max_tokens)
+            value, response = llm.chat_json(
+                messages, schema=_LLMAnswer, check=check, temperature=0.0, max_tokens=max_tokens
+            )
     except (LLMBadOutput, LLMDeadlineExceeded) as error:
         timings["llm"] = round((time.perf_counter() - started) * 1000, 2)
         fallback = answer_extractive(question, result)
         fallback.timings_ms.update(timings)
         fallback.usage = llm.ledger.since(before).to_dict()
         fallback.model = llm.model
-        fallback.notes = notes + [f"the model's answer could not be used ({error}); the extractive answer is "
-                                  "given instead"]
+        fallback.notes = notes + [
+            f"the model's answer could not be used ({error}); the extractive answer is "
+            "given instead"
+        ]
         return fallback
     timings["llm"] = round((time.perf_counter() - started) * 1000, 2)
     supported = value.supported and value.answer.strip() != NOT_AVAILABLE
     answer = value.answer.strip() if supported else NOT_AVAILABLE
     notes += list(dict.fromkeys(repairs))
-    return LitAnswer(question, answer, "llm", result.evidence, value.citations if supported else [], supported,
-                     timings, llm.ledger.since(before).to_dict(), response.model, notes)
+    return LitAnswer(
+        question,
+        answer,
+        "llm",
+        result.evidence,
+        value.citations if supported else [],
+        supported,
+        timings,
+        llm.ledger.since(before).to_dict(),
+        response.model,
+        notes,
+    )

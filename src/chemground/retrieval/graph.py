@@ -15,6 +15,7 @@ import re
 
 from chemground.errors import ChemgroundError
 from chemground.evidence import Evidence
+from chemground.protocols import Retrieval
 from chemground.reasoning.query import QueryTuple
 
 _STEPS = re.compile(r"\b(?:in|within|up to|at most|max(?:imum)?)\s+(\d+|one|two|three|four|five)\s+steps?\b", re.I)
@@ -162,9 +163,9 @@ class GraphRetriever:
     def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
         from chemground.graph.text2cypher import graph_evidence
 
-        evidence = graph_evidence(query.question, workspace=self.workspace, llm=self.llm_factory(),
-                                  graph=self.access.graph())
-        return evidence[: max(k, 10)]
+        found = graph_evidence(query.question, workspace=self.workspace, llm=self.llm_factory(),
+                               graph=self.access.graph())
+        return Retrieval(found[: max(k, 10)], found.notes, found.trace)
 
 
 class LiteratureRetriever:

@@ -38,24 +38,22 @@ from chemground.agent.registry import P, ToolContext, tool
     ],
     (
         "object",
-        "{'answer', 'value', 'status', 'aspect', 'evidence': [{'kind', 'id', 'match', 'why'}]}",
+        "{'answer', 'value', 'status', 'aspect', 'evidence': [the KB records, as Evidence JSON: "
+        "{'kind', 'id', 'match', 'why', 'record', ...}]}",
     ),
     needs_kb=True,
     timeout_s=60,
     tags=["knowledge base", "reaction", "compound", "retrieval"],
 )
 def ask_knowledge_base(ctx: ToolContext, question: str, k: int = 5) -> dict:
-    from chemground.qa import QA
-
-    answer = QA(ctx.workspace).ask(question, k=k)
+    answer = ctx.qa.ask(question, k=k)
     return {
         "answer": answer.answer,
         "value": answer.value,
         "status": answer.status,
         "aspect": answer.aspect,
-        "evidence": [
-            {"kind": e.kind, "id": e.id, "match": e.match, "why": e.why} for e in answer.evidence
-        ],
+        # the records themselves, so an agent's answer cites the KB rows it rests on
+        "evidence": [e.to_json() for e in answer.evidence],
     }
 
 
