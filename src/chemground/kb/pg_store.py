@@ -289,6 +289,11 @@ class PostgresKB(NamedQueries, KnowledgeBase):
             )
 
     # -- plumbing ------------------------------------------------------------------------
+    @property
+    def structure_source(self) -> str:
+        """The URL importer workers connect to for identifiers the KB already stores."""
+        return self.url
+
     def _require_writable(self) -> None:
         if self.readonly:
             raise ChemgroundError(f"the knowledge base {self.path} was opened read-only")
@@ -1152,19 +1157,38 @@ class PostgresKB(NamedQueries, KnowledgeBase):
         check_limit(limit)
         role_tuple = check_roles(roles)
         role_values = [r.value for r in role_tuple] if role_tuple else [r.value for r in Role]
-        if mode == "substructure":
-            expr, text = self._query_mol_sql(query, query_format)
-            matched_sql, matched_params = (
-                f"SELECT id, smiles, 1.0::float8 AS s FROM compounds WHERE mol @> {expr}",
-                [text],
-            )
-        elif mode == "exact":
-            ids = sorted({hit.compound_id for hit in self.lookup_inchikey(query_inchikey(query))})
-            matched_sql, matched_params = (
-                "SELECT id, smiles, 1.0::float8 AS s FROM compounds WHERE id = ANY(%s)",
-                [ids],
-            )
-        elif mode == "similarity":
+        if mode in ("substructure", "exact"):
+            # three plain queries, so the planner sees the matched compounds as constants: a
+            # common solvent is found by walking participants in order, a rare group by its index
+            if mode == "substructure":
+                expr, text = self._query_mol_sql(query, query_format)
+                ids = [
+                    r[0] for r in self._q(f"SELECT id FROM compounds WHERE mol @> {expr}", (text,))
+                ]
+            else:
+                ids = sorted(
+                    {hit.compound_id for hit in self.lookup_inchikey(query_inchikey(query))}
+                )
+            if not ids:
+                return []
+            rowids = [
+                r[0]
+                for r in self._q(
+                    "SELECT DISTINCT reaction_rowid FROM participants WHERE compound_id = ANY(%s) "
+                    "AND role = ANY(%s) ORDER BY reaction_rowid LIMIT %s",
+                    (ids, role_values, limit),
+                )
+            ]
+            rows = self._q(
+                "SELECT r.id, p.compound_id, p.role, c.smiles, 1.0 FROM participants p "
+                "JOIN reactions r ON r.rowid = p.reaction_rowid "
+                "JOIN compounds c ON c.id = p.compound_id "
+                "WHERE p.reaction_rowid = ANY(%s) AND p.compound_id = ANY(%s) AND p.role = ANY(%s) "
+                "ORDER BY p.reaction_rowid, p.position",
+                (rowids, ids, role_values),
+            ).fetchall()
+            return group_reaction_matches([(r[0], r[1], r[2], r[3], r[4]) for r in rows], limit)
+        if mode == "similarity":
             q = parse_similarity_query(query, threshold)
             matched_sql = (
                 "SELECT c.id, c.smiles, round(tanimoto_sml(c.mfp, q.fp)::numeric, 6)::float8 AS "

@@ -201,7 +201,7 @@ class SQLiteKB(
 
     # -- plumbing ------------------------------------------------------------------------
     @property
-    def sqlite_path(self) -> Path | None:
+    def structure_source(self) -> Path | None:
         """The database file (None for an in-memory KB): importer workers read it directly."""
         return None if str(self.path) == ":memory:" else self.path
 

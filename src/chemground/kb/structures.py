@@ -8,10 +8,10 @@ work out over a process pool and returns plain, picklable results.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 from chemground.chem.fingerprints import fingerprint_to_bytes, morgan_fingerprint
 from chemground.chem.structure import (
@@ -45,7 +45,10 @@ class ComputedStructure:
 
 
 def compute_one(
-    text: str, kind: str = "smiles", known_inchikey: str | None = None, stored: StoredStructures | None = None
+    text: str,
+    kind: str = "smiles",
+    known_inchikey: str | None = None,
+    stored: StoredStructures | None = None,
 ) -> ComputedStructure:
     """``kind`` is "smiles", "inchi" or "canonical" (SMILES in, canonical SMILES only out).
 
@@ -69,11 +72,13 @@ def compute_one(
         return ComputedStructure(text, structure, fingerprint, canonical=structure.smiles)
     except StructureError as error:
         return ComputedStructure(text, None, None, str(error))
-    except Exception as error:  # noqa: BLE001 - RDKit raises bare RuntimeErrors on odd inputs
+    except Exception as error:  # RDKit raises bare RuntimeErrors on odd inputs
         return ComputedStructure(text, None, None, f"RDKit failed on {text!r}: {error}")
 
 
-def _compute_chunk(args: tuple[list[str], str, dict[str, str], str | None]) -> list[ComputedStructure]:
+def _compute_chunk(
+    args: tuple[list[str], str, dict[str, str], str | None],
+) -> list[ComputedStructure]:
     texts, kind, keys, kb_path = args
     with StoredStructures(kb_path) as stored:
         return [compute_one(t, kind, keys.get(t), stored) for t in texts]
@@ -89,21 +94,48 @@ class StoredStructures:
 
     def __init__(self, kb_path: str | Path | None) -> None:
         self._path = str(kb_path) if kb_path else None
-        self._conn: sqlite3.Connection | None = None
+        self._conn = None  # a sqlite3 connection, or a psycopg one for a PostgreSQL KB
 
     def get(self, smiles: str) -> Structure | None:
         if self._path is None:
             return None
+        if self._path.startswith(("postgresql:", "postgres:")):  # a KB on a server (pg_store)
+            return self._get_postgres(smiles)
         try:
             if self._conn is None:
-                self._conn = sqlite3.connect(f"file:{self._path}?mode=ro", uri=True, isolation_level=None)
+                self._conn = sqlite3.connect(
+                    f"file:{self._path}?mode=ro", uri=True, isolation_level=None
+                )
             row = self._conn.execute(
-                "SELECT inchikey, formula, molecular_weight, exact_mass, parent_inchikey FROM compounds "
-                "WHERE smiles = ? AND inchikey IS NOT NULL LIMIT 1", (smiles,),
+                "SELECT inchikey, formula, molecular_weight, exact_mass, parent_inchikey FROM "
+                "compounds "
+                "WHERE smiles = ? AND inchikey IS NOT NULL LIMIT 1",
+                (smiles,),
             ).fetchone()
         except sqlite3.Error:  # no KB to ask (yet): compute, as without one
             self._path = None
             return None
+        return self._structure(smiles, row)
+
+    def _get_postgres(self, smiles: str) -> Structure | None:
+        import psycopg
+
+        try:
+            if self._conn is None:
+                self._conn = psycopg.connect(self._path, autocommit=True)
+            row = self._conn.execute(
+                "SELECT inchikey, formula, molecular_weight, exact_mass, parent_inchikey FROM "
+                "compounds "
+                "WHERE smiles = %s AND inchikey IS NOT NULL ORDER BY id LIMIT 1",
+                (smiles,),
+            ).fetchone()
+        except psycopg.Error:  # the server is not reachable from here: compute, as without a KB
+            self._path = None
+            return None
+        return self._structure(smiles, row)
+
+    @staticmethod
+    def _structure(smiles: str, row) -> Structure | None:
         if row is None or None in row:
             return None
         inchikey, formula, molecular_weight, exact_mass, parent_inchikey = row
@@ -122,12 +154,19 @@ class StoredStructures:
 
 
 def _chunks(
-    unique: Sequence[str], kind: str, keys: dict[str, str], kb_path: str | None, workers: int, chunk_size: int
+    unique: Sequence[str],
+    kind: str,
+    keys: dict[str, str],
+    kb_path: str | None,
+    workers: int,
+    chunk_size: int,
 ) -> list[tuple[list[str], str, dict[str, str], str | None]]:
-    chunk_size = max(100, min(chunk_size, -(-len(unique) // (2 * workers))))  # every worker gets work
+    chunk_size = max(
+        100, min(chunk_size, -(-len(unique) // (2 * workers)))
+    )  # every worker gets work
     chunks = []
     for i in range(0, len(unique), chunk_size):
-        part = list(unique[i:i + chunk_size])
+        part = list(unique[i : i + chunk_size])
         chunks.append((part, kind, {t: keys[t] for t in part if t in keys}, kb_path))
     return chunks
 
@@ -154,9 +193,17 @@ class StructureJob:
     writing overlap; a job too small to be worth the pool is computed here, on ``result()``.
     """
 
-    def __init__(self, futures: list[Future], deferred: list[str], kind: str, keys: dict[str, str],
-                 kb_path: str | None, size: int, done: dict[str, ComputedStructure] | None = None,
-                 remember: bool = False) -> None:
+    def __init__(
+        self,
+        futures: list[Future],
+        deferred: list[str],
+        kind: str,
+        keys: dict[str, str],
+        kb_path: str | None,
+        size: int,
+        done: dict[str, ComputedStructure] | None = None,
+        remember: bool = False,
+    ) -> None:
         self._futures = futures
         self._deferred = deferred
         self._kind = kind
@@ -179,7 +226,10 @@ class StructureJob:
             if progress:
                 progress(len(results))
         with StoredStructures(self._kb_path) as stored:
-            computed = [compute_one(text, self._kind, self._keys.get(text), stored) for text in self._deferred]
+            computed = [
+                compute_one(text, self._kind, self._keys.get(text), stored)
+                for text in self._deferred
+            ]
         if self._remember:
             _remember(computed, self._kind, self._keys)
         out.update((result.text, result) for result in computed)
@@ -209,12 +259,19 @@ def submit_many(
     keys = known_inchikeys or {}
     path = str(kb_path) if kb_path else None
     unique: Sequence[str] = list(dict.fromkeys(t for t in texts if t))
-    done = {t: hit for t in unique if (hit := _MEMO.get((t, kind, keys.get(t)))) is not None} if remember else {}
+    done = (
+        {t: hit for t in unique if (hit := _MEMO.get((t, kind, keys.get(t)))) is not None}
+        if remember
+        else {}
+    )
     todo = [t for t in unique if t not in done] if done else unique
     workers = worker_count()
     if workers == 1 or len(todo) < (MIN_POOL_JOB if pool_started() else PARALLEL_THRESHOLD):
         return StructureJob([], list(todo), kind, keys, path, len(unique), done, remember)
-    futures = [pool().submit(_compute_chunk, chunk) for chunk in _chunks(todo, kind, keys, path, workers, chunk_size)]
+    futures = [
+        pool().submit(_compute_chunk, chunk)
+        for chunk in _chunks(todo, kind, keys, path, workers, chunk_size)
+    ]
     return StructureJob(futures, [], kind, keys, path, len(unique), done, remember)
 
 

@@ -17,16 +17,17 @@ import hashlib
 import re
 import time
 from collections import Counter
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
-from chemground.chem.names import NameResolver, guess_name_format, normalize_name
 from rdkit import Chem
 
+from chemground.chem.names import NameResolver, guess_name_format, normalize_name
 from chemground.chem.structure import Structure, rdkit_messages
 from chemground.errors import ChemgroundError, ImportFileError
 from chemground.kb.records import Compound, Conditions, Participant, Reaction, Role
@@ -99,13 +100,19 @@ class ImportSummary:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "path": self.path, "format": self.format, "rows_read": self.rows_read,
-            "reactions_added": self.reactions_added, "reactions_unchanged": self.reactions_unchanged,
-            "reactions_flagged": self.reactions_flagged, "reactions_skipped": self.reactions_skipped,
-            "compounds_added": self.compounds_added, "participants": self.participants,
+            "path": self.path,
+            "format": self.format,
+            "rows_read": self.rows_read,
+            "reactions_added": self.reactions_added,
+            "reactions_unchanged": self.reactions_unchanged,
+            "reactions_flagged": self.reactions_flagged,
+            "reactions_skipped": self.reactions_skipped,
+            "compounds_added": self.compounds_added,
+            "participants": self.participants,
             "unresolved_names": dict(self.unresolved.most_common()),
             "errors": [{"line": line, "message": msg} for line, msg in self.errors],
-            "seconds": round(self.seconds, 3), "reactions_per_second": round(self.rate, 1),
+            "seconds": round(self.seconds, 3),
+            "reactions_per_second": round(self.rate, 1),
             "already_imported": self.already_imported,
         }
 
@@ -126,8 +133,9 @@ _GENERIC_NAME = re.compile(
     r"(?:reaction\s+)?mixture|filtrate|intermediate(?:\s+\S+)?|example\s+\S+|resin|ice(?:\s+water)?|"
     r"ice-water|precipitate|salt|starting\s+materials?|grignard\s+reagent|reagent|catalyst|solvent|base|acid|"
     r"ester|amine|ketone|aldehyde|alcohol|ether\s+solution|hydrochloride|"
-    + _APPEARANCE +
-    r"(?:oils?|solids?|crystals?|powders?|foams?|gums?|glass|syrups?|liquids?|needles|prisms|plates|material|mass)|"
+    + _APPEARANCE
+    + r"(?:oils?|solids?|crystals?|powders?|foams?|gums?|glass|syrups?|liquids?|needles|prisms|"
+    r"plates|material|mass)|"
     r"[\[(]?\s*\d+[a-z]?\s*[\])]?|[a-z]\d*|[ivx]+"
     r")$",
     re.IGNORECASE,
@@ -153,26 +161,46 @@ def control_character_problem(raw: RawReaction) -> str | None:
 
     Such a character (a NUL byte, most often) is a sign of a damaged or binary file; stored,
     it would make a name that looks right but never matches, so the row is reported instead."""
-    strict = [raw.id, raw.source, raw.dataset, raw.reaction_class, raw.reaction_smiles, raw.conditions.atmosphere]
+    strict = [
+        raw.id,
+        raw.source,
+        raw.dataset,
+        raw.reaction_class,
+        raw.reaction_smiles,
+        raw.conditions.atmosphere,
+    ]
     for p in raw.participants:
         strict += (p.name, p.smiles, p.inchi, p.amount)
     free = (raw.title, raw.description, raw.notes, raw.conditions.temperature_text)
-    if (_CONTROL.search(_joined(strict)) is None  # one search for the lot: the usual case
-            and _CONTROL_IN_TEXT.search(_joined(free)) is None
-            and (not raw.operations or _find_control(raw.operations, _CONTROL_IN_TEXT) is None)
-            and (not raw.provenance or _find_control(raw.provenance, _CONTROL_IN_TEXT) is None)):
+    if (
+        _CONTROL.search(_joined(strict)) is None  # one search for the lot: the usual case
+        and _CONTROL_IN_TEXT.search(_joined(free)) is None
+        and (not raw.operations or _find_control(raw.operations, _CONTROL_IN_TEXT) is None)
+        and (not raw.provenance or _find_control(raw.provenance, _CONTROL_IN_TEXT) is None)
+    ):
         return None
     fields: list[tuple[str, Any]] = [
-        ("id", raw.id), ("source", raw.source), ("dataset", raw.dataset), ("reaction_class", raw.reaction_class),
-        ("reaction_smiles", raw.reaction_smiles), ("title", raw.title), ("description", raw.description),
-        ("notes", raw.notes), ("atmosphere", raw.conditions.atmosphere),
-        ("temperature_text", raw.conditions.temperature_text), ("operations", raw.operations),
+        ("id", raw.id),
+        ("source", raw.source),
+        ("dataset", raw.dataset),
+        ("reaction_class", raw.reaction_class),
+        ("reaction_smiles", raw.reaction_smiles),
+        ("title", raw.title),
+        ("description", raw.description),
+        ("notes", raw.notes),
+        ("atmosphere", raw.conditions.atmosphere),
+        ("temperature_text", raw.conditions.temperature_text),
+        ("operations", raw.operations),
         ("provenance", raw.provenance),
     ]
     for p in raw.participants:
         role = getattr(p.role, "value", p.role)
-        fields += [(f"{role} name", p.name), (f"{role} SMILES", p.smiles), (f"{role} InChI", p.inchi),
-                   (f"{role} amount", p.amount)]
+        fields += [
+            (f"{role} name", p.name),
+            (f"{role} SMILES", p.smiles),
+            (f"{role} InChI", p.inchi),
+            (f"{role} amount", p.amount),
+        ]
     for label, value in fields:
         found = control_character_in(value, free_text=label in _FREE_TEXT)
         if found:
@@ -226,7 +254,7 @@ def _char_name(char: str) -> str:
 def _excerpt(text: str, at: int) -> str:
     """Where in the value the character is, shown safely (control characters escaped)."""
     start = max(0, at - 20)
-    shown = text[start:at + 20].encode("unicode_escape").decode("ascii")
+    shown = text[start : at + 20].encode("unicode_escape").decode("ascii")
     return f"at position {at} ({'…' if start else ''}{shown}{'…' if at + 20 < len(text) else ''})"
 
 
@@ -240,7 +268,9 @@ def file_sha256(path: Path) -> str:
 
 def content_id(prefix: str, *parts: Any) -> str:
     """A deterministic reaction id from the row's content (for sources without ids)."""
-    digest = hashlib.sha1("\x1f".join("" if p is None else str(p) for p in parts).encode("utf-8")).hexdigest()
+    digest = hashlib.sha1(
+        "\x1f".join("" if p is None else str(p) for p in parts).encode("utf-8")
+    ).hexdigest()
     return f"{prefix}:{digest[:16]}"
 
 
@@ -273,7 +303,9 @@ class ParticipantLinker:
         self.structures: dict[str, ComputedStructure] = {}
         self.inchi_structures: dict[str, ComputedStructure] = {}
         self.name_structures: dict[str, tuple[Structure | None, int | None, str]] = {}
-        self._source_keys: dict[str, str] = {}  # SMILES -> InChIKey of the InChI the source gave with it
+        self._source_keys: dict[
+            str, str
+        ] = {}  # SMILES -> InChIKey of the InChI the source gave with it
         # InChIKey -> (compound id, SMILES) of the KB compound; None: looked up, not in the KB
         self._known: dict[str, tuple[int, str | None] | None] = {}
         self._submitted: set[str] = set()
@@ -281,8 +313,12 @@ class ParticipantLinker:
         self._compound_ids: dict[str, int] = {}
         self._pending_names: dict[int, dict[str, str]] = {}
         self._remembered: set[tuple[int, str]] = set()
-        self._linked: dict[tuple[str | None, str | None], tuple[int, str, str]] = {}  # (SMILES, InChI) -> link
-        self._new_compounds: dict[int, tuple[Compound, bytes | None, set[str]]] = {}  # id -> (.., names known)
+        self._linked: dict[
+            tuple[str | None, str | None], tuple[int, str, str]
+        ] = {}  # (SMILES, InChI) -> link
+        self._new_compounds: dict[
+            int, tuple[Compound, bytes | None, set[str]]
+        ] = {}  # id -> (.., names known)
         self._next_id: int | None = None
         self.compounds_added = 0
 
@@ -293,8 +329,12 @@ class ParticipantLinker:
         # Names with no structure at all go to OPSIN (its own JVM process) now, so that it
         # works while RDKit computes the structures on the other cores.
         early = [
-            name for name in dict.fromkeys(
-                p.name for p in participants if p.name and not p.smiles and not p.inchi and not is_generic_name(p.name))
+            name
+            for name in dict.fromkeys(
+                p.name
+                for p in participants
+                if p.name and not p.smiles and not p.inchi and not is_generic_name(p.name)
+            )
             if name not in self.name_structures and name not in self._names_sent
         ]
         pending = self._names_from_dictionary(early)
@@ -302,7 +342,11 @@ class ParticipantLinker:
         opsin = _OPSIN_THREAD.submit(self._translate, pending) if pending else None
         # A standard InChI given by the source fixes the InChIKey cheaply; when the KB already
         # holds that compound, the participant needs no structure work at all.
-        given = {p.smiles: p.inchi for p in participants if p.smiles and p.inchi and p.smiles not in self._source_keys}
+        given = {
+            p.smiles: p.inchi
+            for p in participants
+            if p.smiles and p.inchi and p.smiles not in self._source_keys
+        }
         keys_given = inchikeys_from_inchis(given.values())
         new_keys = []
         for smiles, inchi in given.items():
@@ -320,32 +364,50 @@ class ParticipantLinker:
                 held = self._known.get(self._source_keys.get(p.smiles, ""))
                 (full if held is None else canonical_only).append(p.smiles)
         keys = {s: self._source_keys[s] for s in full if s in self._source_keys}
-        # workers read stored identifiers straight from a SQLite file; other backends: none
-        kb_path = getattr(self.kb, "sqlite_path", None)
-        return PreparedBatch(reactions, submit_many(full, known_inchikeys=keys, kb_path=kb_path, remember=True),
-                             submit_many(canonical_only, "canonical", remember=True), opsin)
+        # workers read stored identifiers straight from the KB (a SQLite file or a server URL)
+        kb_path = getattr(self.kb, "structure_source", None)
+        return PreparedBatch(
+            reactions,
+            submit_many(full, known_inchikeys=keys, kb_path=kb_path, remember=True),
+            submit_many(canonical_only, "canonical", remember=True),
+            opsin,
+        )
 
     def complete(self, batch: PreparedBatch, progress: Progress | None = None) -> None:
         """Wait for a batch's structures and names; resolve names whose SMILES/InChI failed."""
         try:
             report = (lambda n: progress("structures", n, None)) if progress else None
             self.structures.update(batch.structures.result(report))
-            self.structures.update(batch.canonical.result(report))  # canonical SMILES only: no structure
+            self.structures.update(
+                batch.canonical.result(report)
+            )  # canonical SMILES only: no structure
             # each distinct participant once (solvents and reagents repeat in most reactions)
-            participants = list({(p.smiles, p.inchi, p.name): p for r in batch.reactions for p in r.participants}.values())
+            participants = list(
+                {
+                    (p.smiles, p.inchi, p.name): p for r in batch.reactions for p in r.participants
+                }.values()
+            )
             inchis = [
-                p.inchi for p in participants
-                if p.inchi and p.inchi not in self.inchi_structures and self._structure_of(p) is None
+                p.inchi
+                for p in participants
+                if p.inchi
+                and p.inchi not in self.inchi_structures
+                and self._structure_of(p) is None
                 and self._known_compound(p) is None
             ]
             self.inchi_structures.update(compute_many(inchis, kind="inchi"))
         finally:
             results = batch.opsin.result() if batch.opsin is not None else {}
         late = [
-            name for name in dict.fromkeys(
-                p.name for p in participants
-                if p.name and self._structure_of(p) is None and self._known_compound(p) is None
-                and not is_generic_name(p.name))
+            name
+            for name in dict.fromkeys(
+                p.name
+                for p in participants
+                if p.name
+                and self._structure_of(p) is None
+                and self._known_compound(p) is None
+                and not is_generic_name(p.name)
+            )
             if name not in self.name_structures and name not in results
         ]
         results.update(self._translate(self._names_from_dictionary(late)))
@@ -384,7 +446,9 @@ class ParticipantLinker:
             return {name: str(error) for name in names}
 
     def _apply_translations(self, results: dict[str, object]) -> None:
-        computed = compute_many({r.smiles for r in results.values() if not isinstance(r, str) and r.ok})
+        computed = compute_many(
+            {r.smiles for r in results.values() if not isinstance(r, str) and r.ok}
+        )
         for name, result in results.items():
             if isinstance(result, str):
                 self.name_structures[name] = (None, None, result)
@@ -394,7 +458,11 @@ class ParticipantLinker:
                 self.name_structures[name] = (found.structure, None, "")
                 self.structures.setdefault(found.text, found)
             else:
-                self.name_structures[name] = (None, None, f"not in the dictionary; OPSIN: {result.message}")
+                self.name_structures[name] = (
+                    None,
+                    None,
+                    f"not in the dictionary; OPSIN: {result.message}",
+                )
 
     def _structure_of(self, raw: RawParticipant) -> ComputedStructure | None:
         for table, key in ((self.structures, raw.smiles), (self.inchi_structures, raw.inchi)):
@@ -434,8 +502,14 @@ class ParticipantLinker:
         elif name:
             self._remember_name(linked[0], name)
         compound_id, smiles, key = linked
-        return Participant(role=raw.role, name=raw.name or smiles, smiles=smiles, inchikey=key,
-                           compound_id=compound_id, amount=raw.amount)
+        return Participant(
+            role=raw.role,
+            name=raw.name or smiles,
+            smiles=smiles,
+            inchikey=key,
+            compound_id=compound_id,
+            amount=raw.amount,
+        )
 
     def _link_structure(self, raw: RawParticipant, name: str | None) -> tuple[int, str, str] | None:
         """(compound id, canonical SMILES, InChIKey) from the participant's own SMILES/InChI."""
@@ -443,7 +517,9 @@ class ParticipantLinker:
         if known is not None:
             key, compound_id, smiles = known
             computed = self.structures.get(raw.smiles or "")
-            smiles = computed.canonical if computed and computed.canonical else smiles  # as the source drew it
+            smiles = (
+                computed.canonical if computed and computed.canonical else smiles
+            )  # as the source drew it
             if name:
                 self._remember_name(compound_id, name)
             return compound_id, smiles, key
@@ -451,10 +527,14 @@ class ParticipantLinker:
         if computed is None or computed.structure is None:
             return None
         structure = computed.structure
-        return self._compound_for(structure, computed.fingerprint, name), structure.smiles, structure.inchikey
+        return (
+            self._compound_for(structure, computed.fingerprint, name),
+            structure.smiles,
+            structure.inchikey,
+        )
 
     def _link_by_name(self, raw: RawParticipant, name: str | None) -> Participant:
-        """A participant whose SMILES/InChI gave nothing: by its name, or unresolved with the reasons."""
+        """A participant whose SMILES/InChI gave nothing: by its name, or unresolved (with why)."""
         structure: Structure | None = None
         fingerprint: bytes | None = None
         compound_id = None
@@ -468,39 +548,62 @@ class ParticipantLinker:
             problems = []
             if raw.smiles:
                 bad = self.structures.get(raw.smiles)
-                problems.append(bad.error if bad and bad.error else f"invalid SMILES {raw.smiles!r}")
+                problems.append(
+                    bad.error if bad and bad.error else f"invalid SMILES {raw.smiles!r}"
+                )
             if raw.name:
-                problems.append(reason or ("not a compound name" if is_generic_name(raw.name) else "name not resolved"))
+                problems.append(
+                    reason
+                    or ("not a compound name" if is_generic_name(raw.name) else "name not resolved")
+                )
             if not problems:
                 problems.append("no name or structure given")
-            return Participant(role=raw.role, name=raw.name or raw.smiles, amount=raw.amount,
-                               unresolved_reason="; ".join(problems))
+            return Participant(
+                role=raw.role,
+                name=raw.name or raw.smiles,
+                amount=raw.amount,
+                unresolved_reason="; ".join(problems),
+            )
         if compound_id is None:
             compound_id = self._compound_for(structure, fingerprint, name)  # type: ignore[arg-type]
         elif name:
             self._remember_name(compound_id, name)
         return Participant(
-            role=raw.role, name=raw.name or (structure.smiles if structure else None),
-            smiles=structure.smiles if structure else None, inchikey=structure.inchikey if structure else None,
-            compound_id=compound_id, amount=raw.amount,
+            role=raw.role,
+            name=raw.name or (structure.smiles if structure else None),
+            smiles=structure.smiles if structure else None,
+            inchikey=structure.inchikey if structure else None,
+            compound_id=compound_id,
+            amount=raw.amount,
         )
 
-    def _compound_for(self, structure: Structure, fingerprint: bytes | None, name: str | None) -> int:
+    def _compound_for(
+        self, structure: Structure, fingerprint: bytes | None, name: str | None
+    ) -> int:
         compound_id = self._compound_ids.get(structure.inchikey)
         if compound_id is None:
             fmt = guess_name_format(name) if name else None
             compound = Compound(
-                smiles=structure.smiles, inchikey=structure.inchikey, formula=structure.formula,
-                molecular_weight=structure.molecular_weight, exact_mass=structure.exact_mass,
+                smiles=structure.smiles,
+                inchikey=structure.inchikey,
+                formula=structure.formula,
+                molecular_weight=structure.molecular_weight,
+                exact_mass=structure.exact_mass,
                 parent_inchikey=structure.parent_inchikey,
                 iupac_name=name if fmt == "iupac" else None,
                 common_name=name if fmt == "common_name" else None,
                 source=self.source,
             )
             assert self._next_id is not None, "complete() reserves compound ids before linking"
-            compound_id = self._next_id  # reserved now, inserted with its batch at flush_compounds()
+            compound_id = (
+                self._next_id
+            )  # reserved now, inserted with its batch at flush_compounds()
             self._next_id += 1
-            self._new_compounds[compound_id] = (compound, fingerprint, {normalize_name(n) for n in compound.all_names()})
+            self._new_compounds[compound_id] = (
+                compound,
+                fingerprint,
+                {normalize_name(n) for n in compound.all_names()},
+            )
             self.compounds_added += 1
             self._compound_ids[structure.inchikey] = compound_id
         if name:
@@ -526,14 +629,19 @@ class ParticipantLinker:
     def flush_compounds(self) -> None:
         """Insert the compounds created while linking (before the reactions that refer to them)."""
         if self._new_compounds:
-            self.kb.insert_compounds([(cid, compound, fp) for cid, (compound, fp, _) in self._new_compounds.items()])
+            self.kb.insert_compounds(
+                [(cid, compound, fp) for cid, (compound, fp, _) in self._new_compounds.items()]
+            )
             self._new_compounds = {}
 
     def flush_names(self) -> None:
         """Add the names the source used to older compounds' synonyms (one update per compound)."""
-        known = self.kb.known_names((norm, cid) for cid, names in self._pending_names.items() for norm in names)
+        known = self.kb.known_names(
+            (norm, cid) for cid, names in self._pending_names.items() for norm in names
+        )
         new_names = {
-            compound_id: new for compound_id, names in self._pending_names.items()
+            compound_id: new
+            for compound_id, names in self._pending_names.items()
             if (new := [name for norm, name in names.items() if (norm, compound_id) not in known])
         }
         compounds = self.kb.get_compounds(list(new_names))
@@ -596,8 +704,14 @@ def _cyclic_gc_paused() -> Iterator[None]:
 
 
 def _run_import(
-    kb: KnowledgeBase, rows: Iterable[RawReaction | RowError], path: Path, fmt: str, resolver: NameResolver,
-    strict: bool, skip_bad_rows: bool, progress: Progress | None,
+    kb: KnowledgeBase,
+    rows: Iterable[RawReaction | RowError],
+    path: Path,
+    fmt: str,
+    resolver: NameResolver,
+    strict: bool,
+    skip_bad_rows: bool,
+    progress: Progress | None,
 ) -> ImportSummary:
     started = time.perf_counter()
     summary = ImportSummary(path=str(path), format=fmt)
@@ -637,7 +751,9 @@ def _run_import(
                     row = RowError(row.line, problem)
             if isinstance(row, RowError):
                 summary.errors.append((row.line, row.message))
-            elif skip_bad_rows or not summary.errors:  # a file about to be refused needs no more work
+            elif (
+                skip_bad_rows or not summary.errors
+            ):  # a file about to be refused needs no more work
                 pending.append(row)
                 if len(pending) >= min(BATCH_SIZE, FIRST_BATCH << len(batches)):
                     report_read()
@@ -645,10 +761,13 @@ def _run_import(
                         start_pool()
                     submit()
         if summary.errors and not skip_bad_rows:
-            shown = "; ".join(f"line {line}: {msg}" if line else msg for line, msg in summary.errors[:10])
+            shown = "; ".join(
+                f"line {line}: {msg}" if line else msg for line, msg in summary.errors[:10]
+            )
             more = f" (and {len(summary.errors) - 10} more)" if len(summary.errors) > 10 else ""
             raise ImportFileError(
-                f"{path}: {len(summary.errors)} row(s) could not be read, nothing was imported: {shown}{more}. "
+                f"{path}: {len(summary.errors)} row(s) could not be read, nothing was imported: "
+                f"{shown}{more}. "
                 "Fix the file, or pass --skip-bad-rows to import the readable rows."
             )
         report_read(done=True)
@@ -667,7 +786,9 @@ def _run_import(
                 linker.flush_names()
                 summary.compounds_added = linker.compounds_added
             summary.seconds = time.perf_counter() - started
-            summary.already_imported = summary.reactions_added == 0 and kb.import_record(sha) is not None
+            summary.already_imported = (
+                summary.reactions_added == 0 and kb.import_record(sha) is not None
+            )
             kb.record_import(sha, str(path), fmt, summary.to_dict())
         summary.seconds = time.perf_counter() - started  # what the caller waited, commit included
     except BaseException:
@@ -677,7 +798,12 @@ def _run_import(
 
 
 def _write_batch(
-    kb: KnowledgeBase, linker: ParticipantLinker, reactions: list[RawReaction], path: Path, fmt: str, strict: bool,
+    kb: KnowledgeBase,
+    linker: ParticipantLinker,
+    reactions: list[RawReaction],
+    path: Path,
+    fmt: str,
+    strict: bool,
     summary: ImportSummary,
 ) -> None:
     """Link one batch's participants and write its new compounds and reactions."""
@@ -691,15 +817,30 @@ def _write_batch(
         if unresolved and strict:
             summary.reactions_skipped += 1
             continue
-        built.append(Reaction(
-            id=raw.id or content_id(raw.dataset or fmt, raw.reaction_smiles, raw.description,
-                                    [(p.role.value, p.name, p.smiles) for p in raw.participants]),
-            source=raw.source, dataset=raw.dataset, title=raw.title, reaction_class=raw.reaction_class,
-            description=raw.description, reaction_smiles=raw.reaction_smiles, participants=participants,
-            operations=raw.operations, conditions=raw.conditions, yield_percent=raw.yield_percent,
-            notes=raw.notes, provenance={**raw.provenance, "file": path.name, "line": raw.line},
-            flags=[f"unresolved {p.role.value}: {p.name}" for p in unresolved],
-        ))
+        built.append(
+            Reaction(
+                id=raw.id
+                or content_id(
+                    raw.dataset or fmt,
+                    raw.reaction_smiles,
+                    raw.description,
+                    [(p.role.value, p.name, p.smiles) for p in raw.participants],
+                ),
+                source=raw.source,
+                dataset=raw.dataset,
+                title=raw.title,
+                reaction_class=raw.reaction_class,
+                description=raw.description,
+                reaction_smiles=raw.reaction_smiles,
+                participants=participants,
+                operations=raw.operations,
+                conditions=raw.conditions,
+                yield_percent=raw.yield_percent,
+                notes=raw.notes,
+                provenance={**raw.provenance, "file": path.name, "line": raw.line},
+                flags=[f"unresolved {p.role.value}: {p.name}" for p in unresolved],
+            )
+        )
     linker.flush_compounds()
     added = set(kb.add_reactions(built))
     for reaction in built:
