@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import statistics
 import sys
 import time
 import warnings
@@ -355,21 +356,30 @@ def main() -> None:
         if not ok:
             wrong.append((item, answer))
 
-    # warm timings: every question has been asked once
-    tool_ms, auto_ms, explicit_ms, route_ms = [], [], [], []
+    # Warm timings: every question has been asked once. The router's overhead is measured on
+    # the same questions both ways, in alternating order (auto first, then explicit first), three
+    # rounds each, so caches and drift favour neither; the paired difference per question is the
+    # overhead.
+    tool_ms, auto_ms, explicit_ms, route_ms, paired_ms = [], [], [], [], []
     for item in items:
         answer = answers[item["id"]]
         route = answer.trace.get("route") or {}
-        t = time.perf_counter()
-        again = qa.ask(item["question"])
-        ms = (time.perf_counter() - t) * 1000
-        auto_ms.append(ms)
+        method = route.get("method")
+        if method in (None, "none", "lit", "out_of_scope"):
+            continue
+        runs: dict[str, list[float]] = {"auto": [], "explicit": []}
+        for round_ in range(6):
+            order = ("auto", "explicit") if round_ % 2 == 0 else ("explicit", "auto")
+            for way in order:
+                t = time.perf_counter()
+                again = qa.ask(item["question"], method="auto" if way == "auto" else method)
+                runs[way].append((time.perf_counter() - t) * 1000)
+        auto, explicit = statistics.median(runs["auto"]), statistics.median(runs["explicit"])
+        auto_ms.append(auto)
+        explicit_ms.append(explicit)
+        paired_ms.append(auto - explicit)
         if route.get("channel") == "tools" and again.status in ("answered", "partial"):
-            tool_ms.append(ms)
-        if route.get("method") not in (None, "none", "lit"):
-            t = time.perf_counter()
-            qa.ask(item["question"], method=route["method"])
-            explicit_ms.append((time.perf_counter() - t) * 1000)
+            tool_ms.append(auto)
         query = qa.parse(item["question"])
         t = time.perf_counter()
         for _ in range(20):
@@ -433,7 +443,10 @@ def main() -> None:
     lines += [
         "",
         f"Latency, warm process (tool worker running; every question asked once before; "
-        f"first pass {first_pass_s:.1f} s for {len(items)} questions):",
+        f"first pass {first_pass_s:.1f} s for {len(items)} questions). Each routed question is "
+        "asked 6 times each way, auto and with its channel named, alternating which goes first; "
+        "each row is over the per-question medians, and the overhead row over the per-question "
+        "differences:",
         "",
     ]
     lines.append(
@@ -457,6 +470,12 @@ def main() -> None:
                     round(percentile(explicit_ms, 50), 2),
                     round(percentile(explicit_ms, 95), 2),
                     len(explicit_ms),
+                ],
+                [
+                    "router overhead: auto minus explicit, per question (paired)",
+                    round(percentile(paired_ms, 50), 3),
+                    round(percentile(paired_ms, 95), 3),
+                    len(paired_ms),
                 ],
                 [
                     "routing alone (QA.route: refine + table)",

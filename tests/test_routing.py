@@ -61,6 +61,11 @@ def test_the_table_ends_with_a_catch_all_and_every_tool_aspect_routes_to_tools()
 def test_refine_drops_property_words_taken_for_compounds(qa):
     query = refine(qa.parse("serotonin: # of H bond donors"))
     assert query.aspect == Aspect.HBD and all(m.text != "H" for m in query.mentions)
+    # "octanol/water" names the partition system of logP, not two compounds to compare
+    query = refine(qa.parse("Estimate the octanol/water logP of pyridine."))
+    assert query.aspect == Aspect.LOGP and [m.text for m in query.mentions] == ["pyridine"]
+    query = refine(qa.parse("compare the logP of octanol and water"))
+    assert [m.text for m in query.mentions] == ["octanol", "water"]
 
 
 def test_trace_records_the_route_and_method_override(qa):

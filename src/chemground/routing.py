@@ -82,11 +82,22 @@ PROPERTY_WORD = re.compile(
 BOND_WORD = re.compile(r"^[- ]?bond", re.IGNORECASE)
 
 
+# The same words inside a question: a mention lying within one ("octanol" and "water" of
+# "the octanol/water logP") is part of a property's name, not a compound asked about.
+PROPERTY_PHRASE = re.compile(rf"(?<![\w-])(?:{PROPERTY_WORD.pattern})(?![\w-])", re.IGNORECASE)
+
+
 def is_property_word(question: str, mention) -> bool:
+    """Whether a mention is (part of) a property's name or unit, not a compound asked about."""
     text = mention.text.strip()
     if PROPERTY_WORD.fullmatch(text):
         return True
-    return text.lower() in ("h", "hydrogen") and bool(BOND_WORD.match(question[mention.end :]))
+    if text.lower() in ("h", "hydrogen") and BOND_WORD.match(question[mention.end :]):
+        return True
+    return any(
+        match.start() <= mention.start and mention.end <= match.end() and match.group() != text
+        for match in PROPERTY_PHRASE.finditer(question)
+    )
 
 
 COMPARISON = re.compile(
