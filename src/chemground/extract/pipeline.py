@@ -42,7 +42,7 @@ from chemground.kb.importers.base import (
     run_import,
 )
 from chemground.kb.records import Conditions, Role
-from chemground.kb.sqlite_store import SQLiteKB
+from chemground.kb.store import KnowledgeBase
 from chemground.llm.base import LLM, LLMBadOutput, LLMError, LLMUnavailable, Usage
 
 # Record statuses
@@ -453,7 +453,7 @@ def write_records(path: Path, records: list[RecordResult]) -> None:
 
 
 def store_records(
-    kb: SQLiteKB,
+    kb: KnowledgeBase,
     resolver: NameResolver,
     records: list[RecordResult],
     *,
