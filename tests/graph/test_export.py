@@ -126,3 +126,19 @@ def test_graph_opened_for_reading_cannot_be_written(graph):
         graph.query("CREATE (:Molecule {key: 'x'})")
     with pytest.raises(Exception, match="read-only"):
         graph._conn.execute("CREATE (:Molecule {key: 'x'})")
+
+
+def test_a_step_follows_the_product_not_the_by_product(graph):
+    """The heaviest product of a Wittig olefination is triphenylphosphine oxide; a route must
+    follow the alkene (issue 20: a Wittig route led to Ph3PO)."""
+    rows = graph.query(
+        "MATCH (r:Reaction {id: 'starter:wittig_olefination-01'}) RETURN r.main_product AS key"
+    ).rows
+    cinnamate = structure_from_smiles("CCOC(=O)/C=C/c1ccccc1").inchikey
+    assert rows == [{"key": cinnamate}]
+    water_only = graph.query(
+        "MATCH (r:Reaction)-[:PRODUCES]->(p:Molecule) WITH r, count(p) AS n WHERE n = 1 "
+        "MATCH (r)-[:PRODUCES]->(p:Molecule) RETURN count(*) AS n, "
+        "sum(CASE WHEN r.main_product = p.key THEN 1 ELSE 0 END) AS main"
+    ).rows[0]
+    assert int(water_only["n"]) == int(water_only["main"]) > 0  # a lone product is the main one

@@ -39,6 +39,64 @@ EDGE_ARROW = {
 }
 
 
+# Stoichiometric by-products that are never the product a synthesis step is run for: a route
+# follows the main product, and the heaviest product of a Wittig, Appel or Mitsunobu reaction is
+# triphenylphosphine oxide (issue 20). Salts, small gases and water are listed for the same reason.
+BYPRODUCT_SMILES = (
+    "O=P(c1ccccc1)(c1ccccc1)c1ccccc1",  # triphenylphosphine oxide
+    "O=C(NC1CCCCC1)NC1CCCCC1",  # dicyclohexylurea (DCC couplings)
+    "O=C1CCC(=O)N1",  # succinimide (NBS, NCS)
+    "CCOC(=O)NNC(=O)OCC",  # diethyl hydrazinedicarboxylate (DEAD, Mitsunobu)
+    "CC(C)OC(=O)NNC(=O)OC(C)C",  # diisopropyl hydrazinedicarboxylate (DIAD)
+    "O",
+    "Cl",
+    "Br",
+    "I",
+    "F",
+    "[H][H]",
+    "N#N",
+    "O=C=O",
+    "O=S=O",
+    "[C-]#[O+]",
+    "[Na+].[Cl-]",
+    "[Na+].[Br-]",
+    "[Na+].[I-]",
+    "[K+].[Cl-]",
+    "[K+].[Br-]",
+    "[Li+].[Cl-]",
+    "CCN(CC)CC.Cl",  # triethylamine hydrochloride
+)
+
+
+def byproduct_keys() -> frozenset[str]:
+    """InChIKeys of ``BYPRODUCT_SMILES`` (computed once)."""
+    global _BYPRODUCT_KEYS
+    if _BYPRODUCT_KEYS is None:
+        from chemground.chem.structure import structure_from_smiles
+
+        _BYPRODUCT_KEYS = frozenset(structure_from_smiles(s).inchikey for s in BYPRODUCT_SMILES)
+    return _BYPRODUCT_KEYS
+
+
+_BYPRODUCT_KEYS: frozenset[str] | None = None
+
+
+def main_product_key(products: list[tuple[float, int, str, Any]], inchikeys: dict[str, str]) -> str:
+    """The product a step is run for: the heaviest that is not a known by-product (the heaviest
+    of all when every product is one).
+
+    Args:
+        products: ``(molecular weight, position, key, amount)`` per product of one reaction.
+        inchikeys: molecule key -> InChIKey, for the products that have one.
+
+    Returns:
+        The main product's molecule key.
+    """
+    byproducts = byproduct_keys()
+    wanted = [p for p in products if inchikeys.get(p[2]) not in byproducts] or products
+    return max(wanted, key=lambda item: (item[0], -item[1]))[2]
+
+
 def molecule_key(inchikey: str | None, compound_id: int | None) -> str | None:
     """A molecule's node key: its InChIKey, else its KB compound id, else None (left out)."""
     if inchikey:
@@ -161,6 +219,7 @@ def export_tables(
         str, tuple[str | None, str | None]
     ] = {}  # key -> (smiles, name) without compound row
     products: dict[int, list[tuple[float, int, str, str | None]]] = defaultdict(list)
+    product_inchikeys: dict[str, str] = {}
     skipped = 0
     skipped_names: dict[str, int] = defaultdict(int)
     for (
@@ -191,6 +250,8 @@ def export_tables(
             orphan_molecules.setdefault(key, (p_smiles, p_name))
         if role is Role.PRODUCT:
             products[rowid].append((c_weight or 0.0, position, key, amount))
+            if c_inchikey or p_inchikey:
+                product_inchikeys[key] = c_inchikey or p_inchikey
             continue
         table = edges[rel.type]
         table["from"].append(key)
@@ -198,7 +259,7 @@ def export_tables(
         table["amount"].append(amount)
     row_index = {rowid: i for i, rowid in enumerate(reaction_id)}
     for rowid, items in products.items():
-        main_key = max(items, key=lambda item: (item[0], -item[1]))[2]
+        main_key = main_product_key(items, product_inchikeys)
         reactions["main_product"][row_index[rowid]] = main_key
         table = edges["PRODUCES"]
         for _weight, _position, key, amount in items:

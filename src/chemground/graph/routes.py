@@ -1,7 +1,8 @@
 """Deterministic route search over the reaction graph (no LLM).
 
 A route step is Molecule -[:REACTANT_OF]-> Reaction -[:PRODUCES]-> Molecule. By default a
-step follows only the reaction's *main* product (the heaviest one, ``Reaction.main_product``), so
+step follows only the reaction's *main* product (``Reaction.main_product``: the heaviest that is not
+a by-product), so
 water or HCl formed
 as by-products never become "intermediates" that join unrelated reactions.
 

@@ -88,7 +88,8 @@ REACTION = NodeType(
         Property(
             "main_product",
             "STRING",
-            "key of the main (heaviest) product; a synthesis step follows it",
+            "key of the main product (the heaviest that is not a by-product such as Ph3PO); a "
+            "synthesis step follows it",
         ),
     ),
 )
