@@ -1,10 +1,9 @@
 """Deterministic route search over the reaction graph (no LLM).
 
 A route step is Molecule -[:REACTANT_OF]-> Reaction -[:PRODUCES]-> Molecule. By default a
-step follows only the reaction's *main* product (``Reaction.main_product``: the heaviest that is not
-a by-product), so
-water or HCl formed
-as by-products never become "intermediates" that join unrelated reactions.
+step follows only the reaction's *main* product (``Reaction.main_product``: the heaviest that
+is not a by-product), so water, HCl or Ph3PO formed as by-products never become
+"intermediates" that join unrelated reactions.
 
 - ``find_routes``: up to k shortest routes from starting materials to a target, at most
   ``max_depth`` steps. It searches backward from the target layer by layer (one query per
