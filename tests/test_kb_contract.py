@@ -392,3 +392,19 @@ def test_ask_answers_the_same_on_both_backends(
         assert a == b, item.question
         compared += 1
     assert compared >= len(items) - 2 and compared >= 20
+
+
+def test_build_into_an_empty_database_and_drop(postgres_server, small_kb):
+    from chemground.kb.backends import build_kb_at, drop_kb, kb_exists
+    from tests.conftest import SMALL_DICTIONARY
+
+    url = postgres_server.new_database()
+    assert not kb_exists(url)
+    with build_kb_at(url, dictionary_files=SMALL_DICTIONARY) as built:
+        assert _counts(built) == _counts(small_kb)
+        assert built.get_meta("dictionary") == small_kb.get_meta("dictionary")
+    assert kb_exists(url)
+    with pytest.raises(ChemgroundError, match="already holds"):
+        build_kb_at(url, dictionary_files=SMALL_DICTIONARY)
+    drop_kb(url)
+    assert not kb_exists(url)
