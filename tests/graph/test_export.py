@@ -142,3 +142,25 @@ def test_a_step_follows_the_product_not_the_by_product(graph):
         "sum(CASE WHEN r.main_product = p.key THEN 1 ELSE 0 END) AS main"
     ).rows[0]
     assert int(water_only["n"]) == int(water_only["main"]) > 0  # a lone product is the main one
+
+
+def test_the_graph_tool_and_readme_name_only_real_labels_and_properties():
+    """The agent's graph tool and the README once named AGENT_OF and Reaction.yield, which do not
+    exist, so a model that followed them wrote failing queries (issue 20)."""
+    import re
+    from pathlib import Path
+
+    from chemground.agent.registry import default_registry
+    from chemground.graph.schema import MOLECULE, REACTION, RELATIONSHIPS
+
+    real = {rel.type for rel in RELATIONSHIPS} | {"PRODUCES"}
+    description = default_registry().get("chemground/query_reaction_graph").description
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    for text in (description, readme):
+        used = set(re.findall(r"\b([A-Z]+_OF|PRODUCES)\b", text))
+        assert used and used <= real, used - real
+    properties = {p.name for p in REACTION.properties} | {p.name for p in MOLECULE.properties}
+    named = re.findall(r"\{([^}]*)\}", description)
+    for group in named:
+        for name in (n.strip() for n in group.split(",")):
+            assert name == "..." or name in properties, name

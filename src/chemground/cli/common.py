@@ -61,8 +61,12 @@ def state(ctx: typer.Context) -> CLIState:
 
 
 def print_json(data: Any) -> None:
-    """JSON on stdout, nothing else (so it can be piped)."""
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+    """JSON on stdout, nothing else (so it can be piped); NaN and infinities become null, as
+    strict JSON readers (jq, JavaScript) refuse them (``bench run --json`` printed NaN)."""
+    from chemground.agent.jsonsafe import to_jsonable
+
+    plain = to_jsonable(data, fallback=str)
+    sys.stdout.write(json.dumps(plain, ensure_ascii=False, allow_nan=False) + "\n")
 
 
 class StageProgress:

@@ -142,6 +142,33 @@ RELATIONSHIPS: tuple[RelType, ...] = (
 NODES: tuple[NodeType, ...] = (MOLECULE, REACTION)
 REL_BY_TYPE = {rel.type: rel for rel in RELATIONSHIPS}
 REL_BY_ROLE = {rel.role: rel for rel in RELATIONSHIPS}
+
+
+def schema_line() -> str:
+    """The graph in one line, from the definitions above (tool descriptions and docs use it, so
+    they cannot drift from the real labels and properties, as ``AGENT_OF`` once did)."""
+    inputs = "|".join(rel.type for rel in RELATIONSHIPS if rel.target == REACTION.label)
+    molecule = ", ".join(p.name for p in MOLECULE.properties[:4])
+    reaction = ", ".join(
+        p.name
+        for p in REACTION.properties
+        if p.name
+        in (
+            "id",
+            "source",
+            "yield_percent",
+            "temperature_c",
+            "time_h",
+            "conditions",
+            "main_product",
+        )
+    )
+    return (
+        f"(:Molecule {{{molecule}, ...}}) -[:{inputs}]-> (:Reaction {{{reaction}, ...}}) "
+        "-[:PRODUCES]-> (:Molecule)"
+    )
+
+
 NODE_BY_LABEL = {node.label: node for node in NODES}
 INPUT_RELS = tuple(rel.type for rel in RELATIONSHIPS if rel.source == "Molecule")
 

@@ -4,6 +4,7 @@ read-only graph queries, so an agent can ground its steps in the same evidence `
 from __future__ import annotations
 
 from chemground.agent.registry import P, ToolContext, tool
+from chemground.graph.schema import schema_line
 
 
 @tool(
@@ -172,10 +173,9 @@ def search_literature(ctx: ToolContext, question: str, k: int = 5) -> list:
 
 @tool(
     "chemground/query_reaction_graph",
-    "Run a read-only Cypher query on chemground's reaction graph: (:Molecule {key, smiles, name}) "
-    "-[:REACTANT_OF|AGENT_OF|SOLVENT_OF|CATALYST_OF]-> (:Reaction {id, source, conditions, yield}) "
-    "-[:PRODUCES]-> "
-    "(:Molecule). Write and admin clauses are refused.",
+    f"Run a read-only Cypher query on chemground's reaction graph: {schema_line()}. Edges point "
+    "along the synthesis (into a reaction from its inputs, out of it to its products). Write "
+    "and admin clauses are refused.",
     [
         P(
             "cypher",
