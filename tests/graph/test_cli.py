@@ -30,3 +30,24 @@ def test_build_route_query_and_bench(small_kb_path, tmp_path, monkeypatch, capsy
     assert result["summary"]["all"]["n"] == 20 and result["summary"]["all"]["exact_answer"] == 1.0
     assert main(["bench", "graph-run", "--tasks", str(tasks)]) == 2
     assert "needs an LLM" in capsys.readouterr().err
+
+
+def test_query_warns_about_an_edge_against_the_synthesis_flow(
+    small_kb_path, tmp_path, monkeypatch, capsys
+):
+    """``graph query`` used to return 0 rows silently for a reversed edge (issue 20)."""
+    kb = tmp_path / "kb.sqlite"
+    shutil.copy(small_kb_path, kb)
+    monkeypatch.setenv("CHEMGROUND_KB", str(kb))
+    assert main(["graph", "build", "--json"]) == 0
+    capsys.readouterr()
+    reversed_edge = "MATCH (r:Reaction)-[:REACTANT_OF]->(m:Molecule) RETURN count(*) AS n"
+    assert main(["graph", "query", reversed_edge, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert any("against the synthesis flow" in w for w in data["warnings"])
+    assert main(["graph", "query", reversed_edge]) == 0
+    assert "against the synthesis flow" in " ".join(capsys.readouterr().err.split())
+    right = "MATCH (m:Molecule)-[:REACTANT_OF]->(r:Reaction) RETURN count(*) AS n"
+    assert main(["graph", "query", right, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["warnings"] == [] and data["rows"][0]["n"] > 0

@@ -41,3 +41,26 @@ def test_forward_products(graph):
 def test_unknown_molecule_is_a_clear_error(graph):
     with pytest.raises(NotFoundError, match="not in the reaction graph"):
         find_routes(graph, ["AAAAAAAAAAAAAA-UHFFFAOYSA-N"], ACETANILIDE)
+
+
+def test_more_than_a_thousand_starting_materials_are_all_checked():
+    """The start check ran with the default 1,000-row limit, so 1,000+ known starts raised a false
+    'not in the graph' (issue 20). A graph that honours the row limit, as the engines do."""
+    from types import SimpleNamespace
+
+    from chemground.graph.routes import _check
+
+    class Graph:
+        def query(self, query, params=None, limit=1000, trusted=False):
+            rows = [{"key": key} for key in params["keys"]][:limit]
+            return SimpleNamespace(rows=rows)
+
+    keys = [f"KEY-{i}" for i in range(2500)]
+    _check(Graph(), keys)  # no NotFoundError: all 2,500 are there
+    with pytest.raises(NotFoundError, match="KEY-2500"):
+
+        class Partial(Graph):
+            def query(self, query, params=None, limit=1000, trusted=False):
+                return super().query(query, {"keys": keys}, limit, trusted)
+
+        _check(Partial(), [*keys, "KEY-2500"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from chemground.cli.common import (
@@ -146,12 +147,27 @@ def query(
     backend: str | None = typer.Option(None, "--backend", help=BACKEND_HELP),
     as_json: JSONOutput = False,
 ) -> None:
-    """Run read-only Cypher (write and admin clauses are refused before execution)."""
+    """Run read-only Cypher (write and admin clauses are refused before execution).
+
+    An edge written against the synthesis flow matches nothing; such edges are named in a
+    warning (the query runs as written: ``graph ask`` is the command that corrects queries).
+    """
+    from chemground.graph.lexer import CypherSyntaxError
+    from chemground.graph.patterns import direction_issues
+
+    try:
+        warnings = [issue.describe() for _, issue in direction_issues(cypher)]
+    except CypherSyntaxError:
+        warnings = []  # the engine reports the syntax error itself, in its own words
     with open_for(ctx, backend) as graph:
         result = graph.query(cypher, limit=limit)
+    if warnings and not result.rows:
+        warnings.append("the query returned no rows; flip the edge(s) named above")
     if as_json:
-        print_json(result.to_json())
+        print_json({**result.to_json(), "warnings": warnings})
         return
+    for warning in warnings:
+        err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
     _print_rows(
         result.columns, result.rows, f"{len(result.rows)}{'+' if result.truncated else ''} rows"
     )

@@ -145,11 +145,15 @@ def _materialise(graph: GraphBackend, raw: list[tuple[list[str], list[str]]]) ->
 
 
 def _check(graph: GraphBackend, keys: list[str]) -> None:
+    """Raise NotFoundError naming the keys the graph lacks (all keys are checked: the default
+    row limit of 1,000 once made 1,000+ starting materials look missing)."""
+    keys = list(dict.fromkeys(keys))
     found = {
         row["key"]
         for row in graph.query(
             "MATCH (m:Molecule) WHERE m.key IN $keys RETURN m.key AS key",
             {"keys": keys},
+            limit=len(keys) + 1,
             trusted=True,
         ).rows
     }
