@@ -408,3 +408,16 @@ def test_build_into_an_empty_database_and_drop(postgres_server, small_kb):
         build_kb_at(url, dictionary_files=SMALL_DICTIONARY)
     drop_kb(url)
     assert not kb_exists(url)
+
+
+def test_legacy_sql_through_execute_works_on_both(kb):
+    """Callers outside kb/ not yet on named methods send SQLite-style SQL; portable SQL works."""
+    rows = kb.execute(
+        "SELECT smiles FROM compounds WHERE id IN (?, ?) AND smiles NOT LIKE '%.%' ORDER BY id",
+        (1, 2),
+    ).fetchall()
+    assert len(rows) == 2
+    assert (
+        kb.execute("SELECT 1 FROM sqlite_master WHERE name = ?", ("compounds",)).fetchone()
+        is not None
+    )

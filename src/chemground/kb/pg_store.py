@@ -203,11 +203,11 @@ def _connect(url: str):
 
 
 def _portable(sql: str) -> str:
-    """SQLite-style SQL (``?`` placeholders) for psycopg: ``?`` -> ``%s``, ``%`` -> ``%%``,
-    string literals left alone."""
-    parts = re.split(r"('(?:[^']|'')*')", sql)
+    """SQLite-style SQL (``?`` placeholders) for psycopg: ``?`` -> ``%s`` outside string
+    literals, and every ``%`` doubled (psycopg reads placeholders inside literals too)."""
+    parts = re.split(r"('(?:[^']|'')*')", sql.replace("%", "%%"))
     for i in range(0, len(parts), 2):
-        parts[i] = parts[i].replace("%", "%%").replace("?", "%s")
+        parts[i] = parts[i].replace("?", "%s")
     return "".join(parts)
 
 
