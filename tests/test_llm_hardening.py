@@ -430,6 +430,28 @@ def test_a_bad_cache_entry_is_dropped_and_asked_again(tmp_path):
         llm = client(server.base_url, tmp_path)
         first = llm.chat(MESSAGES)
         cache = response_cache(tmp_path / "cache.sqlite")
-        cache.put_json(first.cache_key, {"choices": [None]})  # as an older version might have stored it
+        cache.put_json(
+            first.cache_key, {"choices": [None]}
+        )  # as an older version might have stored it
         assert llm.chat(MESSAGES).text == "second"
     assert len(server.requests) == 2
+
+
+def test_every_call_from_settings_carries_a_completion_limit(tmp_path):
+    """No path sent max_tokens, so a looping model ran to the end of its context (issue 20):
+    the settings' limit applies to every call that sets none, and a call's own limit wins."""
+    from chemground.llm.config import llm_from_settings
+    from chemground.settings import Settings
+
+    with FakeOpenAIServer() as server:
+        server.queue("a", "b")
+        settings = Settings(
+            llm_base_url=server.base_url,
+            llm_model="fake-model",
+            cache_dir=tmp_path,
+            llm_cache=False,
+        )
+        llm = llm_from_settings(settings)
+        llm.chat(MESSAGES)
+        llm.chat(MESSAGES, max_tokens=24)
+    assert [r["body"].get("max_tokens") for r in server.requests] == [1024, 24]

@@ -75,7 +75,13 @@ class Settings(BaseSettings):
     )
     llm_temperature: float = 0.0
     llm_top_p: float = 1.0
-    llm_max_tokens: int | None = None
+    llm_max_tokens: int | None = Field(
+        default=1024,
+        ge=1,
+        description="Completion limit of every LLM call that sets none of its own (a looping small "
+        "model stops here, not at the end of its context); the agents, the literature answer and "
+        "extraction set tighter ones.",
+    )
     llm_timeout_s: float = 120.0
     llm_max_retries: int = 4
     llm_concurrency: int = 4
@@ -86,39 +92,60 @@ class Settings(BaseSettings):
     # LLM limits (issue 14: no stall, no crash from one bad endpoint). llm_timeout_s is per read;
     # these bound the wall clock (0 or less: no deadline) and what is read of a reply.
     llm_call_deadline_s: float = Field(
-        default=60.0, description="Wall-clock limit of one LLM call: connecting, every retry and backoff, the whole reply.")
+        default=60.0,
+        description="Wall-clock limit of one LLM call: connecting, every retry and backoff, the whole reply.",
+    )
     llm_answer_deadline_s: float = Field(
-        default=180.0, description="Wall-clock budget shared by all the LLM calls of one answer (one reasoner run).")
+        default=180.0,
+        description="Wall-clock budget shared by all the LLM calls of one answer (one reasoner run).",
+    )
     llm_max_response_bytes: int = Field(
-        default=2_000_000, description="Largest LLM reply read, in bytes; a larger one is refused, not buffered.")
+        default=2_000_000,
+        description="Largest LLM reply read, in bytes; a larger one is refused, not buffered.",
+    )
     llm_cache_max_entries: int = Field(
-        default=50_000, description="Most responses kept in the LLM response cache (oldest dropped first).")
+        default=50_000,
+        description="Most responses kept in the LLM response cache (oldest dropped first).",
+    )
 
     # HTTP API (`chemground serve`; issue 14). The API answers on several threads per worker
     # process; these bound what one request may ask of it.
     api_token: str | None = Field(
-        default=None, repr=False,
-        description="When set, every endpoint but /, /health and /docs needs 'Authorization: Bearer <token>'.")
+        default=None,
+        repr=False,
+        description="When set, every endpoint but /, /health and /docs needs 'Authorization: Bearer <token>'.",
+    )
     api_allowed_hosts: str = Field(
         default="",
         description="Comma-separated Host names the API answers to besides localhost, 127.0.0.1, [::1] and "
-                    "the address it is bound to ('*.example.org' for a domain, '*' for any).")
+        "the address it is bound to ('*.example.org' for a domain, '*' for any).",
+    )
     api_workers: int = Field(
-        default=0, description="Server worker processes (0: one per CPU core, at most 4).")
+        default=0, description="Server worker processes (0: one per CPU core, at most 4)."
+    )
     api_threads: int = Field(
-        default=8, description="Threads answering requests in each worker process.")
-    api_max_body_bytes: int = Field(default=64 * 1024, description="Largest request body, in bytes (413 above).")
+        default=8, description="Threads answering requests in each worker process."
+    )
+    api_max_body_bytes: int = Field(
+        default=64 * 1024, description="Largest request body, in bytes (413 above)."
+    )
     api_max_query_chars: int = Field(
-        default=2000, description="Longest name or SMILES /compound takes, in characters (422 above).")
+        default=2000,
+        description="Longest name or SMILES /compound takes, in characters (422 above).",
+    )
     api_health_refresh_s: float = Field(
-        default=30.0, description="How often /health's KB counts are re-read if the KB file changed.")
+        default=30.0,
+        description="How often /health's KB counts are re-read if the KB file changed.",
+    )
 
     # Input limits of the core (issue 14): checked before any parsing, whichever front end asks.
     # The structure limits (heavy atoms, SMILES/InChI/name characters, charges) are constants
     # in chemground.chem.structure; mention and look-up bounds in chemground.chem.mentions.
     max_question_chars: int = Field(
-        default=2000, ge=1,
-        description="Longest question parsed, in characters; a longer one is refused with a clear error.")
+        default=2000,
+        ge=1,
+        description="Longest question parsed, in characters; a longer one is refused with a clear error.",
+    )
 
     @classmethod
     def settings_customise_sources(
