@@ -45,9 +45,9 @@ def test_a_well_formed_extraction_parses():
         ("Example 12", "label"),
         ("intermediate B", "label"),
         ("NaOH (aq)", "state of matter"),
-        ("2 M HCl", "concentration"),
-        ("1N sodium hydroxide", "concentration"),
         ("saturated NaHCO3", "concentration"),
+        ("brine", "work-up"),
+        ("column chromatography", "work-up"),
         ("aqueous sodium hydroxide", "state or a form"),
         ("hydrogen gas", "state or a form"),
         ("", "empty"),
@@ -74,6 +74,22 @@ def test_labels_states_and_concentrations_are_refused(name, expected):
 )
 def test_real_names_pass(name):
     assert name_problem(name) is None
+
+
+def test_amounts_are_taken_off_names_before_resolution():
+    """A model copies amounts from the text ("4-bromoanisole (1.0 g, 5.35 mmol)", "methanol
+    (50 mL)"); left on, no name resolved and no reaction was stored (issue 20)."""
+    reaction = ExtractedReaction.model_validate(
+        {
+            **GOOD,
+            "reactants": ["4-bromoanisole (1.0 g, 5.35 mmol)", "2 M HCl", "1N sodium hydroxide"],
+            "solvents": ["methanol (50 mL)", "50 mL of THF", "CH2Cl2 (2 x 20 mL)"],
+            "catalysts": ["Pd(PPh3)4 (3 mol%)", "10% Pd/C"],
+        }
+    )
+    assert reaction.reactants == ["4-bromoanisole", "HCl", "sodium hydroxide"]
+    assert reaction.solvents == ["methanol", "THF", "CH2Cl2"]
+    assert reaction.catalysts == ["Pd(PPh3)4", "10% Pd/C"]  # a loading names the grade
 
 
 def test_numbers_with_units_or_words_are_refused():

@@ -47,6 +47,49 @@ _CONCENTRATION = re.compile(
 )
 # Names that are states or forms on their own, which is_generic_name already rejects, plus these.
 _NOT_A_NAME = {"n/a", "na", "none", "null", "unknown", "not specified", "not given", "-", "?"}
+# Work-up and purification words a model files as solvents ("brine", "column chromatography"):
+# they are steps or mixtures, not a compound of the reaction (issue 20).
+_WORKUP = re.compile(
+    r"^(?:(?:saturated\s+)?brine|(?:flash\s+|column\s+)*chromatography|column|silica(?:\s+gel)?|"
+    r"celite|work-?up|extraction|filtration|recrystalli[sz]ation|evaporation|distillation|tlc|hplc)$",
+    re.IGNORECASE,
+)
+
+# An amount as a chemist writes it next to a name: "1.0 g", "5.35 mmol", "50 mL", "2.0 equiv",
+# "3 mol%", "0.5 M".
+_QUANTITY = r"(?:~|ca\.\s*)?(?:\d+\s*[x×]\s*)?\d+(?:[.,]\d+)?\s*"
+_UNITS = r"(?:[mµu]?g|kg|[mµu]?l|[mµu]?mol|equiv\.?|eq\.?|[mµ]?M|N)(?![\w])"
+_AMOUNT = rf"{_QUANTITY}(?:{_UNITS}|(?:mol\s*|wt\s*)?%)"
+# before a name, a bare percentage is the grade of what follows ("10% Pd/C"), not an amount
+_LEADING_AMOUNT = rf"{_QUANTITY}{_UNITS}"
+_AMOUNT_GROUP = re.compile(
+    rf"\s*[(\[]\s*{_AMOUNT}(?:\s*[,;/]\s*{_AMOUNT})*\s*[)\]]\s*$", re.IGNORECASE
+)
+_AMOUNT_PREFIX = re.compile(
+    rf"^{_LEADING_AMOUNT}(?:\s*[,;/]\s*{_LEADING_AMOUNT})*\s+(?:of\s+)?", re.IGNORECASE
+)
+
+
+def split_amount(name: str) -> tuple[str, str]:
+    """A name with the amounts written around it taken off: ``("4-bromoanisole", "1.0 g, 5.35
+    mmol")`` for "4-bromoanisole (1.0 g, 5.35 mmol)", ``("methanol", "50 mL")`` for "50 mL of
+    methanol". A model copies these from the text; left on, no name resolves (issue 20).
+
+    Returns:
+        ``(name, amount)``; ``amount`` is "" when there was none, and a name that would be left
+        empty is returned whole.
+    """
+    text = " ".join(name.split())
+    amount = ""
+    match = _AMOUNT_GROUP.search(text)
+    if match and match.start() > 0:
+        amount, text = match.group().strip(" ()[]"), text[: match.start()]
+    match = _AMOUNT_PREFIX.match(text)
+    if match and match.end() < len(text):
+        prefix = match.group().strip()
+        prefix = prefix[:-3].strip() if prefix.lower().endswith(" of") else prefix
+        amount, text = ", ".join(a for a in (prefix, amount) if a), text[match.end() :]
+    return text.strip(), amount
 
 
 def name_problem(name: str) -> str | None:
@@ -61,6 +104,11 @@ def name_problem(name: str) -> str | None:
         )
     if text.lower() in _NOT_A_NAME:
         return f"{text!r} is a placeholder, not a compound: leave the entry out instead"
+    if _WORKUP.match(text):
+        return (
+            f"{text!r} is a work-up or purification step, not a compound of the reaction: leave "
+            "it out"
+        )
     if _LABEL.match(text) or is_generic_name(text):
         return (
             f"{text!r} is a label or a description, not a compound name: give the compound's name "
@@ -184,10 +232,10 @@ class ExtractedReaction(BaseModel):
                     f"{info.field_name}[{index}] must be a compound name (a string), not "
                     f"{type(item).__name__} {item!r}"
                 )
-            problem = name_problem(item)
+            name, _amount = split_amount(item)  # amounts are not part of a name
+            problem = name_problem(name)
             if problem:
                 raise ValueError(f"{info.field_name}[{index}]: {problem}")
-            name = " ".join(item.split())
             if name not in names:
                 names.append(name)
         return names
