@@ -222,6 +222,143 @@ class QA:
             },
         )
 
+    def ask_graph(
+        self,
+        question: str,
+        *,
+        mode: str = "one-shot-semantic",
+        validate: bool = True,
+        max_corrections: int = 3,
+        limit: int = 50,
+        graph=None,
+    ) -> Answer:
+        """Text2Cypher (``graph ask``): an LLM writes read-only Cypher for ``question``, which is
+        checked, corrected and run; the rows are the evidence.
+
+        Args:
+            question: the question.
+            mode: zero-shot, one-shot-static, one-shot-random or one-shot-semantic (exemplars).
+            validate: run the LLM checklist validator on the query.
+            max_corrections: most rewrites after an engine error or a failed check.
+            limit: most rows returned.
+            graph: a graph backend to query instead of the workspace's (e.g. Neo4j).
+
+        Returns:
+            The Answer (method ``graph``); the Cypher that ran is in ``trace["retrieval"]``.
+
+        Raises:
+            LLMUnavailable: no LLM is configured.
+            ReadOnlyViolation: the model wrote a query that would change the graph.
+        """
+        from chemground.graph.readonly import ReadOnlyViolation
+        from chemground.graph.text2cypher import Text2Cypher, result_to_evidence
+
+        check_question(question, self.workspace.settings.max_question_chars)
+        backend = graph if graph is not None else self.graph.graph()
+        result = Text2Cypher(
+            backend,
+            self.require_llm(),
+            mode=mode,
+            validate=validate,
+            max_corrections=max_corrections,
+            row_limit=limit,
+        ).run(question)
+        if result.error_kind == "refused":
+            raise ReadOnlyViolation(result.error or "refused", "generated")
+        return result.to_answer(result_to_evidence(result, backend=backend.name))
+
+    def run_agent(
+        self,
+        question: str,
+        *,
+        mode: str = "cot",
+        tools: list[str] | None = None,
+        files_dir=None,
+        k_tools: int = 8,
+        max_steps: int = 6,
+        iterations: int = 6,
+        depth: int = 4,
+        k: int = 3,
+        max_llm_calls: int = 60,
+        kb_progress=None,
+    ):
+        """The tool-using agent (``agent ask``) on ``question``, with its full trajectory.
+
+        Args:
+            question: the question.
+            mode: ``cot`` (chain of thought with tool calls) or ``mcts`` (HE-MCTS tree search).
+            tools: tool names to use instead of retrieving ``k_tools`` for the question.
+            files_dir: the folder tools may read and write (default: a temporary one).
+            k_tools: how many retrieved tools the model may use.
+            max_steps: cot: the tool-call budget.
+            iterations, depth, k, max_llm_calls: mcts: search iterations, tool calls on a
+                path, actions per expansion and the LLM-call budget.
+            kb_progress: progress callback if the tools' KB must be built first.
+
+        Returns:
+            The ``AgentAnswer`` (its ``to_answer()`` is the one Answer; its steps are the
+            trajectory ``agent ask --export`` writes).
+
+        Raises:
+            ChemgroundError: an unknown mode; LLMUnavailable when no LLM is configured.
+        """
+        import tempfile
+        from pathlib import Path
+
+        from chemground.agent.evaluation import make_agent
+        from chemground.agent.mcts import MCTSConfig
+        from chemground.agent.retriever import ToolRetriever
+        from chemground.agent.runner import ToolRunner
+
+        if mode not in ("cot", "mcts"):
+            raise ChemgroundError(f"the agent's mode must be cot or mcts, got {mode!r}")
+        check_question(question, self.workspace.settings.max_question_chars)
+        llm = self.require_llm()
+        settings = self.workspace.settings
+        with (
+            tempfile.TemporaryDirectory(prefix="chemground-agent-") as scratch,
+            ToolRunner(
+                settings=settings,
+                files_dir=Path(files_dir or scratch).resolve(),
+                kb_progress=kb_progress,
+            ) as runner,
+        ):
+            retriever = ToolRetriever(runner.registry, cache_dir=settings.cache_dir)
+            if mode == "cot":
+                agent = make_agent(
+                    "cot",
+                    llm,
+                    runner,
+                    retriever=retriever,
+                    k_tools=k_tools,
+                    max_steps=max_steps,
+                    tools=tools,
+                )
+            else:
+                config = MCTSConfig(
+                    k=k,
+                    k_tools=k_tools,
+                    max_iterations=iterations,
+                    max_depth=depth,
+                    max_llm_calls=max_llm_calls,
+                )
+                agent = make_agent(
+                    "mcts", llm, runner, retriever=retriever, config=config, tools=tools
+                )
+            return agent.run(question)
+
+    def ask_agent(self, question: str, **options) -> Answer:
+        """``run_agent`` as the one Answer (method ``agent``; the steps are in the trace).
+
+        Args:
+            question: the question.
+            **options: as for ``run_agent``.
+
+        Returns:
+            The Answer; its evidence is the tool results and the KB records tools returned.
+        """
+        return self.run_agent(question, **options).to_answer()
+
 
 class RoutedRetriever:
     """``--method auto`` as a retriever: the routing table picks the channel, that channel

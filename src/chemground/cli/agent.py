@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 
 import typer
@@ -42,50 +41,25 @@ def ask(
 ) -> None:
     """Answer a question with tools; the evidence is the tool results, the trace shows every step
     (and the tree)."""
-    from chemground.agent.evaluation import make_agent
-    from chemground.agent.mcts import MCTSConfig
-    from chemground.agent.retriever import ToolRetriever
-    from chemground.agent.runner import ToolRunner
     from chemground.cli.common import build_progress
-    from chemground.errors import ChemgroundError
-    from chemground.llm.config import llm_from_settings
+    from chemground.qa_factory import build_qa
 
-    if mode not in ("cot", "mcts"):
-        raise ChemgroundError(f"--mode must be cot or mcts, got {mode!r}")
     settings = state(ctx).settings.with_overrides(llm_base_url=llm_base_url, llm_model=llm_model)
-    llm = llm_from_settings(settings)
     chosen = [t.strip() for t in tools.split(",")] if tools else None
-    with (
-        tempfile.TemporaryDirectory(prefix="chemground-agent-") as scratch,
-        ToolRunner(
-            settings=settings,
-            files_dir=(files_dir or Path(scratch)).resolve(),
+    with state(ctx).workspace_for(settings) as workspace:
+        answer = build_qa(workspace).run_agent(
+            question,
+            mode=mode,
+            tools=chosen,
+            files_dir=files_dir,
+            k_tools=k_tools,
+            max_steps=max_steps,
+            iterations=iterations,
+            depth=depth,
+            k=k,
+            max_llm_calls=max_llm_calls,
             kb_progress=build_progress(),
-        ) as runner,
-    ):
-        retriever = ToolRetriever(runner.registry, cache_dir=settings.cache_dir)
-        if mode == "cot":
-            agent = make_agent(
-                "cot",
-                llm,
-                runner,
-                retriever=retriever,
-                k_tools=k_tools,
-                max_steps=max_steps,
-                tools=chosen,
-            )
-        else:
-            config = MCTSConfig(
-                k=k,
-                k_tools=k_tools,
-                max_iterations=iterations,
-                max_depth=depth,
-                max_llm_calls=max_llm_calls,
-            )
-            agent = make_agent(
-                "mcts", llm, runner, retriever=retriever, config=config, tools=chosen
-            )
-        answer = agent.run(question)
+        )
     if export:
         from chemground.agent.trajectory import to_chat
 

@@ -203,41 +203,39 @@ def ask(
 ) -> None:
     """Text2Cypher: an LLM writes Cypher for the question; it is checked, corrected and run
     read-only."""
-    from chemground.graph.readonly import ReadOnlyViolation
-    from chemground.graph.text2cypher import Text2Cypher, result_to_evidence
-    from chemground.llm.config import llm_from_settings
+    from chemground.qa_factory import build_qa
 
     settings = state(ctx).settings.with_overrides(llm_base_url=llm_base_url, llm_model=llm_model)
-    llm = llm_from_settings(settings)
-    with open_for(ctx, backend) as graph:
-        result = Text2Cypher(
-            graph,
-            llm,
+    with state(ctx).workspace_for(settings) as workspace, open_for(ctx, backend) as graph:
+        answer = build_qa(workspace).ask_graph(
+            question,
             mode=mode,
             validate=validate,
             max_corrections=max_corrections,
-            row_limit=limit,
-        ).run(question)
-        evidence = result_to_evidence(result, backend=graph.name)
+            limit=limit,
+            graph=graph,
+        )
+    run = answer.trace.get("retrieval", {})
     if as_json:
-        print_json(result.to_answer(evidence).to_json())  # the one Answer JSON of `ask`
+        print_json(answer.to_json())  # the one Answer JSON of `chemground ask`
     else:
         console.print(
-            f"[bold]Cypher[/] ({result.corrections} corrections, mode {mode}):\n{result.query}",
+            f"[bold]Cypher[/] ({run.get('corrections', 0)} corrections, mode {mode}):\n"
+            f"{escape(run.get('query', ''))}",
             highlight=False,
         )
-        for fix in result.direction_fixes:
-            console.print(f"[yellow]direction fixed:[/] {fix}", highlight=False)
-        if result.ok and result.result is not None:
-            _print_rows(
-                result.result.columns, result.result.rows, f"{len(result.result.rows)} rows"
-            )
-        for problem in result.unresolved_checklist:
-            console.print(f"[yellow]validator still reports:[/] {problem}", highlight=False)
-    if result.error_kind == "refused":
-        raise ReadOnlyViolation(result.error or "refused", "generated")
-    if not result.ok:
-        raise ChemgroundError(result.error or "the question could not be answered from the graph")
+        for fix in run.get("direction_fixes", []):
+            console.print(f"[yellow]direction fixed:[/] {escape(fix)}", highlight=False)
+        rows = answer.value or []
+        if answer.status != "error":
+            columns = list(rows[0]) if rows else []
+            _print_rows(columns, rows, f"{len(rows)} rows")
+        for problem in run.get("unresolved_checklist", []):
+            console.print(f"[yellow]validator still reports:[/] {escape(problem)}", highlight=False)
+    if answer.status == "error":
+        raise ChemgroundError(
+            run.get("error") or "the question could not be answered from the graph"
+        )
 
 
 @app.command()
