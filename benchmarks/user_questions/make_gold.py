@@ -111,6 +111,15 @@ def lipinski_violations(m: Chem.Mol) -> int:
     )
 
 
+def tautomers(m: Chem.Mol) -> list[Chem.Mol]:
+    """The molecule as written and its canonical tautomer: donor and acceptor counts depend on
+    the tautomer drawn (metformin written CN(C)C(=N)NC(=N)N has 4 NH donors, its canonical
+    tautomer and PubChem's record 3), and either drawing is a fair reading of the name."""
+    from rdkit.Chem.MolStandardize import rdMolStandardize
+
+    return [m, rdMolStandardize.TautomerEnumerator().Canonicalize(m)]
+
+
 def property_gold(aspect: str, smiles: str) -> dict:
     """The RDKit value of a compound or property aspect (also used by the data test)."""
     m = mol(smiles)
@@ -161,22 +170,28 @@ def property_gold(aspect: str, smiles: str) -> dict:
             "computed": "QED.qed",
         }
     if aspect == "hbd":
-        values = sorted({rdMolDescriptors.CalcNumHBD(m), rdMolDescriptors.CalcNumLipinskiHBD(m)})
+        values = sorted(
+            {f(t) for t in tautomers(m) for f in (rdMolDescriptors.CalcNumHBD,
+                                                   rdMolDescriptors.CalcNumLipinskiHBD)}
+        )
         return {
             "type": "number",
             "value": values[0],
             "any_of": values,
             "tol": 0,
-            "computed": "CalcNumHBD or CalcNumLipinskiHBD",
+            "computed": "CalcNumHBD or CalcNumLipinskiHBD, of the SMILES or its canonical tautomer",
         }
     if aspect == "hba":
-        values = sorted({rdMolDescriptors.CalcNumHBA(m), rdMolDescriptors.CalcNumLipinskiHBA(m)})
+        values = sorted(
+            {f(t) for t in tautomers(m) for f in (rdMolDescriptors.CalcNumHBA,
+                                                   rdMolDescriptors.CalcNumLipinskiHBA)}
+        )
         return {
             "type": "number",
             "value": values[0],
             "any_of": values,
             "tol": 0,
-            "computed": "CalcNumHBA or CalcNumLipinskiHBA",
+            "computed": "CalcNumHBA or CalcNumLipinskiHBA, of the SMILES or its canonical tautomer",
         }
     if aspect == "rotb":
         values = sorted(
@@ -483,6 +498,14 @@ def build() -> list[dict]:
         kind, aspect, spec = row["kind"], row["aspect"], row["gold_spec"]
         if spec == "refuse":
             gold, source = {"type": "refuse"}, "hand: no record or tool answers this"
+        elif spec.startswith("number:"):  # a literature value: "number:135~3 °C (CRC: 135-136 °C)"
+            value, _, rest = spec[len("number:") :].partition("~")
+            tol, _, note = rest.partition(" ")
+            gold = {"type": "number", "value": float(value), "tol": float(tol)}
+            source = f"hand: literature value {note.strip()}"
+        elif spec.startswith("text:"):  # a checkable text: "text:4 Fe + 3 O2 -> 2 Fe2O3"
+            gold = {"type": "text_any", "any": [x.strip() for x in spec[len("text:") :].split("/")]}
+            source = "hand: worked by hand"
         elif aspect in COMPOUND_ASPECTS | PROPERTY_ASPECTS:
             key, _, extra = spec.partition("~")
             smiles = key[4:] if key.startswith("smi:") else structures[key]
@@ -534,11 +557,24 @@ def build() -> list[dict]:
 
 
 def split(items: list[dict]) -> tuple[list[dict], list[dict]]:
+    """Dev and held-out test. A question keeps the split it was first given (read from the
+    existing dev.jsonl/test.jsonl), so correcting a gold or a kind never moves a held-out
+    question into dev; only new questions are drawn, stratified by kind (seed 13)."""
+    previous: dict[str, str] = {}
+    for name in ("dev", "test"):
+        path = HERE / f"{name}.jsonl"
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    previous[json.loads(line)["id"]] = name
     rng = random.Random(SEED)
     dev, test = [], []
     by_kind: dict[str, list[dict]] = defaultdict(list)
     for item in items:
-        by_kind[item["kind"]].append(item)
+        if item["id"] in previous:
+            (dev if previous[item["id"]] == "dev" else test).append(item)
+        else:
+            by_kind[item["kind"]].append(item)
     for kind in sorted(by_kind):
         group = list(by_kind[kind])
         rng.shuffle(group)

@@ -178,7 +178,11 @@ class QA:
         mark = time.perf_counter()
         engine = self.reasoner(reasoner)
         try:
-            if decision.channel == "out_of_scope" and query.aspect is not None:
+            if decision.channel == "out_of_scope" and decision.rule == "data_not_held":
+                reasoned = Reasoned(
+                    f"I cannot answer this: {decision.why}.", None, "not_understood"
+                )
+            elif decision.channel == "out_of_scope" and query.aspect is not None:
                 reasoned = Reasoned(
                     f"I could not tell what the question asks for: {decision.why}.",
                     None,

@@ -189,7 +189,27 @@ def _aspect(q: QueryTuple) -> str:
     return q.aspect.value if q.aspect else "none"
 
 
+# Data no record, tool or paper here holds: statistics, news, prices, markets, dated figures
+# ("Tell me about dihydrogen monoxide poisoning statistics in 2023" is not water's description).
+DATA_NOT_HELD = re.compile(
+    r"\b(statistics?|statistical|news|prices?|pricing|costs?|market|sales|revenue|stock|"
+    r"in (?:19|20)\d\d|this year|last year|today|nowadays|currently)\b",
+    re.IGNORECASE,
+)
+
+
 ROUTING_TABLE: tuple[Rule, ...] = (
+    Rule(
+        "data_not_held",
+        "out_of_scope",
+        lambda q, s: (
+            q.aspect in (None, Aspect.DESCRIPTION) and bool(DATA_NOT_HELD.search(q.question))
+        ),
+        lambda q, s: (
+            f"it asks for {DATA_NOT_HELD.search(q.question).group(0).lower()!r}-type data "
+            "(statistics, news, prices, dated figures), which no record, tool or paper here holds"
+        ),
+    ),
     Rule(
         "no_compound",
         "out_of_scope",

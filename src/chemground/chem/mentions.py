@@ -27,6 +27,7 @@ from functools import lru_cache
 from rdkit import Chem
 
 from chemground.chem.names import (
+    POLYMER_NAME,
     NameResolver,
     guess_name_format,
     normalize_name,
@@ -1188,6 +1189,21 @@ class MentionFinder:
                 continue
             j, raw, start = best
             hit = self.kb.lookup_name(normalize_name(raw))[0]
+            if POLYMER_NAME.match(raw):  # the dictionary files polymers under their monomers
+                out.append(
+                    Mention(
+                        raw,
+                        start,
+                        start + len(raw),
+                        "common_name",
+                        reason=f"{raw!r} is a polymer: it has no single structure, and "
+                        "chemground's compounds are small molecules (ask for its monomer by name)",
+                    )
+                )
+                for k in range(i, j + 1):
+                    taken[k] = True
+                i = j + 1
+                continue
             if (
                 hit.structure is not None
                 and _carbon_radical(hit.structure.smiles)

@@ -156,6 +156,16 @@ def guess_name_format(name: str) -> str:
     )
 
 
+# Names of polymers (a chain of repeating units, no single structure): "polyethylene",
+# "polystyrene", "poly(vinyl chloride)", "polyethylene glycol", "polyphosphoric acid".
+POLYMER_NAME = re.compile(
+    r"^poly\s*[(\[-]?\s*(?:(?:[a-z]+[\s-])*[a-z]*(?:ethylene|propylene|styrene|vinyl|acryl|methacryl|urethane|"
+    r"carbonate|amide|ester|isoprene|butadiene|lactic|lactide|glycolic|siloxane|phosphoric|"
+    r"phosphate|ethyleneimine|caprolactone|ethylene glycol|oxymethylene|tetrafluoroethylene)\w*)",
+    re.IGNORECASE,
+)
+
+
 class NameResolver:
     """Turns any identifier (name, SMILES, InChI, InChIKey, CAS) into a structure."""
 
@@ -222,6 +232,13 @@ class NameResolver:
             check_name(name)
         except NameLimitError as error:
             raise NameLimitError(self._failure(name, str(error), smiles_error)) from None
+        if POLYMER_NAME.match(name.strip()):
+            # PubChem files "polyethylene" and "PEG" under their monomers; answering ethene's
+            # SMILES or weight for the polymer would be confidently wrong
+            raise NameResolutionError(
+                f"{preview(name)} is a polymer: it has no single structure, and chemground's "
+                "compounds are small molecules (its monomer can be asked for by name)"
+            )
         fmt = guess_name_format(name)
         hits = self.dictionary.lookup_name(normalize_name(name)) if self.dictionary else []
         if hits:

@@ -27,6 +27,28 @@ _GHS = re.compile(
 )
 
 
+_COUNT_ASKED = re.compile(r"\b(how many|number of|count of|no\. of)\b", re.IGNORECASE)
+_LONG_DECIMAL = re.compile(r"\d+\.\d{3,}")
+
+
+def _unassigned_stereocentres(smiles: str | None) -> int:
+    """How many tetrahedral stereocentres of ``smiles`` carry no configuration (0 if unparsable)."""
+    if not smiles:
+        return 0
+    from rdkit import Chem
+
+    mol = Chem.MolFromSmiles(smiles)
+    if mol is None:
+        return 0
+    centres = Chem.FindMolChiralCenters(mol, includeUnassigned=True, useLegacyImplementation=False)
+    return sum(1 for _, label in centres if label == "?")
+
+
+def _round_numbers(text: str) -> str:
+    """'LOGP 7.388700000000009>5' -> 'LOGP 7.39>5' (a tool's float noise is no chemist's figure)."""
+    return _LONG_DECIMAL.sub(lambda m: f"{float(m.group()):.2f}", text)
+
+
 def _num(value: float, digits: int) -> str:
     return f"{value:.{digits}f}"
 
@@ -90,14 +112,16 @@ def _value(query: QueryTuple, e: Evidence) -> tuple[Any, str]:
         groups = [g.strip() for g in re.split(r",\s*(?:and\s+)?|\s+and\s+", body) if g.strip()]
         return groups, ", ".join(groups)
     if aspect == Aspect.LIPINSKI:
-        violations = [] if isinstance(raw, str) else list(raw)
+        violations = [] if isinstance(raw, str) else [_round_numbers(str(v)) for v in raw]
         passes = len(violations) <= 1
+        # "how many violations?" is answered with the count; "does it pass?" with the verdict
+        value = len(violations) if _COUNT_ASKED.search(query.question) else passes
         if not violations:
-            return True, "no violations of Lipinski's rule of five: it passes"
+            return value, "no violations of Lipinski's rule of five: it passes"
         listed = "; ".join(violations)
         verdict = "it still passes (at most one violation is allowed)" if passes else "it fails"
         return (
-            passes,
+            value,
             f"{len(violations)} violation{'s' if len(violations) > 1 else ''} ({listed}): "
             f"{verdict}",
         )
@@ -184,6 +208,16 @@ def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[st
             answer = f"{label[:1].upper() + label[1:]} of {name}: {text}."
         else:
             answer = f"The {label} of {name} is {text}."
+        if aspect in (Aspect.INCHI, Aspect.INCHIKEY):
+            open_centres = _unassigned_stereocentres(ok[0].record.get("smiles"))
+            if open_centres:  # e.g. nicotine without (S): the key of no particular isomer
+                status = "partial"
+                notes.append(
+                    f"the structure used for {name} leaves {open_centres} stereocentre"
+                    f"{'s' if open_centres > 1 else ''} unspecified, so this {label} is for the "
+                    "unspecified stereoisomer; a defined isomer (the natural one, a drug) has "
+                    "another. Give its SMILES with stereo (@/@@) for that"
+                )
         return Reasoned(" ".join([answer, *failures]) + missing, value, status, cite, notes)
     listing = "; ".join(f"{name}: {text}" for name, _, text in parts)
     answer = f"{label[:1].upper() + label[1:]}: {listing}."
