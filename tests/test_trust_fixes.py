@@ -58,3 +58,53 @@ def test_statistics_and_prices_are_out_of_scope(tool_qa):
     answer = tool_qa.ask("Tell me about dihydrogen monoxide poisoning statistics in 2023.")
     assert answer.status == "not_understood" and "statistics" in answer.answer
     assert answer.trace["route"]["rule"] == "data_not_held"
+
+
+@pytest.mark.parametrize(
+    "question, aspect",
+    [
+        ("aspirin CAS", "cas_number"),
+        ("CAS no. of toluene?", "cas_number"),
+        ("which compound has CAS number 50-78-2?", "description"),
+        ("identify BSYNRYMUTXBXSQ-UHFFFAOYSA-N", "description"),
+        ("abbreviation for N,N-dimethylformamide?", "synonyms"),
+        ("molecular wieght of aspirin", "molecular_weight"),  # a typo in the aspect word
+        ("Give the exact (monoisotopic) mass of naphthalene.", "exact_mass"),
+        ("Propose a two-step synthesis of aniline from benzene.", "route"),
+        ("benzene -> 1-phenylethanol: steps?", "route"),
+        ("How many heavy atoms does caffeine have?", "heavy_atoms"),
+        (
+            "Identify the azide and the alkyne that give 1,4-diphenyl-1H-1,2,3-triazole.",
+            "reactants",
+        ),
+    ],
+)
+def test_aspects_of_questions_that_were_refused(tool_qa, question, aspect):
+    assert tool_qa.parse(question).aspect.value == aspect
+
+
+def test_a_cas_number_is_answered_and_never_listed_as_a_name(tool_qa):
+    answer = tool_qa.ask("aspirin CAS")
+    assert answer.status == "answered" and answer.value == "50-78-2"
+    names = tool_qa.ask("synonyms of aspirin").value
+    assert names and "50-78-2" not in names
+
+
+def test_an_abbreviation_question_lists_the_curated_abbreviation_first(tool_qa):
+    answer = tool_qa.ask("abbreviation for N,N-dimethylformamide?")
+    assert answer.value[0] == "DMF"
+
+
+def test_make_x_from_y_is_answered_with_a_route_when_no_single_reaction_does_it(tool_qa):
+    answer = tool_qa.ask("how do I make paracetamol from 4-nitrophenol?")
+    assert answer.method == "routes" and answer.status == "answered"
+    route = answer.evidence[0].record
+    assert route["molecules"][0]["name"] == "4-nitrophenol"  # the start, though named second
+    assert any("multi-step route" in note for note in answer.notes)
+    one_step = tool_qa.ask("how do I make aspirin from salicylic acid?")
+    assert one_step.method == "table"  # a single reaction does it: no route needed
+
+
+def test_heavy_atoms_are_counted_by_a_tool(tool_qa):
+    answer = tool_qa.ask("heavy atom count of aspirin")
+    assert answer.value == 13 and answer.trace["route"]["channel"] == "tools"

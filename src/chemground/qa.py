@@ -190,6 +190,14 @@ class QA:
                 )
             else:
                 reasoned = engine.reason(query, evidence)  # type: ignore[attr-defined]
+            if method == "table" and reasoned.status != "answered":
+                found = self._multi_step(query, k, engine)
+                if found is not None:  # "how do I make X from Y?": no one reaction, a route does
+                    query, evidence, reasoned, method = found
+                    notes.append(
+                        "no single reaction in the knowledge base does this; the answer is a "
+                        "multi-step route through the reaction graph"
+                    )
         except LLMError as error:  # the evidence is still worth showing
             reasoned = Reasoned(f"The {reasoner} reasoner failed: {error}", None, "error")
         timings["reason"] = (time.perf_counter() - mark) * 1000
@@ -225,6 +233,31 @@ class QA:
                 **({"retrieval": retrieval_trace} if retrieval_trace else {}),
             },
         )
+
+    def _multi_step(self, query: QueryTuple, k: int, engine):
+        """A route for a one-step question that no single reaction answers ("make X from Y"),
+        or None. Only questions naming a starting material ("from Y") and at least two
+        resolved compounds, whose aspect is the product or the reactants, qualify."""
+        from chemground.reasoning.query import Aspect
+        from chemground.retrieval.graph import _BEFORE_START
+
+        if (
+            query.aspect not in (Aspect.REACTANTS, Aspect.PRODUCT)
+            or len(query.resolved_mentions) < 2
+        ):
+            return None
+        if not any(
+            _BEFORE_START.search(query.question[: m.start]) for m in query.resolved_mentions
+        ):
+            return None
+        route_query = query.model_copy(update={"aspect": Aspect.ROUTE})
+        try:
+            routes = self.retriever("routes").retrieve(route_query, k)  # type: ignore[attr-defined]
+        except ChemgroundError:  # no graph can be opened or built here: keep the table answer
+            return None
+        if not routes:
+            return None
+        return route_query, list(routes), engine.reason(route_query, list(routes)), "routes"
 
     def ask_graph(
         self,

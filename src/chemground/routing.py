@@ -51,6 +51,7 @@ TOOL_ASPECTS = frozenset(
         Aspect.HBA,
         Aspect.ROTATABLE_BONDS,
         Aspect.RING_COUNT,
+        Aspect.HEAVY_ATOMS,
         Aspect.STEREOCENTRES,
         Aspect.INCHI,
         Aspect.INCHIKEY,

@@ -46,6 +46,10 @@ BYPRODUCT_SMILES = (
     "O=P(c1ccccc1)(c1ccccc1)c1ccccc1",  # triphenylphosphine oxide
     "O=C(NC1CCCCC1)NC1CCCCC1",  # dicyclohexylurea (DCC couplings)
     "O=C1CCC(=O)N1",  # succinimide (NBS, NCS)
+    "OC(=O)c1cccc(Cl)c1",  # 3-chlorobenzoic acid (mCPBA oxidations)
+    "c1c[nH]cn1",  # imidazole (CDI couplings)
+    "On1nnc2ccccc21",  # HOBt (peptide couplings)
+    "Cc1ccc(S(=O)(=O)O)cc1",  # p-toluenesulfonic acid (tosylate leaving groups)
     "CCOC(=O)NNC(=O)OCC",  # diethyl hydrazinedicarboxylate (DEAD, Mitsunobu)
     "CC(C)OC(=O)NNC(=O)OC(C)C",  # diisopropyl hydrazinedicarboxylate (DIAD)
     "O",

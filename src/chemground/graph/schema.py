@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from chemground.kb.records import Role
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"  # 3: main_product skips stoichiometric by-products (a rebuild is needed)
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,10 @@ TOOL_RULES: list[tuple[Aspect, str]] = [
         r"|\basymmetric (carbons?|cent(re|er)s?|atoms?)\b|\b(r|s)/(s|r) cent",
     ),
     (
+        Aspect.HEAVY_ATOMS,
+        r"\bheavy[- ]atoms?\b|\bnon-?hydrogen atoms\b|\bheavy atom count\b",
+    ),
+    (
         Aspect.RING_COUNT,
         r"\b(how many|number of|count|counts?|no\. of|#|num)\b.*\brings?\b(?!-)"
         r"|\bring count\b|\brings? (does|do|has|have|are there|in)\b|\brings\?",
@@ -128,7 +132,8 @@ TOOL_RULES: list[tuple[Aspect, str]] = [
 _FIRST_RULES: list[tuple[Aspect, str]] = [
     (
         Aspect.REACTANTS,
-        r"<-\s*\?|\bfrom\s*\?\s*$|\b(which|what) (\w+ )?and (\w+ )?(give|gives|form|forms)\b",
+        r"<-\s*\?|\bfrom\s*\?\s*$|\b(which|what) (\w+ )?and (\w+ )?(give|gives|form|forms)\b"
+        r"|\b(the )?\w+ and (the )?\w+ (that|which) (give|form|make|produce|yield)s?\b",
     ),
     (
         Aspect.PRODUCT,
@@ -167,8 +172,16 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
     (
         Aspect.DESCRIPTION,
         r"^\s*(please )?(summari[sz]e|give (me )?(a |an )?(summary|overview) of)\b|\bsummary of "
-        r"what\b",
+        r"what\b"
+        # "which compound has CAS number 50-78-2?", "identify LFQSCWFLJHTTHZ-...": name it
+        r"|^\s*(please )?identify (this |the following )?(compound |molecule |substance )?:?\s*x"
+        r"\s*[?.]?\s*$"
+        r"|\b(which|what) (compound|chemical|substance|molecule) (has|is|carries) (the )?(cas|inchi"
+        r"|registry|smiles)"
+        r"|^\s*(which|what) (compound|chemical|substance|molecule) is x\s*\??\s*$",
     ),
+    # a CAS number asked for ("aspirin CAS", "CAS no. of toluene?"), not given ("CAS number x")
+    (Aspect.CAS, r"\bcas\b(?!\s*(no\.?|number|#|registry number|rn)?\s*:?\s*x\b)"),
 ]
 
 _RULES: list[tuple[Aspect, str]] = (
@@ -179,11 +192,13 @@ _RULES: list[tuple[Aspect, str]] = (
             Aspect.ROUTE,
             r"\broutes?\b|\bpath(way)?s? (from|to|between)\b|\bsynthetic (route|path|sequence)\b"
             r"|\bhow (can|do|could|would) (i|we|you|one) (get|go) from x to x\b|\bfrom x to x in\b"
-            r"|\bin (two|three|four|\d) steps\b|\bmulti-?step\b|\bwhat can (i|we|you|one) make "
+            r"|\bin (two|three|four|\d) steps\b|\b(two|three|four|\d)[- ]steps?\b"
+            r"|\bx\s*(->|→|=>)\s*x\b[^?]*\bsteps?\b"
+            r"|\bmulti-?step\b|\bwhat can (i|we|you|one) make "
             r"from x\b"
             r"|\bintermediates? (between|from)\b",
         ),
-        (Aspect.EXACT_MASS, r"\b(exact|monoisotopic|accurate)\s+mass\b"),
+        (Aspect.EXACT_MASS, r"\b(exact|monoisotopic|accurate)\b[^.?;]{0,20}\bmass\b"),
         (
             Aspect.MOLECULAR_WEIGHT,
             r"\b(molecular|molar|formula|mol\.?)\s*(weight|mass)\b|\bmw\b|\bm\.w\.|\bhow heavy\b"
@@ -206,7 +221,8 @@ _RULES: list[tuple[Aspect, str]] = (
         ),
         (
             Aspect.SYNONYMS,
-            r"\bsynonyms?\b|\bother names?\b|\bcommon name\b|\btrade names?\b|\balso "
+            r"\bsynonyms?\b|\bother names?\b|\bcommon name\b|\btrade names?\b"
+            r"|\babbreviat(ion|ed)\b|\bshort(hand)?[- ]names?\b|\bacronym\b|\balso "
             r"(known|called)\b"
             r"|\baka\b|\bbrand names?\b|\balternative names?\b",
         ),
@@ -322,8 +338,84 @@ def mask_mentions(question: str, spans: list[tuple[int, int]]) -> str:
 
 
 def classify_aspect(masked: str) -> Aspect | None:
-    """The first aspect whose rule matches, or None."""
-    for aspect, pattern in _COMPILED:
-        if pattern.search(masked):
-            return aspect
+    """The first aspect whose rule matches, or None. A question no rule reads is read once more
+    with its misspelt aspect words corrected ("molecular wieght", "exact mas")."""
+    for text in (masked, correct_aspect_words(masked)):
+        for aspect, pattern in _COMPILED:
+            if pattern.search(text):
+                return aspect
     return None
+
+
+# The words the rules are written with, for correcting typos in them (only ever tried when no
+# rule matched the question as written, so a correct question is never re-read).
+ASPECT_WORDS = frozenset(
+    [
+        "weight",
+        "mass",
+        "molecular",
+        "molar",
+        "exact",
+        "monoisotopic",
+        "formula",
+        "smiles",
+        "structure",
+        "synonyms",
+        "solvent",
+        "solvents",
+        "catalyst",
+        "catalysts",
+        "reagent",
+        "reagents",
+        "temperature",
+        "yield",
+        "product",
+        "products",
+        "reactants",
+        "conditions",
+        "melting",
+        "boiling",
+        "point",
+        "density",
+        "describe",
+        "description",
+        "similar",
+        "route",
+        "reactions",
+        "donors",
+        "acceptors",
+        "rotatable",
+        "stereocentres",
+        "stereocenters",
+        "rings",
+        "aromatic",
+        "inchi",
+        "inchikey",
+        "functional",
+        "groups",
+        "lipinski",
+        "balance",
+        "hazards",
+        "toxicity",
+        "name",
+        "names",
+    ]
+)
+
+
+def correct_aspect_words(text: str) -> str:
+    """``text`` with each word that is one edit (a swap of neighbours counts as one) from an
+    aspect word (two for long words) replaced by it; aspect words and short words stay."""
+    from rapidfuzz.distance import OSA
+    from rapidfuzz.process import extractOne
+
+    def fix(match: re.Match) -> str:
+        word = match.group(0)
+        low = word.lower()
+        if len(low) < 3 or low in ASPECT_WORDS or low == "x":
+            return word
+        limit = 1 if len(low) < 7 else 2
+        best = extractOne(low, ASPECT_WORDS, scorer=OSA.distance, score_cutoff=limit)
+        return best[0] if best else word
+
+    return re.sub(r"[A-Za-z]+", fix, text)

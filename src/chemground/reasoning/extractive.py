@@ -8,8 +8,10 @@ When the KB holds no evidence it says so plainly, and says what it found that is
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from chemground.evidence import Evidence
@@ -92,6 +94,35 @@ def is_acid_base_or_lewis_acid(smiles: str | None) -> bool:
         return True
     elements = {a.GetSymbol() for a in mol.GetAtoms()}
     return bool(elements & _LEWIS_ELEMENTS) and bool(elements & _HALOGENS)
+
+
+_ABBREVIATION_ASKED = re.compile(r"\babbreviat|\bshort(hand)?[- ]names?\b|\bacronym", re.I)
+
+
+def _abbreviations_of(smiles: str | None) -> list[str]:
+    """The curated laboratory abbreviations (DMF, mCPBA) of a structure, in their own case."""
+    if not smiles:
+        return []
+    from chemground.chem.structure import structure_from_smiles
+    from chemground.errors import StructureError
+    from chemground.kb.abbreviations import load_abbreviations
+
+    try:
+        key = structure_from_smiles(smiles).inchikey
+    except StructureError:
+        return []
+    return [a.abbreviation for a in load_abbreviations() if _inchikey(a.smiles) == key]
+
+
+@lru_cache(maxsize=4096)
+def _inchikey(smiles: str) -> str | None:
+    from chemground.chem.structure import structure_from_smiles
+    from chemground.errors import StructureError
+
+    try:
+        return structure_from_smiles(smiles).inchikey
+    except StructureError:
+        return None
 
 
 @dataclass
@@ -300,12 +331,30 @@ class ExtractiveReasoner:
                 "no_evidence",
                 cite,
             )
+        if aspect == Aspect.CAS:
+            if not r.get("cas"):
+                return Reasoned(
+                    f"No CAS number is recorded for {name} in the knowledge base.",
+                    None,
+                    "no_evidence",
+                    cite,
+                )
+            return Reasoned(
+                f"The CAS registry number of {name} is {r['cas']}.", r["cas"], "answered", cite
+            )
         if aspect == Aspect.SYNONYMS:
+            from chemground.chem.names import is_cas_number, recase_name
+
+            abbreviations = _abbreviations_of(r.get("smiles"))
             names = [
-                n
+                recase_name(n)
                 for n in [r.get("iupac_name"), r.get("common_name"), *(r.get("synonyms") or [])]
-                if n
+                if n and not is_cas_number(n)  # a CAS number is an identifier, not a name
             ]
+            if _ABBREVIATION_ASKED.search(query.question):  # "abbreviation for DMF?": those first
+                names = abbreviations + names
+            else:
+                names += abbreviations
             names = list(dict.fromkeys(names))
             if not names:
                 return Reasoned(

@@ -87,7 +87,7 @@ def _value(query: QueryTuple, e: Evidence) -> tuple[Any, str]:
         return round(float(raw), 2), f"{float(raw):.2f} Å²"
     if aspect == Aspect.QED:
         return round(float(raw), 3), _num(float(raw), 3)
-    if aspect in (Aspect.HBD, Aspect.HBA, Aspect.ROTATABLE_BONDS):
+    if aspect in (Aspect.HBD, Aspect.HBA, Aspect.ROTATABLE_BONDS, Aspect.HEAVY_ATOMS):
         return int(raw), str(int(raw))
     if aspect == Aspect.RING_COUNT:
         if re.search(r"\baromatic\b", query.question, re.IGNORECASE):

@@ -18,7 +18,9 @@ from chemground.evidence import Evidence
 from chemground.protocols import Retrieval
 from chemground.reasoning.query import QueryTuple
 
-_STEPS = re.compile(r"\b(?:in|within|up to|at most|max(?:imum)?)\s+(\d+|one|two|three|four|five)\s+steps?\b", re.I)
+_STEPS = re.compile(
+    r"\b(?:in|within|up to|at most|max(?:imum)?)\s+(\d+|one|two|three|four|five)\s+steps?\b", re.I
+)
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 DEFAULT_DEPTH = 3
 
@@ -64,18 +66,55 @@ class GraphAccess:
         path = self.workspace.settings.kb_path
         settings = GraphSettings()
         if settings.graph_backend != "ladybug" or settings.graph_dir is not None:
-            return open_graph(path, settings=settings)  # a graph the user placed and builds themselves
+            return open_graph(
+                path, settings=settings
+            )  # a graph the user placed and builds themselves
         kb = self.workspace.kb  # opened (read-only) here, so a missing KB is reported as usual
         if graph_is_current(path, settings, kb=kb):
             return open_graph(path, settings=settings)
-        cached = settings.model_copy(update={"graph_dir": cache_graph_dir(path, self.workspace.settings.cache_dir)})
+        cached = settings.model_copy(
+            update={"graph_dir": cache_graph_dir(path, self.workspace.settings.cache_dir)}
+        )
         try:
             build_graph(path, settings=cached)
         except (OSError, GraphError) as error:
-            raise GraphError(f"the reaction graph of {path} is missing or out of date, and this read-only workspace "
-                             f"could not build its own copy under {cached.graph_dir}: {error}. Run `chemground graph "
-                             "build` to build it beside the knowledge base") from error
+            raise GraphError(
+                f"the reaction graph of {path} is missing or out of date, and this read-only workspace "
+                f"could not build its own copy under {cached.graph_dir}: {error}. Run `chemground graph "
+                "build` to build it beside the knowledge base"
+            ) from error
         return open_graph(path, settings=cached)
+
+
+_BEFORE_START = re.compile(r"\b(from|starting (with|from)|start(ing)? material)\s*$", re.I)
+_BEFORE_TARGET = re.compile(
+    r"\b(to|into|towards?|make|makes|made|prepare|synthesi[sz]e|synthesis of|preparation of|"
+    r"route to|get|obtain|target)\s*$",
+    re.I,
+)
+
+
+def route_order(question: str, mentions: list) -> list:
+    """The mentions with the starting material first and the target last.
+
+    Written order is not synthesis order: "how do I make paracetamol from 4-nitrophenol?" and
+    "a two-step synthesis of aniline from benzene" name the target first. A mention right after
+    "from" is the start; one right after "make", "to", "synthesis of" the target.
+    """
+    if len(mentions) < 2:
+        return list(mentions)
+    starts = [m for m in mentions if _BEFORE_START.search(question[: m.start])]
+    targets = [
+        m for m in mentions if _BEFORE_TARGET.search(question[: m.start]) and m not in starts
+    ]
+    if not starts and not targets:
+        return list(mentions)
+    start = starts[0] if starts else next(m for m in mentions if m not in targets)
+    target = targets[-1] if targets else next(m for m in reversed(mentions) if m is not start)
+    if start is target:
+        return list(mentions)
+    middle = [m for m in mentions if m is not start and m is not target]
+    return [start, *middle, target]
 
 
 class RouteRetriever:
@@ -91,14 +130,18 @@ class RouteRetriever:
         from chemground.graph.resolve import molecule_key_for
         from chemground.graph.routes import find_routes, forward_products
 
-        mentions = query.resolved_mentions
+        mentions = route_order(query.question, query.resolved_mentions)
         if not mentions:
             return []
         depth = requested_depth(query.question)
         keys = []
         for mention in mentions:
             try:
-                keys.append(molecule_key_for(mention.smiles or mention.text, self.workspace.resolver, self.workspace.kb))
+                keys.append(
+                    molecule_key_for(
+                        mention.smiles or mention.text, self.workspace.resolver, self.workspace.kb
+                    )
+                )
             except ChemgroundError:
                 keys.append(None)
         graph = self.access.graph()
@@ -114,13 +157,19 @@ class RouteRetriever:
         except ChemgroundError:
             return []  # a compound the graph does not hold: no route
         routes = search.routes[:k]
-        reactions = self.workspace.kb.get_reactions(sorted({i for route in routes for i in route.reaction_ids}))
+        reactions = self.workspace.kb.get_reactions(
+            sorted({i for route in routes for i in route.reaction_ids})
+        )
         out = []
         for route in routes:
             evidence = route.to_evidence(why=f"{why}: {route.describe()}")
             evidence.record["steps"] = [
-                {"id": i, "recipe": _recipe(reactions[i], route.molecules[n]) if i in reactions else ""}
-                for n, i in enumerate(route.reaction_ids)]
+                {
+                    "id": i,
+                    "recipe": _recipe(reactions[i], route.molecules[n]) if i in reactions else "",
+                }
+                for n, i in enumerate(route.reaction_ids)
+            ]
             out.append(evidence)
         return out
 
@@ -131,8 +180,11 @@ def _recipe(reaction, substrate: dict) -> str:
     from chemground.kb.records import Role
 
     on_path = {substrate.get("key"), substrate.get("smiles")}
-    partners = [p.name or p.smiles for p in reaction.reactants
-                if (p.name or p.smiles) and p.inchikey not in on_path and p.smiles not in on_path]
+    partners = [
+        p.name or p.smiles
+        for p in reaction.reactants
+        if (p.name or p.smiles) and p.inchikey not in on_path and p.smiles not in on_path
+    ]
     parts = [f"with {', '.join(partners[:3])}"] if partners else []
     for role in (Role.REAGENT, Role.CATALYST, Role.SOLVENT):
         names = [p.name or p.smiles for p in reaction.by_role(role) if p.name or p.smiles]
@@ -163,8 +215,12 @@ class GraphRetriever:
     def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
         from chemground.graph.text2cypher import graph_evidence
 
-        found = graph_evidence(query.question, workspace=self.workspace, llm=self.llm_factory(),
-                               graph=self.access.graph())
+        found = graph_evidence(
+            query.question,
+            workspace=self.workspace,
+            llm=self.llm_factory(),
+            graph=self.access.graph(),
+        )
         return Retrieval(found[: max(k, 10)], found.notes, found.trace)
 
 
@@ -196,7 +252,8 @@ class LiteratureRetriever:
 # The relevance floor of the paper fallback: fused ranks (RRF) always rank *something* first, so
 # a passage is evidence only if it names a compound of the question or shares content words
 # with it (words that are not question words or common English).
-_STOPWORDS = frozenset("""
+_STOPWORDS = frozenset(
+    """
 a about above after again all also am an and any are as at be because been before being below between both but
 by can could did do does doing done down during each even ever every few for from further get gets got had has
 have having he her here hers him his how i if in into is it its itself just know let like made make makes many
@@ -206,7 +263,8 @@ those through to too under until up us use used uses using very via want was way
 which while who whom whose why will with would yes yet you your
 answer question paper papers literature according mean means meaning give gives given thing things find
 name names called call good best better new common usually typical typically really quite
-""".split())
+""".split()
+)
 
 
 def content_words(text: str) -> set[str]:

@@ -39,6 +39,7 @@ TOOL_FOR_ASPECT: dict[Aspect, ToolSpec] = {
     Aspect.HBA: ToolSpec("properties/CountHBondAcceptors", "smiles", "number of H-bond acceptors"),
     Aspect.ROTATABLE_BONDS: ToolSpec("properties/CountRotatableBonds", "smiles", "number of rotatable bonds"),
     Aspect.RING_COUNT: ToolSpec("properties/CountRings", "smiles", "number of rings"),
+    Aspect.HEAVY_ATOMS: ToolSpec("properties/CountHeavyAtoms", "smiles", "number of heavy atoms"),
     Aspect.STEREOCENTRES: ToolSpec("properties/FindStereocentres", "smiles", "number of stereocentres"),
     Aspect.INCHI: ToolSpec("properties/SMILESToInChI", "smiles", "standard InChI"),
     Aspect.INCHIKEY: ToolSpec("properties/SMILESToInChIKey", "smiles", "InChIKey"),

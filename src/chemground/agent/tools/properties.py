@@ -68,6 +68,17 @@ def count_hbond_acceptors(compound_SMILES: str) -> int:
 
 
 @tool(
+    "properties/CountHeavyAtoms",
+    "Number of heavy (non-hydrogen) atoms of a molecule (RDKit), e.g. 13 for aspirin.",
+    [SMILES],
+    ("integer", "number of heavy atoms"),
+    tags=["descriptor", "size"],
+)
+def count_heavy_atoms(compound_SMILES: str) -> int:
+    return int(mol(compound_SMILES).GetNumHeavyAtoms())
+
+
+@tool(
     "properties/CountRotatableBonds",
     "Number of rotatable bonds of a molecule (single, non-ring bonds between non-terminal heavy "
     "atoms; RDKit), "
