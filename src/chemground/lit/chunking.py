@@ -11,8 +11,8 @@ most ``size - overlap`` characters, so a chunk ends at a paragraph or sentence e
 one is near. Each core after the first is then extended backwards by at most ``overlap``
 characters, to the earliest sentence (else word) start in that reach, so a sentence cut at a
 boundary is still whole somewhere and every chunk still fits in ``size``. (semchunk's own
-overlap mode is not used: it cuts at ``size - overlap`` strides *before* checking whether the
-text fits, which is what split short passages in two.)
+overlap mode is not used: with it, texts well under ``size`` came back in two pieces: 432 of
+the 606 ChemLit-QA passages, e.g. 1,672 characters as 1,089 + 662.)
 
 A long text is chunked one segment (about a million characters, cut at a paragraph break
 when there is one) at a time: semchunk holds every piece it splits a text into, which for
