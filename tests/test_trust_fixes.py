@@ -73,6 +73,14 @@ def test_statistics_and_prices_are_out_of_scope(tool_qa):
         ("Propose a two-step synthesis of aniline from benzene.", "route"),
         ("benzene -> 1-phenylethanol: steps?", "route"),
         ("How many heavy atoms does caffeine have?", "heavy_atoms"),
+        ("what else is acetic acid called?", "synonyms"),
+        ("Tell me a bit about aspirin.", "description"),
+        (
+            "if I couple bromobenzene with morpholine under Buchwald-Hartwig conditions, what comes out?",
+            "product",
+        ),
+        ("what goes in to make aspirin?", "reactants"),
+        ("reductive amination acetophenone benzylamine time", "time"),
         (
             "Identify the azide and the alkyne that give 1,4-diphenyl-1H-1,2,3-triazole.",
             "reactants",
@@ -108,3 +116,8 @@ def test_make_x_from_y_is_answered_with_a_route_when_no_single_reaction_does_it(
 def test_heavy_atoms_are_counted_by_a_tool(tool_qa):
     answer = tool_qa.ask("heavy atom count of aspirin")
     assert answer.value == 13 and answer.trace["route"]["channel"] == "tools"
+
+
+def test_an_unknown_alkyl_halide_name_is_not_answered_as_the_halide_ion(tool_qa):
+    answer = tool_qa.ask("Formula of the compound xyzzyl chloride?")
+    assert answer.status != "answered" and "xyzzyl chloride" in answer.answer

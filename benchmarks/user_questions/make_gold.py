@@ -29,7 +29,12 @@ from rdkit.Chem import QED, Crippen, Descriptors, Lipinski, rdMolDescriptors
 RDLogger.DisableLog("rdApp.*")
 
 HERE = Path(__file__).resolve().parent
-SOURCES = ("questions_compound.txt", "questions_reaction.txt", "questions_other.txt")
+SOURCES = (
+    "questions_compound.txt",
+    "questions_reaction.txt",
+    "questions_other.txt",
+    "questions_round2.txt",  # written later, read last: earlier ids never move
+)
 SEED = 13
 DEV_FRACTION = 0.7
 

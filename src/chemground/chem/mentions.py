@@ -1223,6 +1223,31 @@ class MentionFinder:
                     taken[k] = True
                 i = last + 1
                 continue
+            if (
+                i == j
+                and i > 0
+                and not taken[i - 1]
+                and raw.lower() in CHEMICAL_CLASS_WORDS
+                and _alkyl_word(words[i - 1].text)
+            ):
+                # "xyzzyl chloride": OPSIN could not read the two words (tried just above), so
+                # the name is unknown; "chloride" alone would answer for the chloride ion
+                full, first_start = _strip(
+                    text[words[i - 1].start : words[j].end], words[i - 1].start
+                )
+                out.append(
+                    Mention(
+                        full,
+                        first_start,
+                        first_start + len(full),
+                        "iupac",
+                        reason=f"{full!r} is not in the compound dictionary and OPSIN could not "
+                        "read it",
+                    )
+                )
+                taken[i - 1] = taken[i] = True
+                i = j + 1
+                continue
             longer = self._misspelt_continuation(text, words, taken, i, j, budget)
             if (
                 longer is not None

@@ -159,7 +159,7 @@ def guess_name_format(name: str) -> str:
 # Names of polymers (a chain of repeating units, no single structure): "polyethylene",
 # "polystyrene", "poly(vinyl chloride)", "polyethylene glycol", "polyphosphoric acid".
 POLYMER_NAME = re.compile(
-    r"^poly\s*[(\[-]?\s*(?:(?:[a-z]+[\s-])*[a-z]*(?:ethylene|propylene|styrene|vinyl|acryl|methacryl|urethane|"
+    r"^(?:nylon|teflon|kevlar|bakelite|neoprene)\b|^poly\s*[(\[-]?\s*(?:(?:[a-z]+[\s-])*[a-z]*(?:ethylene|propylene|styrene|vinyl|acryl|methacryl|urethane|"
     r"carbonate|amide|ester|isoprene|butadiene|lactic|lactide|glycolic|siloxane|phosphoric|"
     r"phosphate|ethyleneimine|caprolactone|ethylene glycol|oxymethylene|tetrafluoroethylene)\w*)",
     re.IGNORECASE,

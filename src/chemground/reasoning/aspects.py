@@ -133,6 +133,7 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
     (
         Aspect.REACTANTS,
         r"<-\s*\?|\bfrom\s*\?\s*$|\b(which|what) (\w+ )?and (\w+ )?(give|gives|form|forms)\b"
+        r"|\bwhat goes in(to)?( to)? (make|give|form|prepare)\b"
         r"|\b(the )?\w+ and (the )?\w+ (that|which) (give|form|make|produce|yield)s?\b",
     ),
     (
@@ -140,7 +141,9 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"(->|→|=>)\s*(\?|(the |what |which )?products?\s*\??|what\s*\??)\s*$"
         r"|^(?!.*\b(yields?|temp\w*|solvents?|catalysts?|reagents?|conditions|how "
         r"long|time|base)\b).*\bgives?\s*\?\s*$"
-        r"|\bgives? (which|what)\b|\bwhat'?s? (is )?left after\b|^\s*(give|name|predict|draw|what "
+        r"|\bgives? (which|what)\b|\bwhat'?s? (is )?left after\b|\bwhat comes out\b"
+        r"|\bwhat (do|will|would|should) (i|you|we) end up with\b"
+        r"|^\s*(give|name|predict|draw|what "
         r"is|what's)"
         r" (me )?(the )?(main |major )?products?\b",
     ),
@@ -222,7 +225,8 @@ _RULES: list[tuple[Aspect, str]] = (
         (
             Aspect.SYNONYMS,
             r"\bsynonyms?\b|\bother names?\b|\bcommon name\b|\btrade names?\b"
-            r"|\babbreviat(ion|ed)\b|\bshort(hand)?[- ]names?\b|\bacronym\b|\balso "
+            r"|\babbreviat(ion|ed)\b|\bshort(hand)?[- ]names?\b|\bacronym\b"
+            r"|\bwhat else (is|are) x (called|known as)\b|\bx (is )?(also )?known as what\b|\balso "
             r"(known|called)\b"
             r"|\baka\b|\bbrand names?\b|\balternative names?\b",
         ),
@@ -265,7 +269,7 @@ _RULES: list[tuple[Aspect, str]] = (
         ),
         (
             Aspect.TIME,
-            r"\bhow long\b|\b(reaction|rxn|rx) time\b|\bduration\b|\bhow many "
+            r"\bhow long\b|\b(reaction|rxn|rx) time\b|\bduration\b|\btime\s*\??\s*$|\bhow many "
             r"(hours|minutes|days)\b|\bfor how long\b",
         ),
         (
@@ -316,7 +320,8 @@ _RULES: list[tuple[Aspect, str]] = (
         ),
         (
             Aspect.DESCRIPTION,
-            r"\bdescri(be|ption)\b|\btell me about\b|\bwhat (is|are) x\b|\bwhat kind of\b|\bwhat "
+            r"\bdescri(be|ption)\b|\btell me (a (bit|little) |something |more )?about\b"
+            r"|\bwhat (is|are) x\b|\bwhat kind of\b|\bwhat "
             r"type of\b"
             r"|\binformation (on|about)\b|\bused for\b|\bwhat do you know "
             r"about\b|\bexplain\b|\bwho is\b|\bwhat's x\b",
