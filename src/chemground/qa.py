@@ -259,6 +259,56 @@ class QA:
             return None
         return route_query, list(routes), engine.reason(route_query, list(routes)), "routes"
 
+    def ask_papers(
+        self,
+        question: str,
+        *,
+        k: int = 5,
+        retrieval: str = "hybrid",
+        use_llm: bool | None = None,
+        reranker=None,
+        rerank_depth: int = 20,
+        expand: bool = False,
+        progress=None,
+    ) -> Answer:
+        """An answer from the papers (``lit ask``): cited snippets without an LLM, a cited answer
+        with one.
+
+        Args:
+            question: the question.
+            k: how many passages the answer is drawn from.
+            retrieval: hybrid, bm25, dense or mentions.
+            use_llm: answer with the LLM (default: when one is configured).
+            reranker: a second stage for the candidates (``retrieval.rerank``), or None.
+            rerank_depth: how many candidates the re-ranker scores.
+            expand: add synonyms and abbreviations of the compounds named to the query.
+            progress: progress callback for an index that must be (re)built first.
+
+        Returns:
+            The Answer (method ``lit``); the citations' places in the papers are in
+            ``trace["citations"]``.
+
+        Raises:
+            LLMUnavailable: ``use_llm`` is True and no LLM is configured.
+        """
+        from chemground.lit.answer import answer_extractive, answer_with_llm
+        from chemground.lit.library import Library
+        from chemground.llm.config import llm_configured
+
+        check_question(question, self.workspace.settings.max_question_chars)
+        want_llm = use_llm if use_llm is not None else llm_configured(self.workspace.settings)
+        library = Library(self.workspace, dense=retrieval in ("hybrid", "dense"))
+        searcher = library.retriever(
+            progress, reranker=reranker, rerank_depth=rerank_depth, expand=expand
+        )
+        result = searcher.search(question, k=k, method=retrieval)
+        answer = (
+            answer_with_llm(question, result, self.require_llm(), context_k=k)
+            if want_llm
+            else answer_extractive(question, result)
+        )
+        return answer.to_answer(retrieval=retrieval)
+
     def ask_graph(
         self,
         question: str,

@@ -367,39 +367,38 @@ def ask(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Answer from the papers: cited snippets without an LLM, a cited answer with one."""
-    from chemground.lit.answer import answer_extractive, answer_with_llm, citation_label
-    from chemground.llm.config import llm_configured, llm_from_settings
+    from chemground.qa_factory import build_qa
 
     cli = state(ctx)
     cli.settings = cli.settings.with_overrides(llm_base_url=llm_base_url, llm_model=llm_model)
-    want_llm = use_llm if use_llm is not None else llm_configured(cli.settings)
-    llm = llm_from_settings(cli.settings) if want_llm else None
     reranker = _reranker(ctx, rerank)  # cli.settings already carries --llm-base-url/--llm-model
-    result = _search(
-        ctx,
-        question,
-        k,
-        method,
-        dense=True,
-        reranker=reranker,
-        rerank_depth=rerank_depth,
-        expand=expand,
-    )
-    answer = (
-        answer_with_llm(question, result, llm, context_k=k)
-        if llm
-        else answer_extractive(question, result)
-    )
+    with (
+        cli.workspace_for(cli.settings, readonly=False) as workspace,
+        stage_progress(_INDEX_LABELS) as progress,
+    ):  # on stderr: only shown if the index must be rebuilt
+        answer = build_qa(workspace).ask_papers(
+            question,
+            k=k,
+            retrieval=method,
+            use_llm=use_llm,
+            reranker=reranker,
+            rerank_depth=rerank_depth,
+            expand=expand,
+            progress=progress,
+        )
     if as_json:  # the one Answer JSON of `chemground ask`
-        print_json(answer.to_answer(retrieval=method).to_json())
+        print_json(answer.to_json())
         return
     for note in answer.notes:
         err_console.print(note, highlight=False)
     console.print(answer.answer, highlight=False, markup=False)
-    shown = [e for e in answer.evidence if e.id in answer.citations] or (
-        [] if answer.supported else answer.evidence
+    cited = {e.id: e for e in answer.evidence}
+    shown = [cited[c] for c in answer.citations if c in cited] or (
+        answer.evidence if answer.status != "answered" else []
     )
     if shown:
+        from chemground.lit.answer import citation_label
+
         console.print("\n[bold]Sources[/]")
         for e in shown:
             console.print("  " + citation_label(e), highlight=False, markup=False)
