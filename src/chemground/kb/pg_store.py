@@ -1172,12 +1172,17 @@ class PostgresKB(NamedQueries, KnowledgeBase):
                 )
             if not ids:
                 return []
+            # the first ``limit`` reactions of each matched compound (an ordered index-only scan
+            # per compound), then the first ``limit`` of those: rare groups and common solvents
+            # alike touch at most len(ids) x limit index entries
             rowids = [
                 r[0]
                 for r in self._q(
-                    "SELECT DISTINCT reaction_rowid FROM participants WHERE compound_id = ANY(%s) "
-                    "AND role = ANY(%s) ORDER BY reaction_rowid LIMIT %s",
-                    (ids, role_values, limit),
+                    "SELECT DISTINCT x.r FROM unnest(%s::bigint[]) AS c(id), LATERAL ("
+                    "SELECT DISTINCT reaction_rowid AS r FROM participants "
+                    "WHERE compound_id = c.id AND role = ANY(%s) "
+                    "ORDER BY reaction_rowid LIMIT %s) x ORDER BY x.r LIMIT %s",
+                    (ids, role_values, limit, limit),
                 )
             ]
             rows = self._q(
