@@ -10,8 +10,6 @@ on disk, so each timed search only loads them. Writes the ``cold_start`` section
     python benchmarks/lit_cold_start.py [--runs 7] [--papers 150]
 """
 
-# ruff: noqa: E501  (report prose: one markdown line per table row or paragraph, as in RESULTS.md)
-
 from __future__ import annotations
 
 import argparse
@@ -89,9 +87,12 @@ def main() -> int:
         [
             "## Cold start of `chemground lit search`",
             "",
-            f"Wall time of one hybrid search from a fresh process over {args.papers} passages (index and vectors on "
-            f'disk, MiniLM on ONNX Runtime), alternated {args.runs} times with `python -c "import rdkit.Chem"`; '
-            f"medians. Preparing the workspace (add + index + embed) took {prepare:.0f} s once. Load average at the "
+            f"Wall time of one hybrid search from a fresh process over {args.papers} passages "
+            "(index and vectors on "
+            f"disk, MiniLM on ONNX Runtime), alternated {args.runs} times with `python -c "
+            '"import rdkit.Chem"`; '
+            f"medians. Preparing the workspace (add + index + embed) took {prepare:.0f} s once. "
+            "Load average at the "
             f"end: {load:.1f} on 2 cores.",
             "",
             "| command | median s | min s | max s |",

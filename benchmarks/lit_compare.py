@@ -9,14 +9,13 @@ seed 0); a difference is paired (the same resampled questions for both systems).
 
 Fusion tuning. Each channel's ranking is computed once per question; weighted reciprocal-rank
 fusion is then evaluated offline for every weight vector on a grid (each word/vector channel
-0, 0.5, 1 or 2, the mention channel 1; k 20 or 60). To say how much tuning is worth without fooling ourselves, weights
+0, 0.5, 1 or 2, the mention channel 1; k 20 or 60). To say how much tuning is worth without fooling
+ourselves, weights
 are tuned on one set and scored on the other (neg -> multi, multi -> neg); the product default
 is then the weights tuned on both sets, and its in-sample figures are labelled as such.
 
     python benchmarks/lit_compare.py [--kb KB] [--llm-base-url URL --llm-model M --llm-questions 20]
 """
-
-# ruff: noqa: E501  (report prose: one markdown line per table row or paragraph, as in RESULTS.md)
 
 from __future__ import annotations
 
@@ -241,7 +240,8 @@ def main() -> int:
                     }
                 )
                 print(
-                    f"llm re-rank {len(llm_rows)}/{len(subset)}: hybrid {llm_rows[-1]['hybrid']} -> "
+                    f"llm re-rank {len(llm_rows)}/{len(subset)}: hybrid {llm_rows[-1]['hybrid']} "
+                    "-> "
                     f"llm {llm_rows[-1]['llm']} ({seconds:.0f} s)",
                     flush=True,
                 )
@@ -267,16 +267,24 @@ def main() -> int:
     lines = [
         "## Against bm25s, with bootstrap intervals (ChemLit-QA development sets)",
         "",
-        f"Corpus: the {len(texts)} pooled chunks of ChemLit-QA-neg and ChemLit-QA-multi (the development "
-        f"sets; no held-out set is in shared/). {len(per_query)} questions scored (multi-hop rows without a "
-        f"gold chunk in the corpus skipped: {skipped.get('multi', 0)}). `bm25s` with its README defaults "
-        "runs in the same script on the same corpus. Intervals: 95 % percentile bootstrap over questions "
-        "(2,000 resamples); differences are paired. `*` marks a difference whose interval excludes zero.",
+        f"Corpus: the {len(texts)} pooled chunks of ChemLit-QA-neg and ChemLit-QA-multi (the "
+        "development "
+        f"sets; no held-out set is in shared/). {len(per_query)} questions scored (multi-hop "
+        "rows without a "
+        f"gold chunk in the corpus skipped: {skipped.get('multi', 0)}). `bm25s` with its README "
+        "defaults "
+        "runs in the same script on the same corpus. Intervals: 95 % percentile bootstrap over "
+        "questions "
+        "(2,000 resamples); differences are paired. `*` marks a difference whose interval "
+        "excludes zero.",
         "",
-        "**Which sets tuned what.** The views and the equal-weight fusion were designed while looking at "
-        "both sets (earlier work). The fusion grid (BM25, stemmed BM25, window BM25 and dense weights "
+        "**Which sets tuned what.** The views and the equal-weight fusion were designed while "
+        "looking at "
+        "both sets (earlier work). The fusion grid (BM25, stemmed BM25, window BM25 and dense "
+        "weights "
         "0/0.5/1/2 each, the mention channel fixed at 1, k 20/60; "
-        f"{len(configs)} settings) was tuned here: on `neg` and scored on `multi`, on `multi` and scored on "
+        f"{len(configs)} settings) was tuned here: on `neg` and scored on `multi`, on `multi` "
+        "and scored on "
         "`neg` (the honest, out-of-sample rows), and on both (the product default, in-sample).",
         "",
         f"- tuned on neg: {tuned['neg'].describe()}",
@@ -311,7 +319,8 @@ def main() -> int:
         "",
         "Per reasoning type (Recall@1 and the paired difference to bm25s):",
         "",
-        "| set | type | n | bm25s | hybrid tuned on the other set | diff | hybrid tuned on both | diff |",
+        "| set | type | n | bm25s | hybrid tuned on the other set | diff | hybrid tuned on both "
+        "| diff |",
         "| --- | --- | ---: | ---: | ---: | --- | ---: | --- |",
     ]
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
@@ -333,7 +342,8 @@ def main() -> int:
         "",
         "Sensitivity of the fusion (Recall@1 on each set over the grid):",
         "",
-        "| tuned on | best R@1 | equal weights, k 60 | median of the grid | best 10 % of the grid | "
+        "| tuned on | best R@1 | equal weights, k 60 | median of the grid | best 10 % of the "
+        "grid | "
         "one step from the best (min-max) |",
         "| --- | ---: | ---: | ---: | ---: | --- |",
     ]
@@ -365,16 +375,19 @@ def main() -> int:
     fired = sum(r["expanded_1"] for r in per_query)
     lines += [
         "",
-        f"Query expansion (synonyms, abbreviations and short formulas of the compounds the question "
+        "Query expansion (synonyms, abbreviations and short formulas of the compounds the "
+        "question "
         f"names, from the KB record our resolver links) changed the query of {fired} of "
         f"{len(per_query)} questions.",
     ]
     if llm_rows is not None:
         lines += [
             "",
-            f"### LLM re-ranker ({args.llm_model}, local llama.cpp), {len(llm_rows)} random questions",
+            f"### LLM re-ranker ({args.llm_model}, local llama.cpp), {len(llm_rows)} random "
+            "questions",
             "",
-            f"Top {args.llm_depth} of hybrid (tuned on both) re-scored 0-10 by the model, one prompt per "
+            f"Top {args.llm_depth} of hybrid (tuned on both) re-scored 0-10 by the model, one "
+            "prompt per "
             "passage (PaperQA2's evidence scoring); ranks below that are unchanged.",
             "",
             "| system | Recall@1 | MRR@10 |",
@@ -391,7 +404,8 @@ def main() -> int:
         seconds = sorted(r["seconds"] for r in llm_rows)
         lines += [
             "",
-            f"LLM re-ranker − hybrid, Recall@1: {fmt_diff(diff)}; median {seconds[len(seconds) // 2]:.0f} s "
+            f"LLM re-ranker − hybrid, Recall@1: {fmt_diff(diff)}; median "
+            f"{seconds[len(seconds) // 2]:.0f} s "
             f"per question on 2 CPU cores; {len(llm_errors)} unusable replies.",
         ]
     lines += ["", f"Whole run {elapsed:.0f} s."]

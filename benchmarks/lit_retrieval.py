@@ -11,8 +11,6 @@ Needs a KB with the compound dictionary for the mention channel (``--kb``, defau
 settings' KB; built into a temporary folder when missing, ~30 s).
 """
 
-# ruff: noqa: E501  (report prose: one markdown line per table row or paragraph, as in RESULTS.md)
-
 from __future__ import annotations
 
 import argparse
@@ -104,10 +102,14 @@ def main() -> int:
     lines = [
         "## Retrieval on ChemLit-QA (negative + multi-hop sets)",
         "",
-        f"Corpus: the {len(texts)} distinct chunks of both files (each row's `chunk` and `similar_chunks`); "
-        f"{duplicates} of them have a near-duplicate (same text up to encoding damage), which counts as the "
-        "same chunk. Gold chunk of a negative-set question: its own chunk, or any chunk holding all of its "
-        "context sentences. Multi-hop rows have no chunk: gold is any chunk holding one of their context "
+        f"Corpus: the {len(texts)} distinct chunks of both files (each row's `chunk` and "
+        "`similar_chunks`); "
+        f"{duplicates} of them have a near-duplicate (same text up to encoding damage), which "
+        "counts as the "
+        "same chunk. Gold chunk of a negative-set question: its own chunk, or any chunk holding "
+        "all of its "
+        "context sentences. Multi-hop rows have no chunk: gold is any chunk holding one of their "
+        "context "
         f"sentences, and rows with none in the corpus are skipped ({skipped.get('multi', 0)} of "
         f"{len(records['multi'])}). Queries: the negative set's `Question`, the multi-hop set's "
         "`Updated_question` (the two-hop rewrite). Fusion: weighted reciprocal rank, "
@@ -120,8 +122,10 @@ def main() -> int:
         for method, s in by_method.items():
             hops = s.get("all_hops@5")
             lines.append(
-                f"| {name} | {method} | {s['queries']} | {s['recall@1']:.3f} | {s['recall@5']:.3f} | "
-                f"{s['recall@10']:.3f} | {s['mrr']:.3f} | {'' if hops is None else f'{hops:.3f}'} | "
+                f"| {name} | {method} | {s['queries']} | {s['recall@1']:.3f} | "
+                f"{s['recall@5']:.3f} | "
+                f"{s['recall@10']:.3f} | {s['mrr']:.3f} | "
+                f"{'' if hops is None else f'{hops:.3f}'} | "
                 f"{s['latency_ms_p50']:.1f} |"
             )
     lines += [
@@ -139,8 +143,10 @@ def main() -> int:
     lines += [
         "",
         f"Index of the {len(texts)} chunks: {timings['windows']} sentence windows, BM25 views "
-        f"{timings['bm25_seconds']:.1f} s, dense {timings['dense_seconds']:.1f} s (embedding cache may "
-        f"have been warm). Whole run {elapsed:.0f} s. Latency p50 includes encoding the question with "
+        f"{timings['bm25_seconds']:.1f} s, dense {timings['dense_seconds']:.1f} s (embedding "
+        "cache may "
+        f"have been warm). Whole run {elapsed:.0f} s. Latency p50 includes encoding the question "
+        "with "
         "MiniLM on one CPU thread.",
     ]
     text = "\n".join(lines)

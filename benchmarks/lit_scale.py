@@ -65,22 +65,60 @@ class RandomUnitEmbedder:
 
 def sentence_pool() -> tuple[list[str], list[str], str]:
     """Sentences to build chunks from, questions to ask, and where they came from."""
-    files = [DATA / "ChemLit-QA-neg" / "chemlit_qa_neg_dataset.csv",
-             DATA / "ChemLit-QA-multi" / "chemlit_qa_multi_sampled.csv"]
+    files = [
+        DATA / "ChemLit-QA-neg" / "chemlit_qa_neg_dataset.csv",
+        DATA / "ChemLit-QA-multi" / "chemlit_qa_multi_sampled.csv",
+    ]
     if all(f.is_file() for f in files):
         from chemground.lit.evaluate import pool_chunks
         from chemground.lit.qac.schema import read_qac_csv
 
         records = [r for f in files for r in read_qac_csv(f)]
-        sentences = [c[s:e] for c in pool_chunks(records) for s, e in sentence_spans(c) if e - s > 40]
+        sentences = [
+            c[s:e] for c in pool_chunks(records) for s, e in sentence_spans(c) if e - s > 40
+        ]
         return sentences, [r.question for r in records], "sentences of the ChemLit-QA chunks"
     rng = random.Random(1)
-    words = [f"{stem}{suffix}" for stem in ("benz", "tolu", "pyrid", "carb", "sulf", "phosph", "nitr", "ox", "hydr",
-                                            "chlor", "brom", "fluor", "meth", "eth", "prop", "but", "cycl", "arom")
-             for suffix in ("ene", "ane", "ol", "one", "ide", "ate", "ine", "yl", "ium", "ation", "ysis")]
-    words += ["catalyst", "yield", "reaction", "solvent", "temperature", "pressure", "mechanism", "rate", "selectivity", "spectra"]
-    sentences = [" ".join(rng.choice(words) for _ in range(rng.randint(12, 30))).capitalize() + "."
-                 for _ in range(20000)]
+    words = [
+        f"{stem}{suffix}"
+        for stem in (
+            "benz",
+            "tolu",
+            "pyrid",
+            "carb",
+            "sulf",
+            "phosph",
+            "nitr",
+            "ox",
+            "hydr",
+            "chlor",
+            "brom",
+            "fluor",
+            "meth",
+            "eth",
+            "prop",
+            "but",
+            "cycl",
+            "arom",
+        )
+        for suffix in ("ene", "ane", "ol", "one", "ide", "ate", "ine", "yl", "ium", "ation", "ysis")
+    ]
+    words += [
+        "catalyst",
+        "yield",
+        "reaction",
+        "solvent",
+        "temperature",
+        "pressure",
+        "mechanism",
+        "rate",
+        "selectivity",
+        "spectra",
+    ]
+    sentences = [
+        " ".join(rng.choice(words) for _ in range(rng.randint(12, 30))).capitalize() + "."
+        for _ in range(20000)
+    ]
     return sentences, [s[:90] + "?" for s in rng.sample(sentences, 300)], "a synthetic vocabulary"
 
 
@@ -105,8 +143,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--embed-sample", type=int, default=1000, help="windows encoded with MiniLM for throughput")
-    parser.add_argument("--kb", type=Path, default=None, help="KB with the dictionary (mentions); default: settings")
+    parser.add_argument(
+        "--embed-sample", type=int, default=1000, help="windows encoded with MiniLM for throughput"
+    )
+    parser.add_argument(
+        "--kb", type=Path, default=None, help="KB with the dictionary (mentions); default: settings"
+    )
     args = parser.parse_args()
     settings = get_settings()
     base_kb = args.kb or settings.kb_path
@@ -126,17 +168,33 @@ def main() -> int:
 
         started = time.perf_counter()
         for start in range(0, len(texts), CHUNKS_PER_DOCUMENT):
-            part = texts[start:start + CHUNKS_PER_DOCUMENT]
+            part = texts[start : start + CHUNKS_PER_DOCUMENT]
             document_text = "\n\n".join(part)
             sha = hashlib.sha256(f"synthetic-{start}".encode()).hexdigest()
             document_id = document_id_for(sha)
             chunks, offset = [], 0
             for seq, text in enumerate(part):
-                chunks.append(Chunk(chunk_id_for(document_id, seq), document_id, seq, offset, offset + len(text), text))
+                chunks.append(
+                    Chunk(
+                        chunk_id_for(document_id, seq),
+                        document_id,
+                        seq,
+                        offset,
+                        offset + len(text),
+                        text,
+                    )
+                )
                 offset += len(text) + 2
-            store.insert(Document(document_id, sha, f"synthetic:{start}", "text", document_text), chunks)
+            store.insert(
+                Document(document_id, sha, f"synthetic:{start}", "text", document_text), chunks
+            )
         store_seconds = time.perf_counter() - started
-        rows.append(("store chunks in the KB", f"{len(texts) / store_seconds:,.0f} chunks/s ({store_seconds:.1f} s)"))
+        rows.append(
+            (
+                "store chunks in the KB",
+                f"{len(texts) / store_seconds:,.0f} chunks/s ({store_seconds:.1f} s)",
+            )
+        )
 
         if base_kb.exists():
             finder = MentionFinder(kb, names=MemoryNameIndex(kb))
@@ -144,19 +202,37 @@ def main() -> int:
             started = time.perf_counter()
             found = sum(len(finder.find(t)) for t in sample)
             seconds = time.perf_counter() - started
-            rows.append(("find compound mentions (full dictionary)",
-                         f"{len(sample) / seconds:,.0f} chunks/s on {len(sample)} chunks ({found} mentions)"))
+            rows.append(
+                (
+                    "find compound mentions (full dictionary)",
+                    f"{len(sample) / seconds:,.0f} chunks/s on {len(sample)} chunks ({found} "
+                    "mentions)",
+                )
+            )
 
-        window_sample = [t[s:e] for t in texts[:400] for s, e in sentence_spans(t)][:args.embed_sample]
+        window_sample = [t[s:e] for t in texts[:400] for s, e in sentence_spans(t)][
+            : args.embed_sample
+        ]
         windows_per_chunk = None
         started = time.perf_counter()
-        index, stats = LitIndex.build(store, folder / "index", dense=True, embedder=RandomUnitEmbedder())
+        index, stats = LitIndex.build(
+            store, folder / "index", dense=True, embedder=RandomUnitEmbedder()
+        )
         build_seconds = time.perf_counter() - started
         windows_per_chunk = stats.windows / max(stats.chunks, 1)
-        rows.append(("BM25 index, three views (plain, stemmed, stemmed sentence windows)",
-                     f"{stats.chunks / stats.seconds_bm25:,.0f} chunks/s ({stats.seconds_bm25:.1f} s, "
-                     f"{stats.windows:,} windows = {windows_per_chunk:.1f} per chunk)"))
-        rows.append(("whole index build with random vectors (BM25 + vector files)", f"{build_seconds:.1f} s"))
+        rows.append(
+            (
+                "BM25 index, three views (plain, stemmed, stemmed sentence windows)",
+                f"{stats.chunks / stats.seconds_bm25:,.0f} chunks/s ({stats.seconds_bm25:.1f} s, "
+                f"{stats.windows:,} windows = {windows_per_chunk:.1f} per chunk)",
+            )
+        )
+        rows.append(
+            (
+                "whole index build with random vectors (BM25 + vector files)",
+                f"{build_seconds:.1f} s",
+            )
+        )
         if dense:
             from chemground.retrieval.embeddings import Embedder
 
@@ -168,12 +244,20 @@ def main() -> int:
             per_window = len(window_sample) / seconds
             from chemground.retrieval import onnx_encoder
 
-            backend = "PyTorch" if onnx_encoder.onnx_failure() or onnx_encoder.backend_wanted() == "torch" \
+            backend = (
+                "PyTorch"
+                if onnx_encoder.onnx_failure() or onnx_encoder.backend_wanted() == "torch"
                 else "ONNX Runtime"
-            rows.append((f"MiniLM encoding of sentence windows (CPU, {backend})",
-                         f"{per_window:,.0f} windows/s = {per_window / windows_per_chunk:,.1f} chunks/s "
-                         f"(so {args.chunks:,} chunks take ~{args.chunks / (per_window / windows_per_chunk) / 3600:.1f} h once; "
-                         "vectors are cached)"))
+            )
+            rows.append(
+                (
+                    f"MiniLM encoding of sentence windows (CPU, {backend})",
+                    f"{per_window:,.0f} windows/s = {per_window / windows_per_chunk:,.1f} chunks/s "
+                    f"(so {args.chunks:,} chunks take "
+                    f"~{args.chunks / (per_window / windows_per_chunk) / 3600:.1f} h once; "
+                    "vectors are cached)",
+                )
+            )
             query_embedder = Embedder(None)
         else:
             query_embedder = None
@@ -181,7 +265,9 @@ def main() -> int:
 
         from chemground.chem.names import NameResolver
 
-        retriever = LitRetriever(kb, index, embedder=query_embedder, resolver=NameResolver(kb, None))
+        retriever = LitRetriever(
+            kb, index, embedder=query_embedder, resolver=NameResolver(kb, None)
+        )
         rng = random.Random(2)
         asked = [rng.choice(questions) for _ in range(args.queries)]
         latency: dict[str, list[float]] = {}
@@ -198,19 +284,39 @@ def main() -> int:
                 if method == "hybrid":
                     for key, value in result.timings_ms.items():
                         parts.setdefault(key, []).append(value)
-        lines = [f"## Scale: {args.chunks:,} chunks", "",
-                 f"Chunks of ~1,500 characters assembled from {source} (seed 0). The machine: "
-                 f"{_machine()}.", "", "| what | measured |", "| --- | --- |"]
+        lines = [
+            f"## Scale: {args.chunks:,} chunks",
+            "",
+            f"Chunks of ~1,500 characters assembled from {source} (seed 0). The machine: "
+            f"{_machine()}.",
+            "",
+            "| what | measured |",
+            "| --- | --- |",
+        ]
         lines += [f"| {what} | {value} |" for what, value in rows]
-        lines += ["", f"Query latency over {args.queries} questions (top 5, warm index, question encoded by MiniLM "
-                  "on one thread; the 100k index holds random unit vectors in place of window embeddings; chunk vectors "
-                  f"scanned by {index.chunk_search.backend if index.chunk_search else 'numpy'}):", "",
-                  "| method | p50 ms | p95 ms | mean ms |", "| --- | ---: | ---: | ---: |"]
+        lines += [
+            "",
+            f"Query latency over {args.queries} questions (top 5, warm index, question encoded "
+            "by MiniLM "
+            "on one thread; the 100k index holds random unit vectors in place of window "
+            "embeddings; chunk vectors "
+            f"scanned by {index.chunk_search.backend if index.chunk_search else 'numpy'}):",
+            "",
+            "| method | p50 ms | p95 ms | mean ms |",
+            "| --- | ---: | ---: | ---: |",
+        ]
         for method, values in latency.items():
-            lines.append(f"| {method} | {percentile(values, 50):.1f} | {percentile(values, 95):.1f} | "
-                         f"{statistics.mean(values):.1f} |")
-        lines += ["", "Hybrid, median per step (ms): " + ", ".join(
-            f"{k} {statistics.median(v):.1f}" for k, v in parts.items() if k != "total")]
+            lines.append(
+                f"| {method} | {percentile(values, 50):.1f} | {percentile(values, 95):.1f} | "
+                f"{statistics.mean(values):.1f} |"
+            )
+        lines += [
+            "",
+            "Hybrid, median per step (ms): "
+            + ", ".join(
+                f"{k} {statistics.median(v):.1f}" for k, v in parts.items() if k != "total"
+            ),
+        ]
         text = "\n".join(lines)
         print(text)
         write_section("scale", text)

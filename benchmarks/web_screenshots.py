@@ -6,7 +6,8 @@ from Debian; nothing is downloaded) and writes one PNG per view into ``--out``
 (``docs/img`` by default): the answer view of a reaction question, a compound page, a route,
 a tool answer, the review mode, and the answer view at phone width.
 
-    python benchmarks/web_screenshots.py [--kb KB.sqlite] [--out docs/img] [--url http://127.0.0.1:8000]
+    python benchmarks/web_screenshots.py [--kb KB.sqlite] [--out docs/img] [--url
+    http://127.0.0.1:8000]
 """
 
 from __future__ import annotations

@@ -35,8 +35,13 @@ def _isolated_settings(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("CHEMGROUND_CONFIG", str(home / "config.toml"))
     monkeypatch.setenv("CHEMGROUND_KB", str(home / "kb.sqlite"))
     monkeypatch.setenv("CHEMGROUND_CACHE_DIR", str(home / "cache"))
-    for name in ("CHEMGROUND_LLM_BASE_URL", "CHEMGROUND_LLM_MODEL", "CHEMGROUND_LLM_API_KEY",
-                 "OPENAI_BASE_URL", "OPENAI_API_KEY"):
+    for name in (
+        "CHEMGROUND_LLM_BASE_URL",
+        "CHEMGROUND_LLM_MODEL",
+        "CHEMGROUND_LLM_API_KEY",
+        "OPENAI_BASE_URL",
+        "OPENAI_API_KEY",
+    ):
         monkeypatch.delenv(name, raising=False)
     get_settings.cache_clear()
     yield
@@ -106,13 +111,17 @@ def small_kb(small_kb_path) -> SQLiteKB:
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
-        pytest.skip(f"shared data not found at {SHARED_DATA} (tests that read ../shared/data skip without it)")
+        pytest.skip(
+            f"shared data not found at {SHARED_DATA} (tests that read ../shared/data skip "
+            "without it)"
+        )
     return SHARED_DATA
 
 
 @pytest.fixture(scope="session")
 def postgres_server():
-    """One throwaway PostgreSQL cluster with the RDKit cartridge per session (tests/support/postgres.py);
+    """One throwaway PostgreSQL cluster with the RDKit cartridge per session
+    (tests/support/postgres.py);
     skipped, with the reason, where the server packages are not installed."""
     from tests.support.postgres import start_server
 

@@ -33,16 +33,26 @@ def base_url(small_kb_path, tmp_path_factory):
 
 
 def test_ask_over_http(base_url):
-    reply = httpx.post(f"{base_url}/ask", json={"question": "What is the molecular weight of CC(=O)Nc1ccc(O)cc1?",
-                                                "id": "h1"}, timeout=30)
+    reply = httpx.post(
+        f"{base_url}/ask",
+        json={"question": "What is the molecular weight of CC(=O)Nc1ccc(O)cc1?", "id": "h1"},
+        timeout=30,
+    )
     assert reply.status_code == 200
     data = reply.json()
-    assert data["id"] == "h1" and data["value"] == 151.16 and data["evidence"][0]["match"] == "exact"
+    assert (
+        data["id"] == "h1" and data["value"] == 151.16 and data["evidence"][0]["match"] == "exact"
+    )
 
 
 def test_retrieve_compound_health_and_page(base_url):
-    hits = httpx.post(f"{base_url}/retrieve", json={"question": "smiles for aspirin", "k": 2}, timeout=30).json()
-    assert hits["query"]["aspect"] == "name_to_smiles" and hits["hits"][0]["record"]["smiles"] == "CC(=O)Oc1ccccc1C(=O)O"
+    hits = httpx.post(
+        f"{base_url}/retrieve", json={"question": "smiles for aspirin", "k": 2}, timeout=30
+    ).json()
+    assert (
+        hits["query"]["aspect"] == "name_to_smiles"
+        and hits["hits"][0]["record"]["smiles"] == "CC(=O)Oc1ccccc1C(=O)O"
+    )
     record = httpx.get(f"{base_url}/compound", params={"q": "Clc1ncc(Cl)cn1"}, timeout=30).json()
     assert record["formula"] == "C4H2Cl2N2"
     assert httpx.get(f"{base_url}/health", timeout=30).json()["reactions"] == 274

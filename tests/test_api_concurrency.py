@@ -17,14 +17,16 @@ from chemground.kb.sqlite_store import SQLiteKB
 from chemground.settings import Settings
 from tests.support.uvicorn_server import serving
 
-WAIT_S = 30  # how long a blocked request may wait before the test gives up (a failure, not a timing)
-
-
+WAIT_S = (
+    30  # how long a blocked request may wait before the test gives up (a failure, not a timing)
+)
 
 
 @pytest.fixture(scope="module")
 def app(small_kb_path, tmp_path_factory):
-    return create_app(Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("cache"), api_threads=4))
+    return create_app(
+        Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("cache"), api_threads=4)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +60,9 @@ def test_a_slow_question_blocks_neither_health_nor_other_requests(base_url, qa, 
         return real_ask(question, **kwargs)
 
     monkeypatch.setattr(qa, "ask", slow_ask)
-    thread, box = _in_background(lambda: httpx.post(f"{base_url}/ask", json={"question": "slow one"},
-                                                    timeout=WAIT_S + 30))
+    thread, box = _in_background(
+        lambda: httpx.post(f"{base_url}/ask", json={"question": "slow one"}, timeout=WAIT_S + 30)
+    )
     assert entered.wait(WAIT_S)
     try:
         # the slow question is still in progress: everything else is answered meanwhile
@@ -67,7 +70,9 @@ def test_a_slow_question_blocks_neither_health_nor_other_requests(base_url, qa, 
         assert health.status_code == 200 and health.json()["status"] == "ok"
         record = httpx.get(f"{base_url}/compound", params={"q": "aspirin"}, timeout=WAIT_S)
         assert record.status_code == 200 and record.json()["formula"] == "C9H8O4"
-        other = httpx.post(f"{base_url}/ask", json={"question": "smiles for aspirin"}, timeout=WAIT_S)
+        other = httpx.post(
+            f"{base_url}/ask", json={"question": "smiles for aspirin"}, timeout=WAIT_S
+        )
         assert other.status_code == 200 and other.json()["value"] == "CC(=O)Oc1ccccc1C(=O)O"
         assert thread.is_alive() and not release.is_set()
     finally:
@@ -86,8 +91,12 @@ def test_questions_are_answered_in_parallel(base_url, qa, monkeypatch):
         return real_ask(question, **kwargs)
 
     monkeypatch.setattr(qa, "ask", meeting_ask)
-    threads = [_in_background(lambda q=q: httpx.post(f"{base_url}/ask", json={"question": q}, timeout=WAIT_S + 30))
-               for q in ("smiles for aspirin", "What is the formula of caffeine?")]
+    threads = [
+        _in_background(
+            lambda q=q: httpx.post(f"{base_url}/ask", json={"question": q}, timeout=WAIT_S + 30)
+        )
+        for q in ("smiles for aspirin", "What is the formula of caffeine?")
+    ]
     for thread, _ in threads:
         thread.join(WAIT_S + 30)
     replies = [box["result"] for _, box in threads]
@@ -114,9 +123,15 @@ def test_many_concurrent_requests_all_succeed(base_url):
     def client(i: int) -> None:
         with httpx.Client(timeout=60) as c:
             for j in range(3):
-                reply = (c.get(f"{base_url}/health") if (i + j) % 3 == 0 else
-                         c.post(f"{base_url}/ask", json={"question": "What is the molecular weight of CCO?"})
-                         if (i + j) % 3 == 1 else c.get(f"{base_url}/compound", params={"q": "benzaldehyde"}))
+                reply = (
+                    c.get(f"{base_url}/health")
+                    if (i + j) % 3 == 0
+                    else c.post(
+                        f"{base_url}/ask", json={"question": "What is the molecular weight of CCO?"}
+                    )
+                    if (i + j) % 3 == 1
+                    else c.get(f"{base_url}/compound", params={"q": "benzaldehyde"})
+                )
                 with lock:
                     results.append(reply.status_code)
 

@@ -3,8 +3,6 @@ the Host check, and `chemground serve --workers`."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import os
 import re
 import signal
@@ -25,12 +23,16 @@ from tests.support.uvicorn_server import free_port, serving
 LIMITS = dict(api_max_body_bytes=16 * 1024, max_question_chars=4000, api_max_query_chars=300)
 
 
-
-
 @pytest.fixture(scope="module")
 def app(small_kb_path, tmp_path_factory):
-    return create_app(Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("cache"),
-                               api_allowed_hosts="chem.example.org, *.lab.example", **LIMITS))
+    return create_app(
+        Settings(
+            kb_path=small_kb_path,
+            cache_dir=tmp_path_factory.mktemp("cache"),
+            api_allowed_hosts="chem.example.org, *.lab.example",
+            **LIMITS,
+        )
+    )
 
 
 @pytest.fixture(scope="module")
@@ -41,14 +43,21 @@ def base_url(app):
 
 @pytest.fixture(scope="module")
 def token_url(small_kb_path, tmp_path_factory):
-    app = create_app(Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("cache"),
-                              api_token="s3cret-token"))
+    app = create_app(
+        Settings(
+            kb_path=small_kb_path,
+            cache_dir=tmp_path_factory.mktemp("cache"),
+            api_token="s3cret-token",
+        )
+    )
     with serving(app) as url:
         yield url
 
 
 def _post_raw(url: str, body: bytes, **kwargs) -> httpx.Response:
-    return httpx.post(url, content=body, headers={"content-type": "application/json"}, timeout=30, **kwargs)
+    return httpx.post(
+        url, content=body, headers={"content-type": "application/json"}, timeout=30, **kwargs
+    )
 
 
 def _detail(reply: httpx.Response) -> str:
@@ -57,10 +66,15 @@ def _detail(reply: httpx.Response) -> str:
     return detail if isinstance(detail, str) else str(detail)
 
 
-# -- limits ---------------------------------------------------------------------------------------------
+# -- limits
+# ---------------------------------------------------------------------------------------------
 def test_a_body_over_the_limit_is_a_413(base_url):
     reply = httpx.post(f"{base_url}/ask", json={"question": "benzene " * 5000}, timeout=30)
-    assert reply.status_code == 413 and "16,384 bytes" in _detail(reply) and "api_max_body_bytes" in _detail(reply)
+    assert (
+        reply.status_code == 413
+        and "16,384 bytes" in _detail(reply)
+        and "api_max_body_bytes" in _detail(reply)
+    )
 
     def chunks():  # no Content-Length: counted while reading
         yield b'{"question": "'
@@ -68,8 +82,12 @@ def test_a_body_over_the_limit_is_a_413(base_url):
             yield b"benzene " * 100
         yield b'"}'
 
-    reply = httpx.post(f"{base_url}/ask", content=chunks(), headers={"content-type": "application/json"},
-                       timeout=30)
+    reply = httpx.post(
+        f"{base_url}/ask",
+        content=chunks(),
+        headers={"content-type": "application/json"},
+        timeout=30,
+    )
     assert reply.status_code == 413 and "16,384 bytes" in _detail(reply)
 
 
@@ -83,7 +101,9 @@ def test_a_question_over_the_limit_is_a_422_naming_it(base_url):
 
 def test_a_compound_query_over_the_limit_is_a_422(base_url):
     reply = httpx.get(f"{base_url}/compound", params={"q": "C" * 60_000}, timeout=30)
-    assert reply.status_code == 422 and "limit is 300" in _detail(reply) and len(reply.content) < 500
+    assert (
+        reply.status_code == 422 and "limit is 300" in _detail(reply) and len(reply.content) < 500
+    )
 
 
 def test_a_lone_surrogate_or_invalid_utf8_is_a_clean_400(base_url):
@@ -98,7 +118,9 @@ def test_a_lone_surrogate_or_invalid_utf8_is_a_clean_400(base_url):
 
 
 def test_validation_errors_do_not_echo_huge_inputs(base_url):
-    reply = httpx.post(f"{base_url}/ask", json={"question": "benzene", "k": "9" * 10_000}, timeout=30)
+    reply = httpx.post(
+        f"{base_url}/ask", json={"question": "benzene", "k": "9" * 10_000}, timeout=30
+    )
     assert reply.status_code == 422 and len(reply.content) < 2000
     reply = httpx.post(f"{base_url}/ask", json=["x" * 10_000], timeout=30)
     assert reply.status_code == 422 and len(reply.content) < 2000
@@ -108,7 +130,9 @@ def test_validation_errors_do_not_echo_huge_inputs(base_url):
 
 def test_error_messages_are_cut_short(base_url, app, monkeypatch):
     def echoing_ask(question, **kwargs):
-        raise ChemgroundError(f"could not read {question!r}; {question!r} is {question!r} or {question!r}")
+        raise ChemgroundError(
+            f"could not read {question!r}; {question!r} is {question!r} or {question!r}"
+        )
 
     monkeypatch.setattr(app.state.service.qa, "ask", echoing_ask)
     reply = httpx.post(f"{base_url}/ask", json={"question": "Q" * 3900}, timeout=30)
@@ -122,7 +146,9 @@ def test_an_unexpected_error_is_a_json_500_without_the_input(base_url, app, monk
 
     monkeypatch.setattr(app.state.service.qa, "ask", broken_ask)
     reply = httpx.post(f"{base_url}/ask", json={"question": "secret " * 100}, timeout=30)
-    assert reply.status_code == 500 and "RuntimeError" in _detail(reply) and "secret" not in reply.text
+    assert (
+        reply.status_code == 500 and "RuntimeError" in _detail(reply) and "secret" not in reply.text
+    )
     assert reply.headers["x-content-type-options"] == "nosniff"
 
 
@@ -133,18 +159,22 @@ def test_other_errors_are_json(base_url):
     assert reply.status_code == 400 and "unknown method" in _detail(reply)
 
 
-# -- security headers --------------------------------------------------------------------------------
+# -- security headers
+# --------------------------------------------------------------------------------
 def _csp(reply: httpx.Response) -> dict[str, str]:
     policy = reply.headers["content-security-policy"]
     return {part.split()[0]: part.strip() for part in policy.split(";") if part.strip()}
 
 
 def test_every_response_has_the_security_headers(base_url):
-    replies = [httpx.get(f"{base_url}/", timeout=30), httpx.get(f"{base_url}/health", timeout=30),
-               httpx.post(f"{base_url}/ask", json={"question": "smiles for aspirin"}, timeout=30),
-               httpx.get(f"{base_url}/nowhere", timeout=30),
-               httpx.post(f"{base_url}/ask", json={"question": "benzene " * 5000}, timeout=30),
-               httpx.get(f"{base_url}/health", headers={"host": "evil.example"}, timeout=30)]
+    replies = [
+        httpx.get(f"{base_url}/", timeout=30),
+        httpx.get(f"{base_url}/health", timeout=30),
+        httpx.post(f"{base_url}/ask", json={"question": "smiles for aspirin"}, timeout=30),
+        httpx.get(f"{base_url}/nowhere", timeout=30),
+        httpx.post(f"{base_url}/ask", json={"question": "benzene " * 5000}, timeout=30),
+        httpx.get(f"{base_url}/health", headers={"host": "evil.example"}, timeout=30),
+    ]
     for reply in replies:
         assert reply.headers["x-content-type-options"] == "nosniff"
         assert reply.headers["x-frame-options"] == "DENY"
@@ -169,13 +199,29 @@ def test_the_page_csp_allows_only_this_servers_scripts_and_styles(base_url):
     assert "Authorization" in script  # the page can send the optional token
 
 
-# -- Host check ----------------------------------------------------------------------------------------
+# -- Host check
+# ----------------------------------------------------------------------------------------
 def test_host_header_check(base_url):
     port = base_url.rsplit(":", 1)[1]
-    ok = ["localhost", f"localhost:{port}", "127.0.0.1", f"[::1]:{port}", "chem.example.org", "a.lab.example"]
+    ok = [
+        "localhost",
+        f"localhost:{port}",
+        "127.0.0.1",
+        f"[::1]:{port}",
+        "chem.example.org",
+        "a.lab.example",
+    ]
     for host in ok:
-        assert httpx.get(f"{base_url}/health", headers={"host": host}, timeout=30).status_code == 200, host
-    for host in ["evil.example", "localhost.evil.example", "chem.example.org.evil", "lab.example", "[::2]"]:
+        assert (
+            httpx.get(f"{base_url}/health", headers={"host": host}, timeout=30).status_code == 200
+        ), host
+    for host in [
+        "evil.example",
+        "localhost.evil.example",
+        "chem.example.org.evil",
+        "lab.example",
+        "[::2]",
+    ]:
         reply = httpx.get(f"{base_url}/health", headers={"host": host}, timeout=30)
         assert reply.status_code == 400 and "--allow-host" in _detail(reply), host
 
@@ -188,26 +234,41 @@ def test_host_name_parsing():
     assert host_name("") is None
 
 
-# -- the optional token ----------------------------------------------------------------------------------
+# -- the optional token
+# ----------------------------------------------------------------------------------
 def test_with_a_token_only_the_page_health_and_docs_are_public(token_url):
     for path in ("/", "/health", "/docs", "/openapi.json"):
         assert httpx.get(f"{token_url}{path}", timeout=30).status_code == 200, path
-    calls = [("POST", "/ask", {"json": {"question": "smiles for aspirin"}}),
-             ("POST", "/retrieve", {"json": {"question": "smiles for aspirin"}}),
-             ("GET", "/compound", {"params": {"q": "aspirin"}})]
+    calls = [
+        ("POST", "/ask", {"json": {"question": "smiles for aspirin"}}),
+        ("POST", "/retrieve", {"json": {"question": "smiles for aspirin"}}),
+        ("GET", "/compound", {"params": {"q": "aspirin"}}),
+    ]
     for method, path, kwargs in calls:
-        for headers in ({}, {"authorization": "Bearer wrong"}, {"authorization": "s3cret-token"},
-                        {"authorization": "Basic s3cret-token"}):
-            reply = httpx.request(method, f"{token_url}{path}", headers=headers, timeout=30, **kwargs)
+        for headers in (
+            {},
+            {"authorization": "Bearer wrong"},
+            {"authorization": "s3cret-token"},
+            {"authorization": "Basic s3cret-token"},
+        ):
+            reply = httpx.request(
+                method, f"{token_url}{path}", headers=headers, timeout=30, **kwargs
+            )
             assert reply.status_code == 401 and "token" in _detail(reply), (path, headers)
             assert reply.headers["www-authenticate"].startswith("Bearer")
         for scheme in ("Bearer", "bearer"):
-            reply = httpx.request(method, f"{token_url}{path}", headers={"authorization": f"{scheme} s3cret-token"},
-                                  timeout=30, **kwargs)
+            reply = httpx.request(
+                method,
+                f"{token_url}{path}",
+                headers={"authorization": f"{scheme} s3cret-token"},
+                timeout=30,
+                **kwargs,
+            )
             assert reply.status_code == 200, (path, reply.text[:200])
 
 
-# -- the command line ------------------------------------------------------------------------------------
+# -- the command line
+# ------------------------------------------------------------------------------------
 def test_serve_has_the_new_options():
     from chemground.cli import app as cli
 
@@ -225,7 +286,7 @@ def _children(pid: int) -> list[int]:
                     stat = f.read()
             except OSError:
                 continue
-            if int(stat[stat.rindex(")") + 2:].split()[1]) == pid:
+            if int(stat[stat.rindex(")") + 2 :].split()[1]) == pid:
                 out.append(int(entry))
     return out
 
@@ -239,13 +300,34 @@ def _running(pid: int) -> bool:
 
 
 def test_serve_with_two_workers_and_a_token(small_kb_path, tmp_path):
-    """The settings (token included) reach worker processes; both serve; they end with their parent."""
+    """The settings (token included) reach worker processes; both serve; they end with their
+    parent."""
     port = free_port()
-    env = {**os.environ, "CHEMGROUND_API_TOKEN": "tok-123", "CHEMGROUND_CACHE_DIR": str(tmp_path / "cache")}
+    env = {
+        **os.environ,
+        "CHEMGROUND_API_TOKEN": "tok-123",
+        "CHEMGROUND_CACHE_DIR": str(tmp_path / "cache"),
+    }
     process = subprocess.Popen(
-        [sys.executable, "-m", "chemground", "--kb", str(small_kb_path), "serve", "--port", str(port),
-         "--workers", "2", "--allow-host", "chem.example.org"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "chemground",
+            "--kb",
+            str(small_kb_path),
+            "serve",
+            "--port",
+            str(port),
+            "--workers",
+            "2",
+            "--allow-host",
+            "chem.example.org",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(1200):
@@ -261,7 +343,10 @@ def test_serve_with_two_workers_and_a_token(small_kb_path, tmp_path):
         for _ in range(6):  # new connections: both workers answer
             reply = httpx.get(f"{url}/compound", params={"q": "aspirin"}, headers=good, timeout=30)
             assert reply.status_code == 200 and reply.json()["formula"] == "C9H8O4"
-        assert httpx.get(f"{url}/health", headers={"host": "chem.example.org"}, timeout=30).status_code == 200
+        assert (
+            httpx.get(f"{url}/health", headers={"host": "chem.example.org"}, timeout=30).status_code
+            == 200
+        )
         if sys.platform.startswith("linux"):  # workers do not outlive a killed parent
             workers = _children(process.pid)
             assert workers

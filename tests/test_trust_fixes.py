@@ -76,7 +76,8 @@ def test_statistics_and_prices_are_out_of_scope(tool_qa):
         ("what else is acetic acid called?", "synonyms"),
         ("Tell me a bit about aspirin.", "description"),
         (
-            "if I couple bromobenzene with morpholine under Buchwald-Hartwig conditions, what comes out?",
+            "if I couple bromobenzene with morpholine under Buchwald-Hartwig conditions, what "
+            "comes out?",
             "product",
         ),
         ("what goes in to make aspirin?", "reactants"),

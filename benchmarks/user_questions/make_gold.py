@@ -176,8 +176,11 @@ def property_gold(aspect: str, smiles: str) -> dict:
         }
     if aspect == "hbd":
         values = sorted(
-            {f(t) for t in tautomers(m) for f in (rdMolDescriptors.CalcNumHBD,
-                                                   rdMolDescriptors.CalcNumLipinskiHBD)}
+            {
+                f(t)
+                for t in tautomers(m)
+                for f in (rdMolDescriptors.CalcNumHBD, rdMolDescriptors.CalcNumLipinskiHBD)
+            }
         )
         return {
             "type": "number",
@@ -188,8 +191,11 @@ def property_gold(aspect: str, smiles: str) -> dict:
         }
     if aspect == "hba":
         values = sorted(
-            {f(t) for t in tautomers(m) for f in (rdMolDescriptors.CalcNumHBA,
-                                                   rdMolDescriptors.CalcNumLipinskiHBA)}
+            {
+                f(t)
+                for t in tautomers(m)
+                for f in (rdMolDescriptors.CalcNumHBA, rdMolDescriptors.CalcNumLipinskiHBA)
+            }
         )
         return {
             "type": "number",

@@ -56,7 +56,8 @@ class Settings(BaseSettings):
     )
     pubchem_url: str = Field(
         default="https://pubchem.ncbi.nlm.nih.gov/rest/pug",
-        description="PubChem PUG-REST base URL (PUG-View is the sibling '/pug_view'); change it for a mirror or a test server.",
+        description="PubChem PUG-REST base URL (PUG-View is the sibling '/pug_view'); change it "
+        "for a mirror or a test server.",
     )
     top_k: int = 5
 
@@ -93,11 +94,13 @@ class Settings(BaseSettings):
     # these bound the wall clock (0 or less: no deadline) and what is read of a reply.
     llm_call_deadline_s: float = Field(
         default=60.0,
-        description="Wall-clock limit of one LLM call: connecting, every retry and backoff, the whole reply.",
+        description="Wall-clock limit of one LLM call: connecting, every retry and backoff, the "
+        "whole reply.",
     )
     llm_answer_deadline_s: float = Field(
         default=180.0,
-        description="Wall-clock budget shared by all the LLM calls of one answer (one reasoner run).",
+        description="Wall-clock budget shared by all the LLM calls of one answer (one reasoner "
+        "run).",
     )
     llm_max_response_bytes: int = Field(
         default=2_000_000,
@@ -113,11 +116,13 @@ class Settings(BaseSettings):
     api_token: str | None = Field(
         default=None,
         repr=False,
-        description="When set, every endpoint but /, /health and /docs needs 'Authorization: Bearer <token>'.",
+        description="When set, every endpoint but /, /health and /docs needs 'Authorization: "
+        "Bearer <token>'.",
     )
     api_allowed_hosts: str = Field(
         default="",
-        description="Comma-separated Host names the API answers to besides localhost, 127.0.0.1, [::1] and "
+        description="Comma-separated Host names the API answers to besides localhost, 127.0.0.1, "
+        "[::1] and "
         "the address it is bound to ('*.example.org' for a domain, '*' for any).",
     )
     api_workers: int = Field(
@@ -144,7 +149,8 @@ class Settings(BaseSettings):
     max_question_chars: int = Field(
         default=2000,
         ge=1,
-        description="Longest question parsed, in characters; a longer one is refused with a clear error.",
+        description="Longest question parsed, in characters; a longer one is refused with a "
+        "clear error.",
     )
 
     @classmethod
@@ -159,7 +165,7 @@ class Settings(BaseSettings):
         toml_source = TomlConfigSettingsSource(settings_cls, toml_file=config_file_path())
         return (init_settings, env_settings, toml_source)
 
-    def with_overrides(self, **overrides: Any) -> "Settings":
+    def with_overrides(self, **overrides: Any) -> Settings:
         """A copy with the non-None overrides applied (used for CLI flags)."""
         values = {k: v for k, v in overrides.items() if v is not None}
         return self.model_copy(update=values)
@@ -167,5 +173,6 @@ class Settings(BaseSettings):
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The process-wide settings (read once; tests clear the cache with ``get_settings.cache_clear()``)."""
+    """The process-wide settings (read once; tests clear the cache with
+    ``get_settings.cache_clear()``)."""
     return Settings()

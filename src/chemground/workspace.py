@@ -53,9 +53,16 @@ class Workspace:
         resolver: a name resolver to use instead of one over ``kb`` and ``opsin``.
     """
 
-    def __init__(self, settings: Settings | None = None, readonly: bool = False,
-                 build_progress: BuildProgress | None = None, *, kb: KnowledgeBase | None = None,
-                 opsin: Opsin | None = None, resolver: NameResolver | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        readonly: bool = False,
+        build_progress: BuildProgress | None = None,
+        *,
+        kb: KnowledgeBase | None = None,
+        opsin: Opsin | None = None,
+        resolver: NameResolver | None = None,
+    ) -> None:
         self.settings = settings or get_settings()
         self.readonly = readonly
         self._build_progress = build_progress

@@ -33,7 +33,8 @@ def test_the_checks_would_catch_an_external_request_and_a_console_error(driver, 
     assert not page.external(page.requested_urls())
     # on a page without that policy, the network log sees the request
     driver.get(
-        'data:text/html,<img src="http://192.0.2.1:9/probe.png"><script>console.error("probe")</script>'
+        "data:text/html,<img "
+        'src="http://192.0.2.1:9/probe.png"><script>console.error("probe")</script>'
     )
     time.sleep(0.5)
     assert any("probe" in m for m in page.console_errors())

@@ -41,7 +41,9 @@ def test_pdf_xml_text_and_html_are_read_cleaned_and_chunked(ingestor, corpus):
     assert HEADER not in pdf  # running header on every page
     assert "[1]" not in pdf and "[2,3]" not in pdf and "at 25 °C." in pdf  # citation markers
     assert "Org. Lett." not in pdf and "Science 2010" not in pdf  # the reference list
-    assert "Additional spectra of the benzyl alcohol" in pdf  # supporting information after the references
+    assert (
+        "Additional spectra of the benzyl alcohol" in pdf
+    )  # supporting information after the references
     assert "\n3\n" not in pdf and not pdf.rstrip().endswith("3")  # page numbers
 
     xml = texts[".xml"]
@@ -77,19 +79,21 @@ def test_every_chunk_maps_back_to_the_stored_text_exactly(ingestor, corpus):
         assert chunks, document.path
         for chunk in chunks:
             total += 1
-            assert document.text[chunk.start:chunk.end] == chunk.text
+            assert document.text[chunk.start : chunk.end] == chunk.text
             assert 0 < len(chunk.text) <= 300
         # chunks cover the whole text (only whitespace falls between them) and overlap in order
         covered = [False] * len(document.text)
         for chunk in chunks:
-            covered[chunk.start:chunk.end] = [True] * (chunk.end - chunk.start)
+            covered[chunk.start : chunk.end] = [True] * (chunk.end - chunk.start)
         assert all(c or document.text[i].isspace() for i, c in enumerate(covered))
         assert [c.seq for c in chunks] == list(range(len(chunks)))
         assert all(a.start < b.start for a, b in pairwise(chunks))
     assert total == ingestor.kb.stats().chunks
 
 
-def test_re_adding_is_idempotent_and_a_changed_file_replaces_its_old_version(ingestor, corpus, tmp_path):
+def test_re_adding_is_idempotent_and_a_changed_file_replaces_its_old_version(
+    ingestor, corpus, tmp_path
+):
     first = ingestor.add(list(corpus.values()))
     store = ingestor.store
     before = (store.counts(), store.generation())
@@ -109,7 +113,9 @@ def test_re_adding_is_idempotent_and_a_changed_file_replaces_its_old_version(ing
     assert changed.status == "updated" and changed.document_id != old_id
     ids = {d.id for d in store.documents()}
     assert old_id not in ids and changed.document_id in ids and len(ids) == 4
-    assert not ingestor.kb.execute("SELECT 1 FROM chunks WHERE document_id = ?", (old_id,)).fetchall()
+    assert not ingestor.kb.execute(
+        "SELECT 1 FROM chunks WHERE document_id = ?", (old_id,)
+    ).fetchall()
 
 
 def test_bad_files_are_reported_and_the_batch_goes_on(ingestor, corpus, tmp_path):
@@ -123,7 +129,9 @@ def test_bad_files_are_reported_and_the_batch_goes_on(ingestor, corpus, tmp_path
     empty.write_text("   \n")
     broken_xml = tmp_path / "broken.xml"
     broken_xml.write_text("<article><body><p>unclosed</body>")
-    summary = ingestor.add([truncated, not_pdf, encrypted, good, empty, broken_xml, tmp_path / "missing.pdf"])
+    summary = ingestor.add(
+        [truncated, not_pdf, encrypted, good, empty, broken_xml, tmp_path / "missing.pdf"]
+    )
     status = {Path(f.path).name: f for f in summary.files}
     assert status["hydrogenation.pdf"].status == "added"
     assert "corrupt or unreadable PDF" in status["truncated.pdf"].error
@@ -174,8 +182,10 @@ def test_chunking_respects_size_and_overlap():
 
 
 def test_pdf_pages_and_sections_follow_the_chunks(tmp_path):
-    pages = [[f"Line {i} of the first page about solvent effects in catalysis." for i in range(8)],
-             ["3. Discussion"] + [f"Line {i} of the second page on kinetics." for i in range(8)]]
+    pages = [
+        [f"Line {i} of the first page about solvent effects in catalysis." for i in range(8)],
+        ["3. Discussion"] + [f"Line {i} of the second page on kinetics." for i in range(8)],
+    ]
     path = write_pdf(tmp_path / "p.pdf", pages, title="Two pages")
     document = clean(read_document(path))
     spans = chunk_text(document.text, document.spans, size=200, overlap=0)

@@ -35,12 +35,17 @@ from chemground.settings import get_settings
 from chemground.workspace import Workspace
 from tests.lit.papers import write_corpus
 
-needs_dense = pytest.mark.skipif(not dense_available()[0], reason="the offline MiniLM model is not installed")
+needs_dense = pytest.mark.skipif(
+    not dense_available()[0], reason="the offline MiniLM model is not installed"
+)
 
 
-# -- arithmetic -------------------------------------------------------------------------------------
+# -- arithmetic
+# -------------------------------------------------------------------------------------
 def test_mean_minus_half_sd_and_the_iqr_fence_by_hand():
-    assert mean_minus_half_sd([1.0, 0.9, 0.8, 0.2, 1.0]) == pytest.approx(0.78 - 0.5 * math.sqrt(0.0896))
+    assert mean_minus_half_sd([1.0, 0.9, 0.8, 0.2, 1.0]) == pytest.approx(
+        0.78 - 0.5 * math.sqrt(0.0896)
+    )
     assert mean_minus_half_sd([None, None]) is None
     # sorted [0.1, 0.1, 0.15, 0.2, 2.0]: Q1 = 0.1, Q3 = 0.2, fence = 0.2 + 1.5 * 0.1
     assert upper_fence([0.1, 0.2, 0.15, 0.1, 2.0]) == pytest.approx(0.35)
@@ -49,8 +54,15 @@ def test_mean_minus_half_sd_and_the_iqr_fence_by_hand():
 def test_drop_rules_on_hand_made_scores():
     relevancy = [1.0, 0.9, 0.8, 0.2, 1.0, 0.9, 0.95]
     hallucination = [0.0, 0.0, 0.1, 0.0, 0.2, 0.0, 0.0]
-    scores = [{"answer_relevancy": r, "faithfulness": 1.0, "question_faithfulness": 1.0, "hallucination": h}
-              for r, h in zip(relevancy, hallucination)]
+    scores = [
+        {
+            "answer_relevancy": r,
+            "faithfulness": 1.0,
+            "question_faithfulness": 1.0,
+            "hallucination": h,
+        }
+        for r, h in zip(relevancy, hallucination)
+    ]
     scores[5]["question_faithfulness"] = None  # a judge that failed: dropped under its rule
     entropies = [0.1, 0.2, 0.15, 0.1, 2.0, 1.0, 1.1]
     difficulties = ["Easy", "Easy", "Easy", "Easy", "Easy", "Hard", "Hard"]
@@ -59,33 +71,56 @@ def test_drop_rules_on_hand_made_scores():
     sd = math.sqrt(sum((r - mean) ** 2 for r in relevancy) / 7)
     assert report.thresholds["answer_relevancy"] == pytest.approx(mean - 0.5 * sd)
     assert report.dropped[3] == ["answer_relevancy"]  # 0.2 < 0.7795...; 0.8 is not
-    assert sorted(report.dropped[4]) == ["hallucination", "semantic_entropy"]  # 0.2 > 0.1; 2.0 > 0.35
+    assert sorted(report.dropped[4]) == [
+        "hallucination",
+        "semantic_entropy",
+    ]  # 0.2 > 0.1; 2.0 > 0.35
     assert report.dropped[5] == ["question_faithfulness"]
     assert 2 not in report.dropped  # hallucination of exactly 0.1 is allowed
     assert report.thresholds["semantic_entropy"]["Easy"] == pytest.approx(0.35)
     assert report.thresholds["semantic_entropy"]["Hard"] == pytest.approx(1.075 + 1.5 * 0.05)
     assert report.kept == [0, 1, 2, 6]
-    assert report.counts() == {"answer_relevancy": 1, "hallucination": 1, "semantic_entropy": 1,
-                               "question_faithfulness": 1}
+    assert report.counts() == {
+        "answer_relevancy": 1,
+        "hallucination": 1,
+        "semantic_entropy": 1,
+        "question_faithfulness": 1,
+    }
 
 
 def test_semantic_entropy_and_its_contradiction_penalty():
     assert semantic_entropy([5]) == 0.0
     assert semantic_entropy([3, 2]) == pytest.approx(-(0.6 * math.log(0.6) + 0.4 * math.log(0.4)))
     assert semantic_entropy([1, 1, 1, 1, 1]) == pytest.approx(math.log(5))
-    assert penalised_semantic_entropy([3, 2], [False, True]) == pytest.approx(semantic_entropy([3, 2]) + 0.4)
+    assert penalised_semantic_entropy([3, 2], [False, True]) == pytest.approx(
+        semantic_entropy([3, 2]) + 0.4
+    )
     assert penalised_semantic_entropy([5], [True]) == pytest.approx(1.0)
-    same = {("a", "a2"), ("a2", "a"), ("b", "b2"), ("b2", "b"), ("a", "c")}  # a->c only: not the same meaning
-    clusters = cluster_by_entailment(["a", "b", "a2", "c", "b2"], lambda x, y: x == y or (x, y) in same)
+    same = {
+        ("a", "a2"),
+        ("a2", "a"),
+        ("b", "b2"),
+        ("b2", "b"),
+        ("a", "c"),
+    }  # a->c only: not the same meaning
+    clusters = cluster_by_entailment(
+        ["a", "b", "a2", "c", "b2"], lambda x, y: x == y or (x, y) in same
+    )
     assert clusters == [[0, 2], [1, 4], [3]]
 
 
 def test_alignment_finds_offsets_exactly_with_spacing_and_fuzzily():
-    chunk = "Toluene was oxidised.  The yield was 95 %\nafter 2 h. Benzoic acid crystallised on cooling."
+    chunk = (
+        "Toluene was oxidised.  The yield was 95 %\nafter 2 h. Benzoic acid crystallised on "
+        "cooling."
+    )
     spans = align_context(["The yield was 95 % after 2 h.", "Toluene was oxidised."], chunk)
-    assert [chunk[s:e] for s, e in spans] == ["The yield was 95 %\nafter 2 h.", "Toluene was oxidised."]
+    assert [chunk[s:e] for s, e in spans] == [
+        "The yield was 95 %\nafter 2 h.",
+        "Toluene was oxidised.",
+    ]
     fuzzy = align_context(["Benzoic acid crystalised on cooling"], chunk)
-    assert chunk[fuzzy[0][0]:fuzzy[0][1]] == "Benzoic acid crystallised on cooling."
+    assert chunk[fuzzy[0][0] : fuzzy[0][1]] == "Benzoic acid crystallised on cooling."
     assert align_context(["Platinum was used instead of palladium."], chunk) is None
     assert keywords_of("Why and how does toluene oxidise?") == ["why", "how"]
 
@@ -107,10 +142,13 @@ def test_the_published_csvs_can_be_read(shared_data):
     first = negatives[0]
     assert first.spans and first.similar_chunks and first.scores["answer_relevancy"] is not None
     multi = read_qac_csv(folder / "ChemLit-QA-multi" / "chemlit_qa_multi_sampled.csv")
-    assert len(multi) == 200 and multi[0].single_hop_question and multi[0].reasoning_type == "Multihop"
+    assert (
+        len(multi) == 200 and multi[0].single_hop_question and multi[0].reasoning_type == "Multihop"
+    )
 
 
-# -- a whole scripted run ------------------------------------------------------------------------------
+# -- a whole scripted run
+# ------------------------------------------------------------------------------
 def _passage(text: str, label: str = "Passage") -> str:
     match = re.search(label + r'[^\n]*:\n"""(.*?)"""', text, re.DOTALL)
     return match.group(1) if match else ""
@@ -138,14 +176,21 @@ class Responder:
         passage = _passage(text)
         if task == "usefulness":
             useful = "Aspirin synthesis" not in passage  # one paper is judged not useful
-            return json.dumps({"useful": useful, "reason": "test", "topic": ["Organic chemistry", "Catalysis"]})
+            return json.dumps(
+                {"useful": useful, "reason": "test", "topic": ["Organic chemistry", "Catalysis"]}
+            )
         if task == "reasoning_types":
             return json.dumps({"types": ["Causal", "explanatory"]})
         if task == "generate_causal":
             sentence = _first_sentence(passage)
             words = sentence.split()
-            return json.dumps({"question": f"Why is it reported that {' '.join(words[:8])}?",
-                               "answer": sentence, "context": [sentence]})
+            return json.dumps(
+                {
+                    "question": f"Why is it reported that {' '.join(words[:8])}?",
+                    "answer": sentence,
+                    "context": [sentence],
+                }
+            )
         if task == "generate_explanatory":
             return json.dumps({"question": None, "answer": None, "context": []})
         if task == "difficulty":
@@ -153,7 +198,9 @@ class Responder:
         if task.startswith("judge_"):
             score = 1.0
             if task == "judge_hallucination":
-                score = 0.5 if "Palladium on carbon gave" in text else 0.0  # this question must be dropped
+                score = (
+                    0.5 if "Palladium on carbon gave" in text else 0.0
+                )  # this question must be dropped
             return json.dumps({"score": score, "reason": "test"})
         if task == "sample_answer":
             self.samples += 1
@@ -163,16 +210,25 @@ class Responder:
             b = re.search(r"Answer B: (.*)", text).group(1)
             return json.dumps({"entails": a == b, "contradicts": b == "second"})
         if task == "negative":
-            return json.dumps({"question": "What is the boiling point of the catalyst support?",
-                               "context": [_first_sentence(passage)]})
+            return json.dumps(
+                {
+                    "question": "What is the boiling point of the catalyst support?",
+                    "context": [_first_sentence(passage)],
+                }
+            )
         if task == "answerable":
             return json.dumps({"answerable": False})
         if task == "multihop":
             question = re.search(r"Question: (.*)", text).group(1)
             keyword = question.split()[5]
             bridge = _first_sentence(_passage(text, "Passage B"))
-            return json.dumps({"keyword": keyword, "updated_question": question.replace(keyword, "the thing in B"),
-                               "bridge_context": [bridge]})
+            return json.dumps(
+                {
+                    "keyword": keyword,
+                    "updated_question": question.replace(keyword, "the thing in B"),
+                    "bridge_context": [bridge],
+                }
+            )
         raise AssertionError(f"unexpected task {task!r}")
 
 
@@ -194,17 +250,33 @@ def test_scripted_run_end_to_end_then_resumed(qac_library, tmp_path):
     responder = Responder()
     llm = ScriptedLLM(responder)
     out = tmp_path / "out" / "qac.csv"
-    summary = run_pipeline(qac_library, llm, out, QACConfig(samples=5, workers=2, min_chunk_chars=60))
+    summary = run_pipeline(
+        qac_library, llm, out, QACConfig(samples=5, workers=2, min_chunk_chars=60)
+    )
     chunks = list(qac_library.store.iter_chunks())
     assert summary.chunks == len([c for c in chunks if len(c.text) >= 60]) and summary.chunks > 3
     assert 0 < summary.useful < summary.chunks  # the aspirin note was judged not useful
-    assert summary.candidates == summary.useful  # one causal question per useful chunk; explanatory did not apply
+    assert (
+        summary.candidates == summary.useful
+    )  # one causal question per useful chunk; explanatory did not apply
     assert summary.dropped == {"hallucination": 1} and summary.kept == summary.candidates - 1
     assert not summary.real_model and any("scripted" in line for line in summary.lines())
-    assert set(responder.tasks) >= {"usefulness", "reasoning_types", "generate_causal", "generate_explanatory",
-                                    "difficulty", "judge_answer_relevancy", "judge_faithfulness",
-                                    "judge_hallucination", "judge_question_faithfulness", "sample_answer",
-                                    "entailment", "negative", "answerable", "multihop"}
+    assert set(responder.tasks) >= {
+        "usefulness",
+        "reasoning_types",
+        "generate_causal",
+        "generate_explanatory",
+        "difficulty",
+        "judge_answer_relevancy",
+        "judge_faithfulness",
+        "judge_hallucination",
+        "judge_question_faithfulness",
+        "sample_answer",
+        "entailment",
+        "negative",
+        "answerable",
+        "multihop",
+    }
 
     with out.open(newline="") as handle:
         header = next(csv.reader(handle))
@@ -212,20 +284,35 @@ def test_scripted_run_end_to_end_then_resumed(qac_library, tmp_path):
     records = read_qac_csv(out)
     assert len(records) == summary.kept
     for record in records:
-        assert record.reasoning_type == "Causal" and record.difficulty == "Easy" and record.judge_model == "scripted"
+        assert (
+            record.reasoning_type == "Causal"
+            and record.difficulty == "Easy"
+            and record.judge_model == "scripted"
+        )
         assert "Palladium on carbon gave" not in record.answer  # dropped by the hallucination rule
-        assert [record.chunk[s:e] for s, e in record.spans] == record.context  # A_start_end maps back exactly
+        assert [
+            record.chunk[s:e] for s, e in record.spans
+        ] == record.context  # A_start_end maps back exactly
         # 5 samples: four "first", one "second"; "second" contradicts the reference -> penalty 1/5
         expected = -(0.8 * math.log(0.8) + 0.2 * math.log(0.2)) + 0.2
         assert record.se_penalized == pytest.approx(expected, rel=1e-5)
         own = qac_library.store.chunk(record.chunk_id)
         siblings = {c.text for c in qac_library.store.chunks_of(own.document_id) if c.id != own.id}
-        assert record.similar_chunks and set(record.similar_chunks) <= siblings and len(record.similar_chunks) <= 4
-        assert record.cluster_labels == ["Organic chemistry", "Catalysis"] and record.keywords == ["why"]
+        assert (
+            record.similar_chunks
+            and set(record.similar_chunks) <= siblings
+            and len(record.similar_chunks) <= 4
+        )
+        assert record.cluster_labels == ["Organic chemistry", "Catalysis"] and record.keywords == [
+            "why"
+        ]
 
     negatives = read_qac_csv(out.with_name("qac_neg.csv"))
     assert len(negatives) == summary.negatives == summary.useful
-    assert all(n.answer == NEGATIVE_ANSWER and n.difficulty == "Negative" and n.is_negative for n in negatives)
+    assert all(
+        n.answer == NEGATIVE_ANSWER and n.difficulty == "Negative" and n.is_negative
+        for n in negatives
+    )
     assert all([n.chunk[s:e] for s, e in n.spans] == n.context for n in negatives)
     multi = read_qac_csv(out.with_name("qac_multi.csv"))
     assert len(multi) == summary.multihop > 0
@@ -233,7 +320,9 @@ def test_scripted_run_end_to_end_then_resumed(qac_library, tmp_path):
 
     # resumed: everything comes from the work files, the LLM is not called again
     silent = ScriptedLLM(lambda messages: (_ for _ in ()).throw(LLMError("must not be called")))
-    again = run_pipeline(qac_library, silent, out, QACConfig(samples=5, workers=2, min_chunk_chars=60))
+    again = run_pipeline(
+        qac_library, silent, out, QACConfig(samples=5, workers=2, min_chunk_chars=60)
+    )
     assert again.chunks_resumed == again.chunks and again.kept == summary.kept
     assert again.negatives == summary.negatives and again.multihop == summary.multihop
     assert silent.calls == []

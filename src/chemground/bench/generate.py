@@ -321,7 +321,8 @@ def _aspect(task: str, fmt: str) -> str:
 
 
 def perturb_name(name: str, rng: random.Random) -> str:
-    """One realistic corruption: a letter dropped, doubled, swapped or replaced, or a spacing variant."""
+    """One realistic corruption: a letter dropped, doubled, swapped or replaced, or a spacing
+    variant."""
     letters = [i for i, ch in enumerate(name) if ch.isalpha()]
     if len(letters) < 6:
         return name.upper() if name.islower() else name.lower()

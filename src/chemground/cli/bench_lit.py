@@ -18,18 +18,34 @@ def register(app: typer.Typer) -> None:
 
 def lit_run(
     ctx: typer.Context,
-    files: list[Path] = typer.Argument(..., help="QAC CSVs in the ChemLit-QA layout (main/negative or multi-hop)."),
-    methods: str = typer.Option("bm25,dense,hybrid", "--methods",
-                                help="Retrieval methods: bm25, dense, hybrid, mentions, bm25-stem, bm25-windows."),
-    dense: bool = typer.Option(True, "--dense/--no-dense", help="Embed the corpus for dense search."),
-    mentions: bool = typer.Option(True, "--mentions/--no-mentions", help="Index compound mentions (copies the KB)."),
-    answers: bool | None = typer.Option(None, "--answers/--no-answers",
-                                           help="Judge answers, baseline vs RAG (default: when an LLM is configured)."),
+    files: list[Path] = typer.Argument(
+        ..., help="QAC CSVs in the ChemLit-QA layout (main/negative or multi-hop)."
+    ),
+    methods: str = typer.Option(
+        "bm25,dense,hybrid",
+        "--methods",
+        help="Retrieval methods: bm25, dense, hybrid, mentions, bm25-stem, bm25-windows.",
+    ),
+    dense: bool = typer.Option(
+        True, "--dense/--no-dense", help="Embed the corpus for dense search."
+    ),
+    mentions: bool = typer.Option(
+        True, "--mentions/--no-mentions", help="Index compound mentions (copies the KB)."
+    ),
+    answers: bool | None = typer.Option(
+        None,
+        "--answers/--no-answers",
+        help="Judge answers, baseline vs RAG (default: when an LLM is configured).",
+    ),
     k: int = typer.Option(5, "-k", help="Chunks given to the RAG answer."),
-    limit: int | None = typer.Option(None, "--limit", help="Only the first N questions of each file."),
+    limit: int | None = typer.Option(
+        None, "--limit", help="Only the first N questions of each file."
+    ),
     llm_base_url: str | None = typer.Option(None, "--llm-base-url"),
     llm_model: str | None = typer.Option(None, "--llm-model"),
-    judge_model: str | None = typer.Option(None, "--judge-model", help="Judge model (default: the answer model)."),
+    judge_model: str | None = typer.Option(
+        None, "--judge-model", help="Judge model (default: the answer model)."
+    ),
     out: Path | None = typer.Option(None, "--out", help="Write the full results as JSON."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
@@ -55,10 +71,14 @@ def lit_run(
         dense = False
     if not dense:
         method_list = [m for m in method_list if m != "dense"]
-    records = {path.stem: read_qac_csv(path)[:limit] if limit else read_qac_csv(path) for path in files}
+    records = {
+        path.stem: read_qac_csv(path)[:limit] if limit else read_qac_csv(path) for path in files
+    }
     want_answers = answers if answers is not None else llm_configured(settings)
     llm = llm_from_settings(settings) if want_answers else None
-    judge_llm = llm_from_settings(settings, model=judge_model) if want_answers and judge_model else llm
+    judge_llm = (
+        llm_from_settings(settings, model=judge_model) if want_answers and judge_model else llm
+    )
     embedder = None
     if dense:
         from chemground.retrieval.embeddings import Embedder
@@ -66,34 +86,58 @@ def lit_run(
         embedder = Embedder(settings.cache_dir / "embeddings.sqlite")
     base_kb = settings.kb_path if mentions else None
     if mentions and not settings.kb_path.exists():
-        raise ChemgroundError(f"--mentions needs a knowledge base at {settings.kb_path} (or pass --no-mentions)")
-    labels = {"corpus": "corpus: store + mentions", "bm25": "index: BM25 views", "dense": "index: embed windows",
-              "queries": "retrieval", "answers": "answers"}
+        raise ChemgroundError(
+            f"--mentions needs a knowledge base at {settings.kb_path} (or pass --no-mentions)"
+        )
+    labels = {
+        "corpus": "corpus: store + mentions",
+        "bm25": "index: BM25 views",
+        "dense": "index: embed windows",
+        "queries": "retrieval",
+        "answers": "answers",
+    }
     with stage_progress(labels, enabled=not as_json) as progress:
         texts = pool_chunks([r for rs in records.values() for r in rs])
-        corpus = build_corpus(texts, base_kb, dense=dense, embedder=embedder, mentions=mentions, progress=progress)
+        corpus = build_corpus(
+            texts, base_kb, dense=dense, embedder=embedder, mentions=mentions, progress=progress
+        )
         try:
             resolver = cli.workspace().resolver if mentions else None
-            retriever, index_timings = corpus_retriever(corpus, dense=dense, embedder=embedder, progress=progress,
-                                                        resolver=resolver)
+            retriever, index_timings = corpus_retriever(
+                corpus, dense=dense, embedder=embedder, progress=progress, resolver=resolver
+            )
             queries, skipped = load_queries(records, corpus)
             retrieval = evaluate_retrieval(retriever, queries, method_list, progress)
             per_set = {}
             for source in records:
                 subset = [q for q in queries if q.source == source]
-                per_set[source] = {m: s.summary() for m, s in
-                                   evaluate_retrieval(retriever, subset, method_list).items()} if subset else {}
-            answer_result = evaluate_answers(retriever, queries, llm, judge_llm, k=k, progress=progress) \
-                if llm is not None else None
+                per_set[source] = (
+                    {
+                        m: s.summary()
+                        for m, s in evaluate_retrieval(retriever, subset, method_list).items()
+                    }
+                    if subset
+                    else {}
+                )
+            answer_result = (
+                evaluate_answers(retriever, queries, llm, judge_llm, k=k, progress=progress)
+                if llm is not None
+                else None
+            )
         finally:
             corpus.close()
     data = {
-        "files": {name: len(rs) for name, rs in records.items()}, "corpus_chunks": len(texts),
+        "files": {name: len(rs) for name, rs in records.items()},
+        "corpus_chunks": len(texts),
         "near_duplicate_chunks": sum(1 for group in corpus.duplicates.values() if len(group) > 1),
-        "scored_queries": len(queries), "skipped_no_gold": skipped, "index": index_timings | corpus.build_seconds,
-        "retrieval": {m: s.summary() for m, s in retrieval.items()}, "retrieval_by_set": per_set,
+        "scored_queries": len(queries),
+        "skipped_no_gold": skipped,
+        "index": index_timings | corpus.build_seconds,
+        "retrieval": {m: s.summary() for m, s in retrieval.items()},
+        "retrieval_by_set": per_set,
         "answers": answer_result.summary() if answer_result else None,
-        "answer_model": llm.model if llm else None, "judge_model": judge_llm.model if judge_llm else None,
+        "answer_model": llm.model if llm else None,
+        "judge_model": judge_llm.model if judge_llm else None,
         "scripted_llm": bool(llm is not None and not llm.is_real_model),
     }
     if out is not None:
@@ -101,23 +145,57 @@ def lit_run(
     if as_json:
         print_json(data)
         return
-    table = Table("set", "method", "n", "R@1", "R@5", "R@10", "MRR", "p50 ms", title="Recall of the gold chunk")
+    table = Table(
+        "set",
+        "method",
+        "n",
+        "R@1",
+        "R@5",
+        "R@10",
+        "MRR",
+        "p50 ms",
+        title="Recall of the gold chunk",
+    )
     for source, by_method in [("all", data["retrieval"]), *data["retrieval_by_set"].items()]:
         for method, s in by_method.items():
-            table.add_row(source, method, str(s["queries"]), f"{s['recall@1']:.3f}", f"{s['recall@5']:.3f}",
-                          f"{s['recall@10']:.3f}", f"{s['mrr']:.3f}", f"{s.get('latency_ms_p50', 0):.1f}")
+            table.add_row(
+                source,
+                method,
+                str(s["queries"]),
+                f"{s['recall@1']:.3f}",
+                f"{s['recall@5']:.3f}",
+                f"{s['recall@10']:.3f}",
+                f"{s['mrr']:.3f}",
+                f"{s.get('latency_ms_p50', 0):.1f}",
+            )
     console.print(table)
-    console.print(f"corpus {len(texts)} chunks ({data['near_duplicate_chunks']} with near-duplicates), "
-                  f"{len(queries)} questions scored, skipped (gold not in corpus): {skipped or 'none'}", highlight=False)
+    console.print(
+        f"corpus {len(texts)} chunks ({data['near_duplicate_chunks']} with near-duplicates), "
+        f"{len(queries)} questions scored, skipped (gold not in corpus): {skipped or 'none'}",
+        highlight=False,
+    )
     if answer_result:
         a = data["answers"]
-        console.print(f"answers ({data['answer_model']}, judged by {data['judge_model']}): baseline "
-                      f"{a.get('baseline', {}).get('accuracy')} vs RAG {a.get('rag', {}).get('accuracy')}", highlight=False)
+        console.print(
+            f"answers ({data['answer_model']}, judged by {data['judge_model']}): baseline "
+            f"{a.get('baseline', {}).get('accuracy')} vs RAG {a.get('rag', {}).get('accuracy')}",
+            highlight=False,
+        )
         groups = Table("group", "baseline", "RAG", title="Answer accuracy by group")
         for group, modes in a.get("by_group", {}).items():
-            groups.add_row(group, f"{modes.get('baseline', float('nan')):.3f}", f"{modes.get('rag', float('nan')):.3f}")
+            groups.add_row(
+                group,
+                f"{modes.get('baseline', float('nan')):.3f}",
+                f"{modes.get('rag', float('nan')):.3f}",
+            )
         console.print(groups)
         if data["scripted_llm"]:
-            console.print("NOTE: a scripted test LLM answered; these are not a model's results", highlight=False)
+            console.print(
+                "NOTE: a scripted test LLM answered; these are not a model's results",
+                highlight=False,
+            )
     else:
-        console.print("answers not judged (no LLM configured; pass --llm-base-url/--llm-model)", highlight=False)
+        console.print(
+            "answers not judged (no LLM configured; pass --llm-base-url/--llm-model)",
+            highlight=False,
+        )

@@ -133,7 +133,7 @@ def answer_extractive(question: str, result: SearchResult, snippets: int = 3) ->
             [],
             False,
             dict(result.timings_ms),
-            notes=list(result.notes) + ["no passage matched the question"],
+            notes=[*list(result.notes), "no passage matched the question"],
         )
     chosen = evidence[:snippets]
     lines = [f"{' '.join(e.record['snippet'].split())} [{e.id}]" for e in chosen]
@@ -157,7 +157,8 @@ class _LLMAnswer(BaseModel):
     @field_validator("citations", mode="before")
     @classmethod
     def _one_or_many(cls, value: Any) -> Any:
-        """A model may give one id as a string ("[doc-1#0]" or "doc-1#0, doc-1#2"): a list of them."""
+        """A model may give one id as a string ("[doc-1#0]" or "doc-1#0, doc-1#2"): a list of
+        them."""
         if isinstance(value, str):
             return [part for part in re.split(r"[,;\s]+", value) if part.strip()]
         if value is None:
@@ -165,9 +166,11 @@ class _LLMAnswer(BaseModel):
         return value
 
 
-# -- citations: what a model writes, mapped to the ids it was given ----------------------------------
+# -- citations: what a model writes, mapped to the ids it was given
+# ----------------------------------
 #
-# A model writes "[doc-3feffc5e69#0]" in the citation list (the brackets the prompt shows), quotes or
+# A model writes "[doc-3feffc5e69#0]" in the citation list (the brackets the prompt shows), quotes
+# or
 # spaces around it, a different case, the document id alone, or the passage's position ("[2]"). Each
 # is mapped to a given id when exactly one fits; anything else is unknown. A fuzzy match (one or two
 # characters off in the hex digest) is accepted only when it is unambiguous.
@@ -209,10 +212,13 @@ def repair_citation(raw: str, allowed: list[str]) -> str | None:
 def repair_citations(
     answer: str, listed: list[str], allowed: list[str]
 ) -> tuple[str, list[str], list[str]]:
-    """(answer text with its citations rewritten as ``[id]``, the ids cited, what could not be mapped).
+    """(answer text with its citations rewritten as ``[id]``, the ids cited, what could not be
+    mapped).
 
     Citations come from the list and from bracketed ids in the text; a bracketed group may hold
-    several ("[doc-1#0, doc-1#2]"). Bracketed text that does not look like a citation is left alone."""
+    several ("[doc-1#0, doc-1#2]"). Bracketed text that does not look like a citation is left
+    alone.
+    """
     cited: list[str] = []
     unknown: list[str] = []
 
@@ -276,7 +282,7 @@ def answer_with_llm(
             False,
             timings,
             model=llm.model,
-            notes=list(result.notes) + ["no passage matched the question; the LLM was not asked"],
+            notes=[*list(result.notes), "no passage matched the question; the LLM was not asked"],
         )
     allowed = [e.id for e in evidence]
     repairs: list[str] = []
@@ -290,7 +296,8 @@ def answer_with_llm(
                 f"it cited ids that were not given: {unknown}" if unknown else "it cites no passage"
             )
             raise ValueError(
-                f"a supported answer must cite the passages it uses, but {reason}; cite only these ids, "
+                f"a supported answer must cite the passages it uses, but {reason}; cite only "
+                "these ids, "
                 f"in square brackets: {', '.join(allowed)}"
             )
         if unknown:
@@ -328,9 +335,10 @@ def answer_with_llm(
         fallback.timings_ms.update(timings)
         fallback.usage = llm.ledger.since(before).to_dict()
         fallback.model = llm.model
-        fallback.notes = notes + [
+        fallback.notes = [
+            *notes,
             f"the model's answer could not be used ({error}); the extractive answer is "
-            "given instead"
+            "given instead",
         ]
         return fallback
     timings["llm"] = round((time.perf_counter() - started) * 1000, 2)

@@ -22,20 +22,60 @@ from chemground.lit.records import Block, ParsedDocument, TextSpan
 
 # -- headings ----------------------------------------------------------------------------
 _SECTION_NAMES = (
-    "abstract", "introduction", "background", "methods", "method", "materials and methods",
-    "methods and materials", "experimental", "experimental section", "experimental details",
-    "experimental procedures", "experimental methods", "computational methods", "computational details",
-    "results", "discussion", "results and discussion", "conclusion", "conclusions",
-    "conclusions and outlook", "summary", "outlook", "acknowledgements", "acknowledgments",
-    "acknowledgement", "acknowledgment", "references", "bibliography", "literature cited",
-    "notes and references", "references and notes", "supporting information", "supplementary information",
-    "supplementary material", "associated content", "author information", "author contributions",
-    "notes", "funding", "conflicts of interest", "conflict of interest", "competing interests",
-    "data availability", "appendix", "keywords", "graphical abstract", "synthesis", "characterization",
+    "abstract",
+    "introduction",
+    "background",
+    "methods",
+    "method",
+    "materials and methods",
+    "methods and materials",
+    "experimental",
+    "experimental section",
+    "experimental details",
+    "experimental procedures",
+    "experimental methods",
+    "computational methods",
+    "computational details",
+    "results",
+    "discussion",
+    "results and discussion",
+    "conclusion",
+    "conclusions",
+    "conclusions and outlook",
+    "summary",
+    "outlook",
+    "acknowledgements",
+    "acknowledgments",
+    "acknowledgement",
+    "acknowledgment",
+    "references",
+    "bibliography",
+    "literature cited",
+    "notes and references",
+    "references and notes",
+    "supporting information",
+    "supplementary information",
+    "supplementary material",
+    "associated content",
+    "author information",
+    "author contributions",
+    "notes",
+    "funding",
+    "conflicts of interest",
+    "conflict of interest",
+    "competing interests",
+    "data availability",
+    "appendix",
+    "keywords",
+    "graphical abstract",
+    "synthesis",
+    "characterization",
 )
 _SECTION_RE = "|".join(re.escape(name) for name in sorted(_SECTION_NAMES, key=len, reverse=True))
 _NUMBER = r"(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVX]{1,5}\.|[A-H]\.)"
-_KNOWN_HEADING = re.compile(rf"^\s*(?:{_NUMBER}\s+)?(?:■\s*)?(?:{_SECTION_RE})\s*:?\s*$", re.IGNORECASE)
+_KNOWN_HEADING = re.compile(
+    rf"^\s*(?:{_NUMBER}\s+)?(?:■\s*)?(?:{_SECTION_RE})\s*:?\s*$", re.IGNORECASE
+)
 _NUMBERED_HEADING = re.compile(rf"^\s*{_NUMBER}\s+([A-Z][^\n.!?;:=]{{1,70}})$")
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 _REFERENCE_HEADING = re.compile(
@@ -64,7 +104,11 @@ def heading_of(line: str) -> str | None:
     if _KNOWN_HEADING.match(stripped):
         return _tidy_heading(stripped)
     numbered = _NUMBERED_HEADING.match(stripped)
-    if numbered and len(numbered.group(1).split()) <= 8 and not re.search(r"\d\s*(?:g|mg|mL|mmol|°C|h)\b", stripped):
+    if (
+        numbered
+        and len(numbered.group(1).split()) <= 8
+        and not re.search(r"\d\s*(?:g|mg|mL|mmol|°C|h)\b", stripped)
+    ):
         return _tidy_heading(stripped)
     return None
 
@@ -94,8 +138,43 @@ _EMPTY_BRACKETS = re.compile(r"\s?(?:\[[,;\s]*\]|\([,;\s]*\))")
 _SPACE_BEFORE_PUNCT = re.compile(r"(?<![ \t])[ \t]+([.,;:!?](?:\s|$))")
 # units after which a superscript number is an exponent, not a citation
 _UNITS = {
-    "m", "cm", "mm", "nm", "km", "dm", "pm", "um", "μm", "µm", "s", "ms", "g", "kg", "l", "ml", "mol", "k", "a",
-    "v", "w", "j", "kj", "hz", "pa", "bar", "ev", "kcal", "cal", "h", "min", "sp", "mg", "dl", "ft", "in", "å",
+    "m",
+    "cm",
+    "mm",
+    "nm",
+    "km",
+    "dm",
+    "pm",
+    "um",
+    "μm",
+    "µm",
+    "s",
+    "ms",
+    "g",
+    "kg",
+    "l",
+    "ml",
+    "mol",
+    "k",
+    "a",
+    "v",
+    "w",
+    "j",
+    "kj",
+    "hz",
+    "pa",
+    "bar",
+    "ev",
+    "kcal",
+    "cal",
+    "h",
+    "min",
+    "sp",
+    "mg",
+    "dl",
+    "ft",
+    "in",
+    "å",
 }
 
 
@@ -135,7 +214,7 @@ def strip_citations(text: str) -> tuple[str, int]:
     def drop_superscript(match: re.Match) -> str:
         nonlocal removed
         start = match.start()
-        context = text[max(0, start - 40):start + 1]
+        context = text[max(0, start - 40) : start + 1]
         if superscript_is_citation(context, match.group("sup")):
             removed += 1
             return match.group("before")
@@ -246,8 +325,14 @@ def split_at_headings(block: Block) -> list[Block]:
                 kind = "references"  # a heading inside the reference list (e.g. "Notes")
             else:
                 kind = "body"
-            out.append(Block(heading, page=block.page, section=section,
-                             kind="references" if kind == "references" else "heading"))
+            out.append(
+                Block(
+                    heading,
+                    page=block.page,
+                    section=section,
+                    kind="references" if kind == "references" else "heading",
+                )
+            )
             continue
         current.append(line)
     flush()

@@ -88,9 +88,14 @@ class AddSummary:
 
     def to_dict(self) -> dict:
         return {
-            "files": [f.to_dict() for f in self.files], "added": self.count("added"), "updated": self.count("updated"),
-            "unchanged": self.count("unchanged"), "failed": self.count("failed"), "chunks_added": self.chunks_added,
-            "skipped": [s.to_dict() for s in self.skipped], "seconds": round(self.seconds, 3),
+            "files": [f.to_dict() for f in self.files],
+            "added": self.count("added"),
+            "updated": self.count("updated"),
+            "unchanged": self.count("unchanged"),
+            "failed": self.count("failed"),
+            "chunks_added": self.chunks_added,
+            "skipped": [s.to_dict() for s in self.skipped],
+            "seconds": round(self.seconds, 3),
         }
 
 
@@ -132,9 +137,17 @@ def _walk_folder(folder: Path, skipped: list[Skipped]) -> list[Path]:
                         skipped.append(Skipped(str(entry), "broken symbolic link"))
                     continue
                 if not target.is_relative_to(root):
-                    if is_dir or target.is_dir() or entry.suffix.lower() in SUFFIXES \
-                            or target.suffix.lower() in SUFFIXES:
-                        skipped.append(Skipped(str(entry), f"symbolic link to {target}, outside the folder {root}"))
+                    if (
+                        is_dir
+                        or target.is_dir()
+                        or entry.suffix.lower() in SUFFIXES
+                        or target.suffix.lower() in SUFFIXES
+                    ):
+                        skipped.append(
+                            Skipped(
+                                str(entry), f"symbolic link to {target}, outside the folder {root}"
+                            )
+                        )
                     continue
                 if is_dir:
                     continue  # inside the folder: its files are found where they are
@@ -180,14 +193,26 @@ def file_sha256(path: Path) -> str:
 class Ingestor:
     """Adds files to one KB with fixed chunking and mention-finding settings."""
 
-    def __init__(self, kb: SQLiteKB, *, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap: int = DEFAULT_OVERLAP,
-                 find_mentions: bool = True, fmt: str | None = None, encoding: str | None = None,
-                 max_file_mb: float | None = DEFAULT_MAX_FILE_MB) -> None:
+    def __init__(
+        self,
+        kb: SQLiteKB,
+        *,
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
+        overlap: int = DEFAULT_OVERLAP,
+        find_mentions: bool = True,
+        fmt: str | None = None,
+        encoding: str | None = None,
+        max_file_mb: float | None = DEFAULT_MAX_FILE_MB,
+    ) -> None:
         if chunk_size < 50 or overlap < 0 or overlap >= chunk_size:
-            raise ChemgroundError(f"bad chunking: size {chunk_size}, overlap {overlap} "
-                                  "(need size >= 50 and 0 <= overlap < size)")
+            raise ChemgroundError(
+                f"bad chunking: size {chunk_size}, overlap {overlap} "
+                "(need size >= 50 and 0 <= overlap < size)"
+            )
         if max_file_mb is not None and max_file_mb <= 0:
-            raise ChemgroundError(f"bad file size limit {max_file_mb} MB (give a positive number of MB)")
+            raise ChemgroundError(
+                f"bad file size limit {max_file_mb} MB (give a positive number of MB)"
+            )
         check_encoding(encoding)
         self.kb = kb
         self.store = LitStore(kb)
@@ -224,9 +249,11 @@ class Ingestor:
             self._add(Path(path), result)
         except ChemgroundError as error:
             result.status, result.error = "failed", str(error)
-        except Exception as error:  # noqa: BLE001 - a parser bug on one file must not stop the batch
+        except Exception as error:
             result.status = "failed"
-            result.error = f"{Path(path).name}: unexpected {type(error).__name__} while reading: {error}"
+            result.error = (
+                f"{Path(path).name}: unexpected {type(error).__name__} while reading: {error}"
+            )
         result.seconds = round(time.perf_counter() - started, 3)
         return result
 
@@ -238,19 +265,27 @@ class Ingestor:
         if stat.S_ISDIR(info.st_mode):
             raise DocumentReadError(f"{path}: is a folder, not a file")
         if not stat.S_ISREG(info.st_mode):
-            raise DocumentReadError(f"{path}: not a regular file (a FIFO, socket or device); refusing to read it")
+            raise DocumentReadError(
+                f"{path}: not a regular file (a FIFO, socket or device); refusing to read it"
+            )
         result.path = str(resolved)
         if info.st_size == 0:
             raise DocumentReadError(f"{path.name}: empty file (0 bytes)")
         limit = self.max_file_mb
         if limit is not None and info.st_size > limit * 1e6:
             raise DocumentReadError(
-                f"{path.name}: {info.st_size / 1e6:,.1f} MB is over the {limit:g} MB limit for one file; "
-                "split it, or raise the limit with --max-file-mb")
+                f"{path.name}: {info.st_size / 1e6:,.1f} MB is over the {limit:g} MB limit for "
+                "one file; "
+                "split it, or raise the limit with --max-file-mb"
+            )
         sha = file_sha256(resolved)
         existing = self.store.find_by_sha(sha)
         if existing is not None:
-            result.status, result.document_id, result.title = "unchanged", existing.id, existing.title
+            result.status, result.document_id, result.title = (
+                "unchanged",
+                existing.id,
+                existing.title,
+            )
             result.format = existing.format
             result.chunks = len(self.store.chunks_of(existing.id))
             if existing.path != str(resolved):
@@ -264,17 +299,41 @@ class Ingestor:
         spans = chunk_text(cleaned.text, cleaned.spans, self.chunk_size, self.overlap)
         document_id = document_id_for(sha)
         metadata = dict(parsed.metadata)
-        metadata.update({"cleaning": cleaned.report.to_dict(), "chunk_size": self.chunk_size,
-                         "chunk_overlap": self.overlap, "file_name": resolved.name})
-        document = Document(id=document_id, sha256=sha, path=str(resolved), format=parsed.format, text=cleaned.text,
-                            title=parsed.title, n_pages=parsed.n_pages, metadata=metadata)
+        metadata.update(
+            {
+                "cleaning": cleaned.report.to_dict(),
+                "chunk_size": self.chunk_size,
+                "chunk_overlap": self.overlap,
+                "file_name": resolved.name,
+            }
+        )
+        document = Document(
+            id=document_id,
+            sha256=sha,
+            path=str(resolved),
+            format=parsed.format,
+            text=cleaned.text,
+            title=parsed.title,
+            n_pages=parsed.n_pages,
+            metadata=metadata,
+        )
         counted = {"mentions": 0}
 
-        def chunks() -> Iterator[tuple[Chunk, list]]:  # made as they are stored: memory stays bounded
+        def chunks() -> Iterator[
+            tuple[Chunk, list]
+        ]:  # made as they are stored: memory stays bounded
             for seq, s in enumerate(spans):
-                chunk = Chunk(id=chunk_id_for(document_id, seq), document_id=document_id, seq=seq, start=s.start,
-                              end=s.end, text=cleaned.text[s.start:s.end], page=s.page, page_end=s.page_end,
-                              section=s.section)
+                chunk = Chunk(
+                    id=chunk_id_for(document_id, seq),
+                    document_id=document_id,
+                    seq=seq,
+                    start=s.start,
+                    end=s.end,
+                    text=cleaned.text[s.start : s.end],
+                    page=s.page,
+                    page_end=s.page_end,
+                    section=s.section,
+                )
                 found = self.finder().find(chunk.text) if self.find_mentions else []
                 counted["mentions"] += len(found)
                 yield chunk, found

@@ -34,16 +34,448 @@ _EDGE_PUNCT = ".,;:!?\"'“”‘’"
 _ALNUM = re.compile(r"[A-Za-z0-9]")
 _SMILES_SYNTAX = re.compile(r"[=#@\[\]()/\\%]|\d")
 # Function words never start or end a name ("the", "of"...).
-FUNCTION_WORDS = frozenset(["a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do", "does", "for", "from", "had", "has", "have", "he", "her", "his", "how", "if", "in", "into", "is", "it", "its", "may", "might", "more", "most", "much", "must", "no", "nor", "not", "of", "on", "once", "one", "only", "or", "other", "our", "out", "over", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "two", "under", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "why", "will", "with", "would", "yet", "you", "all", "also", "any", "both", "each", "few", "however", "here", "just", "many", "never", "new", "now", "off", "per", "since", "still", "three", "thus", "well", "whether", "via", "using", "used", "between", "among", "within", "without", "versus", "vs"])
+FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "his",
+        "how",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "may",
+        "might",
+        "more",
+        "most",
+        "much",
+        "must",
+        "no",
+        "nor",
+        "not",
+        "of",
+        "on",
+        "once",
+        "one",
+        "only",
+        "or",
+        "other",
+        "our",
+        "out",
+        "over",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "two",
+        "under",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "yet",
+        "you",
+        "all",
+        "also",
+        "any",
+        "both",
+        "each",
+        "few",
+        "however",
+        "here",
+        "just",
+        "many",
+        "never",
+        "new",
+        "now",
+        "off",
+        "per",
+        "since",
+        "still",
+        "three",
+        "thus",
+        "well",
+        "whether",
+        "via",
+        "using",
+        "used",
+        "between",
+        "among",
+        "within",
+        "without",
+        "versus",
+        "vs",
+    ]
+)
 # Plain or generic words that PubChem lists as some compound's name or synonym; alone, in
 # running text, they almost never mean that one compound.
-PLAIN_WORDS = frozenset(["lead", "lime", "potash", "soda", "salt", "salts", "acid", "acids", "base", "bases", "oil", "oils", "product", "products", "control", "light", "heat", "fire", "air", "gas", "gases", "mixture", "mixtures", "solution", "solutions", "compound", "compounds", "material", "materials", "sample", "samples", "standard", "standards", "active", "agent", "agents", "blank", "buffer", "carrier", "catalyst", "catalysts", "complex", "complexes", "crystal", "crystals", "dust", "element", "elements", "fuel", "glass", "gold", "silver", "copper", "iron", "tin", "zinc", "mercury", "ice", "iodine", "carbon", "oxygen", "nitrogen", "hydrogen", "sulfur", "chlorine", "steam", "vapor", "vapour", "wax", "resin", "rubber", "soap", "sugar", "sugars", "starch", "protein", "proteins", "enzyme", "enzymes", "dye", "dyes", "ink", "paint", "plastic", "plastics", "polymer", "polymers", "monomer", "monomers", "metal", "metals", "alloy", "alloys", "ore", "ores", "mineral", "minerals", "rock", "rocks", "sand", "clay", "cement", "concrete", "charcoal", "coal", "coke", "tar", "pitch", "sol", "gel", "foam", "paste", "powder", "liquid", "liquids", "solid", "solids", "fluid", "fluids", "vitamin", "hormone", "hormones", "drug", "drugs", "medicine", "toxin", "toxins", "venom", "poison", "antidote", "solvent", "solvents", "reagent", "reagents", "ligand", "ligands", "ion", "ions", "cation", "cations", "anion", "anions", "radical", "radicals", "oxide", "oxides", "hydride", "hydrides", "halide", "halides", "ester", "esters", "ether", "ethers", "alcohol", "alcohols", "amine", "amines", "amide", "amides", "ketone", "ketones", "aldehyde", "aldehydes", "phenols", "alkene", "alkenes", "alkane", "alkanes", "alkyne", "alkynes", "arene", "arenes", "ethyl", "methyl", "propyl", "butyl", "phenyl", "benzyl", "acetyl", "hydroxyl", "amino", "nitro", "cyano", "oxo", "formyl", "carboxyl", "carbonyl", "vinyl", "allyl", "aryl", "alkyl", "plant", "plants", "cell", "cells", "table", "figure", "scheme", "equation", "model", "models", "unit", "units", "type", "types", "form", "forms", "state", "states", "phase", "phases", "film", "films", "layer", "layers", "surface", "surfaces", "bond", "bonds", "ring", "rings", "chain", "chains", "group", "groups", "line", "lines", "zone", "accelerate", "alleviate", "metabolite", "metabolites", "green", "yellow", "magenta", "blue", "red", "orange", "cyan", "violet", "purple", "black", "white", "brown", "pink", "gray", "grey", "dark", "bright"])
+PLAIN_WORDS = frozenset(
+    [
+        "lead",
+        "lime",
+        "potash",
+        "soda",
+        "salt",
+        "salts",
+        "acid",
+        "acids",
+        "base",
+        "bases",
+        "oil",
+        "oils",
+        "product",
+        "products",
+        "control",
+        "light",
+        "heat",
+        "fire",
+        "air",
+        "gas",
+        "gases",
+        "mixture",
+        "mixtures",
+        "solution",
+        "solutions",
+        "compound",
+        "compounds",
+        "material",
+        "materials",
+        "sample",
+        "samples",
+        "standard",
+        "standards",
+        "active",
+        "agent",
+        "agents",
+        "blank",
+        "buffer",
+        "carrier",
+        "catalyst",
+        "catalysts",
+        "complex",
+        "complexes",
+        "crystal",
+        "crystals",
+        "dust",
+        "element",
+        "elements",
+        "fuel",
+        "glass",
+        "gold",
+        "silver",
+        "copper",
+        "iron",
+        "tin",
+        "zinc",
+        "mercury",
+        "ice",
+        "iodine",
+        "carbon",
+        "oxygen",
+        "nitrogen",
+        "hydrogen",
+        "sulfur",
+        "chlorine",
+        "steam",
+        "vapor",
+        "vapour",
+        "wax",
+        "resin",
+        "rubber",
+        "soap",
+        "sugar",
+        "sugars",
+        "starch",
+        "protein",
+        "proteins",
+        "enzyme",
+        "enzymes",
+        "dye",
+        "dyes",
+        "ink",
+        "paint",
+        "plastic",
+        "plastics",
+        "polymer",
+        "polymers",
+        "monomer",
+        "monomers",
+        "metal",
+        "metals",
+        "alloy",
+        "alloys",
+        "ore",
+        "ores",
+        "mineral",
+        "minerals",
+        "rock",
+        "rocks",
+        "sand",
+        "clay",
+        "cement",
+        "concrete",
+        "charcoal",
+        "coal",
+        "coke",
+        "tar",
+        "pitch",
+        "sol",
+        "gel",
+        "foam",
+        "paste",
+        "powder",
+        "liquid",
+        "liquids",
+        "solid",
+        "solids",
+        "fluid",
+        "fluids",
+        "vitamin",
+        "hormone",
+        "hormones",
+        "drug",
+        "drugs",
+        "medicine",
+        "toxin",
+        "toxins",
+        "venom",
+        "poison",
+        "antidote",
+        "solvent",
+        "solvents",
+        "reagent",
+        "reagents",
+        "ligand",
+        "ligands",
+        "ion",
+        "ions",
+        "cation",
+        "cations",
+        "anion",
+        "anions",
+        "radical",
+        "radicals",
+        "oxide",
+        "oxides",
+        "hydride",
+        "hydrides",
+        "halide",
+        "halides",
+        "ester",
+        "esters",
+        "ether",
+        "ethers",
+        "alcohol",
+        "alcohols",
+        "amine",
+        "amines",
+        "amide",
+        "amides",
+        "ketone",
+        "ketones",
+        "aldehyde",
+        "aldehydes",
+        "phenols",
+        "alkene",
+        "alkenes",
+        "alkane",
+        "alkanes",
+        "alkyne",
+        "alkynes",
+        "arene",
+        "arenes",
+        "ethyl",
+        "methyl",
+        "propyl",
+        "butyl",
+        "phenyl",
+        "benzyl",
+        "acetyl",
+        "hydroxyl",
+        "amino",
+        "nitro",
+        "cyano",
+        "oxo",
+        "formyl",
+        "carboxyl",
+        "carbonyl",
+        "vinyl",
+        "allyl",
+        "aryl",
+        "alkyl",
+        "plant",
+        "plants",
+        "cell",
+        "cells",
+        "table",
+        "figure",
+        "scheme",
+        "equation",
+        "model",
+        "models",
+        "unit",
+        "units",
+        "type",
+        "types",
+        "form",
+        "forms",
+        "state",
+        "states",
+        "phase",
+        "phases",
+        "film",
+        "films",
+        "layer",
+        "layers",
+        "surface",
+        "surfaces",
+        "bond",
+        "bonds",
+        "ring",
+        "rings",
+        "chain",
+        "chains",
+        "group",
+        "groups",
+        "line",
+        "lines",
+        "zone",
+        "accelerate",
+        "alleviate",
+        "metabolite",
+        "metabolites",
+        "green",
+        "yellow",
+        "magenta",
+        "blue",
+        "red",
+        "orange",
+        "cyan",
+        "violet",
+        "purple",
+        "black",
+        "white",
+        "brown",
+        "pink",
+        "gray",
+        "grey",
+        "dark",
+        "bright",
+    ]
+)
 # Words that never make a name together ("light yellow", "blue line", "control sample").
-NON_NAME_WORDS = frozenset(["green", "yellow", "magenta", "blue", "red", "orange", "cyan", "violet", "purple", "black", "white", "brown", "pink", "gray", "grey", "dark", "bright", "light", "line", "lines", "zone", "control", "standard", "sample", "samples", "model", "models", "figure", "table", "scheme", "panel", "curve", "band", "peak"])
+NON_NAME_WORDS = frozenset(
+    [
+        "green",
+        "yellow",
+        "magenta",
+        "blue",
+        "red",
+        "orange",
+        "cyan",
+        "violet",
+        "purple",
+        "black",
+        "white",
+        "brown",
+        "pink",
+        "gray",
+        "grey",
+        "dark",
+        "bright",
+        "light",
+        "line",
+        "lines",
+        "zone",
+        "control",
+        "standard",
+        "sample",
+        "samples",
+        "model",
+        "models",
+        "figure",
+        "table",
+        "scheme",
+        "panel",
+        "curve",
+        "band",
+        "peak",
+    ]
+)
 # Kept although they are plain words: each names one well-defined compound.
-KEEP_WORDS = frozenset({"water", "ethanol", "methanol", "acetone", "benzene", "toluene", "urea", "glucose",
-                        "sucrose", "ammonia", "ozone", "methane", "ethane", "propane", "butane", "caffeine",
-                        "aspirin", "glycerol", "chloroform", "phenol"})
+KEEP_WORDS = frozenset(
+    {
+        "water",
+        "ethanol",
+        "methanol",
+        "acetone",
+        "benzene",
+        "toluene",
+        "urea",
+        "glucose",
+        "sucrose",
+        "ammonia",
+        "ozone",
+        "methane",
+        "ethane",
+        "propane",
+        "butane",
+        "caffeine",
+        "aspirin",
+        "glycerol",
+        "chloroform",
+        "phenol",
+    }
+)
 CHEMICAL_WORD = re.compile(
     r"(?:ane|ene|yne|ol|one|anal|enal|ide|ate|ite|ine|ium|amine|amide|ose|yl|ile|azole|azine|ether|ester|"
     r"acid|oxide|ane|ol|mer)$"
@@ -95,9 +527,14 @@ class SQLNameIndex:
         unique = list(dict.fromkeys(n for n in norms if n))
         found: set[str] = set()
         for start in range(0, len(unique), 500):
-            part = unique[start:start + 500]
+            part = unique[start : start + 500]
             marks = ",".join("?" * len(part))
-            found.update(r[0] for r in self.kb.execute(f"SELECT norm FROM compound_names WHERE norm IN ({marks})", part))
+            found.update(
+                r[0]
+                for r in self.kb.execute(
+                    f"SELECT norm FROM compound_names WHERE norm IN ({marks})", part
+                )
+            )
         return found
 
 
@@ -133,7 +570,12 @@ def _tokens(text: str) -> list[_Token]:
                 token, start = token[1:], start + 1
         while token and token[-1] in _EDGE_PUNCT:
             token, end = token[:-1], end - 1
-        if len(token) > 2 and token[0] == "(" and token[-1] == ")" and _matching_paren(token) == len(token) - 1:
+        if (
+            len(token) > 2
+            and token[0] == "("
+            and token[-1] == ")"
+            and _matching_paren(token) == len(token) - 1
+        ):
             token, start, end = token[1:-1], start + 1, end - 1  # "(THF)" -> "THF"
         if token:
             out.append(_Token(token, start, end))
@@ -143,8 +585,14 @@ def _tokens(text: str) -> list[_Token]:
 class MentionFinder:
     """Compound mentions in text, each resolved to an InChIKey."""
 
-    def __init__(self, kb: SQLiteKB, names: NameIndex | None = None, resolver: NameResolver | None = None,
-                 max_words: int = MAX_WORDS, strict_smiles: bool = True) -> None:
+    def __init__(
+        self,
+        kb: SQLiteKB,
+        names: NameIndex | None = None,
+        resolver: NameResolver | None = None,
+        max_words: int = MAX_WORDS,
+        strict_smiles: bool = True,
+    ) -> None:
         self.kb = kb
         self.names = names or SQLNameIndex(kb)
         self.resolver = resolver  # with OPSIN: systematic names the dictionary lacks
@@ -159,7 +607,7 @@ class MentionFinder:
         candidates: list[tuple[int, int, str]] = []  # (first token, n words, norm)
         for i in range(len(tokens)):
             for n in range(min(self.max_words, len(tokens) - i), 0, -1):
-                span = text[tokens[i].start:tokens[i + n - 1].end]
+                span = text[tokens[i].start : tokens[i + n - 1].end]
                 if n > 1 and re.search(r"[.;:!?]\s", span):
                     continue  # names do not run across sentences or clauses
                 if not (_ALNUM.search(tokens[i].text) and _ALNUM.search(tokens[i + n - 1].text)):
@@ -175,7 +623,7 @@ class MentionFinder:
         while i < len(tokens):
             taken = 0
             for n, norm in sorted(by_start.get(i, []), reverse=True):
-                mention = self._dictionary_mention(text, tokens[i:i + n], norm)
+                mention = self._dictionary_mention(text, tokens[i : i + n], norm)
                 if mention is not None:
                     mentions.append(mention)
                     taken = n
@@ -201,10 +649,13 @@ class MentionFinder:
         curated, IUPAC or common name, or a chemical ending; abbreviations a curated or
         common name.
         """
-        surface = text[tokens[0].start:tokens[-1].end]
+        surface = text[tokens[0].start : tokens[-1].end]
         words = [t.text.lower() for t in tokens]
-        if len(tokens) > 1 and (words[0] in FUNCTION_WORDS or words[-1] in FUNCTION_WORDS
-                                or all(w in NON_NAME_WORDS or w in FUNCTION_WORDS for w in words)):
+        if len(tokens) > 1 and (
+            words[0] in FUNCTION_WORDS
+            or words[-1] in FUNCTION_WORDS
+            or all(w in NON_NAME_WORDS or w in FUNCTION_WORDS for w in words)
+        ):
             return None
         hits = self._lookup(norm)
         if not hits:
@@ -213,14 +664,29 @@ class MentionFinder:
         if formula is not None:
             for structure, compound_id, name, _ in hits:
                 if formula_counts(structure.formula, strict=False) == formula:
-                    return Mention(surface, tokens[0].start, tokens[-1].end, structure.inchikey, compound_id,
-                                   "dictionary", name)
+                    return Mention(
+                        surface,
+                        tokens[0].start,
+                        tokens[-1].end,
+                        structure.inchikey,
+                        compound_id,
+                        "dictionary",
+                        name,
+                    )
             return None
         structure, compound_id, name, _ = hits[0]
         best_rank = min(h[3] for h in hits)
         if not self._plausible_name(surface, words, norm, best_rank):
             return None
-        return Mention(surface, tokens[0].start, tokens[-1].end, structure.inchikey, compound_id, "dictionary", name)
+        return Mention(
+            surface,
+            tokens[0].start,
+            tokens[-1].end,
+            structure.inchikey,
+            compound_id,
+            "dictionary",
+            name,
+        )
 
     @staticmethod
     def _plausible_name(surface: str, words: list[str], norm: str, rank: int) -> bool:
@@ -246,38 +712,62 @@ class MentionFinder:
         return chemical and len(lower) >= 7
 
     def _lookup(self, norm: str) -> list[tuple[Structure, int, str, int]]:
-        """(structure, compound id, name, name rank) of the compounds known by ``norm``, best first."""
+        """(structure, compound id, name, name rank) of the compounds known by ``norm``, best
+        first."""
         if norm not in self._hits:
-            self._hits[norm] = [(h.structure, h.compound_id, h.matched_name, h.name_rank)
-                                for h in self.kb.lookup_name(norm) if h.structure is not None]
+            self._hits[norm] = [
+                (h.structure, h.compound_id, h.matched_name, h.name_rank)
+                for h in self.kb.lookup_name(norm)
+                if h.structure is not None
+            ]
         return self._hits[norm]
 
     # -- SMILES and systematic names --------------------------------------------------------
     def _structure_mention(self, token: _Token) -> Mention | None:
         text = token.text
-        if len(text) >= 3 and looks_like_smiles(text) and (not self.strict_smiles or self._smiles_like(text)):
+        if (
+            len(text) >= 3
+            and looks_like_smiles(text)
+            and (not self.strict_smiles or self._smiles_like(text))
+        ):
             structure = self._parse_smiles(text)
             if structure is not None:
                 hits = self.kb.lookup_structure(structure)
                 compound_id = hits[0].compound_id if hits else None
                 name = hits[0].matched_name if hits else None
-                return Mention(text, token.start, token.end, structure.inchikey, compound_id, "smiles", name)
-        if self.resolver is not None and self.resolver.opsin is not None and len(text) >= 6 \
-                and guess_name_format(text) == "iupac" and re.search(r"[a-z]{3}", text):
+                return Mention(
+                    text, token.start, token.end, structure.inchikey, compound_id, "smiles", name
+                )
+        if (
+            self.resolver is not None
+            and self.resolver.opsin is not None
+            and len(text) >= 6
+            and guess_name_format(text) == "iupac"
+            and re.search(r"[a-z]{3}", text)
+        ):
             try:
                 resolution = self.resolver.resolve_name(text)
             except ChemgroundError:
                 return None  # not a name OPSIN can parse: an ordinary word
             if resolution.structure is not None:
-                return Mention(text, token.start, token.end, resolution.structure.inchikey, resolution.compound_id,
-                               resolution.source, resolution.matched_name)
+                return Mention(
+                    text,
+                    token.start,
+                    token.end,
+                    resolution.structure.inchikey,
+                    resolution.compound_id,
+                    resolution.source,
+                    resolution.matched_name,
+                )
         return None
 
     @staticmethod
     def _smiles_like(text: str) -> bool:
         """In running text, a SMILES must show SMILES syntax (bonds, rings, branches, charges);
         bare capitals such as "CO", "NO" or "CCl" are abbreviations far more often."""
-        return bool(_SMILES_SYNTAX.search(text)) and not re.fullmatch(r"[A-Z][a-z]?\d*(?:[A-Z][a-z]?\d*)*", text)
+        return bool(_SMILES_SYNTAX.search(text)) and not re.fullmatch(
+            r"[A-Z][a-z]?\d*(?:[A-Z][a-z]?\d*)*", text
+        )
 
     def _parse_smiles(self, text: str) -> Structure | None:
         if text not in self._smiles:

@@ -64,7 +64,11 @@ class Chunk:
         """Human-readable place in the source: "p. 3-4, Results, chars 1200-3180"."""
         parts = []
         if self.page is not None:
-            parts.append(f"p. {self.page}" if self.page_end in (None, self.page) else f"pp. {self.page}-{self.page_end}")
+            parts.append(
+                f"p. {self.page}"
+                if self.page_end in (None, self.page)
+                else f"pp. {self.page}-{self.page_end}"
+            )
         if self.section:
             parts.append(self.section)
         parts.append(f"chars {self.start}-{self.end}")

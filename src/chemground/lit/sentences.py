@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 
 _BOUNDARY = re.compile(r"(?<=[.!?])([\"'”’)\]]*)\s+(?=[\"'“‘(\[]?[A-Z0-9])|\n\s*\n")
-_ABBREVIATION = re.compile(r"(?:\b(?:Fig|Figs|Eq|Eqs|Ref|Refs|No|Nos|Tab|Vol|ca|approx|vs|al|e\.g|i\.e|cf|Dr|Prof|St|resp)\.)$")
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:Fig|Figs|Eq|Eqs|Ref|Refs|No|Nos|Tab|Vol|ca|approx|vs|al|e\.g|i\.e|cf|Dr|Prof|St|resp)\.)$"
+)
 WINDOW_SENTENCES = 2
 
 
@@ -21,7 +23,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     start = 0
     for match in _BOUNDARY.finditer(text):
         end = match.start() + len(match.group(1) or "")
-        if match.group(0).count("\n") < 2 and _ABBREVIATION.search(text[max(start, end - 8):end]):
+        if match.group(0).count("\n") < 2 and _ABBREVIATION.search(text[max(start, end - 8) : end]):
             continue  # "Fig. 2", "et al. The", "e.g. X": not a sentence end
         _append(text, start, end, spans)
         start = match.end()

@@ -63,7 +63,10 @@ CREATE INDEX IF NOT EXISTS chunk_mentions_connectivity ON chunk_mentions(connect
 CREATE INDEX IF NOT EXISTS chunk_mentions_chunk ON chunk_mentions(chunk_rowid);
 """
 
-_CHUNK_COLUMNS = "c.rowid, c.id, c.document_id, c.seq, c.char_start, c.char_end, c.page, c.page_end, c.section, c.text"
+_CHUNK_COLUMNS = (
+    "c.rowid, c.id, c.document_id, c.seq, c.char_start, c.char_end, c.page, "
+    "c.page_end, c.section, c.text"
+)
 
 
 def document_id_for(sha256: str) -> str:
@@ -101,8 +104,11 @@ class LitStore:
     # -- state -------------------------------------------------------------------------------
     def ready(self) -> bool:
         """Whether this KB has the literature tables (a read-only KB may predate them)."""
-        return bool(self.kb.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chunks'").fetchone())
+        return bool(
+            self.kb.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chunks'"
+            ).fetchone()
+        )
 
     def generation(self) -> str:
         """Changes whenever documents are added or removed (index freshness key)."""
@@ -125,20 +131,34 @@ class LitStore:
         return _document(row) if row else None
 
     def find_by_path(self, path: str) -> list[Document]:
-        return [_document(r) for r in self.kb.execute("SELECT * FROM documents WHERE path = ?", (path,))]
+        return [
+            _document(r) for r in self.kb.execute("SELECT * FROM documents WHERE path = ?", (path,))
+        ]
 
-    def insert(self, document: Document, chunks: Sequence[Chunk],
-               mentions: Sequence[Sequence[Mention]] | None = None, replace: Iterable[str] = ()) -> None:
+    def insert(
+        self,
+        document: Document,
+        chunks: Sequence[Chunk],
+        mentions: Sequence[Sequence[Mention]] | None = None,
+        replace: Iterable[str] = (),
+    ) -> None:
         """Store a document with its chunks (and their compound mentions) in one transaction,
         first removing the documents in ``replace`` (older versions of the same file)."""
         for chunk in chunks:
-            if document.text[chunk.start:chunk.end] != chunk.text:
-                raise ValueError(f"chunk {chunk.id} does not match the document text at {chunk.start}-{chunk.end}")
+            if document.text[chunk.start : chunk.end] != chunk.text:
+                raise ValueError(
+                    f"chunk {chunk.id} does not match the document text at "
+                    f"{chunk.start}-{chunk.end}"
+                )
         pairs = ((chunk, mentions[index] if mentions else ()) for index, chunk in enumerate(chunks))
         self.insert_stream(document, pairs, replace)
 
-    def insert_stream(self, document: Document, chunks: Iterable[tuple[Chunk, Sequence[Mention]]],
-                      replace: Iterable[str] = ()) -> int:
+    def insert_stream(
+        self,
+        document: Document,
+        chunks: Iterable[tuple[Chunk, Sequence[Mention]]],
+        replace: Iterable[str] = (),
+    ) -> int:
         """:meth:`insert` for chunks (with their mentions) made one at a time while they are
         stored, so that a long paper's chunks and mentions are never all in memory at once.
         Still one transaction: an error from the iterable stores nothing. Returns the count."""
@@ -147,26 +167,57 @@ class LitStore:
             for old in replace:
                 self._delete(old)
             self.kb.execute(
-                "INSERT INTO documents (id, sha256, path, format, title, n_pages, text, metadata, added_at) "
+                "INSERT INTO documents (id, sha256, path, format, title, n_pages, text, "
+                "metadata, added_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (document.id, document.sha256, document.path, document.format, document.title, document.n_pages,
-                 document.text, json.dumps(document.metadata), document.added_at or _now()),
+                (
+                    document.id,
+                    document.sha256,
+                    document.path,
+                    document.format,
+                    document.title,
+                    document.n_pages,
+                    document.text,
+                    json.dumps(document.metadata),
+                    document.added_at or _now(),
+                ),
             )
             for chunk, found in chunks:
-                if document.text[chunk.start:chunk.end] != chunk.text:
-                    raise ValueError(f"chunk {chunk.id} does not match the document text at {chunk.start}-{chunk.end}")
+                if document.text[chunk.start : chunk.end] != chunk.text:
+                    raise ValueError(
+                        f"chunk {chunk.id} does not match the document text at "
+                        f"{chunk.start}-{chunk.end}"
+                    )
                 cursor = self.kb.execute(
-                    "INSERT INTO chunks (id, document_id, seq, char_start, char_end, page, page_end, section, text) "
+                    "INSERT INTO chunks (id, document_id, seq, char_start, char_end, page, "
+                    "page_end, section, text) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (chunk.id, document.id, chunk.seq, chunk.start, chunk.end, chunk.page, chunk.page_end,
-                     chunk.section, chunk.text),
+                    (
+                        chunk.id,
+                        document.id,
+                        chunk.seq,
+                        chunk.start,
+                        chunk.end,
+                        chunk.page,
+                        chunk.page_end,
+                        chunk.section,
+                        chunk.text,
+                    ),
                 )
                 rowid = cursor.lastrowid
                 for mention in found:
                     self.kb.execute(
                         "INSERT INTO chunk_mentions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        (rowid, mention.inchikey, mention.connectivity, mention.compound_id, mention.text,
-                         chunk.start + mention.start, chunk.start + mention.end, mention.source),
+                        (
+                            rowid,
+                            mention.inchikey,
+                            mention.connectivity,
+                            mention.compound_id,
+                            mention.text,
+                            chunk.start + mention.start,
+                            chunk.start + mention.end,
+                            mention.source,
+                        ),
                     )
                 count += 1
             self._bump_generation()
@@ -180,8 +231,10 @@ class LitStore:
 
     def _delete(self, document_id: str) -> bool:
         self.kb.execute(
-            "DELETE FROM chunk_mentions WHERE chunk_rowid IN (SELECT rowid FROM chunks WHERE document_id = ?)",
-            (document_id,))
+            "DELETE FROM chunk_mentions WHERE chunk_rowid IN (SELECT rowid FROM chunks WHERE "
+            "document_id = ?)",
+            (document_id,),
+        )
         self.kb.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
         return self.kb.execute("DELETE FROM documents WHERE id = ?", (document_id,)).rowcount > 0
 
@@ -189,7 +242,9 @@ class LitStore:
     def documents(self) -> list[Document]:
         if not self.ready():
             return []
-        return [_document(r) for r in self.kb.execute("SELECT * FROM documents ORDER BY added_at, id")]
+        return [
+            _document(r) for r in self.kb.execute("SELECT * FROM documents ORDER BY added_at, id")
+        ]
 
     def document(self, document_id: str) -> Document:
         row = self.kb.execute("SELECT * FROM documents WHERE id = ?", (document_id,)).fetchone()
@@ -201,14 +256,18 @@ class LitStore:
         ids = list(dict.fromkeys(document_ids))
         out: dict[str, tuple[str | None, str]] = {}
         for start in range(0, len(ids), 500):
-            part = ids[start:start + 500]
+            part = ids[start : start + 500]
             marks = ",".join("?" * len(part))
-            for row in self.kb.execute(f"SELECT id, title, path FROM documents WHERE id IN ({marks})", part):
+            for row in self.kb.execute(
+                f"SELECT id, title, path FROM documents WHERE id IN ({marks})", part
+            ):
                 out[row[0]] = (row[1], row[2])
         return out
 
     def chunk(self, chunk_id: str) -> Chunk:
-        row = self.kb.execute(f"SELECT {_CHUNK_COLUMNS} FROM chunks c WHERE c.id = ?", (chunk_id,)).fetchone()
+        row = self.kb.execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM chunks c WHERE c.id = ?", (chunk_id,)
+        ).fetchone()
         if row is None:
             raise NotFoundError(f"no chunk with id {chunk_id!r}")
         return _chunk(row)
@@ -217,16 +276,23 @@ class LitStore:
         out: dict[str, Chunk] = {}
         ids = list(dict.fromkeys(chunk_ids))
         for start in range(0, len(ids), 500):
-            part = ids[start:start + 500]
+            part = ids[start : start + 500]
             marks = ",".join("?" * len(part))
-            for row in self.kb.execute(f"SELECT {_CHUNK_COLUMNS} FROM chunks c WHERE c.id IN ({marks})", part):
+            for row in self.kb.execute(
+                f"SELECT {_CHUNK_COLUMNS} FROM chunks c WHERE c.id IN ({marks})", part
+            ):
                 chunk = _chunk(row)
                 out[chunk.id] = chunk
         return out
 
     def chunks_of(self, document_id: str) -> list[Chunk]:
-        return [_chunk(r) for r in self.kb.execute(
-            f"SELECT {_CHUNK_COLUMNS} FROM chunks c WHERE c.document_id = ? ORDER BY c.seq", (document_id,))]
+        return [
+            _chunk(r)
+            for r in self.kb.execute(
+                f"SELECT {_CHUNK_COLUMNS} FROM chunks c WHERE c.document_id = ? ORDER BY c.seq",
+                (document_id,),
+            )
+        ]
 
     def iter_chunks(self, batch_size: int = 2000) -> Iterator[Chunk]:
         """Every chunk, in storage order (the order indexes are built in)."""
@@ -236,7 +302,8 @@ class LitStore:
         while True:
             rows = self.kb.execute(
                 f"SELECT {_CHUNK_COLUMNS} FROM chunks c WHERE c.rowid > ? ORDER BY c.rowid LIMIT ?",
-                (last, batch_size)).fetchall()
+                (last, batch_size),
+            ).fetchall()
             if not rows:
                 return
             for row in rows:
@@ -251,19 +318,30 @@ class LitStore:
         if not keys or not self.ready():
             return []
         hits: dict[tuple[str, str], MentionHit] = {}
-        sql = ("SELECT c.id, m.mention, m.inchikey, m.char_start - c.char_start FROM chunk_mentions m "
-               "JOIN chunks c ON c.rowid = m.chunk_rowid WHERE m.{column} IN ({marks}) ORDER BY c.rowid LIMIT ?")
-        for column, values, exact in (("inchikey", keys, True),
-                                      ("connectivity", list(dict.fromkeys(k[:14] for k in keys)), False)):
+        sql = (
+            "SELECT c.id, m.mention, m.inchikey, m.char_start - c.char_start FROM chunk_mentions m "
+            "JOIN chunks c ON c.rowid = m.chunk_rowid WHERE m.{column} IN ({marks}) ORDER BY "
+            "c.rowid LIMIT ?"
+        )
+        for column, values, exact in (
+            ("inchikey", keys, True),
+            ("connectivity", list(dict.fromkeys(k[:14] for k in keys)), False),
+        ):
             marks = ",".join("?" * len(values))
             for row in self.kb.execute(sql.format(column=column, marks=marks), (*values, limit)):
                 hits.setdefault((row[0], row[2]), MentionHit(row[0], row[1], row[2], exact, row[3]))
         return list(hits.values())
 
     def mentions_of(self, chunk_id: str) -> list[dict]:
-        return [dict(r) for r in self.kb.execute(
-            "SELECT m.mention, m.inchikey, m.compound_id, m.char_start, m.char_end, m.source FROM chunk_mentions m "
-            "JOIN chunks c ON c.rowid = m.chunk_rowid WHERE c.id = ? ORDER BY m.char_start", (chunk_id,))]
+        return [
+            dict(r)
+            for r in self.kb.execute(
+                "SELECT m.mention, m.inchikey, m.compound_id, m.char_start, m.char_end, m.source "
+                "FROM chunk_mentions m "
+                "JOIN chunks c ON c.rowid = m.chunk_rowid WHERE c.id = ? ORDER BY m.char_start",
+                (chunk_id,),
+            )
+        ]
 
 
 def _statements(script: str) -> list[str]:
@@ -276,12 +354,27 @@ def _now() -> str:
 
 def _document(row) -> Document:
     return Document(
-        id=row["id"], sha256=row["sha256"], path=row["path"], format=row["format"], text=row["text"],
-        title=row["title"], n_pages=row["n_pages"], metadata=json.loads(row["metadata"] or "{}"),
+        id=row["id"],
+        sha256=row["sha256"],
+        path=row["path"],
+        format=row["format"],
+        text=row["text"],
+        title=row["title"],
+        n_pages=row["n_pages"],
+        metadata=json.loads(row["metadata"] or "{}"),
         added_at=row["added_at"],
     )
 
 
 def _chunk(row) -> Chunk:
-    return Chunk(id=row[1], document_id=row[2], seq=row[3], start=row[4], end=row[5], page=row[6],
-                 page_end=row[7], section=row[8], text=row[9])
+    return Chunk(
+        id=row[1],
+        document_id=row[2],
+        seq=row[3],
+        start=row[4],
+        end=row[5],
+        page=row[6],
+        page_end=row[7],
+        section=row[8],
+        text=row[9],
+    )

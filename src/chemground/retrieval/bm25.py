@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import bm25s
 from bm25s.tokenization import Tokenizer
-
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
 
@@ -25,7 +24,9 @@ _SPLIT = re.compile(r"(?u)\b\w\w+\b")  # the bm25s tokenizer's own splitter
 class BM25Index:
     """A BM25 index over ``texts`` whose hits are reported by ``ids``."""
 
-    def __init__(self, texts: Sequence[str], ids: Sequence[str], *, stopwords: str | list[str] = "en") -> None:
+    def __init__(
+        self, texts: Sequence[str], ids: Sequence[str], *, stopwords: str | list[str] = "en"
+    ) -> None:
         if len(texts) != len(ids):
             raise ValueError(f"{len(texts)} texts but {len(ids)} ids")
         self.ids = list(ids)
@@ -39,7 +40,8 @@ class BM25Index:
         return len(self.ids)
 
     def search(self, query: str, k: int = 10) -> list[tuple[str, float]]:
-        """The ``k`` best (id, score) pairs, best first; words never seen in the corpus are ignored."""
+        """The ``k`` best (id, score) pairs, best first; words never seen in the corpus are
+        ignored."""
         if not self.ids or not query.strip():
             return []
         stop = set(self.tokenizer.stopwords or ())
@@ -47,7 +49,9 @@ class BM25Index:
         known = [w for w in words if w in self.model.vocab_dict]
         if not known:
             return []
-        docs, scores = self.model.retrieve([known], k=min(k, len(self.ids)), show_progress=False, n_threads=1)
+        docs, scores = self.model.retrieve(
+            [known], k=min(k, len(self.ids)), show_progress=False, n_threads=1
+        )
         return [(self.ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0]) if s > 0]
 
     def save(self, folder: Path) -> None:
@@ -57,7 +61,7 @@ class BM25Index:
         (folder / "ids.json").write_text(json.dumps(self.ids))
 
     @classmethod
-    def load(cls, folder: Path) -> "BM25Index":
+    def load(cls, folder: Path) -> BM25Index:
         index = cls.__new__(cls)
         index.ids = json.loads((folder / "ids.json").read_text())
         index.tokenizer = Tokenizer(lower=True)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 RRF_K = 60
 
 
-def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = RRF_K,
-                           weights: Sequence[float] | None = None) -> list[tuple[str, float]]:
+def reciprocal_rank_fusion(
+    rankings: Sequence[Sequence[str]], k: int = RRF_K, weights: Sequence[float] | None = None
+) -> list[tuple[str, float]]:
     """Fuse ranked id lists: score(id) = sum_i w_i / (k + rank_i(id)), ranks from 1."""
     weights = list(weights) if weights is not None else [1.0] * len(rankings)
     if len(weights) != len(rankings):

@@ -66,7 +66,8 @@ class FuzzyNameIndex:
                     for name in json.loads(synonyms)[:40]:
                         add(name, compound_id)
             for name, compound_id in self.kb.execute(
-                "SELECT DISTINCT name, compound_id FROM participants WHERE compound_id IS NOT NULL AND name IS NOT NULL"
+                "SELECT DISTINCT name, compound_id FROM participants WHERE compound_id IS NOT "
+                "NULL AND name IS NOT NULL"
             ):
                 add(name, compound_id)
             buckets: dict[int, list[str]] = defaultdict(list)
@@ -83,7 +84,9 @@ class FuzzyNameIndex:
             out.extend(buckets.get(length, ()))
         return out
 
-    def correct(self, text: str, min_score: float = DEFAULT_MIN_SCORE) -> tuple[str, int, float] | None:
+    def correct(
+        self, text: str, min_score: float = DEFAULT_MIN_SCORE
+    ) -> tuple[str, int, float] | None:
         """(name, compound id, score) of the closest known name above ``min_score``, if any."""
         if len(text) > MAX_NAME_CHARS:
             return None  # longer than any name worth correcting towards
@@ -97,7 +100,9 @@ class FuzzyNameIndex:
         name, compound_id = self._owner[best[0]]
         return name, compound_id, float(best[1])
 
-    def similar(self, text: str, limit: int = 5, min_score: float = 50.0) -> list[tuple[str, int, float]]:
+    def similar(
+        self, text: str, limit: int = 5, min_score: float = 50.0
+    ) -> list[tuple[str, int, float]]:
         """Names most similar to ``text`` (character ROUGE-L), for "did you mean" evidence."""
         if len(text) > MAX_NAME_CHARS:
             return []  # longer than any name worth comparing with
@@ -105,7 +110,9 @@ class FuzzyNameIndex:
         if not norm:
             return []
         choices = self.candidates(norm, slack=max(3, len(norm) // 3))
-        found = process.extract(norm, choices, scorer=fuzz.ratio, limit=limit * 3, score_cutoff=min_score)
+        found = process.extract(
+            norm, choices, scorer=fuzz.ratio, limit=limit * 3, score_cutoff=min_score
+        )
         out, seen = [], set()
         for choice, score, _ in found:
             name, compound_id = self._owner[choice]

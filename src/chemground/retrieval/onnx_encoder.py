@@ -17,8 +17,8 @@ import json
 import logging
 import os
 import threading
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -37,7 +37,8 @@ _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
 def backend_wanted() -> str:
-    """``auto`` (ONNX when available, else PyTorch), ``onnx`` or ``torch``; from CHEMGROUND_EMBED_BACKEND."""
+    """``auto`` (ONNX when available, else PyTorch), ``onnx`` or ``torch``; from
+    CHEMGROUND_EMBED_BACKEND."""
     value = os.environ.get("CHEMGROUND_EMBED_BACKEND", "auto").strip().lower()
     return value if value in ("auto", "onnx", "torch") else "auto"
 
@@ -79,8 +80,9 @@ def export_onnx(model_dir: Path, target: Path) -> Path:
             self.inner = inner
 
         def forward(self, input_ids, attention_mask, token_type_ids):
-            return self.inner(input_ids=input_ids, attention_mask=attention_mask,
-                              token_type_ids=token_type_ids).last_hidden_state
+            return self.inner(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
 
     features = model.tokenizer(_CHECK_TEXTS[:2], return_tensors="pt", padding=True)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -89,13 +91,23 @@ def export_onnx(model_dir: Path, target: Path) -> Path:
 
     with warnings.catch_warnings(), torch.inference_mode():
         warnings.simplefilter("ignore")  # tracer warnings about Python control flow in the model
-        torch.onnx.export(_LastHiddenState(transformer), tuple(features[name] for name in _INPUTS), str(partial),
-                          input_names=list(_INPUTS), output_names=["last_hidden_state"],
-                          dynamic_axes={name: {0: "batch", 1: "tokens"} for name in (*_INPUTS, "last_hidden_state")},
-                          opset_version=17, dynamo=False)
+        torch.onnx.export(
+            _LastHiddenState(transformer),
+            tuple(features[name] for name in _INPUTS),
+            str(partial),
+            input_names=list(_INPUTS),
+            output_names=["last_hidden_state"],
+            dynamic_axes={
+                name: {0: "batch", 1: "tokens"} for name in (*_INPUTS, "last_hidden_state")
+            },
+            opset_version=17,
+            dynamo=False,
+        )
     try:
         encoder = OnnxEncoder(partial, model_dir)
-        reference = model.encode(_CHECK_TEXTS, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+        reference = model.encode(
+            _CHECK_TEXTS, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+        )
         difference = float(np.abs(encoder.encode(_CHECK_TEXTS) - reference).max())
         if difference > MAX_EXPORT_DIFFERENCE:
             raise RuntimeError(f"the ONNX export differs from PyTorch by {difference:.2g}")
@@ -133,8 +145,9 @@ class OnnxEncoder:
                 options.intra_op_num_threads = threads
                 options.inter_op_num_threads = 1
                 options.log_severity_level = 3
-                self._sessions[threads] = self._ort.InferenceSession(self._file, options,
-                                                                     providers=["CPUExecutionProvider"])
+                self._sessions[threads] = self._ort.InferenceSession(
+                    self._file, options, providers=["CPUExecutionProvider"]
+                )
             return self._sessions[threads]
 
     def encode(self, texts: Sequence[str], batch_size: int = 64, progress=None) -> np.ndarray:
@@ -144,9 +157,11 @@ class OnnxEncoder:
             return out
         session = self._session(1 if len(texts) <= 8 else max(1, os.cpu_count() or 1))
         encodings = self.tokenizer.encode_batch(texts)
-        order = np.argsort([len(e.ids) for e in encodings], kind="stable")  # similar lengths pad less
+        order = np.argsort(
+            [len(e.ids) for e in encodings], kind="stable"
+        )  # similar lengths pad less
         for start in range(0, len(order), batch_size):
-            batch = order[start:start + batch_size]
+            batch = order[start : start + batch_size]
             width = max(len(encodings[i].ids) for i in batch)
             arrays = {name: np.zeros((len(batch), width), dtype=np.int64) for name in _INPUTS}
             for row, i in enumerate(batch):
@@ -185,16 +200,22 @@ def onnx_encoder(model_dir: Path, cache_dir: Path) -> OnnxEncoder | None:
             if target.is_file():
                 try:
                     _ENCODER = OnnxEncoder(target, model_dir)
-                except Exception as error:  # noqa: BLE001 - a damaged cache file is exported again
-                    log.warning("the cached ONNX model %s is unusable (%s); exporting it again", target, error)
+                except Exception as error:
+                    log.warning(
+                        "the cached ONNX model %s is unusable (%s); exporting it again",
+                        target,
+                        error,
+                    )
                     target.unlink()
             if _ENCODER is None:
                 log.info("exporting MiniLM to ONNX at %s (once)", target)
                 export_onnx(model_dir, target)
                 _ENCODER = OnnxEncoder(target, model_dir)
-        except Exception as error:  # noqa: BLE001 - any export/runtime failure falls back to PyTorch
+        except Exception as error:
             _ENCODER_FAILED = f"{type(error).__name__}: {error}"
-            log.warning("MiniLM on ONNX Runtime is unavailable (%s); using PyTorch", _ENCODER_FAILED)
+            log.warning(
+                "MiniLM on ONNX Runtime is unavailable (%s); using PyTorch", _ENCODER_FAILED
+            )
         return _ENCODER
 
 

@@ -15,8 +15,10 @@ MAX_DESCRIPTION = 1200
 
 
 def _participants(reaction: Reaction, role: Role) -> list[dict[str, Any]]:
-    return [{"name": p.name, "smiles": p.smiles, "compound_id": p.compound_id, "amount": p.amount}
-            for p in reaction.by_role(role)]
+    return [
+        {"name": p.name, "smiles": p.smiles, "compound_id": p.compound_id, "amount": p.amount}
+        for p in reaction.by_role(role)
+    ]
 
 
 def reaction_record(reaction: Reaction) -> dict[str, Any]:
@@ -25,26 +27,47 @@ def reaction_record(reaction: Reaction) -> dict[str, Any]:
     if len(description) > MAX_DESCRIPTION:
         description = description[:MAX_DESCRIPTION] + " …"
     return {
-        "id": reaction.id, "source": reaction.source, "dataset": reaction.dataset, "title": reaction.title,
+        "id": reaction.id,
+        "source": reaction.source,
+        "dataset": reaction.dataset,
+        "title": reaction.title,
         "reaction_class": reaction.reaction_class,
-        "reactants": _participants(reaction, Role.REACTANT), "products": _participants(reaction, Role.PRODUCT),
-        "solvents": _participants(reaction, Role.SOLVENT), "catalysts": _participants(reaction, Role.CATALYST),
+        "reactants": _participants(reaction, Role.REACTANT),
+        "products": _participants(reaction, Role.PRODUCT),
+        "solvents": _participants(reaction, Role.SOLVENT),
+        "catalysts": _participants(reaction, Role.CATALYST),
         "reagents": _participants(reaction, Role.REAGENT),
-        "temperature_c": c.temperature_c, "temperature_text": c.temperature_text, "time_h": c.time_h, "ph": c.ph,
-        "pressure_bar": c.pressure_bar, "atmosphere": c.atmosphere, "yield_percent": reaction.yield_percent,
-        "reaction_smiles": reaction.reaction_smiles, "description": description, "notes": reaction.notes,
+        "temperature_c": c.temperature_c,
+        "temperature_text": c.temperature_text,
+        "time_h": c.time_h,
+        "ph": c.ph,
+        "pressure_bar": c.pressure_bar,
+        "atmosphere": c.atmosphere,
+        "yield_percent": reaction.yield_percent,
+        "reaction_smiles": reaction.reaction_smiles,
+        "description": description,
+        "notes": reaction.notes,
         "flags": reaction.flags,
     }
 
 
 def compound_record(compound: Compound) -> dict[str, Any]:
     return {
-        "id": compound.id, "name": compound.name, "iupac_name": compound.iupac_name,
-        "common_name": compound.common_name, "synonyms": compound.synonyms[:MAX_SYNONYMS],
-        "smiles": compound.smiles, "inchikey": compound.inchikey, "formula": compound.formula,
-        "molecular_weight": compound.molecular_weight, "exact_mass": compound.exact_mass,
-        "description": compound.description, "pubchem_cid": compound.pubchem_cid, "cas": compound.cas,
-        "kind": compound.kind, "source": compound.source,
+        "id": compound.id,
+        "name": compound.name,
+        "iupac_name": compound.iupac_name,
+        "common_name": compound.common_name,
+        "synonyms": compound.synonyms[:MAX_SYNONYMS],
+        "smiles": compound.smiles,
+        "inchikey": compound.inchikey,
+        "formula": compound.formula,
+        "molecular_weight": compound.molecular_weight,
+        "exact_mass": compound.exact_mass,
+        "description": compound.description,
+        "pubchem_cid": compound.pubchem_cid,
+        "cas": compound.cas,
+        "kind": compound.kind,
+        "source": compound.source,
     }
 
 
@@ -53,15 +76,21 @@ def _names(reaction: Reaction, role: Role) -> str:
 
 
 def reaction_text(reaction: Reaction) -> str:
-    """One reaction as text: participants by role (names and SMILES), conditions, source paragraph."""
+    """One reaction as text: participants by role (names and SMILES), conditions, source
+    paragraph."""
     c = reaction.conditions
     parts = [
-        f"reactants: {_names(reaction, Role.REACTANT)}", f"products: {_names(reaction, Role.PRODUCT)}",
-        f"solvents: {_names(reaction, Role.SOLVENT)}", f"catalysts: {_names(reaction, Role.CATALYST)}",
+        f"reactants: {_names(reaction, Role.REACTANT)}",
+        f"products: {_names(reaction, Role.PRODUCT)}",
+        f"solvents: {_names(reaction, Role.SOLVENT)}",
+        f"catalysts: {_names(reaction, Role.CATALYST)}",
         f"reagents: {_names(reaction, Role.REAGENT)}",
     ]
     if c.temperature_c is not None or c.temperature_text:
-        parts.append(f"temperature: {c.temperature_c if c.temperature_c is not None else ''} {c.temperature_text or ''}")
+        parts.append(
+            f"temperature: {c.temperature_c if c.temperature_c is not None else ''} "
+            f"{c.temperature_text or ''}"
+        )
     if c.time_h is not None:
         parts.append(f"time: {c.time_h} h")
     if reaction.yield_percent is not None:
@@ -76,5 +105,7 @@ def compound_text(compound: Compound) -> str:
     """One compound as text: names, SMILES, formula, weight, description."""
     names = "; ".join(compound.all_names()[:MAX_SYNONYMS])
     weight = f"{compound.molecular_weight:.2f}" if compound.molecular_weight else ""
-    return (f"{names}; SMILES {compound.smiles or ''}; formula {compound.formula or ''}; "
-            f"molecular weight {weight}; {compound.description}")
+    return (
+        f"{names}; SMILES {compound.smiles or ''}; formula {compound.formula or ''}; "
+        f"molecular weight {weight}; {compound.description}"
+    )

@@ -25,16 +25,23 @@ from chemground.evidence import Evidence
 from chemground.kb.records import Role
 from chemground.kb.sqlite_store import SQLiteKB
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
-from chemground.reasoning.reaction_classes import (ClassMention, class_reaction_ids, find_classes, has_marker,
-                                                   in_class_span)
+from chemground.reasoning.reaction_classes import (
+    ClassMention,
+    class_reaction_ids,
+    find_classes,
+    has_marker,
+    in_class_span,
+)
 from chemground.retrieval.fuzzy import FuzzyNameIndex
 from chemground.retrieval.records import compound_record, reaction_record
 
 SIMILARITY_FLOOR = 0.35  # Tanimoto below this is not "similar" enough to show
-PARENT_WEIGHT = 0.85     # a salt form of the asked compound
+PARENT_WEIGHT = 0.85  # a salt form of the asked compound
 WRONG_ROLE_WEIGHT = 0.5  # the compound is in the reaction, but not in the role asked
 MAX_LINKS_PER_COMPOUND = 5000
-SIMILAR_REACTION_FLOOR = 0.5  # Tanimoto (or salt/stereo form) for showing a similar compound's reactions
+SIMILAR_REACTION_FLOOR = (
+    0.5  # Tanimoto (or salt/stereo form) for showing a similar compound's reactions
+)
 MAX_CLASS_REACTIONS = 30  # reactions of a named class shown when the question names no compound
 
 _ASPECT_FIELD = {
@@ -44,7 +51,9 @@ _ASPECT_FIELD = {
     Aspect.SOLVENT: lambda r: bool(r["solvents"]),
     Aspect.CATALYST: lambda r: bool(r["catalysts"]),
     Aspect.REAGENT: lambda r: bool(r["reagents"] or r["catalysts"]),
-    Aspect.CONDITIONS: lambda r: r["temperature_c"] is not None or r["time_h"] is not None or bool(r["solvents"]),
+    Aspect.CONDITIONS: lambda r: (
+        r["temperature_c"] is not None or r["time_h"] is not None or bool(r["solvents"])
+    ),
 }
 
 
@@ -85,23 +94,49 @@ class TableRetriever:
         for mention in query.mentions:
             if mention.compound_id is not None:
                 compound = self.kb.get_compound(mention.compound_id, with_reactions=0)
-                how = {"smiles": "same structure as the SMILES", "dictionary": "name in the dictionary",
-                       "opsin": "same structure as the systematic name", "fuzzy": "corrected name"}.get(
-                    mention.resolved_by, mention.resolved_by)
-                add(exact, Evidence(kind="compound", id=str(compound.id), score=mention.confidence,
-                                    match="exact" if mention.resolved_by != "fuzzy" else "similar",
-                                    record=compound_record(compound), retriever=self.name,
-                                    why=f"{how} {mention.text!r}" + (f" (InChIKey {compound.inchikey})" if compound.inchikey else ""),
-                                    provenance={"source": compound.source}))
+                how = {
+                    "smiles": "same structure as the SMILES",
+                    "dictionary": "name in the dictionary",
+                    "opsin": "same structure as the systematic name",
+                    "fuzzy": "corrected name",
+                }.get(mention.resolved_by, mention.resolved_by)
+                add(
+                    exact,
+                    Evidence(
+                        kind="compound",
+                        id=str(compound.id),
+                        score=mention.confidence,
+                        match="exact" if mention.resolved_by != "fuzzy" else "similar",
+                        record=compound_record(compound),
+                        retriever=self.name,
+                        why=f"{how} {mention.text!r}"
+                        + (f" (InChIKey {compound.inchikey})" if compound.inchikey else ""),
+                        provenance={"source": compound.source},
+                    ),
+                )
             elif mention.smiles:
                 s = structure_from_smiles(mention.smiles)
-                add(exact, Evidence(kind="computed", id=f"structure:{s.inchikey}", score=1.0, match="exact",
-                                    retriever="computation",
-                                    record={"smiles": s.smiles, "inchikey": s.inchikey, "formula": s.formula,
-                                            "molecular_weight": s.molecular_weight, "exact_mass": s.exact_mass,
-                                            "name": mention.text if mention.input_format != "smiles" else None},
-                                    why=f"{mention.text!r} is not in the knowledge base; identifiers computed from "
-                                        f"its structure ({mention.resolved_by})"))
+                add(
+                    exact,
+                    Evidence(
+                        kind="computed",
+                        id=f"structure:{s.inchikey}",
+                        score=1.0,
+                        match="exact",
+                        retriever="computation",
+                        record={
+                            "smiles": s.smiles,
+                            "inchikey": s.inchikey,
+                            "formula": s.formula,
+                            "molecular_weight": s.molecular_weight,
+                            "exact_mass": s.exact_mass,
+                            "name": mention.text if mention.input_format != "smiles" else None,
+                        },
+                        why=f"{mention.text!r} is not in the knowledge base; identifiers "
+                        "computed from "
+                        f"its structure ({mention.resolved_by})",
+                    ),
+                )
             if query.aspect == Aspect.SIMILAR or (mention.compound_id is None):
                 for evidence in self._similar_compounds(mention, k):
                     add(similar, evidence)
@@ -110,9 +145,19 @@ class TableRetriever:
                 if not mention.resolved:
                     for name, compound_id, score in self.fuzzy.similar(mention.text, limit=k):
                         compound = self.kb.get_compound(compound_id, with_reactions=0)
-                        add(similar, Evidence(kind="compound", id=str(compound_id), score=score / 100, match="similar",
-                                              record=compound_record(compound), retriever=self.name,
-                                              why=f"name {name!r} resembles {mention.text!r} (ROUGE-L {score:.0f}%)"))
+                        add(
+                            similar,
+                            Evidence(
+                                kind="compound",
+                                id=str(compound_id),
+                                score=score / 100,
+                                match="similar",
+                                record=compound_record(compound),
+                                retriever=self.name,
+                                why=f"name {name!r} resembles {mention.text!r} (ROUGE-L "
+                                f"{score:.0f}%)",
+                            ),
+                        )
         similar.sort(key=lambda e: -e.score)
         return (exact + similar)[: max(k, len(exact))]
 
@@ -121,16 +166,31 @@ class TableRetriever:
             return []
         structure = structure_from_smiles(mention.smiles)
         out: list[Evidence] = []
-        related = {h.compound_id: "same parent compound (salt or charge form)"
-                   for h in self.kb.lookup_parent(structure.parent_inchikey)}
-        related.update({h.compound_id: "same skeleton, different stereo or isotopes"
-                        for h in self.kb.lookup_connectivity(structure.connectivity_key)
-                        if h.compound_id not in related})
+        related = {
+            h.compound_id: "same parent compound (salt or charge form)"
+            for h in self.kb.lookup_parent(structure.parent_inchikey)
+        }
+        related.update(
+            {
+                h.compound_id: "same skeleton, different stereo or isotopes"
+                for h in self.kb.lookup_connectivity(structure.connectivity_key)
+                if h.compound_id not in related
+            }
+        )
         related.pop(mention.compound_id, None)  # type: ignore[arg-type]
         for compound_id, why in list(related.items())[:k]:
             compound = self.kb.get_compound(compound_id, with_reactions=0)
-            out.append(Evidence(kind="compound", id=str(compound_id), score=0.9, match="similar",
-                                record=compound_record(compound), retriever=self.name, why=why))
+            out.append(
+                Evidence(
+                    kind="compound",
+                    id=str(compound_id),
+                    score=0.9,
+                    match="similar",
+                    record=compound_record(compound),
+                    retriever=self.name,
+                    why=why,
+                )
+            )
         ids, fingerprints = self.kb.fingerprints()
         if ids:
             query_fingerprint = morgan_fingerprint(structure.smiles)
@@ -144,23 +204,42 @@ class TableRetriever:
 
             values = np.asarray(scores, dtype=float)
             above = np.flatnonzero(values >= SIMILARITY_FLOOR)
-            ranked = above[np.argsort(-values[above], kind="stable")][: k + len(related) + 1].tolist()
+            ranked = above[np.argsort(-values[above], kind="stable")][
+                : k + len(related) + 1
+            ].tolist()
             for i in ranked:
-                if ids[i] == mention.compound_id or ids[i] in related or scores[i] < SIMILARITY_FLOOR:
+                if (
+                    ids[i] == mention.compound_id
+                    or ids[i] in related
+                    or scores[i] < SIMILARITY_FLOOR
+                ):
                     continue
                 compound = self.kb.get_compound(ids[i], with_reactions=0)
-                out.append(Evidence(kind="compound", id=str(ids[i]), score=round(scores[i], 4), match="similar",
-                                    record=compound_record(compound), retriever=self.name,
-                                    why=f"structurally similar to {mention.text!r} (Tanimoto {scores[i]:.2f}, Morgan r=2)"))
+                out.append(
+                    Evidence(
+                        kind="compound",
+                        id=str(ids[i]),
+                        score=round(scores[i], 4),
+                        match="similar",
+                        record=compound_record(compound),
+                        retriever=self.name,
+                        why=f"structurally similar to {mention.text!r} (Tanimoto "
+                        f"{scores[i]:.2f}, Morgan r=2)",
+                    )
+                )
         return out
 
     # -- reactions -----------------------------------------------------------------------------
-    def _targets(self, query: QueryTuple, classes: list[ClassMention] | None = None) -> list[_Target]:
+    def _targets(
+        self, query: QueryTuple, classes: list[ClassMention] | None = None
+    ) -> list[_Target]:
         """One target per compound the question names, resolved or not: an unresolved compound
         still counts as asked for, so a reaction can never match the question fully without it.
         Words of a named reaction class ("Appel", "Boc") are not compounds."""
         targets = []
-        looked_up: dict[str, tuple[list[int], list[int]]] = {}  # smiles -> (same structure, same parent)
+        looked_up: dict[
+            str, tuple[list[int], list[int]]
+        ] = {}  # smiles -> (same structure, same parent)
         for mention in query.mentions:
             if classes and in_class_span(mention, classes):
                 continue
@@ -169,19 +248,27 @@ class TableRetriever:
                 targets.append(_Target(mention, weights))
                 continue
             if mention.compound_id is not None:
-                weights[mention.compound_id] = 1.0 if mention.resolved_by != "fuzzy" else mention.confidence
+                weights[mention.compound_id] = (
+                    1.0 if mention.resolved_by != "fuzzy" else mention.confidence
+                )
             if mention.smiles:
                 if mention.smiles not in looked_up:
                     structure = structure_from_smiles(mention.smiles)
                     looked_up[mention.smiles] = (
                         [hit.compound_id for hit in self.kb.lookup_structure(structure)],
-                        [hit.compound_id for hit in self.kb.lookup_parent(structure.parent_inchikey)])
+                        [
+                            hit.compound_id
+                            for hit in self.kb.lookup_parent(structure.parent_inchikey)
+                        ],
+                    )
                 same, parent = looked_up[mention.smiles]
                 for compound_id in same:
                     weights.setdefault(compound_id, 1.0)
                 for compound_id in parent:
                     weights.setdefault(compound_id, PARENT_WEIGHT)
-            targets.append(_Target(mention, weights))  # a compound the KB lacks still counts as asked for
+            targets.append(
+                _Target(mention, weights)
+            )  # a compound the KB lacks still counts as asked for
         return targets
 
     def reactions(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
@@ -191,8 +278,9 @@ class TableRetriever:
             return self._class_reactions(query, classes, targets, k)
         return self._ranked(query, targets, k)
 
-    def _class_reactions(self, query: QueryTuple, classes: list[ClassMention], targets: list[_Target],
-                         k: int) -> list[Evidence]:
+    def _class_reactions(
+        self, query: QueryTuple, classes: list[ClassMention], targets: list[_Target], k: int
+    ) -> list[Evidence]:
         """The question names a reaction class: only reactions of that class answer it.
 
         With compounds, the class's reactions are ranked as usual; when none of them holds any of
@@ -204,11 +292,19 @@ class TableRetriever:
         for c in classes:
             if not c.known:
                 continue
-            ids = [rid for cid in c.reaction_class.class_ids for rid in class_reaction_ids(self.kb, cid)]
+            ids = [
+                rid
+                for cid in c.reaction_class.class_ids
+                for rid in class_reaction_ids(self.kb, cid)
+            ]
             if c.reaction_class.markers and ids:
                 records = self.kb.get_reactions(ids[:MAX_LINKS_PER_COMPOUND])
-                ids = [rid for rid in ids if rid in records
-                       and has_marker(reaction_record(records[rid]), c.reaction_class.markers)]
+                ids = [
+                    rid
+                    for rid in ids
+                    if rid in records
+                    and has_marker(reaction_record(records[rid]), c.reaction_class.markers)
+                ]
             allowed.update(dict.fromkeys(ids))
         if not allowed:
             return []
@@ -222,25 +318,44 @@ class TableRetriever:
         class_only = not targets
         ids = list(allowed)[: MAX_CLASS_REACTIONS if class_only else k]
         reactions = self.kb.get_reactions(ids)
-        curated_first = sorted(ids, key=lambda rid: (0 if reactions[rid].dataset == "starter" else 1, rid)) \
-            if reactions else []
+        curated_first = (
+            sorted(ids, key=lambda rid: (0 if reactions[rid].dataset == "starter" else 1, rid))
+            if reactions
+            else []
+        )
         asked = ", ".join(repr(t.mention.text) for t in targets)
         out = []
         for rid in curated_first:
             if rid not in reactions:
                 continue
             reaction = reactions[rid]
-            why = (f"a {named} reaction (the question names the class and no compound)" if class_only else
-                   f"a {named} reaction, but no {named} reaction in the knowledge base involves {asked}")
-            out.append(Evidence(kind="reaction", id=rid, score=1.0 if class_only else 0.1,
-                                match="exact" if class_only else "similar", record=reaction_record(reaction),
-                                retriever=self.name, why=why,
-                                provenance={"source": reaction.source, "dataset": reaction.dataset,
-                                            "reaction_class": named}))
+            why = (
+                f"a {named} reaction (the question names the class and no compound)"
+                if class_only
+                else f"a {named} reaction, but no {named} reaction in the knowledge base "
+                f"involves {asked}"
+            )
+            out.append(
+                Evidence(
+                    kind="reaction",
+                    id=rid,
+                    score=1.0 if class_only else 0.1,
+                    match="exact" if class_only else "similar",
+                    record=reaction_record(reaction),
+                    retriever=self.name,
+                    why=why,
+                    provenance={
+                        "source": reaction.source,
+                        "dataset": reaction.dataset,
+                        "reaction_class": named,
+                    },
+                )
+            )
         return out
 
-    def _ranked(self, query: QueryTuple, targets: list[_Target], k: int,
-                allowed: set[str] | None = None) -> list[Evidence]:
+    def _ranked(
+        self, query: QueryTuple, targets: list[_Target], k: int, allowed: set[str] | None = None
+    ) -> list[Evidence]:
         if not any(t.compound_weights for t in targets):
             if allowed is not None:
                 return []
@@ -281,14 +396,28 @@ class TableRetriever:
         records = {rid: reaction_record(r) for rid, r in reactions.items()}
         has_field = _ASPECT_FIELD.get(query.aspect)  # type: ignore[arg-type]
         curated_first = lambda rid: 0 if reactions[rid].dataset == "starter" else 1  # noqa: E731
-        shortlist.sort(key=lambda t: (-t[0], -t[1], 0 if has_field is None or has_field(records[t[2]]) else 1,
-                                      curated_first(t[2]), t[2]))
+        shortlist.sort(
+            key=lambda t: (
+                -t[0],
+                -t[1],
+                0 if has_field is None or has_field(records[t[2]]) else 1,
+                curated_first(t[2]),
+                t[2],
+            )
+        )
         out = []
         for total, exact, reaction_id in shortlist[:k]:
             row = coverage[reaction_id]
-            found = [f"{t.mention.text} as {role.value}" for t, (score, role) in zip(targets, row) if role is not None]
-            missing = [t.mention.text + ("" if t.mention.resolved else " (not resolved to a structure)")
-                       for t, (score, _) in zip(targets, row) if score == 0]
+            found = [
+                f"{t.mention.text} as {role.value}"
+                for t, (score, role) in zip(targets, row)
+                if role is not None
+            ]
+            missing = [
+                t.mention.text + ("" if t.mention.resolved else " (not resolved to a structure)")
+                for t, (score, _) in zip(targets, row)
+                if score == 0
+            ]
             held = sum(1 for s, _ in row if s > 0)
             why = "has " + ", ".join(found) + f" ({held} of {len(targets)} question compounds"
             if exact == len(targets):
@@ -299,14 +428,26 @@ class TableRetriever:
                 why += ")"
             if missing:
                 why += "; lacks " + ", ".join(missing)
-            out.append(Evidence(kind="reaction", id=reaction_id, score=round(total, 4),
-                                match="exact" if exact == len(targets) else "similar",
-                                record=records[reaction_id], retriever=self.name, why=why,
-                                provenance={"source": reactions[reaction_id].source,
-                                            "dataset": reactions[reaction_id].dataset}))
+            out.append(
+                Evidence(
+                    kind="reaction",
+                    id=reaction_id,
+                    score=round(total, 4),
+                    match="exact" if exact == len(targets) else "similar",
+                    record=records[reaction_id],
+                    retriever=self.name,
+                    why=why,
+                    provenance={
+                        "source": reactions[reaction_id].source,
+                        "dataset": reactions[reaction_id].dataset,
+                    },
+                )
+            )
         return out
 
-    def _reactions_of_similar(self, query: QueryTuple, targets: list[_Target], k: int) -> list[Evidence]:
+    def _reactions_of_similar(
+        self, query: QueryTuple, targets: list[_Target], k: int
+    ) -> list[Evidence]:
         """No reaction has the question's compounds: reactions of structurally similar ones."""
         out: list[Evidence] = []
         similar: dict[tuple, list[Evidence]] = {}  # the same compound named twice is compared once
@@ -322,10 +463,18 @@ class TableRetriever:
                     if target.mention.role is not None and link.role != target.mention.role:
                         continue
                     reaction = self.kb.get_reaction(link.reaction_id)
-                    out.append(Evidence(kind="reaction", id=reaction.id, score=round(evidence.score * 0.5, 4),
-                                        match="similar", record=reaction_record(reaction), retriever=self.name,
-                                        why=f"no reaction has {target.mention.text!r}; this one has "
-                                            f"{evidence.record['name']!r} ({evidence.why}) as {link.role.value}"))
+                    out.append(
+                        Evidence(
+                            kind="reaction",
+                            id=reaction.id,
+                            score=round(evidence.score * 0.5, 4),
+                            match="similar",
+                            record=reaction_record(reaction),
+                            retriever=self.name,
+                            why=f"no reaction has {target.mention.text!r}; this one has "
+                            f"{evidence.record['name']!r} ({evidence.why}) as {link.role.value}",
+                        )
+                    )
         out.sort(key=lambda e: -e.score)
         seen, unique = set(), []
         for e in out:

@@ -17,7 +17,12 @@ from chemground.evidence import Evidence
 from chemground.kb.sqlite_store import SQLiteKB
 from chemground.reasoning.query import QueryTuple
 from chemground.retrieval.bm25 import BM25Index
-from chemground.retrieval.records import compound_record, compound_text, reaction_record, reaction_text
+from chemground.retrieval.records import (
+    compound_record,
+    compound_text,
+    reaction_record,
+    reaction_text,
+)
 
 
 def kb_stamp(kb: SQLiteKB) -> str:
@@ -48,13 +53,29 @@ def evidence_for(kb: SQLiteKB, hits: list[tuple[str, float]], retriever: str) ->
     for key, score in hits:
         kind, _, raw = key.partition(":")
         if kind == "reaction" and raw in reactions:
-            out.append(Evidence(kind="reaction", id=raw, score=round(score, 4), match="similar",
-                                record=reaction_record(reactions[raw]), retriever=retriever,
-                                why=f"{retriever} text similarity {score:.3f}"))
+            out.append(
+                Evidence(
+                    kind="reaction",
+                    id=raw,
+                    score=round(score, 4),
+                    match="similar",
+                    record=reaction_record(reactions[raw]),
+                    retriever=retriever,
+                    why=f"{retriever} text similarity {score:.3f}",
+                )
+            )
         elif kind == "compound" and int(raw) in compounds:
-            out.append(Evidence(kind="compound", id=raw, score=round(score, 4), match="similar",
-                                record=compound_record(compounds[int(raw)]), retriever=retriever,
-                                why=f"{retriever} text similarity {score:.3f}"))
+            out.append(
+                Evidence(
+                    kind="compound",
+                    id=raw,
+                    score=round(score, 4),
+                    match="similar",
+                    record=compound_record(compounds[int(raw)]),
+                    retriever=retriever,
+                    why=f"{retriever} text similarity {score:.3f}",
+                )
+            )
     return out
 
 
@@ -73,7 +94,9 @@ def load_or_build(folder: Path, kb: SQLiteKB, load, build):
     shutil.rmtree(tmp, ignore_errors=True)
     index.save(tmp)
     try:
-        tmp.rename(folder)  # atomic; fails when another worker got there first (or a stale copy sits there)
+        tmp.rename(
+            folder
+        )  # atomic; fails when another worker got there first (or a stale copy sits there)
     except OSError:
         if (folder / "ids.json").exists():  # the other worker's identical index: keep it
             shutil.rmtree(tmp, ignore_errors=True)
@@ -142,4 +165,6 @@ class DenseRecordRetriever:
 
     def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
         index = self.index()
-        return evidence_for(self.kb, index.search(self.embedder.encode_one(query.question), k), self.name)
+        return evidence_for(
+            self.kb, index.search(self.embedder.encode_one(query.question), k), self.name
+        )

@@ -33,54 +33,104 @@ class ToolSpec:
 
 TOOL_FOR_ASPECT: dict[Aspect, ToolSpec] = {
     Aspect.LOGP: ToolSpec("cactus/CalculateLogP", "smiles", "logP (Crippen)"),
-    Aspect.TPSA: ToolSpec("cactus/CalculateTPSA", "smiles", "topological polar surface area (TPSA)", "Å²"),
+    Aspect.TPSA: ToolSpec(
+        "cactus/CalculateTPSA", "smiles", "topological polar surface area (TPSA)", "Å²"
+    ),
     Aspect.QED: ToolSpec("cactus/CalculateQED", "smiles", "QED drug-likeness score"),
     Aspect.HBD: ToolSpec("properties/CountHBondDonors", "smiles", "number of H-bond donors"),
     Aspect.HBA: ToolSpec("properties/CountHBondAcceptors", "smiles", "number of H-bond acceptors"),
-    Aspect.ROTATABLE_BONDS: ToolSpec("properties/CountRotatableBonds", "smiles", "number of rotatable bonds"),
+    Aspect.ROTATABLE_BONDS: ToolSpec(
+        "properties/CountRotatableBonds", "smiles", "number of rotatable bonds"
+    ),
     Aspect.RING_COUNT: ToolSpec("properties/CountRings", "smiles", "number of rings"),
     Aspect.HEAVY_ATOMS: ToolSpec("properties/CountHeavyAtoms", "smiles", "number of heavy atoms"),
-    Aspect.STEREOCENTRES: ToolSpec("properties/FindStereocentres", "smiles", "number of stereocentres"),
+    Aspect.STEREOCENTRES: ToolSpec(
+        "properties/FindStereocentres", "smiles", "number of stereocentres"
+    ),
     Aspect.INCHI: ToolSpec("properties/SMILESToInChI", "smiles", "standard InChI"),
     Aspect.INCHIKEY: ToolSpec("properties/SMILESToInChIKey", "smiles", "InChIKey"),
     Aspect.FUNCTIONAL_GROUPS: ToolSpec("chemcrow/FuncGroups", "smiles", "functional groups"),
-    Aspect.LIPINSKI: ToolSpec("cactus/CalculateDruglikeness", "smiles", "Lipinski rule-of-five check"),
-    Aspect.MOLECULAR_WEIGHT: ToolSpec("properties/AverageMolecularWeight", "smiles", "molecular weight", "g/mol"),
-    Aspect.EXACT_MASS: ToolSpec("cactus/CalculateMolWt", "smiles", "monoisotopic (exact) mass", "Da"),
+    Aspect.LIPINSKI: ToolSpec(
+        "cactus/CalculateDruglikeness", "smiles", "Lipinski rule-of-five check"
+    ),
+    Aspect.MOLECULAR_WEIGHT: ToolSpec(
+        "properties/AverageMolecularWeight", "smiles", "molecular weight", "g/mol"
+    ),
+    Aspect.EXACT_MASS: ToolSpec(
+        "cactus/CalculateMolWt", "smiles", "monoisotopic (exact) mass", "Da"
+    ),
     Aspect.AMOUNT: ToolSpec("chem_lib/convert_compound_stoichiometry_amount", "amount", "amount"),
     Aspect.BALANCE: ToolSpec("chem_lib/balance_the_reaction", "equation", "balanced equation"),
-    Aspect.BOILING_POINT: ToolSpec("properties/PhysicalConstant", "constant", "boiling point", "K",
-                                   (("property", "boiling_point"),)),
-    Aspect.MELTING_POINT: ToolSpec("properties/PhysicalConstant", "constant", "melting point", "K",
-                                   (("property", "melting_point"),)),
-    Aspect.DENSITY: ToolSpec("properties/PhysicalConstant", "constant", "density", "g/cm3",
-                             (("property", "density"),)),
-    Aspect.FLASH_POINT: ToolSpec("properties/PhysicalConstant", "constant", "flash point", "K",
-                                 (("property", "flash_point"),)),
+    Aspect.BOILING_POINT: ToolSpec(
+        "properties/PhysicalConstant",
+        "constant",
+        "boiling point",
+        "K",
+        (("property", "boiling_point"),),
+    ),
+    Aspect.MELTING_POINT: ToolSpec(
+        "properties/PhysicalConstant",
+        "constant",
+        "melting point",
+        "K",
+        (("property", "melting_point"),),
+    ),
+    Aspect.DENSITY: ToolSpec(
+        "properties/PhysicalConstant", "constant", "density", "g/cm3", (("property", "density"),)
+    ),
+    Aspect.FLASH_POINT: ToolSpec(
+        "properties/PhysicalConstant",
+        "constant",
+        "flash point",
+        "K",
+        (("property", "flash_point"),),
+    ),
     Aspect.HAZARDS: ToolSpec("properties/SafetyData", "smiles", "safety data"),
 }
 # Used when the bare-formula route asks for a molar mass ("molar mass of Fe2O3").
-FORMULA_MASS_TOOL = ToolSpec("chemistrytools/calculate_compound_molar_mass", "formula", "molar mass", "g/mol")
+FORMULA_MASS_TOOL = ToolSpec(
+    "chemistrytools/calculate_compound_molar_mass", "formula", "molar mass", "g/mol"
+)
 
 _NUMBER = r"(\d+(?:[.,]\d+)?(?:\s*[x×*]\s*10\^?(-?\d+)|[eE](-?\d+))?)"
 _UNITS = {
-    "mg": ("grams", 1e-3), "milligram": ("grams", 1e-3), "milligrams": ("grams", 1e-3),
-    "g": ("grams", 1.0), "gram": ("grams", 1.0), "grams": ("grams", 1.0),
-    "kg": ("grams", 1e3), "kilogram": ("grams", 1e3), "kilograms": ("grams", 1e3),
-    "mmol": ("moles", 1e-3), "millimol": ("moles", 1e-3), "millimole": ("moles", 1e-3), "millimoles": ("moles", 1e-3),
-    "mol": ("moles", 1.0), "mole": ("moles", 1.0), "moles": ("moles", 1.0), "kmol": ("moles", 1e3),
+    "mg": ("grams", 1e-3),
+    "milligram": ("grams", 1e-3),
+    "milligrams": ("grams", 1e-3),
+    "g": ("grams", 1.0),
+    "gram": ("grams", 1.0),
+    "grams": ("grams", 1.0),
+    "kg": ("grams", 1e3),
+    "kilogram": ("grams", 1e3),
+    "kilograms": ("grams", 1e3),
+    "mmol": ("moles", 1e-3),
+    "millimol": ("moles", 1e-3),
+    "millimole": ("moles", 1e-3),
+    "millimoles": ("moles", 1e-3),
+    "mol": ("moles", 1.0),
+    "mole": ("moles", 1.0),
+    "moles": ("moles", 1.0),
+    "kmol": ("moles", 1e3),
 }
-AMOUNT = re.compile(_NUMBER + r"\s*(" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")(?![/\w])", re.IGNORECASE)
+AMOUNT = re.compile(
+    _NUMBER + r"\s*(" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")(?![/\w])",
+    re.IGNORECASE,
+)
 _SPECIES = r"(?:\d+\s*)?[A-Z][A-Za-z0-9()\[\]·.]*"
 EQUATION = re.compile(
-    rf"({_SPECIES}(?:\s*\+\s*{_SPECIES})*)\s*(?:=+>?|-+>|→|⟶|⇌|<=>|<->|\byields\b|\bgives\b|\bto give\b|\bforms?\b)"
-    rf"\s*({_SPECIES}(?:\s*\+\s*{_SPECIES})*)")
-FORMULA = re.compile(r"(?<![A-Za-z0-9])((?:[A-Z][a-z]?\d*|\((?:[A-Z][a-z]?\d*)+\)\d*|\[(?:[A-Z][a-z]?\d*)+\]\d*)+"
-                     r"(?:[·.*]\d*(?:[A-Z][a-z]?\d*)+)?)(?![A-Za-z0-9])")
+    rf"({_SPECIES}(?:\s*\+\s*{_SPECIES})*)\s*(?:=+>?|-+>|→|⟶|⇌|<=>|<->|\byields\b|\bgives\b|\bto "
+    r"give\b|\bforms?\b)"
+    rf"\s*({_SPECIES}(?:\s*\+\s*{_SPECIES})*)"
+)
+FORMULA = re.compile(
+    r"(?<![A-Za-z0-9])((?:[A-Z][a-z]?\d*|\((?:[A-Z][a-z]?\d*)+\)\d*|\[(?:[A-Z][a-z]?\d*)+\]\d*)+"
+    r"(?:[·.*]\d*(?:[A-Z][a-z]?\d*)+)?)(?![A-Za-z0-9])"
+)
 
 
 def parse_amount(text: str) -> tuple[float, str, str] | None:
-    """(amount in g or mol, 'grams' | 'moles', as written) of the first amount with a unit, or None."""
+    """(amount in g or mol, 'grams' | 'moles', as written) of the first amount with a unit, or
+    None."""
     match = AMOUNT.search(text)
     if not match:
         return None
@@ -124,9 +174,15 @@ def is_formula(text: str) -> bool:
     from chemground.errors import ChemgroundError
 
     text = text.strip()
-    if len(text) > MAX_FORMULA_CHARS or not FORMULA.fullmatch(text) or not re.search(r"[A-Z]", text):
+    if (
+        len(text) > MAX_FORMULA_CHARS
+        or not FORMULA.fullmatch(text)
+        or not re.search(r"[A-Z]", text)
+    ):
         return False
-    if BARE_SYMBOL_RUN.search(text):  # "CCCC", "CCO": a SMILES, not a formula (chemists write C4H10)
+    if BARE_SYMBOL_RUN.search(
+        text
+    ):  # "CCCC", "CCO": a SMILES, not a formula (chemists write C4H10)
         return False
     try:
         parse_formula(text)
@@ -136,7 +192,8 @@ def is_formula(text: str) -> bool:
 
 
 def equation_of(text: str) -> str | None:
-    """The equation in ``text`` as chemlib reads it ('H2 + O2 --> H2O'), written coefficients dropped."""
+    """The equation in ``text`` as chemlib reads it ('H2 + O2 --> H2O'), written coefficients
+    dropped."""
     match = EQUATION.search(text)
     if not match:
         return None
@@ -184,7 +241,8 @@ class ToolChannel:
         return TOOL_FOR_ASPECT.get(aspect) if aspect is not None else None
 
     def choose(self, spec: ToolSpec) -> tuple[str, str]:
-        """(tool name, how it was chosen): the table's tool, else the best retrieved one-SMILES tool."""
+        """(tool name, how it was chosen): the table's tool, else the best retrieved one-SMILES
+        tool."""
         if spec.tool in self.registry:
             return spec.tool, "aspect table"
         from chemground.agent.retriever import ToolRetriever
@@ -196,14 +254,18 @@ class ToolChannel:
         return spec.tool, "aspect table (missing from the registry)"
 
     # -- arguments --------------------------------------------------------------------------
-    def calls(self, query: QueryTuple, spec: ToolSpec) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    def calls(
+        self, query: QueryTuple, spec: ToolSpec
+    ) -> list[tuple[dict[str, Any], dict[str, Any]]]:
         """(arguments, context for the evidence record) per call."""
         text = query.question
         if spec.input == "equation":
             equation = equation_of(text)
             return [({"reaction_formula": equation}, {"equation": equation})] if equation else []
         if spec.input == "formula":
-            formulas = [f for f in dict.fromkeys(FORMULA.findall(text)) if is_formula(f) and len(f) > 1]
+            formulas = [
+                f for f in dict.fromkeys(FORMULA.findall(text)) if is_formula(f) and len(f) > 1
+            ]
             return [({"compound": f}, {"compound": f, "formula": f}) for f in formulas[:4]]
         if spec.input == "amount":
             amount = parse_amount(text)
@@ -215,9 +277,19 @@ class ToolChannel:
                 return []
             name, formula, smiles = compound
             want = target_unit(text, unit)
-            return [({"compound": formula, "unit": unit, "amount": value},
-                     {"compound": name, "formula": formula, "smiles": smiles, "given": written, "given_unit": unit,
-                      "want": want})]
+            return [
+                (
+                    {"compound": formula, "unit": unit, "amount": value},
+                    {
+                        "compound": name,
+                        "formula": formula,
+                        "smiles": smiles,
+                        "given": written,
+                        "given_unit": unit,
+                        "want": want,
+                    },
+                )
+            ]
         out = []
         for mention in query.resolved_mentions:
             args = {"compound_SMILES": mention.smiles, **dict(spec.extra)}
@@ -250,11 +322,22 @@ class ToolChannel:
         for args, context in self.calls(query, spec):
             result = self.runner.call(tool, args)
             e = result.evidence()
-            record = {**e.record, "property": query.aspect.value if query.aspect else None, "label": spec.label,
-                      "unit": spec.unit, **context}
-            evidence.append(e.model_copy(update={
-                "record": record, "why": f"{e.why} on {context.get('compound') or context.get('equation')}",
-                "provenance": {**e.provenance, "chosen_by": chosen_by}}))
+            record = {
+                **e.record,
+                "property": query.aspect.value if query.aspect else None,
+                "label": spec.label,
+                "unit": spec.unit,
+                **context,
+            }
+            evidence.append(
+                e.model_copy(
+                    update={
+                        "record": record,
+                        "why": f"{e.why} on {context.get('compound') or context.get('equation')}",
+                        "provenance": {**e.provenance, "chosen_by": chosen_by},
+                    }
+                )
+            )
         return evidence
 
 
@@ -265,4 +348,11 @@ def unresolved_mentions(query: QueryTuple) -> list[QueryMention]:
     return [m for m in query.mentions if not m.resolved]
 
 
-__all__ = ["TOOL_FOR_ASPECT", "ToolChannel", "ToolSpec", "equation_of", "parse_amount", "unresolved_mentions"]
+__all__ = [
+    "TOOL_FOR_ASPECT",
+    "ToolChannel",
+    "ToolSpec",
+    "equation_of",
+    "parse_amount",
+    "unresolved_mentions",
+]

@@ -61,9 +61,13 @@ class FilterReport:
         return dict(out)
 
 
-def apply_drop_rules(scores: Sequence[dict[str, float | None]], entropies: Sequence[float | None],
-                     difficulties: Sequence[str]) -> FilterReport:
-    """Which questions survive the drop rules; ``scores[i]`` has the four judge scores of question i."""
+def apply_drop_rules(
+    scores: Sequence[dict[str, float | None]],
+    entropies: Sequence[float | None],
+    difficulties: Sequence[str],
+) -> FilterReport:
+    """Which questions survive the drop rules; ``scores[i]`` has the four judge scores of question
+    i."""
     n = len(scores)
     if not (len(entropies) == len(difficulties) == n):
         raise ValueError("one score dict, entropy and difficulty per question")
@@ -100,7 +104,9 @@ def apply_drop_rules(scores: Sequence[dict[str, float | None]], entropies: Seque
 
 
 # -- semantic entropy ---------------------------------------------------------------------------
-def cluster_by_entailment(answers: Sequence[str], entails: Callable[[str, str], bool]) -> list[list[int]]:
+def cluster_by_entailment(
+    answers: Sequence[str], entails: Callable[[str, str], bool]
+) -> list[list[int]]:
     """Greedy clustering: an answer joins the first cluster whose first member entails it and
     is entailed by it (bidirectional entailment = same meaning), else starts a new cluster."""
     clusters: list[list[int]] = []
@@ -122,9 +128,13 @@ def semantic_entropy(cluster_sizes: Sequence[int]) -> float:
     return float(-sum((n / total) * math.log(n / total) for n in cluster_sizes if n))
 
 
-def penalised_semantic_entropy(cluster_sizes: Sequence[int], contradicting: Sequence[bool],
-                               penalty: float = CONTRADICTION_PENALTY) -> float:
-    """Entropy plus ``penalty`` x the fraction of answers in clusters that contradict the reference."""
+def penalised_semantic_entropy(
+    cluster_sizes: Sequence[int],
+    contradicting: Sequence[bool],
+    penalty: float = CONTRADICTION_PENALTY,
+) -> float:
+    """Entropy plus ``penalty`` x the fraction of answers in clusters that contradict the
+    reference."""
     if len(cluster_sizes) != len(contradicting):
         raise ValueError("one contradiction flag per cluster")
     total = sum(cluster_sizes)

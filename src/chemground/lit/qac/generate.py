@@ -43,7 +43,9 @@ class ReasoningTypes(BaseModel):
         by_lower = {t.lower(): t for t in REASONING_TYPES}
         unknown = [v for v in value if v.strip().lower() not in by_lower]
         if unknown:
-            raise ValueError(f"unknown reasoning types {unknown}; choose from {list(REASONING_TYPES)}")
+            raise ValueError(
+                f"unknown reasoning types {unknown}; choose from {list(REASONING_TYPES)}"
+            )
         return list(dict.fromkeys(by_lower[v.strip().lower()] for v in value))
 
 
@@ -86,8 +88,11 @@ class Entailment(BaseModel):
     contradicts: bool = False
 
 
-# -- alignment ----------------------------------------------------------------------------------------
-def align_context(sentences: list[str], chunk: str, min_score: float = 85.0) -> list[tuple[int, int]] | None:
+# -- alignment
+# ----------------------------------------------------------------------------------------
+def align_context(
+    sentences: list[str], chunk: str, min_score: float = 85.0
+) -> list[tuple[int, int]] | None:
     """Start/end offsets in ``chunk`` of each context sentence: exact, then with any
     whitespace, then fuzzy (rapidfuzz, score >= ``min_score``) snapped to whole sentences.
     None when a sentence is not in the chunk (the model invented or rewrote it)."""
@@ -124,7 +129,8 @@ def keywords_of(question: str) -> list[str]:
     return list(dict.fromkeys(w for w in words if w in _INTERROGATIVES))
 
 
-# -- the chain ---------------------------------------------------------------------------------------
+# -- the chain
+# ---------------------------------------------------------------------------------------
 @dataclass
 class Candidate:
     reasoning_type: str
@@ -163,8 +169,9 @@ class QACGenerator:
         self.sample_temperature = sample_temperature
 
     def _ask(self, prompt: str, schema: type[BaseModel], **values: Any) -> Any:
-        value, _ = self.llm.chat_json([{"role": "user", "content": render(prompt, **values)}], schema=schema,
-                                      temperature=0.0)
+        value, _ = self.llm.chat_json(
+            [{"role": "user", "content": render(prompt, **values)}], schema=schema, temperature=0.0
+        )
         return value
 
     def usefulness(self, chunk: str) -> Usefulness:
@@ -176,10 +183,18 @@ class QACGenerator:
     def candidate(self, chunk: str, reasoning_type: str) -> Candidate | None:
         """Question, answer and aligned context for one type; None if the type does not apply."""
         generated = self._ask(f"lit/qac_generate_{reasoning_type.lower()}", Generated, chunk=chunk)
-        if not generated.question or not generated.answer or str(generated.question).strip().lower() == "nan":
+        if (
+            not generated.question
+            or not generated.answer
+            or str(generated.question).strip().lower() == "nan"
+        ):
             return None
-        candidate = Candidate(reasoning_type, generated.question.strip(), generated.answer.strip(),
-                              [s.strip() for s in generated.context if s.strip()])
+        candidate = Candidate(
+            reasoning_type,
+            generated.question.strip(),
+            generated.answer.strip(),
+            [s.strip() for s in generated.context if s.strip()],
+        )
         candidate.keywords = keywords_of(candidate.question)
         spans = align_context(candidate.context, chunk)
         if not candidate.context or spans is None:
@@ -190,16 +205,31 @@ class QACGenerator:
         return candidate
 
     def judge(self, candidate: Candidate, chunk: str) -> None:
-        candidate.difficulty = self._ask("lit/qac_difficulty", Difficulty, question=candidate.question,
-                                         answer=candidate.answer, chunk=chunk).difficulty
+        candidate.difficulty = self._ask(
+            "lit/qac_difficulty",
+            Difficulty,
+            question=candidate.question,
+            answer=candidate.answer,
+            chunk=chunk,
+        ).difficulty
         context = " ".join(candidate.context)
         scores = {
-            "answer_relevancy": ("lit/qac_judge_answer_relevancy", {"question": candidate.question,
-                                                                    "answer": candidate.answer}),
-            "faithfulness": ("lit/qac_judge_faithfulness", {"context": context, "answer": candidate.answer}),
-            "hallucination": ("lit/qac_judge_hallucination", {"context": context, "answer": candidate.answer}),
-            "question_faithfulness": ("lit/qac_judge_question_faithfulness", {"context": context,
-                                                                              "question": candidate.question}),
+            "answer_relevancy": (
+                "lit/qac_judge_answer_relevancy",
+                {"question": candidate.question, "answer": candidate.answer},
+            ),
+            "faithfulness": (
+                "lit/qac_judge_faithfulness",
+                {"context": context, "answer": candidate.answer},
+            ),
+            "hallucination": (
+                "lit/qac_judge_hallucination",
+                {"context": context, "answer": candidate.answer},
+            ),
+            "question_faithfulness": (
+                "lit/qac_judge_question_faithfulness",
+                {"context": context, "question": candidate.question},
+            ),
         }
         for key, (prompt, values) in scores.items():
             candidate.scores[key] = self._ask(prompt, Score, **values).score
@@ -208,15 +238,30 @@ class QACGenerator:
         answers = []
         for i in range(self.samples):
             response = self.llm.chat_json(
-                [{"role": "user", "content": render("lit/qac_sample_answer", chunk=chunk, question=candidate.question)}],
-                schema=Sampled, temperature=self.sample_temperature, sample=i + 1)[0]
+                [
+                    {
+                        "role": "user",
+                        "content": render(
+                            "lit/qac_sample_answer", chunk=chunk, question=candidate.question
+                        ),
+                    }
+                ],
+                schema=Sampled,
+                temperature=self.sample_temperature,
+                sample=i + 1,
+            )[0]
             answers.append(response.answer.strip())
         verdicts: dict[tuple[str, str], Entailment] = {}
 
         def relation(a: str, b: str) -> Entailment:
             if (a, b) not in verdicts:
-                verdicts[(a, b)] = Entailment(entails=True) if a == b else self._ask(
-                    "lit/qac_entailment", Entailment, question=candidate.question, a=a, b=b)
+                verdicts[(a, b)] = (
+                    Entailment(entails=True)
+                    if a == b
+                    else self._ask(
+                        "lit/qac_entailment", Entailment, question=candidate.question, a=a, b=b
+                    )
+                )
             return verdicts[(a, b)]
 
         clusters = cluster_by_entailment(answers, lambda a, b: relation(a, b).entails)
@@ -228,7 +273,13 @@ class QACGenerator:
 
     def run_chunk(self, chunk: str) -> dict[str, Any]:
         """Everything generated for one chunk (JSON-ready, for the resumable work file)."""
-        out: dict[str, Any] = {"useful": False, "topic": [], "types": [], "candidates": [], "errors": []}
+        out: dict[str, Any] = {
+            "useful": False,
+            "topic": [],
+            "types": [],
+            "candidates": [],
+            "errors": [],
+        }
         try:
             verdict = self.usefulness(chunk)
         except LLMError as error:

@@ -74,7 +74,8 @@ class RunSummary:
 
     def lines(self) -> list[str]:
         out = [
-            f"{self.chunks} chunks ({self.chunks_resumed} from the work file), {self.useful} useful, "
+            f"{self.chunks} chunks ({self.chunks_resumed} from the work file), {self.useful} "
+            "useful, "
             f"{self.candidates} questions generated"
         ]
         if self.unusable:
@@ -86,7 +87,8 @@ class RunSummary:
         out.append(f"negatives {self.negatives}, multi-hop {self.multihop}")
         out += [f"wrote {path}" for path in self.files.values()]
         out.append(
-            f"LLM {self.model}: {self.usage.get('calls', 0)} calls, {self.usage.get('total_tokens', 0)} tokens, "
+            f"LLM {self.model}: {self.usage.get('calls', 0)} calls, "
+            f"{self.usage.get('total_tokens', 0)} tokens, "
             f"${self.usage.get('cost_usd', 0)}"
         )
         if not self.real_model:
@@ -354,7 +356,9 @@ def _multihop(library, llm, index, kept, out, config, progress, summary) -> list
             return {"error": str(error)}
         return {"bridge": bridge_id, "similarity": similarity, **value.model_dump()}
 
-    key = lambda r: f"{r.chunk_id}|{r.reasoning_type}|{r.question}"
+    def key(r):
+        return f"{r.chunk_id}|{r.reasoning_type}|{r.question}"
+
     with ThreadPoolExecutor(max_workers=max(1, config.workers)) as pool:
         futures = {pool.submit(make, r): r for r in kept if key(r) not in cache.done}
         for future in as_completed(futures):

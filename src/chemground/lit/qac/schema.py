@@ -20,7 +20,15 @@ from typing import Any
 
 from chemground.lit.errors import QACFormatError
 
-REASONING_TYPES = ("Procedural", "Comparative", "Causal", "Conditional", "Evaluative", "Predictive", "Explanatory")
+REASONING_TYPES = (
+    "Procedural",
+    "Comparative",
+    "Causal",
+    "Conditional",
+    "Evaluative",
+    "Predictive",
+    "Explanatory",
+)
 DIFFICULTIES = ("Easy", "Medium", "Hard")
 NEGATIVE = "Negative"
 NEGATIVE_ANSWER = "Answer not available from the given context."
@@ -30,8 +38,21 @@ SCORE_COLUMNS = {
     "hallucination": "Hallucination Scores_gpt-4o",
     "question_faithfulness": "Question Faithfulness Scores_gpt-4o",
 }
-MAIN_COLUMNS = ["chunk", "Reasoning_type", "Question", "Answer", "Difficulty", "Context", "A_start_end",
-                "similar_chunks", "Cluster_labels", "ID", *SCORE_COLUMNS.values(), "SE_penalized", "Keywords"]
+MAIN_COLUMNS = [
+    "chunk",
+    "Reasoning_type",
+    "Question",
+    "Answer",
+    "Difficulty",
+    "Context",
+    "A_start_end",
+    "similar_chunks",
+    "Cluster_labels",
+    "ID",
+    *SCORE_COLUMNS.values(),
+    "SE_penalized",
+    "Keywords",
+]
 PROVENANCE_COLUMNS = ["Chunk_id", "Document_id", "Judge_model"]
 MULTI_COLUMNS = ["Question", "Updated_question", "Answer", "Context", "Similarity", "Keyword", "ID"]
 _LIST_COLUMNS = ("Context", "A_start_end", "similar_chunks", "Cluster_labels", "Keywords")
@@ -57,7 +78,9 @@ class QACRecord:
     chunk_id: str | None = None
     document_id: str | None = None
     judge_model: str | None = None
-    single_hop_question: str | None = None  # multi-hop layout: the question before the bridge rewrite
+    single_hop_question: str | None = (
+        None  # multi-hop layout: the question before the bridge rewrite
+    )
 
     @property
     def is_negative(self) -> bool:
@@ -65,12 +88,21 @@ class QACRecord:
 
     def to_row(self) -> dict[str, Any]:
         row = {
-            "chunk": self.chunk, "Reasoning_type": self.reasoning_type, "Question": self.question,
-            "Answer": self.answer, "Difficulty": self.difficulty, "Context": repr(list(self.context)),
-            "A_start_end": repr([list(s) for s in self.spans]), "similar_chunks": repr(list(self.similar_chunks)),
-            "Cluster_labels": repr(list(self.cluster_labels)), "ID": self.id,
-            "SE_penalized": _number(self.se_penalized), "Keywords": repr(list(self.keywords)),
-            "Chunk_id": self.chunk_id or "", "Document_id": self.document_id or "", "Judge_model": self.judge_model or "",
+            "chunk": self.chunk,
+            "Reasoning_type": self.reasoning_type,
+            "Question": self.question,
+            "Answer": self.answer,
+            "Difficulty": self.difficulty,
+            "Context": repr(list(self.context)),
+            "A_start_end": repr([list(s) for s in self.spans]),
+            "similar_chunks": repr(list(self.similar_chunks)),
+            "Cluster_labels": repr(list(self.cluster_labels)),
+            "ID": self.id,
+            "SE_penalized": _number(self.se_penalized),
+            "Keywords": repr(list(self.keywords)),
+            "Chunk_id": self.chunk_id or "",
+            "Document_id": self.document_id or "",
+            "Judge_model": self.judge_model or "",
         }
         for key, column in SCORE_COLUMNS.items():
             row[column] = _number(self.scores.get(key))
@@ -95,13 +127,23 @@ class MultiHopRecord:
     bridge_chunk_id: str | None = None
 
     def to_row(self) -> dict[str, Any]:
-        return {"Question": self.question, "Updated_question": self.updated_question, "Answer": self.answer,
-                "Context": repr(list(self.context)), "Similarity": _number(self.similarity), "Keyword": self.keyword,
-                "ID": self.id, "Chunk_id": self.chunk_id or "", "Bridge_chunk_id": self.bridge_chunk_id or ""}
+        return {
+            "Question": self.question,
+            "Updated_question": self.updated_question,
+            "Answer": self.answer,
+            "Context": repr(list(self.context)),
+            "Similarity": _number(self.similarity),
+            "Keyword": self.keyword,
+            "ID": self.id,
+            "Chunk_id": self.chunk_id or "",
+            "Bridge_chunk_id": self.bridge_chunk_id or "",
+        }
 
 
 def _number(value: float | None) -> str:
-    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.6g}"
+    return (
+        "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.6g}"
+    )
 
 
 def write_qac_csv(path: Path, records: list[QACRecord]) -> None:
@@ -116,7 +158,7 @@ def write_qac_csv(path: Path, records: list[QACRecord]) -> None:
 def write_multihop_csv(path: Path, records: list[MultiHopRecord]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=MULTI_COLUMNS + ["Chunk_id", "Bridge_chunk_id"])
+        writer = csv.DictWriter(handle, fieldnames=[*MULTI_COLUMNS, "Chunk_id", "Bridge_chunk_id"])
         writer.writeheader()
         for record in records:
             writer.writerow(record.to_row())
@@ -130,9 +172,13 @@ def _list_cell(value: str, column: str, line: int) -> list:
     try:
         parsed = ast.literal_eval(text)
     except (ValueError, SyntaxError) as error:
-        raise QACFormatError(f"line {line}: column {column!r} is not a list literal ({error}): {text[:80]!r}") from error
+        raise QACFormatError(
+            f"line {line}: column {column!r} is not a list literal ({error}): {text[:80]!r}"
+        ) from error
     if not isinstance(parsed, (list, tuple)):
-        raise QACFormatError(f"line {line}: column {column!r} should hold a list, found {type(parsed).__name__}")
+        raise QACFormatError(
+            f"line {line}: column {column!r} should hold a list, found {type(parsed).__name__}"
+        )
     return list(parsed)
 
 
@@ -160,26 +206,48 @@ def read_qac_csv(path: Path) -> list[QACRecord]:
             return _read_multi(reader, path)
         missing = [c for c in ("chunk", "Question", "Answer", "Context") if c not in columns]
         if missing:
-            raise QACFormatError(f"{path.name}: not a ChemLit-QA CSV; missing columns {missing} (has {columns[:12]})")
+            raise QACFormatError(
+                f"{path.name}: not a ChemLit-QA CSV; missing columns {missing} (has {columns[:12]})"
+            )
         records = []
         for line, row in enumerate(reader, start=2):
             if not (row.get("Question") or "").strip():
                 raise QACFormatError(f"{path.name} line {line}: empty Question")
-            spans = [tuple(int(x) for x in s) for s in _list_cell(row.get("A_start_end", ""), "A_start_end", line)]
-            records.append(QACRecord(
-                chunk=row["chunk"], reasoning_type=(row.get("Reasoning_type") or "").strip(),
-                question=row["Question"].strip(), answer=(row.get("Answer") or "").strip(),
-                difficulty=(row.get("Difficulty") or "").strip(),
-                context=[str(s) for s in _list_cell(row["Context"], "Context", line)], spans=spans,
-                similar_chunks=[str(s) for s in _list_cell(row.get("similar_chunks", ""), "similar_chunks", line)],
-                cluster_labels=[str(s) for s in _list_cell(row.get("Cluster_labels", ""), "Cluster_labels", line)],
-                id=str(row.get("ID") or line - 1),
-                scores={key: _float_cell(row.get(column, ""), column, line) for key, column in SCORE_COLUMNS.items()},
-                se_penalized=_float_cell(row.get("SE_penalized", ""), "SE_penalized", line),
-                keywords=[str(s) for s in _list_cell(row.get("Keywords", ""), "Keywords", line)],
-                chunk_id=row.get("Chunk_id") or None, document_id=row.get("Document_id") or None,
-                judge_model=row.get("Judge_model") or None,
-            ))
+            spans = [
+                tuple(int(x) for x in s)
+                for s in _list_cell(row.get("A_start_end", ""), "A_start_end", line)
+            ]
+            records.append(
+                QACRecord(
+                    chunk=row["chunk"],
+                    reasoning_type=(row.get("Reasoning_type") or "").strip(),
+                    question=row["Question"].strip(),
+                    answer=(row.get("Answer") or "").strip(),
+                    difficulty=(row.get("Difficulty") or "").strip(),
+                    context=[str(s) for s in _list_cell(row["Context"], "Context", line)],
+                    spans=spans,
+                    similar_chunks=[
+                        str(s)
+                        for s in _list_cell(row.get("similar_chunks", ""), "similar_chunks", line)
+                    ],
+                    cluster_labels=[
+                        str(s)
+                        for s in _list_cell(row.get("Cluster_labels", ""), "Cluster_labels", line)
+                    ],
+                    id=str(row.get("ID") or line - 1),
+                    scores={
+                        key: _float_cell(row.get(column, ""), column, line)
+                        for key, column in SCORE_COLUMNS.items()
+                    },
+                    se_penalized=_float_cell(row.get("SE_penalized", ""), "SE_penalized", line),
+                    keywords=[
+                        str(s) for s in _list_cell(row.get("Keywords", ""), "Keywords", line)
+                    ],
+                    chunk_id=row.get("Chunk_id") or None,
+                    document_id=row.get("Document_id") or None,
+                    judge_model=row.get("Judge_model") or None,
+                )
+            )
     return records
 
 
@@ -189,18 +257,27 @@ def _read_multi(reader: csv.DictReader, path: Path) -> list[QACRecord]:
         question = (row.get("Updated_question") or "").strip()
         if not question:
             raise QACFormatError(f"{path.name} line {line}: empty Updated_question")
-        records.append(QACRecord(
-            chunk="", reasoning_type="Multihop", question=question, answer=(row.get("Answer") or "").strip(),
-            difficulty="Multihop", context=[str(s) for s in _list_cell(row.get("Context", ""), "Context", line)],
-            spans=[], id=str(row.get("ID") or line - 1), keywords=[row.get("Keyword") or ""],
-            single_hop_question=(row.get("Question") or "").strip() or None,
-        ))
+        records.append(
+            QACRecord(
+                chunk="",
+                reasoning_type="Multihop",
+                question=question,
+                answer=(row.get("Answer") or "").strip(),
+                difficulty="Multihop",
+                context=[str(s) for s in _list_cell(row.get("Context", ""), "Context", line)],
+                spans=[],
+                id=str(row.get("ID") or line - 1),
+                keywords=[row.get("Keyword") or ""],
+                single_hop_question=(row.get("Question") or "").strip() or None,
+            )
+        )
     return records
 
 
 def summarise(records: list[QACRecord]) -> dict[str, Any]:
     return {
-        "records": len(records), "negatives": sum(r.is_negative for r in records),
+        "records": len(records),
+        "negatives": sum(r.is_negative for r in records),
         "chunks": len({r.chunk for r in records if r.chunk}),
         "reasoning_types": dict(Counter(r.reasoning_type or "?" for r in records).most_common()),
         "difficulties": dict(Counter(r.difficulty or "?" for r in records).most_common()),

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from chemground.encodings import bom_encoding
 from chemground.lit.errors import DocumentReadError
 from chemground.lit.readers.html import read_html
 from chemground.lit.readers.pdf import read_pdf
-from chemground.encodings import bom_encoding
 from chemground.lit.readers.text import read_text
 from chemground.lit.readers.xml import read_xml
 from chemground.lit.records import ParsedDocument
@@ -20,9 +20,18 @@ from chemground.lit.records import ParsedDocument
 FORMATS = ("pdf", "xml", "html", "text")
 SUFFIXES = {
     ".pdf": "pdf",
-    ".xml": "xml", ".nxml": "xml", ".jats": "xml", ".tei": "xml",
-    ".html": "html", ".htm": "html", ".xhtml": "html",
-    ".txt": "text", ".text": "text", ".md": "text", ".markdown": "text", ".rst": "text",
+    ".xml": "xml",
+    ".nxml": "xml",
+    ".jats": "xml",
+    ".tei": "xml",
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".txt": "text",
+    ".text": "text",
+    ".md": "text",
+    ".markdown": "text",
+    ".rst": "text",
 }
 _READERS = {"pdf": read_pdf, "xml": read_xml, "html": read_html, "text": read_text}
 
@@ -48,11 +57,15 @@ def detect_format(path: Path) -> str:
     if by_suffix:
         return by_suffix
     if b"\x00" in head:
-        raise DocumentReadError(f"{path.name}: unknown binary format (supported: PDF, JATS/TEI XML, HTML, text)")
+        raise DocumentReadError(
+            f"{path.name}: unknown binary format (supported: PDF, JATS/TEI XML, HTML, text)"
+        )
     return "text"
 
 
-def read_document(path: Path, fmt: str | None = None, encoding: str | None = None) -> ParsedDocument:
+def read_document(
+    path: Path, fmt: str | None = None, encoding: str | None = None
+) -> ParsedDocument:
     """Read ``path`` with the reader for ``fmt`` (detected when not given). ``encoding`` is
     for text and HTML files that are neither UTF-8 nor marked by a byte-order mark (XML and
     HTML files usually declare their own)."""

@@ -32,11 +32,14 @@ def html_dependencies():
     except ImportError as error:
         missing = getattr(error, "name", None) or ""
         package = {"lxml.html.clean": "lxml_html_clean", "lxml_html_clean": "lxml_html_clean"}.get(
-            missing, missing.split(".")[0])
+            missing, missing.split(".")[0]
+        )
         hint = f"; install it: pip install {package}" if package else ""
         raise DocumentReadError(
-            f"reading HTML needs trafilatura and lxml, and importing them failed: {type(error).__name__}: "
-            f"{error}{hint}") from error
+            "reading HTML needs trafilatura and lxml, and importing them failed: "
+            f"{type(error).__name__}: "
+            f"{error}{hint}"
+        ) from error
     return trafilatura, etree, lxml_html
 
 
@@ -45,37 +48,54 @@ def read_html(path: Path, encoding: str | None = None) -> ParsedDocument:
     raw = path.read_bytes()
     if not raw.strip():
         raise DocumentReadError(f"{path.name}: empty HTML file")
-    if b"\x00" in raw[:4096] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")) and encoding is None:
+    if (
+        b"\x00" in raw[:4096]
+        and not raw.startswith((b"\xff\xfe", b"\xfe\xff"))
+        and encoding is None
+    ):
         raise DocumentReadError(f"{path.name}: binary data, not HTML (NUL bytes)")
     try:
         if encoding is not None:
             text = raw.decode(check_encoding(encoding) or "utf-8")
-            tree = lxml_html.fromstring(text.encode("utf-8"), parser=lxml_html.HTMLParser(encoding="utf-8"))
+            tree = lxml_html.fromstring(
+                text.encode("utf-8"), parser=lxml_html.HTMLParser(encoding="utf-8")
+            )
         else:
             tree = lxml_html.fromstring(raw)
     except UnicodeDecodeError as error:
-        raise DocumentReadError(f"{path.name}: not valid {encoding} text at byte {error.start:,}; "
-                                "check the --encoding given") from None
+        raise DocumentReadError(
+            f"{path.name}: not valid {encoding} text at byte {error.start:,}; "
+            "check the --encoding given"
+        ) from None
     except (etree.ParserError, ValueError) as error:
         raise DocumentReadError(f"{path.name}: unreadable HTML ({error})") from error
     page_title = (tree.findtext(".//title") or "").strip() or None
     _strip_citation_superscripts(tree)
     cleaned = lxml_html.tostring(tree, encoding="unicode")
-    extracted = trafilatura.extract(cleaned, output_format="xml", include_comments=False, include_tables=False,
-                                    include_images=False, favor_recall=True, with_metadata=True,
-                                    deduplicate=False)
+    extracted = trafilatura.extract(
+        cleaned,
+        output_format="xml",
+        include_comments=False,
+        include_tables=False,
+        include_images=False,
+        favor_recall=True,
+        with_metadata=True,
+        deduplicate=False,
+    )
     if not extracted:
         raise DocumentReadError(f"{path.name}: no article text found in the HTML")
     try:
         doc = etree.fromstring(extracted.encode("utf-8"))
     except etree.XMLSyntaxError as error:  # pragma: no cover - trafilatura writes valid XML
-        raise DocumentReadError(f"{path.name}: the HTML extractor returned malformed XML ({error})") from error
+        raise DocumentReadError(
+            f"{path.name}: the HTML extractor returned malformed XML ({error})"
+        ) from error
     title = doc.get("title") or page_title
     blocks: list[Block] = []
     section: str | None = None
     in_references = False
     main = doc.find("main")
-    for element in (main if main is not None else doc):
+    for element in main if main is not None else doc:
         text = " ".join("".join(element.itertext()).split())
         if not text:
             continue
@@ -85,9 +105,13 @@ def read_html(path: Path, encoding: str | None = None) -> ParsedDocument:
                 continue
             section = text
             in_references = is_reference_heading(text)
-            blocks.append(Block(text, section=section, kind="references" if in_references else "heading"))
+            blocks.append(
+                Block(text, section=section, kind="references" if in_references else "heading")
+            )
         else:
-            blocks.append(Block(text, section=section, kind="references" if in_references else "body"))
+            blocks.append(
+                Block(text, section=section, kind="references" if in_references else "body")
+            )
     if not any(b.kind in ("body", "abstract") for b in blocks):
         raise DocumentReadError(f"{path.name}: no article text found in the HTML")
     return ParsedDocument(path=path, format="html", blocks=blocks, title=title)
@@ -105,8 +129,11 @@ def _strip_citation_superscripts(tree) -> None:
             remove_keep_tail(sup)
     for link in list(tree.iter("a")):
         href = link.get("href") or ""
-        if href.startswith("#") and re.search(r"(ref|bib|cite|cr)\w*\d", href, re.IGNORECASE) \
-                and _CITATION_SUP.match(link.text_content().strip() or "x"):
+        if (
+            href.startswith("#")
+            and re.search(r"(ref|bib|cite|cr)\w*\d", href, re.IGNORECASE)
+            and _CITATION_SUP.match(link.text_content().strip() or "x")
+        ):
             remove_keep_tail(link)
 
 
@@ -116,5 +143,3 @@ def _text_before(element) -> str:
         return previous.tail or ""
     parent = element.getparent()
     return (parent.text or "") if parent is not None else ""
-
-

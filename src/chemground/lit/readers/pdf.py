@@ -33,9 +33,13 @@ def read_pdf(path: Path) -> ParsedDocument:
             try:
                 opened = reader.decrypt("")
             except (NotImplementedError, DependencyError) as error:
-                raise EncryptedDocumentError(f"{path.name}: encrypted PDF that pypdf cannot decrypt ({error})") from error
+                raise EncryptedDocumentError(
+                    f"{path.name}: encrypted PDF that pypdf cannot decrypt ({error})"
+                ) from error
             if not opened:
-                raise EncryptedDocumentError(f"{path.name}: encrypted PDF (a password is needed to read it)")
+                raise EncryptedDocumentError(
+                    f"{path.name}: encrypted PDF (a password is needed to read it)"
+                )
         pages = []
         for number, page in enumerate(reader.pages, start=1):
             pages.append(Block(text=page.extract_text() or "", page=number))
@@ -44,12 +48,25 @@ def read_pdf(path: Path) -> ParsedDocument:
         raise
     except FileNotDecryptedError as error:
         raise EncryptedDocumentError(f"{path.name}: encrypted PDF ({error})") from error
-    except (PyPdfError, ValueError, KeyError, TypeError, IndexError, AttributeError, AssertionError,
-            OSError, RecursionError, ZeroDivisionError) as error:  # what damaged files raise inside pypdf
-        raise DocumentReadError(f"{path.name}: corrupt or unreadable PDF ({type(error).__name__}: {error})") from error
+    except (
+        PyPdfError,
+        ValueError,
+        KeyError,
+        TypeError,
+        IndexError,
+        AttributeError,
+        AssertionError,
+        OSError,
+        RecursionError,
+        ZeroDivisionError,
+    ) as error:  # what damaged files raise inside pypdf
+        raise DocumentReadError(
+            f"{path.name}: corrupt or unreadable PDF ({type(error).__name__}: {error})"
+        ) from error
     if not any(block.text.strip() for block in pages):
         raise DocumentReadError(
-            f"{path.name}: the PDF has {len(pages)} page(s) but no extractable text (a scan needs OCR first)"
+            f"{path.name}: the PDF has {len(pages)} page(s) but no extractable text (a scan "
+            "needs OCR first)"
         )
     return ParsedDocument(path=path, format="pdf", blocks=pages, title=title, n_pages=len(pages))
 
@@ -62,6 +79,10 @@ def _title(reader) -> str | None:
     except (PyPdfError, KeyError, ValueError, TypeError):
         return None  # broken metadata must not stop text extraction; the title is optional
     title = getattr(info, "title", None) if info else None
-    if isinstance(title, str) and title.strip() and title.strip().lower() not in {"untitled", "microsoft word"}:
+    if (
+        isinstance(title, str)
+        and title.strip()
+        and title.strip().lower() not in {"untitled", "microsoft word"}
+    ):
         return title.strip()
     return None

@@ -34,18 +34,26 @@ def decode_text(raw: bytes, encoding: str | None = None, name: str = "the file")
         nul = raw.find(b"\x00", 0, 8192)
         if nul >= 0 and _looks_binary(raw[:8192]):
             raise DocumentReadError(
-                f"{name}: binary data, not text (a NUL byte at byte {nul}); if it is UTF-16 or UTF-32 text without "
-                "a byte-order mark, pass --encoding utf-16-le (or utf-16-be, utf-32-le...)")
+                f"{name}: binary data, not text (a NUL byte at byte {nul}); if it is UTF-16 or "
+                "UTF-32 text without "
+                "a byte-order mark, pass --encoding utf-16-le (or utf-16-be, utf-32-le...)"
+            )
     try:
         text = raw.decode(codec)
     except UnicodeDecodeError as error:
         shown = "UTF-8" if codec == "utf-8-sig" else codec
-        line = raw[:error.start].count(b"\n") + 1 if codec == "utf-8-sig" else None
+        line = raw[: error.start].count(b"\n") + 1 if codec == "utf-8-sig" else None
         where = f"byte {error.start:,}" + (f" (line {line:,})" if line else "")
-        bad = raw[error.start:error.end].hex(" ")
-        hint = ("check the --encoding given" if given else
-                "if the file is in another encoding, pass it with --encoding (e.g. --encoding latin-1 or cp1252)")
-        raise DocumentReadError(f"{name}: not valid {shown} text at {where}: 0x{bad}; {hint}") from None
+        bad = raw[error.start : error.end].hex(" ")
+        hint = (
+            "check the --encoding given"
+            if given
+            else "if the file is in another encoding, pass it with --encoding (e.g. --encoding "
+            "latin-1 or cp1252)"
+        )
+        raise DocumentReadError(
+            f"{name}: not valid {shown} text at {where}: 0x{bad}; {hint}"
+        ) from None
     return text, codec.replace("-sig", "")
 
 
@@ -77,7 +85,9 @@ def read_text(path: Path, encoding: str | None = None) -> ParsedDocument:
                 title = candidate
             break
     metadata = {"encoding": encoding} if encoding != "utf-8" else {}
-    return ParsedDocument(path=path, format="text", blocks=[Block(text)], title=title, metadata=metadata)
+    return ParsedDocument(
+        path=path, format="text", blocks=[Block(text)], title=title, metadata=metadata
+    )
 
 
 def _first_lines(text: str, limit: int = 100):
@@ -86,7 +96,7 @@ def _first_lines(text: str, limit: int = 100):
     for _ in range(limit):
         end = text.find("\n", start)
         if end < 0:
-            yield text[start:start + 10_000]
+            yield text[start : start + 10_000]
             return
         yield text[start:end]
         start = end + 1

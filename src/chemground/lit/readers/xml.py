@@ -28,8 +28,14 @@ def _local(tag: object) -> str:
 def _parser():
     from lxml import etree
 
-    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
-                           remove_comments=True, remove_pis=True)
+    return etree.XMLParser(
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        huge_tree=False,
+        remove_comments=True,
+        remove_pis=True,
+    )
 
 
 def read_xml(path: Path) -> ParsedDocument:
@@ -46,7 +52,11 @@ def read_xml(path: Path) -> ParsedDocument:
     if kind == "tei":
         blocks, title = _tei_blocks(root)
         fmt_detail = "tei"
-    elif kind == "article" or root.find(".//{*}article-meta") is not None or root.find(".//article-meta") is not None:
+    elif (
+        kind == "article"
+        or root.find(".//{*}article-meta") is not None
+        or root.find(".//article-meta") is not None
+    ):
         blocks, title = _jats_blocks(root)
         fmt_detail = "jats"
     else:
@@ -54,7 +64,9 @@ def read_xml(path: Path) -> ParsedDocument:
         fmt_detail = "xml"
     if not any(b.text.strip() for b in blocks if b.kind != "references"):
         raise DocumentReadError(f"{path.name}: the XML ({fmt_detail}) holds no paper text")
-    return ParsedDocument(path=path, format="xml", blocks=blocks, title=title, metadata={"xml_flavour": fmt_detail})
+    return ParsedDocument(
+        path=path, format="xml", blocks=blocks, title=title, metadata={"xml_flavour": fmt_detail}
+    )
 
 
 def _drop_citation_refs(root) -> None:
@@ -66,7 +78,11 @@ def _drop_citation_refs(root) -> None:
         kind = (element.get("ref-type") or element.get("type") or "").lower()
         if kind not in _CITATION_XREF:
             continue
-        if name == "ref" and element.getparent() is not None and _local(element.getparent().tag) == "ref-list":
+        if (
+            name == "ref"
+            and element.getparent() is not None
+            and _local(element.getparent().tag) == "ref-list"
+        ):
             continue  # a JATS <ref> inside <ref-list> is a bibliography entry, not a citation
         remove_keep_tail(element)
 
@@ -94,7 +110,9 @@ def _jats_blocks(root) -> tuple[list[Block], str | None]:
     if title:
         blocks.append(Block(title, section="Title", kind="title"))
     for abstract in (e for e in root.iter() if _local(e.tag) == "abstract"):
-        text = "\n\n".join(_text(p) for p in abstract.iter() if _local(p.tag) == "p") or _text(abstract)
+        text = "\n\n".join(_text(p) for p in abstract.iter() if _local(p.tag) == "p") or _text(
+            abstract
+        )
         if text:
             blocks.append(Block(text, section="Abstract", kind="abstract"))
     body = _first(root, "body")
@@ -118,7 +136,11 @@ def _jats_section(element, section: str | None, blocks: list[Block]) -> None:
             continue
         if name in ("sec", "ack", "app"):
             title_el = _children(child, "title")
-            heading = _text(title_el[0]) if title_el else ("Acknowledgements" if name == "ack" else section)
+            heading = (
+                _text(title_el[0])
+                if title_el
+                else ("Acknowledgements" if name == "ack" else section)
+            )
             kind = "references" if heading and _is_reference_heading(heading) else "body"
             if heading and heading != section:
                 blocks.append(Block(heading, section=heading, kind="heading"))
@@ -158,7 +180,9 @@ def _tei_blocks(root) -> tuple[list[Block], str | None]:
             blocks.append(Block(title, section="Title", kind="title"))
         abstract = next((e for e in header.iter() if _local(e.tag) == "abstract"), None)
         if abstract is not None:
-            text = "\n\n".join(_text(p) for p in abstract.iter() if _local(p.tag) == "p") or _text(abstract)
+            text = "\n\n".join(_text(p) for p in abstract.iter() if _local(p.tag) == "p") or _text(
+                abstract
+            )
             if text:
                 blocks.append(Block(text, section="Abstract", kind="abstract"))
     text_el = _first(root, "text")
@@ -177,8 +201,12 @@ def _tei_divs(element, section: str | None, blocks: list[Block]) -> None:
         if name == "div":
             head = _children(child, "head")
             heading = _text(head[0]) if head else section
-            if child.get("type") in ("references", "bibliography") or (heading and _is_reference_heading(heading)):
-                blocks.append(Block(_text(child), section=heading or "References", kind="references"))
+            if child.get("type") in ("references", "bibliography") or (
+                heading and _is_reference_heading(heading)
+            ):
+                blocks.append(
+                    Block(_text(child), section=heading or "References", kind="references")
+                )
                 continue
             if heading and heading != section:
                 blocks.append(Block(heading, section=heading, kind="heading"))
@@ -188,7 +216,9 @@ def _tei_divs(element, section: str | None, blocks: list[Block]) -> None:
             if text:
                 blocks.append(Block(text, section=section))
         elif name == "figure":
-            text = " ".join(_text(x) for x in child if _local(x.tag) in ("head", "label", "figdesc"))
+            text = " ".join(
+                _text(x) for x in child if _local(x.tag) in ("head", "label", "figdesc")
+            )
             if text:
                 blocks.append(Block(text, section=section, kind="caption"))
         elif name == "listbibl":
