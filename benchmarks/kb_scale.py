@@ -494,6 +494,8 @@ def write_report(results: dict) -> None:
         ]
         for label, get in growth:
             lines.append(f"| {label} | " + " | ".join(ratio(b, get) for b in backends) + " |")
+    if results.get("notes"):
+        lines += ["", "Notes:", ""] + [f"- {note}" for note in results["notes"]]
     (RESULTS / "kb_scale.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
