@@ -340,7 +340,7 @@ class QA:
         from chemground.graph.readonly import ReadOnlyViolation
         from chemground.graph.text2cypher import Text2Cypher, result_to_evidence
 
-        check_question(question, self.workspace.settings.max_question_chars)
+        compounds = linked_compounds(self.parse(question))
         backend = graph if graph is not None else self.graph.graph()
         result = Text2Cypher(
             backend,
@@ -349,7 +349,7 @@ class QA:
             validate=validate,
             max_corrections=max_corrections,
             row_limit=limit,
-        ).run(question)
+        ).run(question, compounds)
         if result.error_kind == "refused":
             raise ReadOnlyViolation(result.error or "refused", "generated")
         return result.to_answer(result_to_evidence(result, backend=backend.name))
@@ -445,6 +445,17 @@ class QA:
             The Answer; its evidence is the tool results and the KB records tools returned.
         """
         return self.run_agent(question, **options).to_answer()
+
+
+def linked_compounds(query: QueryTuple) -> list:
+    """The question's resolved compounds, for Text2Cypher's entity linking (``graph.linking``)."""
+    from chemground.graph.linking import LinkedCompound
+
+    return [
+        LinkedCompound(m.text, m.matched_name or m.text, m.smiles, m.inchikey)
+        for m in query.resolved_mentions
+        if m.smiles and m.inchikey
+    ]
 
 
 class RoutedRetriever:

@@ -32,6 +32,7 @@ from chemground.evidence import Evidence
 from chemground.graph.backend import GraphBackend, GraphQueryError, QueryResult, is_path
 from chemground.graph.exemplars import MODES, Exemplar, ExemplarSelector
 from chemground.graph.lexer import CypherSyntaxError, quote_string
+from chemground.graph.linking import LinkedCompound, link_anchors, prompt_lines
 from chemground.graph.patterns import analyse, fix_direction
 from chemground.graph.readonly import ReadOnlyViolation, read_only_problem
 from chemground.graph.schema import describe_schema
@@ -97,9 +98,10 @@ class Text2CypherResult:
     ok: bool
     result: QueryResult | None = None
     error: str | None = None
-    error_kind: str | None = None  # refused | invalid | llm
+    error_kind: str | None = None  # refused | invalid | llm | anchor
     corrections: int = 0
     direction_fixes: list[str] = field(default_factory=list)
+    anchor_fixes: list[str] = field(default_factory=list)  # anchors tied to resolved compounds
     unresolved_checklist: list[str] = field(default_factory=list)
     exemplar_id: str | None = None
     trace: list[dict[str, Any]] = field(default_factory=list)
@@ -175,6 +177,7 @@ class Text2CypherResult:
             "error_kind": self.error_kind,
             "corrections": self.corrections,
             "direction_fixes": self.direction_fixes,
+            "anchor_fixes": self.anchor_fixes,
             "unresolved_checklist": self.unresolved_checklist,
             "exemplar_id": self.exemplar_id,
             "model": self.model,
@@ -230,28 +233,52 @@ class Text2Cypher:
         self.row_limit = row_limit
         self.timeout_s = timeout_s
         self._schema = describe_schema()
+        self._compounds: list[LinkedCompound] = []  # of the question being answered (``run``)
 
     # -- prompts -------------------------------------------------------------------------
     def system_prompt(self) -> str:
         dialect = render(f"graph/dialect_{self.graph.dialect}")
         return render("graph/system", schema=self._schema, dialect=dialect)
 
-    def user_prompt(self, question: str, exemplar: Exemplar | None) -> str:
+    def user_prompt(
+        self,
+        question: str,
+        exemplar: Exemplar | None,
+        compounds: list[LinkedCompound] | None = None,
+    ) -> str:
         example = (
             render("graph/example", question=exemplar.question, cypher=exemplar.cypher)
             if exemplar
             else ""
         )
-        return render("graph/generate", example=example, question=question)
+        return render(
+            "graph/generate",
+            example=example,
+            entities=prompt_lines(compounds or []),
+            question=question,
+        )
 
     # -- the loop ------------------------------------------------------------------------
-    def run(self, question: str) -> Text2CypherResult:
+    def run(
+        self, question: str, compounds: list[LinkedCompound] | None = None
+    ) -> Text2CypherResult:
+        """Write, check, correct and run a query for ``question``.
+
+        Args:
+            question: the question.
+            compounds: the question's compounds as chemground resolved them; given, the model
+                is told their keys and every molecule anchor is tied to them (``graph.linking``).
+
+        Returns:
+            The run: the query that ran, its rows, corrections and trace.
+        """
         started = time.perf_counter()
         before = self.llm.ledger.snapshot()
         exemplar = self.selector.select(question, self.mode)
+        self._compounds = list(compounds or [])
         messages = [
             {"role": "system", "content": self.system_prompt()},
-            {"role": "user", "content": self.user_prompt(question, exemplar)},
+            {"role": "user", "content": self.user_prompt(question, exemplar, self._compounds)},
         ]
         out = Text2CypherResult(
             question,
@@ -328,6 +355,37 @@ class Text2Cypher:
                 if canon:
                     out.trace.append(
                         {"step": "smiles_canonicalized", "fixes": canon, "query": query}
+                    )
+                linked = link_anchors(query, self._compounds)
+                if linked.refused is not None:
+                    out.trace.append({"step": "anchors_refused", "detail": linked.refused})
+                    fixed = self._correct(
+                        messages,
+                        render(
+                            "graph/fix_error",
+                            error=f"{linked.refused}. {prompt_lines(self._compounds)}".strip(),
+                            question=question,
+                        ),
+                        out,
+                        "fix_anchors",
+                        linked.refused,
+                    )
+                    if fixed is None:
+                        out.ok, out.error_kind = False, "anchor"
+                        out.error = f"refused to run the generated query: {linked.refused}"
+                        return
+                    query = fixed
+                    continue
+                if linked.rewritten or linked.unknown:
+                    query = linked.query
+                    out.anchor_fixes.extend(linked.rewritten)
+                    out.trace.append(
+                        {
+                            "step": "anchors_linked",
+                            "rewritten": linked.rewritten,
+                            "unknown": linked.unknown,
+                            "query": query,
+                        }
                     )
                 out.query = query
                 try:
@@ -480,6 +538,7 @@ def graph_evidence(
     mode: str = "one-shot-semantic",
     validate: bool = True,
     row_limit: int = 50,
+    compounds: list[LinkedCompound] | None = None,
 ) -> Retrieval:
     """Retriever entry point: the graph rows answering ``question`` as Evidence.
 
@@ -501,7 +560,7 @@ def graph_evidence(
     graph = graph or open_graph(workspace.settings.kb_path)
     try:
         result = Text2Cypher(graph, llm, mode=mode, validate=validate, row_limit=row_limit).run(
-            question
+            question, compounds
         )
         if result.error_kind == "refused":
             raise ReadOnlyViolation(result.error or "refused", "generated")

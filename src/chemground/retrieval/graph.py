@@ -217,12 +217,14 @@ class GraphRetriever:
 
     def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
         from chemground.graph.text2cypher import graph_evidence
+        from chemground.qa import linked_compounds
 
         found = graph_evidence(
             query.question,
             workspace=self.workspace,
             llm=self.llm_factory(),
             graph=self.access.graph(),
+            compounds=linked_compounds(query),  # the question's compounds anchor the query
         )
         return Retrieval(found[: max(k, 10)], found.notes, found.trace)
 
