@@ -75,6 +75,11 @@ def graph_run(
         False, "--reference", help="Score the reference queries (sanity check; no LLM)."
     ),
     validate: bool = typer.Option(True, "--validate/--no-validate"),
+    link: bool = typer.Option(
+        True,
+        "--link/--no-link",
+        help="Entity linking: resolve the question's compounds and tie the query's anchors to them.",
+    ),
     limit: int | None = typer.Option(None, "--limit", help="Only the first N tasks."),
     out: Path | None = typer.Option(None, "--out", "-o", help="Write per-task scores (JSONL)."),
     backend: str | None = typer.Option(None, "--backend"),
@@ -109,10 +114,16 @@ def graph_run(
         else:
             llm = llm_from_settings(settings)
             pipeline = Text2Cypher(graph, llm, mode=mode, validate=validate)
-            label = f"Text2Cypher {mode} with {llm.model}"
+            label = f"Text2Cypher {mode}{' + entity linking' if link else ''} with {llm.model}"
+            parser = None
+            if link:
+                from chemground.qa import QA, linked_compounds
+
+                parser = QA(state(ctx).workspace_for(settings))
 
             def predict(task):
-                r = pipeline.run(task["question"])
+                compounds = linked_compounds(parser.parse(task["question"])) if parser else None
+                r = pipeline.run(task["question"], compounds)
                 return Prediction(
                     r.query,
                     r.rows,
