@@ -78,7 +78,7 @@ def graph_run(
     link: bool = typer.Option(
         True,
         "--link/--no-link",
-        help="Entity linking: resolve the question's compounds and tie the query's anchors to them.",
+        help="Entity linking: resolve the question's compounds, tie the query's anchors to them.",
     ),
     limit: int | None = typer.Option(None, "--limit", help="Only the first N tasks."),
     out: Path | None = typer.Option(None, "--out", "-o", help="Write per-task scores (JSONL)."),
