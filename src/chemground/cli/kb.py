@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.table import Table
@@ -19,7 +18,9 @@ app.command("extract")(extract)
 
 
 @app.command()
-def stats(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+def stats(
+    ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Print JSON.")
+) -> None:
     """Counts of compounds, names, reactions and where they came from."""
     with state(ctx).workspace(readonly=False) as ws:
         s = ws.kb.stats()
@@ -30,19 +31,29 @@ def stats(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help
     table = Table(title=f"Knowledge base {s.path}", show_header=False)
     table.add_row("compounds", f"{s.compounds:,} ({s.compounds_with_structure:,} with a structure)")
     table.add_row("compound names", f"{s.compound_names:,}")
-    table.add_row("reactions", f"{s.reactions:,} ({s.flagged_reactions:,} flagged: unresolved participants)")
+    table.add_row(
+        "reactions", f"{s.reactions:,} ({s.flagged_reactions:,} flagged: unresolved participants)"
+    )
     table.add_row("participants", f"{s.participants:,}")
     if s.documents:
         table.add_row("documents / chunks", f"{s.documents:,} / {s.chunks:,}")
     table.add_row("file size", f"{s.size_bytes / 1e6:,.1f} MB")
     dictionary = s.meta.get("dictionary")
     if dictionary:
-        table.add_row("compound dictionary", f"{dictionary}: {int(s.meta.get('dictionary_compounds', 0)):,} compounds")
+        table.add_row(
+            "compound dictionary",
+            f"{dictionary}: {int(s.meta.get('dictionary_compounds', 0)):,} compounds",
+        )
     if "abbreviations" in s.meta:
-        table.add_row("curated names", f"{s.meta['abbreviations']} laboratory abbreviations; "
-                                       f"{s.meta.get('descriptions', 0)} compound descriptions")
+        table.add_row(
+            "curated names",
+            f"{s.meta['abbreviations']} laboratory abbreviations; "
+            f"{s.meta.get('descriptions', 0)} compound descriptions",
+        )
     if "starter_reactions" in s.meta:
-        table.add_row("starter reactions", f"{s.meta['starter_reactions']} curated textbook reactions")
+        table.add_row(
+            "starter reactions", f"{s.meta['starter_reactions']} curated textbook reactions"
+        )
     console.print(table)
     if s.reactions_by_source:
         by = Table("reaction dataset", "reactions", title="Reactions by dataset")
@@ -64,47 +75,82 @@ def build(
         if not force:
             raise ChemgroundError(f"{location} already exists; pass --force to rebuild it")
         drop_kb(location)
-    with stage_progress({"structures": "dictionary structures", "compounds": "copy compounds",
-                         "compound_names": "copy names", "reactions": "copy reactions"}) as progress:
+    with stage_progress(
+        {
+            "structures": "dictionary structures",
+            "compounds": "copy compounds",
+            "compound_names": "copy names",
+            "reactions": "copy reactions",
+        }
+    ) as progress:
         kb = build_kb_at(location, progress=progress)
     s = kb.stats()
     kb.close()
-    console.print(f"Built {s.path}: {s.compounds:,} compounds, {s.reactions:,} reactions "
-                  f"in {s.meta.get('built_seconds', '?')} s ({s.size_bytes / 1e6:,.0f} MB).")
+    console.print(
+        f"Built {s.path}: {s.compounds:,} compounds, {s.reactions:,} reactions "
+        f"in {s.meta.get('built_seconds', '?')} s ({s.size_bytes / 1e6:,.0f} MB)."
+    )
 
 
 @app.command()
 def migrate(
     source: Path = typer.Option(..., "--from", help="The SQLite KB file to copy."),
-    target: str = typer.Option(..., "--to", help="postgresql://user@host:port/dbname (a database without a KB)."),
+    target: str = typer.Option(
+        ..., "--to", help="postgresql://user@host:port/dbname (a database without a KB)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the rows copied per table as JSON."),
 ) -> None:
     """Copy a SQLite KB into PostgreSQL (RDKit cartridge), with progress; ids and order are kept."""
     from chemground.kb.backends import migrate as migrate_kb
     from chemground.kb.sqlite_store import SQLiteKB
 
-    labels = {"meta": "meta", "compounds": "compounds", "compound_keys": "alias keys",
-              "compound_names": "compound names", "imports": "import ledger", "reactions": "reactions"}
-    with SQLiteKB(source, readonly=True) as kb, stage_progress(labels, enabled=not as_json) as progress:
+    labels = {
+        "meta": "meta",
+        "compounds": "compounds",
+        "compound_keys": "alias keys",
+        "compound_names": "compound names",
+        "imports": "import ledger",
+        "reactions": "reactions",
+    }
+    with (
+        SQLiteKB(source, readonly=True) as kb,
+        stage_progress(labels, enabled=not as_json) as progress,
+    ):
         counts = migrate_kb(kb, target, progress=progress)
     if as_json:
         print_json(counts)
         return
-    console.print(f"Copied {source} into {target.split('@')[-1]}: {counts.get('compounds', 0):,} compounds, "
-                  f"{counts.get('reactions', 0):,} reactions in {counts['seconds']} s.", highlight=False)
+    console.print(
+        f"Copied {source} into {target.split('@')[-1]}: {counts.get('compounds', 0):,} compounds, "
+        f"{counts.get('reactions', 0):,} reactions in {counts['seconds']} s.",
+        highlight=False,
+    )
 
 
 @app.command("import")
 def import_(
     ctx: typer.Context,
-    files: list[Path] = typer.Argument(..., help="Files to import (each one atomically).", exists=False),
-    fmt: Optional[str] = typer.Option(None, "--format", "-f", help=f"One of: {', '.join(FORMATS)} (default: from the file)."),
-    strict: bool = typer.Option(False, "--strict", help="Skip reactions with a participant that cannot be resolved."),
-    skip_bad_rows: bool = typer.Option(False, "--skip-bad-rows", help="Import the readable rows of a file with bad rows."),
-    dataset: Optional[str] = typer.Option(None, "--dataset", help="Dataset label for CSV/JSONL/reaction-SMILES rows."),
-    encoding: Optional[str] = typer.Option(
-        None, "--encoding", help="Text encoding of the files (e.g. latin-1, cp1252, utf-16) when they are neither "
-                                 "UTF-8 nor marked by a byte-order mark; such files are refused without it."),
+    files: list[Path] = typer.Argument(
+        ..., help="Files to import (each one atomically).", exists=False
+    ),
+    fmt: str | None = typer.Option(
+        None, "--format", "-f", help=f"One of: {', '.join(FORMATS)} (default: from the file)."
+    ),
+    strict: bool = typer.Option(
+        False, "--strict", help="Skip reactions with a participant that cannot be resolved."
+    ),
+    skip_bad_rows: bool = typer.Option(
+        False, "--skip-bad-rows", help="Import the readable rows of a file with bad rows."
+    ),
+    dataset: str | None = typer.Option(
+        None, "--dataset", help="Dataset label for CSV/JSONL/reaction-SMILES rows."
+    ),
+    encoding: str | None = typer.Option(
+        None,
+        "--encoding",
+        help="Text encoding of the files (e.g. latin-1, cp1252, utf-16) when they are neither "
+        "UTF-8 nor marked by a byte-order mark; such files are refused without it.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON summary per file."),
 ) -> None:
     """Import reactions (CSV, JSONL, reaction SMILES, ORD) or compounds (SDF, ChEBI OBO)."""
@@ -113,12 +159,25 @@ def import_(
         for path in files:
             try:
                 with stage_progress(
-                    {"read": f"read {path.name}", "structures": "structures", "names": "names", "write": "write"},
+                    {
+                        "read": f"read {path.name}",
+                        "structures": "structures",
+                        "names": "names",
+                        "write": "write",
+                    },
                     enabled=not as_json,
                 ) as progress:
-                    summary = import_file(ws.kb, path, fmt=fmt, resolver=ws.resolver, strict=strict,
-                                          skip_bad_rows=skip_bad_rows, dataset=dataset, progress=progress,
-                                          encoding=encoding)
+                    summary = import_file(
+                        ws.kb,
+                        path,
+                        fmt=fmt,
+                        resolver=ws.resolver,
+                        strict=strict,
+                        skip_bad_rows=skip_bad_rows,
+                        dataset=dataset,
+                        progress=progress,
+                        encoding=encoding,
+                    )
             except ChemgroundError as error:
                 failures += 1
                 err_console.print(f"[bold red]error:[/] {error}", highlight=False)
@@ -137,10 +196,13 @@ def import_(
 def _print_summary(summary) -> None:
     d = summary.to_dict()
     if isinstance(summary, ImportSummary):
-        line = (f"[bold]{Path(d['path']).name}[/]: {d['rows_read']:,} rows read, {d['reactions_added']:,} reactions added "
-                f"({d['reactions_flagged']:,} flagged), {d['reactions_unchanged']:,} already present, "
-                f"{d['reactions_skipped']:,} skipped, {d['compounds_added']:,} compounds added "
-                f"in {d['seconds']:.1f} s ({d['reactions_per_second']:,.0f} rows/s)")
+        line = (
+            f"[bold]{Path(d['path']).name}[/]: {d['rows_read']:,} rows read, "
+            f"{d['reactions_added']:,} reactions added "
+            f"({d['reactions_flagged']:,} flagged), {d['reactions_unchanged']:,} already present, "
+            f"{d['reactions_skipped']:,} skipped, {d['compounds_added']:,} compounds added "
+            f"in {d['seconds']:.1f} s ({d['reactions_per_second']:,.0f} rows/s)"
+        )
         if d["already_imported"]:
             line += " — already imported, nothing changed"
         console.print(line, highlight=False)
@@ -148,12 +210,22 @@ def _print_summary(summary) -> None:
         if unresolved:
             shown = ", ".join(f"{name!r} ×{count}" for name, count in list(unresolved.items())[:15])
             more = f" … and {len(unresolved) - 15} more" if len(unresolved) > 15 else ""
-            console.print(f"  unresolved names ({sum(unresolved.values()):,} mentions, {len(unresolved):,} distinct): "
-                          f"{shown}{more}", highlight=False)
+            console.print(
+                f"  unresolved names ({sum(unresolved.values()):,} mentions, {len(unresolved):,} "
+                "distinct): "
+                f"{shown}{more}",
+                highlight=False,
+            )
     else:
         console.print(
-            f"[bold]{Path(d['path']).name}[/]: {d['records_read']:,} records read, {d['compounds_added']:,} compounds "
-            f"added, {d['compounds_enriched']:,} enriched, {d['descriptions_added']:,} descriptions added, "
-            f"skipped: {d['skipped'] or 'none'}", highlight=False)
+            f"[bold]{Path(d['path']).name}[/]: {d['records_read']:,} records read, "
+            f"{d['compounds_added']:,} compounds "
+            f"added, {d['compounds_enriched']:,} enriched, {d['descriptions_added']:,} "
+            "descriptions added, "
+            f"skipped: {d['skipped'] or 'none'}",
+            highlight=False,
+        )
     for error in d["errors"][:20]:
-        console.print(f"  skipped bad row at line {error['line']}: {error['message']}", highlight=False)
+        console.print(
+            f"  skipped bad row at line {error['line']}: {error['message']}", highlight=False
+        )

@@ -29,12 +29,12 @@ def search(
     exact: str | None = typer.Option(
         None, "--exact", help="InChIKey or SMILES of the exact structure."
     ),
-    role: list[str] | None = typer.Option(  # noqa: B008 (typer reads the default)
+    role: list[str] | None = typer.Option(
         None,
         "--role",
         "-r",
-        help="Search reactions whose participant in this role matches (reactant, product, solvent, catalyst, "
-        "reagent); repeatable.",
+        help="Search reactions whose participant in this role matches (reactant, product, "
+        "solvent, catalyst, reagent); repeatable.",
     ),
     reactions: bool = typer.Option(
         False, "--reactions", help="Search reactions (participants in any role)."
@@ -48,7 +48,7 @@ def search(
     ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Find compounds, or reactions by participant role, by substructure, similarity or exact structure."""
+    """Find compounds, or reactions by participant role: substructure, similarity, exact."""
     given = [
         (mode, q)
         for mode, q in (("substructure", substructure), ("similarity", similar), ("exact", exact))
