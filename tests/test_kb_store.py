@@ -16,8 +16,15 @@ from tests.support.kbstate import kb_digest
 
 def _compound(smiles: str, **fields) -> Compound:
     s = structure_from_smiles(smiles)
-    return Compound(smiles=s.smiles, inchikey=s.inchikey, formula=s.formula, molecular_weight=s.molecular_weight,
-                    exact_mass=s.exact_mass, parent_inchikey=s.parent_inchikey, **fields)
+    return Compound(
+        smiles=s.smiles,
+        inchikey=s.inchikey,
+        formula=s.formula,
+        molecular_weight=s.molecular_weight,
+        exact_mass=s.exact_mass,
+        parent_inchikey=s.parent_inchikey,
+        **fields,
+    )
 
 
 def test_fresh_kb_holds_dictionary_and_starter_set(small_kb):
@@ -29,17 +36,36 @@ def test_fresh_kb_holds_dictionary_and_starter_set(small_kb):
 
 
 def test_upsert_merges_by_structure_and_is_idempotent(kb_copy):
-    new_id, created = kb_copy.upsert_compound(_compound("CCCCCCCCCCCCCCCCCCCC(=O)OCCCC1CC1", common_name="3-cyclopropylpropyl icosanoate",
-                                                       source="test"))
+    new_id, created = kb_copy.upsert_compound(
+        _compound(
+            "CCCCCCCCCCCCCCCCCCCC(=O)OCCCC1CC1",
+            common_name="3-cyclopropylpropyl icosanoate",
+            source="test",
+        )
+    )
     assert created
-    again, created_again = kb_copy.upsert_compound(_compound("C1CC1CCCOC(=O)CCCCCCCCCCCCCCCCCCC", synonyms=["cyclopropylpropyl arachidate"],
-                                                             source="test2"))
+    again, created_again = kb_copy.upsert_compound(
+        _compound(
+            "C1CC1CCCOC(=O)CCCCCCCCCCCCCCCCCCC",
+            synonyms=["cyclopropylpropyl arachidate"],
+            source="test2",
+        )
+    )
     assert again == new_id and not created_again
     record = kb_copy.get_compound(new_id)
-    assert record.common_name == "3-cyclopropylpropyl icosanoate" and "cyclopropylpropyl arachidate" in record.synonyms
+    assert (
+        record.common_name == "3-cyclopropylpropyl icosanoate"
+        and "cyclopropylpropyl arachidate" in record.synonyms
+    )
     assert record.provenance["sources"] == ["test", "test2"]
     before = kb_digest(kb_copy)
-    kb_copy.upsert_compound(_compound("C1CC1CCCOC(=O)CCCCCCCCCCCCCCCCCCC", synonyms=["cyclopropylpropyl arachidate"], source="test2"))
+    kb_copy.upsert_compound(
+        _compound(
+            "C1CC1CCCOC(=O)CCCCCCCCCCCCCCCCCCC",
+            synonyms=["cyclopropylpropyl arachidate"],
+            source="test2",
+        )
+    )
     assert kb_digest(kb_copy) == before
     hits = kb_copy.lookup_name(normalize_name("Cyclopropylpropyl Arachidate"))
     assert [h.compound_id for h in hits] == [new_id]
@@ -52,20 +78,26 @@ def test_structure_lookup_falls_back_to_canonical_smiles(kb_copy):
 
 def test_transaction_rolls_back_everything_on_error(kb_copy):
     before = kb_digest(kb_copy)
-    with pytest.raises(RuntimeError):
-        with kb_copy.transaction():
-            kb_copy.upsert_compound(_compound("CCCCCCCCCCCCCCCCCCCCCCCC", common_name="tetracosane"))
-            kb_copy.add_reaction(Reaction(id="r-test", participants=[Participant(role=Role.REACTANT, name="x")]))
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), kb_copy.transaction():
+        kb_copy.upsert_compound(_compound("CCCCCCCCCCCCCCCCCCCCCCCC", common_name="tetracosane"))
+        kb_copy.add_reaction(
+            Reaction(id="r-test", participants=[Participant(role=Role.REACTANT, name="x")])
+        )
+        raise RuntimeError("boom")
     assert kb_digest(kb_copy) == before
 
 
 def test_reaction_round_trip_and_links(kb_copy):
     ethanol = kb_copy.lookup_name("ethanol")[0].compound_id
     reaction = Reaction(
-        id="test:1", source="US123", dataset="test", description="Ethanol was oxidised.",
-        participants=[Participant(role=Role.REACTANT, name="ethanol", smiles="CCO", compound_id=ethanol),
-                      Participant(role=Role.PRODUCT, name="mystery", unresolved_reason="name not resolved")],
+        id="test:1",
+        source="US123",
+        dataset="test",
+        description="Ethanol was oxidised.",
+        participants=[
+            Participant(role=Role.REACTANT, name="ethanol", smiles="CCO", compound_id=ethanol),
+            Participant(role=Role.PRODUCT, name="mystery", unresolved_reason="name not resolved"),
+        ],
         flags=["unresolved product: mystery"],
     )
     with kb_copy.transaction():
@@ -73,8 +105,10 @@ def test_reaction_round_trip_and_links(kb_copy):
         assert not kb_copy.add_reaction(reaction)  # same id: nothing new
     stored = kb_copy.get_reaction("test:1")
     assert stored.participants == reaction.participants and stored.flags == reaction.flags
-    assert any(link.reaction_id == "test:1" and link.role == Role.REACTANT
-               for link in kb_copy.reaction_links([ethanol]))
+    assert any(
+        link.reaction_id == "test:1" and link.role == Role.REACTANT
+        for link in kb_copy.reaction_links([ethanol])
+    )
     assert kb_copy.search_reaction_text("oxidised")[0][0] == "test:1"
     with pytest.raises(NotFoundError):
         kb_copy.get_reaction("nope")
@@ -102,7 +136,9 @@ def test_not_a_kb_is_a_clear_error(tmp_path):
     with pytest.raises(ChemgroundError, match="schema version"):
         SQLiteKB(path)
     con = sqlite3.connect(path)  # and nothing was added to that database
-    assert [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")] == ["meta"]
+    assert [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")] == [
+        "meta"
+    ]
     con.close()
     junk = tmp_path / "junk.sqlite"
     junk.write_bytes(b"this is not a database at all" * 100)

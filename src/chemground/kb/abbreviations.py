@@ -35,7 +35,10 @@ def load_abbreviations() -> list[Abbreviation]:
 
 @lru_cache(maxsize=1)
 def _abbreviations() -> tuple[Abbreviation, ...]:
-    return tuple(Abbreviation(*row) for row in read_data_tsv("abbreviations.tsv", ("abbreviation", "name", "SMILES")))
+    return tuple(
+        Abbreviation(*row)
+        for row in read_data_tsv("abbreviations.tsv", ("abbreviation", "name", "SMILES"))
+    )
 
 
 # A formula-like abbreviation ("Br2", "CO2", "NaBH4", "Co"): its case carries meaning, so it is
@@ -83,18 +86,28 @@ def add_abbreviations(kb: SQLiteKB) -> int:
                 compound = kb.get_compound(compound_id, with_reactions=0)
                 kb.add_synonyms(compound, [entry.abbreviation, entry.name], "abbreviations")
             else:
-                compound_id = kb.insert_compound(Compound(
-                    smiles=structure.smiles, inchikey=structure.inchikey, formula=structure.formula,
-                    molecular_weight=structure.molecular_weight, exact_mass=structure.exact_mass,
-                    parent_inchikey=structure.parent_inchikey, common_name=entry.name,
-                    synonyms=[entry.name, entry.abbreviation], source="abbreviations",
-                ), fingerprint_to_bytes(morgan_fingerprint(entry.smiles)))
+                compound_id = kb.insert_compound(
+                    Compound(
+                        smiles=structure.smiles,
+                        inchikey=structure.inchikey,
+                        formula=structure.formula,
+                        molecular_weight=structure.molecular_weight,
+                        exact_mass=structure.exact_mass,
+                        parent_inchikey=structure.parent_inchikey,
+                        common_name=entry.name,
+                        synonyms=[entry.name, entry.abbreviation],
+                        source="abbreviations",
+                    ),
+                    fingerprint_to_bytes(morgan_fingerprint(entry.smiles)),
+                )
                 added += 1
             kb.connection.executemany(
                 "INSERT INTO compound_names VALUES (?, ?, ?) ON CONFLICT(norm, compound_id) "
                 "DO UPDATE SET rank = min(rank, excluded.rank)",
-                [(normalize_name(entry.abbreviation), compound_id, ABBREVIATION_RANK),
-                 (normalize_name(entry.name), compound_id, ABBREVIATION_RANK)],
+                [
+                    (normalize_name(entry.abbreviation), compound_id, ABBREVIATION_RANK),
+                    (normalize_name(entry.name), compound_id, ABBREVIATION_RANK),
+                ],
             )
         kb.set_meta("abbreviations", str(len(load_abbreviations())))
     return added

@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from chemground.chem.names import normalize_name
-from chemground.kb.dictionary import DictionaryEntry, dictionary_version, iter_dictionary, read_mixtures
+from chemground.kb.dictionary import (
+    DictionaryEntry,
+    dictionary_version,
+    iter_dictionary,
+    read_mixtures,
+)
 from chemground.kb.sqlite_store import SQLiteKB
 from chemground.kb.structures import compute_many
 
@@ -68,8 +73,9 @@ def _merge_into(target: dict, entry: DictionaryEntry, source: str) -> None:
         target["dictionary_keys"].add(entry.inchikey)
 
 
-def seed_dictionary(kb: SQLiteKB, progress: Progress | None = None,
-                    files: tuple[str, ...] | None = None) -> SeedSummary:
+def seed_dictionary(
+    kb: SQLiteKB, progress: Progress | None = None, files: tuple[str, ...] | None = None
+) -> SeedSummary:
     """Fill an empty KB with every compound of the ``chemicals`` dictionary (one transaction).
 
     ``files`` restricts which identifier files are read (default: all of them).
@@ -82,11 +88,16 @@ def seed_dictionary(kb: SQLiteKB, progress: Progress | None = None,
     # RDKit's key for the same SMILES differs for a handful of hypervalent oxoacids, which
     # structure look-up covers by also matching canonical SMILES.
     computed = compute_many(
-        (e.smiles for e in entries), kind="smiles",
+        (e.smiles for e in entries),
+        kind="smiles",
         progress=(lambda n: progress("structures", n, None)) if progress else None,
         known_inchikeys={e.smiles: e.inchikey for e in entries if e.smiles and e.inchikey},
     )
-    failed_inchi = [e.inchi for e in entries if e.inchi and (e.smiles not in computed or computed[e.smiles].structure is None)]
+    failed_inchi = [
+        e.inchi
+        for e in entries
+        if e.inchi and (e.smiles not in computed or computed[e.smiles].structure is None)
+    ]
     computed_inchi = compute_many(failed_inchi, kind="inchi")
 
     groups: dict[str, dict] = {}
@@ -100,7 +111,9 @@ def seed_dictionary(kb: SQLiteKB, progress: Progress | None = None,
         elif entry.inchikey:
             key = entry.inchikey
         else:
-            key = "nostructure:" + (entry.cas or normalize_name(entry.common_name or entry.iupac_name))
+            key = "nostructure:" + (
+                entry.cas or normalize_name(entry.common_name or entry.iupac_name)
+            )
         group = groups.get(key)
         if group is None:
             group = groups[key] = {
@@ -124,19 +137,28 @@ def seed_dictionary(kb: SQLiteKB, progress: Progress | None = None,
         provenance = {"sources": group["sources"]}
         if structure is None and group["raw_smiles"]:
             provenance["dictionary_smiles"] = group["raw_smiles"]
-        rows.append((
-            compound_id, group["inchikey"],
-            structure.parent_inchikey if structure else None,
-            structure.smiles if structure else None,
-            group["inchi"] or None,
-            structure.formula if structure else group["formula"],
-            structure.molecular_weight if structure else group["molecular_weight"],
-            structure.exact_mass if structure else None,
-            group.get("iupac_name"), group.get("common_name"), json.dumps(synonyms), "",
-            group.get("pubchem_cid"), group.get("cas"),
-            "compound" if structure else "substance",
-            group["sources"][-1], json.dumps(provenance), group["fingerprint"],
-        ))
+        rows.append(
+            (
+                compound_id,
+                group["inchikey"],
+                structure.parent_inchikey if structure else None,
+                structure.smiles if structure else None,
+                group["inchi"] or None,
+                structure.formula if structure else group["formula"],
+                structure.molecular_weight if structure else group["molecular_weight"],
+                structure.exact_mass if structure else None,
+                group.get("iupac_name"),
+                group.get("common_name"),
+                json.dumps(synonyms),
+                "",
+                group.get("pubchem_cid"),
+                group.get("cas"),
+                "compound" if structure else "substance",
+                group["sources"][-1],
+                json.dumps(provenance),
+                group["fingerprint"],
+            )
+        )
         name_rows.extend((norm, compound_id, rank) for norm, rank in group["_seen"].items())
         for key in group["dictionary_keys"]:
             if key != group["inchikey"]:
@@ -146,9 +168,12 @@ def seed_dictionary(kb: SQLiteKB, progress: Progress | None = None,
     with kb.transaction():
         conn = kb.connection
         conn.executemany(
-            "INSERT INTO compounds (id, inchikey, parent_inchikey, smiles, inchi, formula, molecular_weight, "
-            "exact_mass, iupac_name, common_name, synonyms, description, pubchem_cid, cas, kind, source, "
-            "provenance, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO compounds (id, inchikey, parent_inchikey, smiles, inchi, formula, "
+            "molecular_weight, "
+            "exact_mass, iupac_name, common_name, synonyms, description, pubchem_cid, cas, kind, "
+            "source, "
+            "provenance, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+            "?)",
             rows + [m[0] for m in mixtures],
         )
         conn.executemany(
@@ -159,11 +184,17 @@ def seed_dictionary(kb: SQLiteKB, progress: Progress | None = None,
         conn.executemany("INSERT OR IGNORE INTO compound_keys VALUES (?, ?)", alias_rows)
         conn.execute("INSERT INTO compounds_fts(compounds_fts) VALUES ('rebuild')")
         label = f"chemicals {dictionary_version()}"
-        kb.set_meta("dictionary", label if files is None else f"{label} (subset: {', '.join(files)})")
+        kb.set_meta(
+            "dictionary", label if files is None else f"{label} (subset: {', '.join(files)})"
+        )
         kb.set_meta("dictionary_compounds", str(len(rows) + len(mixtures)))
     return SeedSummary(
-        rows_read=len(entries), compounds=len(rows) + len(mixtures), without_structure=without_structure,
-        alias_keys=len(alias_rows), mixtures=len(mixtures), seconds=time.perf_counter() - started,
+        rows_read=len(entries),
+        compounds=len(rows) + len(mixtures),
+        without_structure=without_structure,
+        alias_keys=len(alias_rows),
+        mixtures=len(mixtures),
+        seconds=time.perf_counter() - started,
     )
 
 
@@ -176,33 +207,70 @@ def _mixture_rows(groups: dict[str, dict], start_id: int) -> list[tuple[tuple, l
         components = []
         mean_mw = 0.0
         complete = True
-        for cas, name, w, z in zip(mixture.component_cas, mixture.component_names,
-                                   mixture.mass_fractions, mixture.mole_fractions):
+        for cas, name, w, z in zip(
+            mixture.component_cas,
+            mixture.component_names,
+            mixture.mass_fractions,
+            mixture.mole_fractions,
+        ):
             group = by_cas.get(cas)
             smiles = group["structure"].smiles if group and group["structure"] else None
             mw = group["structure"].molecular_weight if group and group["structure"] else None
-            components.append({"name": name, "cas": cas, "smiles": smiles, "mass_fraction": w, "mole_fraction": z})
+            components.append(
+                {"name": name, "cas": cas, "smiles": smiles, "mass_fraction": w, "mole_fraction": z}
+            )
             if mw is None:
                 complete = False
             else:
                 mean_mw += z * mw
-        provenance = {"sources": ["chemicals-mixtures"], "components": components, "reference": mixture.source}
-        description = "Mixture of " + ", ".join(
-            f"{c['name'].lower()} ({100 * c['mole_fraction']:.3g} mol%)" for c in components
-        ) + "."
+        provenance = {
+            "sources": ["chemicals-mixtures"],
+            "components": components,
+            "reference": mixture.source,
+        }
+        description = (
+            "Mixture of "
+            + ", ".join(
+                f"{c['name'].lower()} ({100 * c['mole_fraction']:.3g} mol%)" for c in components
+            )
+            + "."
+        )
         synonyms = list(dict.fromkeys([mixture.name, *mixture.synonyms]))
         row = (
-            compound_id, None, None, None, None, None, round(mean_mw, 4) if complete else None, None,
-            None, mixture.name, json.dumps(synonyms), description, None, None, "mixture",
-            "chemicals-mixtures", json.dumps(provenance), None,
+            compound_id,
+            None,
+            None,
+            None,
+            None,
+            None,
+            round(mean_mw, 4) if complete else None,
+            None,
+            None,
+            mixture.name,
+            json.dumps(synonyms),
+            description,
+            None,
+            None,
+            "mixture",
+            "chemicals-mixtures",
+            json.dumps(provenance),
+            None,
         )
-        names = [(normalize_name(n), compound_id, 1 if n == mixture.name else 2) for n in synonyms if normalize_name(n)]
+        names = [
+            (normalize_name(n), compound_id, 1 if n == mixture.name else 2)
+            for n in synonyms
+            if normalize_name(n)
+        ]
         out.append((row, names))
     return out
 
 
-def build_kb(path: Path, progress: Progress | None = None, with_starter: bool = True,
-             dictionary_files: tuple[str, ...] | None = None) -> SQLiteKB:
+def build_kb(
+    path: Path,
+    progress: Progress | None = None,
+    with_starter: bool = True,
+    dictionary_files: tuple[str, ...] | None = None,
+) -> SQLiteKB:
     """Create a KB at ``path`` (which must not exist) with the dictionary and the starter set.
 
     The KB is built in a temporary file and moved into place at the end, so an interrupted
@@ -228,7 +296,8 @@ def build_kb(path: Path, progress: Progress | None = None, with_starter: bool = 
             from chemground.kb.starter_import import import_starter_set
 
             import_starter_set(kb)
-        kb.update_structure_index()  # substructure pre-screen fingerprints (~7 s for the full dictionary)
+        # substructure pre-screen fingerprints (~7 s for the full dictionary)
+        kb.update_structure_index()
         kb.set_meta("built_seconds", f"{time.perf_counter() - started:.1f}")
         kb.checkpoint()  # also ends the background checkpointer and its connection
         kb.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")

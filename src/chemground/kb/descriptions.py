@@ -24,10 +24,13 @@ def read_data_tsv(resource: str, columns: tuple[str, ...]) -> list[tuple[str, ..
             continue
         fields = line.split("\t")
         if len(fields) != len(columns) or not all(f.strip() for f in fields):
-            raise ValueError(f"{resource} line {number}: expected {'<TAB>'.join(columns)} "
-                             f"({len(columns)} non-empty fields), got {len(fields)} field(s)")
+            raise ValueError(
+                f"{resource} line {number}: expected {'<TAB>'.join(columns)} "
+                f"({len(columns)} non-empty fields), got {len(fields)} field(s)"
+            )
         out.append(tuple(f.strip() for f in fields))
     return out
+
 
 DESCRIPTIONS_RESOURCE = "descriptions.tsv"
 
@@ -40,7 +43,8 @@ class CompoundDescription:
 
 
 def load_descriptions() -> list[CompoundDescription]:
-    """All curated descriptions, in file order; a malformed row raises ValueError naming its line."""
+    """All curated descriptions, in file order; a malformed row raises ValueError naming its
+    line."""
     rows = read_data_tsv(DESCRIPTIONS_RESOURCE, ("name", "SMILES", "description"))
     return [CompoundDescription(*fields) for fields in rows]
 
@@ -64,12 +68,21 @@ def add_descriptions(kb) -> int:
                     kb.set_description(compound.id, entry.description)
                     added += 1
             else:
-                kb.insert_compound(Compound(
-                    smiles=structure.smiles, inchikey=structure.inchikey, formula=structure.formula,
-                    molecular_weight=structure.molecular_weight, exact_mass=structure.exact_mass,
-                    parent_inchikey=structure.parent_inchikey, common_name=entry.name, synonyms=[entry.name],
-                    description=entry.description, source="chemground-descriptions",
-                ), fingerprint_to_bytes(morgan_fingerprint(entry.smiles)))
+                kb.insert_compound(
+                    Compound(
+                        smiles=structure.smiles,
+                        inchikey=structure.inchikey,
+                        formula=structure.formula,
+                        molecular_weight=structure.molecular_weight,
+                        exact_mass=structure.exact_mass,
+                        parent_inchikey=structure.parent_inchikey,
+                        common_name=entry.name,
+                        synonyms=[entry.name],
+                        description=entry.description,
+                        source="chemground-descriptions",
+                    ),
+                    fingerprint_to_bytes(morgan_fingerprint(entry.smiles)),
+                )
                 added += 1
         kb.set_meta("descriptions", str(added))
     return added

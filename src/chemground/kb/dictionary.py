@@ -10,10 +10,10 @@ inorganic files, which is why all of them matter.
 from __future__ import annotations
 
 import importlib.util
-from functools import lru_cache
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
-from typing import Iterator
 
 DICTIONARY_FILES = (
     "chemical identifiers pubchem large.tsv",
@@ -59,7 +59,7 @@ def identifiers_folder() -> Path:
     spec = importlib.util.find_spec("chemicals")
     if spec is None or not spec.submodule_search_locations:
         raise FileNotFoundError("the 'chemicals' package is not installed; pip install chemicals")
-    return Path(list(spec.submodule_search_locations)[0]) / "Identifiers"
+    return Path(next(iter(spec.submodule_search_locations))) / "Identifiers"
 
 
 @lru_cache(maxsize=1)
@@ -82,12 +82,16 @@ def _cas_text(raw: str) -> str | None:
 
 
 def read_dictionary_file(path: Path) -> Iterator[DictionaryEntry]:
-    """Rows of one identifier TSV (columns: CID, CAS, formula, MW, SMILES, InChI, InChIKey, names...)."""
+    """Rows of one identifier TSV (columns: CID, CAS, formula, MW, SMILES, InChI, InChIKey,
+    names...)."""
     with open(path, encoding="utf-8") as handle:
         for line_number, line in enumerate(handle, 1):
             values = line.rstrip("\n").split("\t")
             if len(values) < 9:
-                raise ValueError(f"{path.name}:{line_number}: expected >= 9 tab-separated columns, got {len(values)}")
+                raise ValueError(
+                    f"{path.name}:{line_number}: expected >= 9 tab-separated columns, got "
+                    f"{len(values)}"
+                )
             cid, cas, formula, mw, smiles, inchi, key, iupac, common = values[:9]
             synonyms = [s for s in values[7:] if s]
             try:
@@ -132,7 +136,9 @@ def read_elements() -> Iterator[DictionaryEntry]:
         )
 
 
-def iter_dictionary(folder: Path | None = None, files: tuple[str, ...] | None = None) -> Iterator[DictionaryEntry]:
+def iter_dictionary(
+    folder: Path | None = None, files: tuple[str, ...] | None = None
+) -> Iterator[DictionaryEntry]:
     """All identifier rows in the package's load order, then the elements.
 
     ``files`` restricts the identifier files read (tests use the small ones only).
@@ -156,10 +162,10 @@ def read_mixtures(folder: Path | None = None) -> list[MixtureEntry]:
         for line in handle:
             values = line.strip("\n").strip("\t").split("\t")
             name, source, n = values[0].strip(), values[1], int(values[2])
-            cas = values[3:3 + n]
-            names = values[3 + n:3 + 2 * n]
-            ws = [float(x) for x in values[3 + 2 * n:3 + 3 * n]]
-            zs = [float(x) for x in values[3 + 3 * n:3 + 4 * n]]
-            synonyms = [s.strip() for s in values[3 + 4 * n:] if s.strip()]
+            cas = values[3 : 3 + n]
+            names = values[3 + n : 3 + 2 * n]
+            ws = [float(x) for x in values[3 + 2 * n : 3 + 3 * n]]
+            zs = [float(x) for x in values[3 + 3 * n : 3 + 4 * n]]
+            synonyms = [s.strip() for s in values[3 + 4 * n :] if s.strip()]
             mixtures.append(MixtureEntry(name, source, cas, names, ws, zs, synonyms))
     return mixtures

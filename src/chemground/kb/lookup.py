@@ -43,7 +43,9 @@ class CompoundLookup:
             "inchikey": c.inchikey,
             "inchi": c.inchi,
             "formula": c.formula,
-            "molecular_weight": round(c.molecular_weight, 3) if c.molecular_weight is not None else None,
+            "molecular_weight": round(c.molecular_weight, 3)
+            if c.molecular_weight is not None
+            else None,
             "exact_mass": round(c.exact_mass, 5) if c.exact_mass is not None else None,
             "kind": c.kind,
             "description": c.description,
@@ -57,7 +59,9 @@ class CompoundLookup:
         }
 
 
-def lookup_compound(kb: KnowledgeBase, resolver: NameResolver, query: str, max_reactions: int = 20) -> CompoundLookup:
+def lookup_compound(
+    kb: KnowledgeBase, resolver: NameResolver, query: str, max_reactions: int = 20
+) -> CompoundLookup:
     """Resolve ``query`` and return the KB record (or a record computed from the structure)."""
     resolution = resolver.resolve(query)
     if resolution.compound_id is not None:
@@ -69,8 +73,12 @@ def lookup_compound(kb: KnowledgeBase, resolver: NameResolver, query: str, max_r
     s = resolution.structure
     assert s is not None  # a resolution without a compound always has a structure
     compound = Compound(
-        smiles=s.smiles, inchikey=s.inchikey, formula=s.formula, molecular_weight=s.molecular_weight,
-        exact_mass=s.exact_mass, parent_inchikey=s.parent_inchikey,
+        smiles=s.smiles,
+        inchikey=s.inchikey,
+        formula=s.formula,
+        molecular_weight=s.molecular_weight,
+        exact_mass=s.exact_mass,
+        parent_inchikey=s.parent_inchikey,
         iupac_name=query if resolution.source == "opsin" else None,
         source=f"computed from the structure ({resolution.source})",
     )

@@ -29,8 +29,14 @@ class Role(StrEnum):
     @classmethod
     def parse(cls, text: str) -> Role:
         key = text.strip().lower().rstrip("s")
-        aliases = {"agent": "reagent", "reactant": "reactant", "starting material": "reactant",
-                   "substrate": "reactant", "base": "reagent", "additive": "reagent"}
+        aliases = {
+            "agent": "reagent",
+            "reactant": "reactant",
+            "starting material": "reactant",
+            "substrate": "reactant",
+            "base": "reagent",
+            "additive": "reagent",
+        }
         key = aliases.get(key, key)
         try:
             return cls(key)
@@ -53,7 +59,9 @@ class Role(StrEnum):
         for role in cls:
             if role.field == name:
                 return role
-        raise ValueError(f"unknown role field {name!r}; expected one of: {', '.join(r.field for r in cls)}")
+        raise ValueError(
+            f"unknown role field {name!r}; expected one of: {', '.join(r.field for r in cls)}"
+        )
 
 
 class Compound(BaseModel):
@@ -78,7 +86,9 @@ class Compound(BaseModel):
     kind: str = "compound"  # compound | mixture | substance (no structure known)
     source: str = ""
     provenance: dict[str, Any] = Field(default_factory=dict)
-    reaction_ids: list[str] = Field(default_factory=list, description="filled on read via the link table")
+    reaction_ids: list[str] = Field(
+        default_factory=list, description="filled on read via the link table"
+    )
 
     @property
     def name(self) -> str:
@@ -104,10 +114,10 @@ class Participant(BaseModel):
 
     role: Role
     name: str | None = None
-    smiles: str | None = None          # canonical SMILES once resolved
+    smiles: str | None = None  # canonical SMILES once resolved
     compound_id: int | None = None
     inchikey: str | None = None
-    amount: str | None = None           # as written ("12.5 ml", "0.1 mol")
+    amount: str | None = None  # as written ("12.5 ml", "0.1 mol")
     unresolved_reason: str | None = None
 
     @property
@@ -141,11 +151,11 @@ class Reaction(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str
-    source: str = ""                 # patent number, dataset or "starter"
+    source: str = ""  # patent number, dataset or "starter"
     dataset: str = ""
     title: str | None = None
     reaction_class: str | None = None
-    description: str = ""            # the source paragraph
+    description: str = ""  # the source paragraph
     reaction_smiles: str | None = None
     participants: list[Participant] = Field(default_factory=list)
     operations: list[dict[str, Any]] = Field(default_factory=list)

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from rdkit import Chem
-from rdkit.rdBase import BlockLogs
 from rdkit.Chem import rdChemReactions
+from rdkit.rdBase import BlockLogs
 
 STARTER_RESOURCE = "starter_reactions.toml"
 
@@ -169,7 +169,7 @@ def _read_class(entry: Any, index: int) -> StarterClass:
     try:
         with BlockLogs():
             rxn = rdChemReactions.ReactionFromSmarts(cls.template)
-    except Exception as exc:  # noqa: BLE001 - RDKit raises ValueError/RuntimeError variants
+    except Exception as exc:
         raise ValueError(f"{where}: field 'template' is not valid reaction SMARTS: {exc}") from exc
     if rxn is None or rxn.GetNumReactantTemplates() == 0 or rxn.GetNumProductTemplates() == 0:
         raise ValueError(f"{where}: field 'template' is not valid reaction SMARTS")
@@ -325,7 +325,7 @@ def template_outcomes(reaction_class: StarterClass, reaction: StarterReaction) -
                     Chem.SanitizeMol(product)
                     Chem.AssignStereochemistry(product, cleanIt=True, force=True)
                     smiles = Chem.MolToSmiles(product)
-                except Exception:  # noqa: BLE001 - an unsanitizable outcome is simply not a product
+                except Exception:
                     continue
                 again = Chem.MolFromSmiles(smiles)
                 if again is not None:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from importlib import resources
-from typing import Iterator
 
 from chemground.kb.importers.base import ImportSummary, RawParticipant, RawReaction, run_import
 from chemground.kb.records import Conditions, Role
-from chemground.kb.store import KnowledgeBase
 from chemground.kb.starter import STARTER_RESOURCE, StarterClass, StarterReaction, load_starter_set
+from chemground.kb.store import KnowledgeBase
 
 STARTER_DATASET = "starter"
 
@@ -43,12 +43,18 @@ def raw_starter_reactions() -> Iterator[RawReaction]:
     for reaction in reactions:
         reaction_class = classes[reaction.reaction_class]
         participants = []
-        for role, group in ((Role.REACTANT, reaction.reactants), (Role.REAGENT, reaction.reagents),
-                            (Role.CATALYST, reaction.catalysts), (Role.SOLVENT, reaction.solvents),
-                            (Role.PRODUCT, reaction.products)):
+        for role, group in (
+            (Role.REACTANT, reaction.reactants),
+            (Role.REAGENT, reaction.reagents),
+            (Role.CATALYST, reaction.catalysts),
+            (Role.SOLVENT, reaction.solvents),
+            (Role.PRODUCT, reaction.products),
+        ):
             participants += [RawParticipant(role, name=c.name, smiles=c.smiles) for c in group]
         reactants = ".".join(c.smiles for c in reaction.reactants)
-        agents = ".".join(c.smiles for c in (*reaction.reagents, *reaction.catalysts, *reaction.solvents))
+        agents = ".".join(
+            c.smiles for c in (*reaction.reagents, *reaction.catalysts, *reaction.solvents)
+        )
         products = ".".join(c.smiles for c in reaction.products)
         yield RawReaction(
             participants=participants,
@@ -62,8 +68,11 @@ def raw_starter_reactions() -> Iterator[RawReaction]:
             conditions=Conditions(temperature_c=reaction.temperature_c, time_h=reaction.time_h),
             yield_percent=reaction.yield_percent,
             notes=reaction.note,
-            provenance={"class_id": reaction_class.id, "template": reaction_class.template,
-                        "curated": "written by the chemground developers; conditions typical for the class"},
+            provenance={
+                "class_id": reaction_class.id,
+                "template": reaction_class.template,
+                "curated": "written by the chemground developers; conditions typical for the class",
+            },
         )
 
 
@@ -73,7 +82,10 @@ def import_starter_set(kb: KnowledgeBase, resolver=None) -> ImportSummary:
 
     with resources.as_file(resources.files("chemground.kb.data") / STARTER_RESOURCE) as path:
         summary = run_import(
-            kb, raw_starter_reactions(), path=path, fmt="starter",
+            kb,
+            raw_starter_reactions(),
+            path=path,
+            fmt="starter",
             resolver=resolver or NameResolver(kb, opsin=None),
         )
     kb.set_meta("starter_reactions", str(summary.reactions_added + summary.reactions_unchanged))

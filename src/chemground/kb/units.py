@@ -11,8 +11,14 @@ import re
 _NUMBER = r"[-+]?\d+(?:\.\d+)?"
 _RANGE = re.compile(rf"({_NUMBER})\s*(?:-|–|to|~)\s*({_NUMBER})")
 
-_TEMPERATURE = re.compile(rf"({_NUMBER})(?:\s*(?:-|–|to)\s*({_NUMBER}))?\s*(°\s*C|°\s*F|º\s*C|deg(?:rees?)?\s*[CF]?|[CFK]\b|celsius|fahrenheit|kelvin)", re.IGNORECASE)
-_DURATION = re.compile(rf"({_NUMBER})(?:\s*(?:-|–|to)\s*({_NUMBER}))?\s*(seconds?|secs?|s\b|minutes?|mins?|min\b|hours?|hrs?|h\b|days?|d\b|weeks?)", re.IGNORECASE)
+_TEMPERATURE = re.compile(
+    rf"({_NUMBER})(?:\s*(?:-|–|to)\s*({_NUMBER}))?\s*(°\s*C|°\s*F|º\s*C|deg(?:rees?)?\s*[CF]?|[CFK]\b|celsius|fahrenheit|kelvin)",
+    re.IGNORECASE,
+)
+_DURATION = re.compile(
+    rf"({_NUMBER})(?:\s*(?:-|–|to)\s*({_NUMBER}))?\s*(seconds?|secs?|s\b|minutes?|mins?|min\b|hours?|hrs?|h\b|days?|d\b|weeks?)",
+    re.IGNORECASE,
+)
 _PRESSURE = re.compile(rf"({_NUMBER})\s*(bar|atm|psi|mmhg|torr|kpa|mpa|pa)\b", re.IGNORECASE)
 _PERCENT = re.compile(rf"({_NUMBER})\s*%")
 
@@ -23,7 +29,14 @@ WORD_DURATIONS = {"overnight": 16.0, "over night": 16.0}
 
 
 def celsius(value: float, unit: str) -> float:
-    u = unit.strip().lower().replace("°", "").replace("º", "").replace("degrees", "").replace("degree", "")
+    u = (
+        unit.strip()
+        .lower()
+        .replace("°", "")
+        .replace("º", "")
+        .replace("degrees", "")
+        .replace("degree", "")
+    )
     u = u.replace("deg", "").strip()
     if u in ("f", "fahrenheit"):
         return (value - 32.0) * 5.0 / 9.0
@@ -47,8 +60,16 @@ def hours(value: float, unit: str) -> float:
 
 def bar(value: float, unit: str) -> float:
     u = unit.strip().lower()
-    factors = {"bar": 1.0, "atm": 1.01325, "psi": 0.0689476, "mmhg": 0.00133322, "torr": 0.00133322,
-               "kpa": 0.01, "mpa": 10.0, "pa": 1e-5}
+    factors = {
+        "bar": 1.0,
+        "atm": 1.01325,
+        "psi": 0.0689476,
+        "mmhg": 0.00133322,
+        "torr": 0.00133322,
+        "kpa": 0.01,
+        "mpa": 10.0,
+        "pa": 1e-5,
+    }
     if u not in factors:
         raise ValueError(f"unknown pressure unit {unit!r}")
     return value * factors[u]

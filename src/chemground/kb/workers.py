@@ -64,7 +64,9 @@ def tie_to_parent(parent_pid: int, death_signal: bool = True) -> None:
             pass  # the watchdog below still covers it
     if os.getppid() != parent_pid:  # the parent died before the signal was armed
         os._exit(1)
-    threading.Thread(target=_watch_parent, args=(parent_pid,), name="parent-watchdog", daemon=True).start()
+    threading.Thread(
+        target=_watch_parent, args=(parent_pid,), name="parent-watchdog", daemon=True
+    ).start()
 
 
 def _watch_parent(parent_pid: int) -> None:
@@ -81,8 +83,11 @@ def pool() -> ProcessPoolExecutor:
         with SPAWN_LOCK:
             on_main_thread = threading.current_thread() is threading.main_thread()
             executor = ProcessPoolExecutor(
-                max_workers=worker_count(), mp_context=multiprocessing.get_context("fork"), initializer=_start_worker,
-                initargs=(os.getpid(), on_main_thread))
+                max_workers=worker_count(),
+                mp_context=multiprocessing.get_context("fork"),
+                initializer=_start_worker,
+                initargs=(os.getpid(), on_main_thread),
+            )
             executor.submit(os.getpid).result()  # with "fork", the first job forks every worker
         atexit.register(executor.shutdown, wait=False, cancel_futures=True)
         _POOL = executor

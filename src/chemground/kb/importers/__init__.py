@@ -12,11 +12,21 @@ from pathlib import Path
 from chemground.chem.names import NameResolver
 from chemground.errors import ImportFileError
 from chemground.kb.importers.base import ImportSummary, Progress, run_import
-from chemground.kb.importers.compounds import CompoundImportSummary, read_obo, read_sdf, run_compound_import
+from chemground.kb.importers.compounds import (
+    CompoundImportSummary,
+    read_obo,
+    read_sdf,
+    run_compound_import,
+)
 from chemground.kb.importers.ord import read_ord_file
 from chemground.kb.importers.reaction_smiles import read_reaction_smiles_file
 from chemground.kb.importers.tabular import ROLE_FIELDS, read_csv, read_jsonl
-from chemground.kb.importers.textio import check_encoding, open_binary, require_regular_file, sniff_encoding
+from chemground.kb.importers.textio import (
+    check_encoding,
+    open_binary,
+    require_regular_file,
+    sniff_encoding,
+)
 from chemground.kb.store import KnowledgeBase
 
 REACTION_FORMATS = ("csv", "jsonl", "reaction-smiles", "ord")
@@ -54,7 +64,9 @@ def detect_format(path: Path, encoding: str | None = None) -> str:
             record = json.loads(first) if first.strip() else {}
         except json.JSONDecodeError:
             record = {}
-        if isinstance(record, dict) and ("reaction" in record or "inputs" in record or "reactions" in record):
+        if isinstance(record, dict) and (
+            "reaction" in record or "inputs" in record or "reactions" in record
+        ):
             return "ord"
         return "jsonl"
     if name.endswith((".csv", ".tsv")):
@@ -62,7 +74,9 @@ def detect_format(path: Path, encoding: str | None = None) -> str:
         if header & (set(ROLE_FIELDS) | {f"{r}_smiles" for r in ROLE_FIELDS}):
             return "csv"
         return "reaction-smiles"
-    raise ImportFileError(f"{path}: cannot tell the format from the name; pass --format ({', '.join(FORMATS)})")
+    raise ImportFileError(
+        f"{path}: cannot tell the format from the name; pass --format ({', '.join(FORMATS)})"
+    )
 
 
 def import_file(
@@ -89,16 +103,36 @@ def import_file(
     if fmt not in FORMATS:
         raise ImportFileError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if fmt == "sdf":
-        return run_compound_import(kb, read_sdf(path, encoding), path=path, fmt=fmt, skip_bad_rows=skip_bad_rows,
-                                   progress=progress)
+        return run_compound_import(
+            kb,
+            read_sdf(path, encoding),
+            path=path,
+            fmt=fmt,
+            skip_bad_rows=skip_bad_rows,
+            progress=progress,
+        )
     if fmt == "obo":
-        return run_compound_import(kb, read_obo(path, encoding), path=path, fmt=fmt, skip_bad_rows=skip_bad_rows,
-                                   progress=progress)
+        return run_compound_import(
+            kb,
+            read_obo(path, encoding),
+            path=path,
+            fmt=fmt,
+            skip_bad_rows=skip_bad_rows,
+            progress=progress,
+        )
     readers = {
         "csv": lambda: read_csv(path, dataset, encoding),
         "jsonl": lambda: read_jsonl(path, dataset, encoding),
         "reaction-smiles": lambda: read_reaction_smiles_file(path, dataset, encoding=encoding),
         "ord": lambda: read_ord_file(path, encoding),
     }
-    return run_import(kb, readers[fmt](), path=path, fmt=fmt, resolver=resolver, strict=strict,
-                      skip_bad_rows=skip_bad_rows, progress=progress)
+    return run_import(
+        kb,
+        readers[fmt](),
+        path=path,
+        fmt=fmt,
+        resolver=resolver,
+        strict=strict,
+        skip_bad_rows=skip_bad_rows,
+        progress=progress,
+    )

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from rdkit import Chem
 
@@ -21,14 +22,30 @@ from chemground.chem.structure import is_inchikey, rdkit_messages
 from chemground.errors import ImportFileError
 from chemground.kb.importers.base import Progress, RowError, control_character_in, file_sha256
 from chemground.kb.importers.textio import (
-    GZIP_ERRORS, decoding_error, first_bad_byte, open_utf8_bytes, sniff_encoding,
+    GZIP_ERRORS,
+    decoding_error,
+    first_bad_byte,
+    open_utf8_bytes,
+    sniff_encoding,
 )
 from chemground.kb.records import Compound
 from chemground.kb.store import KnowledgeBase
 from chemground.kb.structures import compute_many
 
-NAME_PROPS = ("PUBCHEM_IUPAC_NAME", "IUPAC_NAME", "IUPAC Names", "ChEBI Name", "pref_name", "chembl_pref_name",
-              "NAME", "Name", "COMMON_NAME", "PUBCHEM_IUPAC_TRADITIONAL_NAME", "Synonyms", "SYNONYMS")
+NAME_PROPS = (
+    "PUBCHEM_IUPAC_NAME",
+    "IUPAC_NAME",
+    "IUPAC Names",
+    "ChEBI Name",
+    "pref_name",
+    "chembl_pref_name",
+    "NAME",
+    "Name",
+    "COMMON_NAME",
+    "PUBCHEM_IUPAC_TRADITIONAL_NAME",
+    "Synonyms",
+    "SYNONYMS",
+)
 DESCRIPTION_PROPS = ("Definition", "DEFINITION", "DESCRIPTION", "Description", "description")
 CID_PROPS = ("PUBCHEM_COMPOUND_CID", "CID")
 CAS_PROPS = ("CAS", "CAS_NUMBER", "CASRN")
@@ -61,9 +78,13 @@ class CompoundImportSummary:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "path": self.path, "format": self.format, "records_read": self.records_read,
-            "compounds_added": self.compounds_added, "compounds_enriched": self.compounds_enriched,
-            "descriptions_added": self.descriptions_added, "skipped": dict(self.skipped),
+            "path": self.path,
+            "format": self.format,
+            "records_read": self.records_read,
+            "compounds_added": self.compounds_added,
+            "compounds_enriched": self.compounds_enriched,
+            "descriptions_added": self.descriptions_added,
+            "skipped": dict(self.skipped),
             "errors": [{"line": line, "message": msg} for line, msg in self.errors],
             "seconds": round(self.seconds, 3),
         }
@@ -79,16 +100,25 @@ def read_sdf(path: Path, encoding: str | None = None) -> Iterator[RawCompound | 
             yield from _read_sdf(handle)
         except UnicodeDecodeError:
             # RDKit decodes property values as UTF-8 while it reads: find where, and say what to do
-            raise decoding_error(path, sniff_encoding(path, encoding), explicit=encoding is not None) from None
+            raise decoding_error(
+                path, sniff_encoding(path, encoding), explicit=encoding is not None
+            ) from None
         except (OSError, EOFError, RuntimeError, SystemError) as error:
             # an error raised while RDKit reads the stream comes back as a SystemError around it
-            inner = error.__context__ if isinstance(error, SystemError) and error.__context__ else error
+            inner = (
+                error.__context__ if isinstance(error, SystemError) and error.__context__ else error
+            )
             if isinstance(inner, UnicodeDecodeError):
-                raise decoding_error(path, sniff_encoding(path, encoding), explicit=encoding is not None) from None
+                raise decoding_error(
+                    path, sniff_encoding(path, encoding), explicit=encoding is not None
+                ) from None
             if isinstance(inner, GZIP_ERRORS):
-                raise ImportFileError(f"{path}: truncated or corrupt gzip data ({type(inner).__name__}: {inner})") \
-                    from None
-            raise ImportFileError(f"{path}: truncated or unreadable SDF ({type(inner).__name__}: {inner})") from None
+                raise ImportFileError(
+                    f"{path}: truncated or corrupt gzip data ({type(inner).__name__}: {inner})"
+                ) from None
+            raise ImportFileError(
+                f"{path}: truncated or unreadable SDF ({type(inner).__name__}: {inner})"
+            ) from None
 
 
 def _read_sdf(handle) -> Iterator[RawCompound | RowError]:
@@ -108,14 +138,25 @@ def _read_sdf(handle) -> Iterator[RawCompound | RowError]:
         description = next((str(props[p]).strip() for p in DESCRIPTION_PROPS if p in props), "")
         cid = next((props[p] for p in CID_PROPS if p in props), None)
         cas = next((str(props[p]).strip() for p in CAS_PROPS if p in props), None)
-        iupac = next((_split_values(str(props[p]))[0] for p in ("PUBCHEM_IUPAC_NAME", "IUPAC_NAME", "IUPAC Names")
-                      if p in props and str(props[p]).strip()), None)
+        iupac = next(
+            (
+                _split_values(str(props[p]))[0]
+                for p in ("PUBCHEM_IUPAC_NAME", "IUPAC_NAME", "IUPAC Names")
+                if p in props and str(props[p]).strip()
+            ),
+            None,
+        )
         with rdkit_messages():
             smiles = Chem.MolToSmiles(mol)
         yield RawCompound(
-            names=list(dict.fromkeys(names)), smiles=smiles, description=description, iupac_name=iupac,
-            pubchem_cid=int(cid) if cid not in (None, "") and str(cid).isdigit() else None, cas=cas,
-            external_id=str(props.get("ChEBI ID") or props.get("chembl_id") or "") or None, line=index,
+            names=list(dict.fromkeys(names)),
+            smiles=smiles,
+            description=description,
+            iupac_name=iupac,
+            pubchem_cid=int(cid) if cid not in (None, "") and str(cid).isdigit() else None,
+            cas=cas,
+            external_id=str(props.get("ChEBI ID") or props.get("chembl_id") or "") or None,
+            line=index,
         )
 
 
@@ -131,7 +172,9 @@ def read_obo(path: Path, encoding: str | None = None) -> Iterator[RawCompound | 
         try:
             document = fastobo.load(handle)
         except UnicodeDecodeError:
-            raise decoding_error(path, sniff_encoding(path, encoding), explicit=encoding is not None) from None
+            raise decoding_error(
+                path, sniff_encoding(path, encoding), explicit=encoding is not None
+            ) from None
         except (SyntaxError, ValueError, OSError, EOFError, TypeError, RuntimeError) as error:
             detail = " ".join(str(error).split())[:300]
             codec = sniff_encoding(path, encoding)
@@ -167,16 +210,25 @@ def read_obo(path: Path, encoding: str | None = None) -> Iterator[RawCompound | 
                     key = value
         if name or synonyms:
             yield RawCompound(
-                names=[n for n in [name, *synonyms] if n], smiles=smiles, inchikey=key, description=definition,
-                iupac_name=iupac, external_id=str(frame.id), line=index,
+                names=[n for n in [name, *synonyms] if n],
+                smiles=smiles,
+                inchikey=key,
+                description=definition,
+                iupac_name=iupac,
+                external_id=str(frame.id),
+                line=index,
             )
 
 
 def _control_character_problem(raw: RawCompound) -> str | None:
     """A record with a control character in a name or identifier is refused (see base)."""
     fields = [("name", n) for n in raw.names] + [
-        ("SMILES", raw.smiles), ("InChIKey", raw.inchikey), ("IUPAC name", raw.iupac_name), ("CAS", raw.cas),
-        ("id", raw.external_id)]
+        ("SMILES", raw.smiles),
+        ("InChIKey", raw.inchikey),
+        ("IUPAC name", raw.iupac_name),
+        ("CAS", raw.cas),
+        ("id", raw.external_id),
+    ]
     for label, value in fields:
         found = control_character_in(value)
         if found:
@@ -187,8 +239,15 @@ def _control_character_problem(raw: RawCompound) -> str | None:
     return None
 
 
-def run_compound_import(kb: KnowledgeBase, records: Iterator[RawCompound | RowError], *, path: Path, fmt: str,
-                        skip_bad_rows: bool = False, progress: Progress | None = None) -> CompoundImportSummary:
+def run_compound_import(
+    kb: KnowledgeBase,
+    records: Iterator[RawCompound | RowError],
+    *,
+    path: Path,
+    fmt: str,
+    skip_bad_rows: bool = False,
+    progress: Progress | None = None,
+) -> CompoundImportSummary:
     started = time.perf_counter()
     summary = CompoundImportSummary(path=str(path), format=fmt)
     raws: list[RawCompound] = []
@@ -206,9 +265,13 @@ def run_compound_import(kb: KnowledgeBase, records: Iterator[RawCompound | RowEr
         what = "SDF records" if fmt == "sdf" else "OBO terms with a name"
         raise ImportFileError(f"{path}: no {what} found, nothing was imported")
     if summary.errors and not skip_bad_rows:
-        shown = "; ".join(f"record {line}: {msg}" if line else msg for line, msg in summary.errors[:10])
-        raise ImportFileError(f"{path}: {len(summary.errors)} record(s) could not be read, nothing was imported: "
-                              f"{shown}. Pass --skip-bad-rows to import the readable records.")
+        shown = "; ".join(
+            f"record {line}: {msg}" if line else msg for line, msg in summary.errors[:10]
+        )
+        raise ImportFileError(
+            f"{path}: {len(summary.errors)} record(s) could not be read, nothing was imported: "
+            f"{shown}. Pass --skip-bad-rows to import the readable records."
+        )
     computed = compute_many([r.smiles for r in raws if r.smiles])
     sha = file_sha256(path)
     if progress:
@@ -230,8 +293,13 @@ def run_compound_import(kb: KnowledgeBase, records: Iterator[RawCompound | RowEr
                 existing = kb.get_compound(hits[0].compound_id, with_reactions=0)
                 before = existing.model_copy(deep=True)
                 update = Compound(
-                    inchikey=existing.inchikey, smiles=existing.smiles, synonyms=raw.names, source=fmt,
-                    description=raw.description, pubchem_cid=raw.pubchem_cid, cas=raw.cas,
+                    inchikey=existing.inchikey,
+                    smiles=existing.smiles,
+                    synonyms=raw.names,
+                    source=fmt,
+                    description=raw.description,
+                    pubchem_cid=raw.pubchem_cid,
+                    cas=raw.cas,
                 )
                 if existing.inchikey is None:
                     kb.add_synonyms(existing, raw.names, fmt)
@@ -242,23 +310,36 @@ def run_compound_import(kb: KnowledgeBase, records: Iterator[RawCompound | RowEr
                 after = kb.get_compound(existing.id, with_reactions=0)  # type: ignore[arg-type]
                 if after != before:
                     summary.compounds_enriched += 1
-                    summary.descriptions_added += int(bool(after.description) and not before.description)
+                    summary.descriptions_added += int(
+                        bool(after.description) and not before.description
+                    )
             elif structure is not None:
                 fmt_guess = guess_name_format(primary) if primary else None
                 compound = Compound(
-                    smiles=structure.smiles, inchikey=raw.inchikey or structure.inchikey, formula=structure.formula,
-                    molecular_weight=structure.molecular_weight, exact_mass=structure.exact_mass,
+                    smiles=structure.smiles,
+                    inchikey=raw.inchikey or structure.inchikey,
+                    formula=structure.formula,
+                    molecular_weight=structure.molecular_weight,
+                    exact_mass=structure.exact_mass,
                     parent_inchikey=structure.parent_inchikey,
                     iupac_name=raw.iupac_name or (primary if fmt_guess == "iupac" else None),
                     common_name=primary if fmt_guess == "common_name" or raw.iupac_name else None,
-                    synonyms=raw.names, description=raw.description, pubchem_cid=raw.pubchem_cid, cas=raw.cas,
-                    source=fmt, provenance={"external_id": raw.external_id} if raw.external_id else {},
+                    synonyms=raw.names,
+                    description=raw.description,
+                    pubchem_cid=raw.pubchem_cid,
+                    cas=raw.cas,
+                    source=fmt,
+                    provenance={"external_id": raw.external_id} if raw.external_id else {},
                 )
                 kb.upsert_compound(compound, result.fingerprint if result else None)
                 summary.compounds_added += 1
                 summary.descriptions_added += int(bool(raw.description))
             else:
-                reason = "invalid structure" if raw.smiles else "no structure and no compound of that name"
+                reason = (
+                    "invalid structure"
+                    if raw.smiles
+                    else "no structure and no compound of that name"
+                )
                 summary.skipped[reason] += 1
             if progress:
                 progress("write", 1, None)

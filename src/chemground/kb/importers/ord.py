@@ -9,9 +9,10 @@ temperature, pressure, atmosphere, time, yields and the workup steps.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from google.protobuf import json_format, text_format
 from google.protobuf.message import DecodeError
@@ -26,13 +27,29 @@ from chemground.kb.records import Conditions, Role
 from chemground.kb.units import bar, celsius, hours
 
 _ROLE = {
-    "REACTANT": Role.REACTANT, "REAGENT": Role.REAGENT, "SOLVENT": Role.SOLVENT, "CATALYST": Role.CATALYST,
-    "PRODUCT": Role.PRODUCT, "BYPRODUCT": Role.PRODUCT, "SIDE_PRODUCT": Role.PRODUCT, "UNSPECIFIED": Role.REACTANT,
+    "REACTANT": Role.REACTANT,
+    "REAGENT": Role.REAGENT,
+    "SOLVENT": Role.SOLVENT,
+    "CATALYST": Role.CATALYST,
+    "PRODUCT": Role.PRODUCT,
+    "BYPRODUCT": Role.PRODUCT,
+    "SIDE_PRODUCT": Role.PRODUCT,
+    "UNSPECIFIED": Role.REACTANT,
 }
 _SKIP_ROLES = {"WORKUP", "INTERNAL_STANDARD", "AUTHENTIC_STANDARD"}
 _AMOUNT_UNITS = {
-    "LITER": "L", "MILLILITER": "mL", "MICROLITER": "µL", "NANOLITER": "nL", "KILOGRAM": "kg", "GRAM": "g",
-    "MILLIGRAM": "mg", "MICROGRAM": "µg", "MOLE": "mol", "MILLIMOLE": "mmol", "MICROMOLE": "µmol", "NANOMOLE": "nmol",
+    "LITER": "L",
+    "MILLILITER": "mL",
+    "MICROLITER": "µL",
+    "NANOLITER": "nL",
+    "KILOGRAM": "kg",
+    "GRAM": "g",
+    "MILLIGRAM": "mg",
+    "MICROGRAM": "µg",
+    "MOLE": "mol",
+    "MILLIMOLE": "mmol",
+    "MICROMOLE": "µmol",
+    "NANOMOLE": "nmol",
 }
 
 
@@ -41,8 +58,11 @@ _COMPONENT_ROLE: dict[int, Role | None] = {
     value.number: None if value.name in _SKIP_ROLES else _ROLE.get(value.name, Role.REACTANT)
     for value in reaction_pb2.ReactionRole.DESCRIPTOR.enum_types_by_name["ReactionRoleType"].values
 }
-_SMILES, _NAME, _INCHI = (reaction_pb2.CompoundIdentifier.SMILES, reaction_pb2.CompoundIdentifier.NAME,
-                          reaction_pb2.CompoundIdentifier.INCHI)
+_SMILES, _NAME, _INCHI = (
+    reaction_pb2.CompoundIdentifier.SMILES,
+    reaction_pb2.CompoundIdentifier.NAME,
+    reaction_pb2.CompoundIdentifier.INCHI,
+)
 
 
 def _enum_name(message: Any, field: str, value: int) -> str:
@@ -59,7 +79,9 @@ def _amount(compound: Any, is_product: bool) -> str | None:
     if not is_product:
         return _format_amount(compound.amount) if compound.HasField("amount") else None
     for measurement in compound.measurements:  # products carry amounts as AMOUNT measurements
-        if measurement.type == reaction_pb2.ProductMeasurement.AMOUNT and measurement.HasField("amount"):
+        if measurement.type == reaction_pb2.ProductMeasurement.AMOUNT and measurement.HasField(
+            "amount"
+        ):
             return _format_amount(measurement.amount)
     return None
 
@@ -67,7 +89,11 @@ def _amount(compound: Any, is_product: bool) -> str | None:
 # (amount kind, units number) -> unit as a chemist writes it
 _UNIT_TEXT: dict[tuple[str, int], str] = {
     (kind, value.number): _AMOUNT_UNITS.get(value.name, "")
-    for kind, message in (("mass", reaction_pb2.Mass), ("moles", reaction_pb2.Moles), ("volume", reaction_pb2.Volume))
+    for kind, message in (
+        ("mass", reaction_pb2.Mass),
+        ("moles", reaction_pb2.Moles),
+        ("volume", reaction_pb2.Volume),
+    )
     for value in message.DESCRIPTOR.fields_by_name["units"].enum_type.values
 }
 
@@ -94,18 +120,25 @@ def _participant(compound: Any, role: Role, is_product: bool = False) -> RawPart
         elif kind == _INCHI:
             inchi = inchi or identifier.value.strip() or None
     return RawParticipant(
-        role=role, name=name, smiles=strip_atom_maps(smiles) if smiles else None, inchi=inchi,
+        role=role,
+        name=name,
+        smiles=strip_atom_maps(smiles) if smiles else None,
+        inchi=inchi,
         amount=_amount(compound, is_product),
     )
 
 
 def _conditions(reaction: reaction_pb2.Reaction) -> Conditions:
-    found: dict[str, Any] = {}  # one Conditions(...) at the end: pydantic's attribute setting is slow
+    found: dict[
+        str, Any
+    ] = {}  # one Conditions(...) at the end: pydantic's attribute setting is slow
     c = reaction.conditions
     if c.HasField("temperature"):
         t = c.temperature
         if t.HasField("setpoint") and t.setpoint.units:
-            found["temperature_c"] = round(celsius(t.setpoint.value, _enum_name(t.setpoint, "units", t.setpoint.units)), 2)
+            found["temperature_c"] = round(
+                celsius(t.setpoint.value, _enum_name(t.setpoint, "units", t.setpoint.units)), 2
+            )
         if t.HasField("control") and t.control.type:
             control = _enum_name(t.control, "type", t.control.type).lower().replace("_", " ")
             if control != "custom" or t.control.details:
@@ -116,13 +149,20 @@ def _conditions(reaction: reaction_pb2.Reaction) -> Conditions:
         p = c.pressure
         if p.HasField("setpoint") and p.setpoint.units:
             unit = _enum_name(p.setpoint, "units", p.setpoint.units)
-            factor_unit = {"ATMOSPHERE": "atm", "KILOPASCAL": "kpa", "PASCAL": "pa", "MM_HG": "mmhg"}.get(unit, unit.lower())
+            factor_unit = {
+                "ATMOSPHERE": "atm",
+                "KILOPASCAL": "kpa",
+                "PASCAL": "pa",
+                "MM_HG": "mmhg",
+            }.get(unit, unit.lower())
             if factor_unit == "kpsi":
                 found["pressure_bar"] = round(bar(p.setpoint.value * 1000, "psi"), 4)
             else:
                 found["pressure_bar"] = round(bar(p.setpoint.value, factor_unit), 4)
         if p.HasField("atmosphere") and p.atmosphere.type:
-            found["atmosphere"] = _enum_name(p.atmosphere, "type", p.atmosphere.type).lower().replace("_", " ")
+            found["atmosphere"] = (
+                _enum_name(p.atmosphere, "type", p.atmosphere.type).lower().replace("_", " ")
+            )
     if c.HasField("ph"):
         found["ph"] = c.ph
     for outcome in reaction.outcomes:
@@ -139,11 +179,16 @@ def _yield(reaction: reaction_pb2.Reaction) -> tuple[float | None, str | None]:
     for outcome in reaction.outcomes:
         for product in outcome.products:
             for measurement in product.measurements:
-                if measurement.type != reaction_pb2.ProductMeasurement.YIELD or not measurement.HasField("percentage"):
+                if (
+                    measurement.type != reaction_pb2.ProductMeasurement.YIELD
+                    or not measurement.HasField("percentage")
+                ):
                     continue
                 kind = measurement.details or "yield"
                 value = measurement.percentage.value
-                if best[0] is None or (kind.upper() == "PERCENTYIELD" and (best[1] or "").upper() != "PERCENTYIELD"):
+                if best[0] is None or (
+                    kind.upper() == "PERCENTYIELD" and (best[1] or "").upper() != "PERCENTYIELD"
+                ):
                     best = (value, kind)
             if best[0] is not None:
                 return best
@@ -156,16 +201,28 @@ def _operations(reaction: reaction_pb2.Reaction) -> list[dict[str, Any]]:
         step: dict[str, Any] = {"type": _enum_name(workup, "type", workup.type).lower()}
         if workup.details:
             step["details"] = workup.details
-        if workup.HasField("temperature") and workup.temperature.HasField("setpoint") and workup.temperature.setpoint.units:
+        if (
+            workup.HasField("temperature")
+            and workup.temperature.HasField("setpoint")
+            and workup.temperature.setpoint.units
+        ):
             sp = workup.temperature.setpoint
             step["temperature_c"] = round(celsius(sp.value, _enum_name(sp, "units", sp.units)), 2)
         if workup.HasField("duration") and workup.duration.units:
-            step["duration_h"] = round(hours(workup.duration.value, _enum_name(workup.duration, "units", workup.duration.units)), 4)
+            step["duration_h"] = round(
+                hours(
+                    workup.duration.value,
+                    _enum_name(workup.duration, "units", workup.duration.units),
+                ),
+                4,
+            )
         steps.append(step)
     return steps
 
 
-def raw_reaction_from_ord(reaction: reaction_pb2.Reaction, dataset_name: str, line: int | None = None) -> RawReaction:
+def raw_reaction_from_ord(
+    reaction: reaction_pb2.Reaction, dataset_name: str, line: int | None = None
+) -> RawReaction:
     participants: list[RawParticipant] = []
     inputs = reaction.inputs
     for key in sorted(inputs):
@@ -193,7 +250,10 @@ def raw_reaction_from_ord(reaction: reaction_pb2.Reaction, dataset_name: str, li
         conditions=_conditions(reaction),
         yield_percent=yield_value,
         operations=_operations(reaction),
-        notes=reaction.conditions.details if reaction.conditions.details and not reaction.conditions.details.startswith("See reaction.notes") else "",
+        notes=reaction.conditions.details
+        if reaction.conditions.details
+        and not reaction.conditions.details.startswith("See reaction.notes")
+        else "",
         provenance=provenance,
         line=line,
     )
@@ -212,7 +272,8 @@ def read_ord_file(path: Path, encoding: str | None = None) -> Iterator[RawReacti
 
 
 def _load_dataset(path: Path, encoding: str | None) -> dataset_pb2.Dataset:
-    """An ORD Dataset from text (.pbtxt, .txtpb), JSON (.json) or binary (.pb, .binpb, anything else),
+    """An ORD Dataset from text (.pbtxt, .txtpb), JSON (.json) or binary (.pb, .binpb, anything
+    else),
     optionally gzipped."""
     name = path.name.lower().removesuffix(".gz")
     try:
@@ -225,17 +286,27 @@ def _load_dataset(path: Path, encoding: str | None) -> dataset_pb2.Dataset:
         with open_binary(path) as handle:
             data = _read_all(handle, path)
         return dataset_pb2.Dataset.FromString(data)
-    except (ValueError, DecodeError, json_format.ParseError, text_format.ParseError, RecursionError) as error:
+    except (
+        ValueError,
+        DecodeError,
+        json_format.ParseError,
+        text_format.ParseError,
+        RecursionError,
+    ) as error:
         detail = " ".join(str(error).split())[:300]
-        raise ImportFileError(f"{path}: not a readable ORD dataset ({type(error).__name__}: {detail})") from None
+        raise ImportFileError(
+            f"{path}: not a readable ORD dataset ({type(error).__name__}: {detail})"
+        ) from None
 
 
 def _read_all(handle, path: Path):
     try:
         return handle.read()
     except GZIP_ERRORS as error:
-        raise ImportFileError(f"{path}: not a readable ORD dataset (truncated or corrupt gzip data: "
-                              f"{type(error).__name__}: {error})") from None
+        raise ImportFileError(
+            f"{path}: not a readable ORD dataset (truncated or corrupt gzip data: "
+            f"{type(error).__name__}: {error})"
+        ) from None
 
 
 def _read_jsonl(path: Path, encoding: str | None) -> Iterator[RawReaction | RowError]:
@@ -246,10 +317,20 @@ def _read_jsonl(path: Path, encoding: str | None) -> Iterator[RawReaction | RowE
             try:
                 record = json.loads(line)
                 payload = record.get("reaction", record)
-                reaction = json_format.ParseDict(payload, reaction_pb2.Reaction(), ignore_unknown_fields=True)
-            except (json.JSONDecodeError, json_format.ParseError, AttributeError, TypeError, ValueError,
-                    RecursionError) as error:
-                yield RowError(line_number, f"not an ORD reaction: {' '.join(str(error).split())[:300]}")
+                reaction = json_format.ParseDict(
+                    payload, reaction_pb2.Reaction(), ignore_unknown_fields=True
+                )
+            except (
+                json.JSONDecodeError,
+                json_format.ParseError,
+                AttributeError,
+                TypeError,
+                ValueError,
+                RecursionError,
+            ) as error:
+                yield RowError(
+                    line_number, f"not an ORD reaction: {' '.join(str(error).split())[:300]}"
+                )
                 continue
             dataset_name = record.get("dataset_name") or record.get("dataset_id") or path.stem
             yield raw_reaction_from_ord(reaction, dataset_name, line=line_number)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from chemground.chem.solvents import agent_role
 from chemground.kb.importers.base import RawParticipant, RawReaction, RowError, content_id
@@ -21,7 +21,15 @@ from chemground.kb.records import Role
 from chemground.kb.units import parse_percent
 
 _ATOM_MAP = re.compile(r":\d+\]")
-SMILES_COLUMNS = ("reaction_smiles", "rxn_smiles", "smiles", "lowe_smiles", "reaction", "rxn", "mapped_rxn")
+SMILES_COLUMNS = (
+    "reaction_smiles",
+    "rxn_smiles",
+    "smiles",
+    "lowe_smiles",
+    "reaction",
+    "rxn",
+    "mapped_rxn",
+)
 TEXT_COLUMNS = ("paragraph", "paragraphtext", "text", "description", "procedure", "procedure_text")
 SOURCE_COLUMNS = ("patent", "patentnumber", "patent_number", "document", "source", "doc_id")
 TITLE_COLUMNS = ("title", "headingtext", "heading")
@@ -40,7 +48,9 @@ def split_reaction_smiles(reaction_smiles: str) -> tuple[list[str], list[str], l
         text, _, extension = text.partition(" ")
     parts = text.split(">")
     if len(parts) != 3:
-        raise ValueError(f"not a reaction SMILES (expected reactants>agents>products): {reaction_smiles[:80]!r}")
+        raise ValueError(
+            f"not a reaction SMILES (expected reactants>agents>products): {reaction_smiles[:80]!r}"
+        )
     fragments: list[tuple[int, str]] = []
     for part_index, part in enumerate(parts):
         for fragment in part.split(".") if part else []:
@@ -77,13 +87,19 @@ def participants_from_reaction_smiles(reaction_smiles: str) -> list[RawParticipa
     return participants
 
 
-def read_reaction_smiles_file(path: Path, dataset: str | None = None, smiles_column: str | None = None,
-                              encoding: str | None = None) -> Iterator[RawReaction | RowError]:
+def read_reaction_smiles_file(
+    path: Path,
+    dataset: str | None = None,
+    smiles_column: str | None = None,
+    encoding: str | None = None,
+) -> Iterator[RawReaction | RowError]:
     dataset = dataset or path.stem
     with open_text(path, encoding, newline="") as handle:
         first = handle.readline()
         handle.seek(0)
-        if ">" in first.split(",")[0].split("\t")[0] and not first.lower().startswith(SMILES_COLUMNS):
+        if ">" in first.split(",")[0].split("\t")[0] and not first.lower().startswith(
+            SMILES_COLUMNS
+        ):
             yield from _read_plain(handle, dataset)
             return
         dialect = "excel-tab" if first.count("\t") > first.count(",") else "excel"
@@ -94,14 +110,19 @@ def read_reaction_smiles_file(path: Path, dataset: str | None = None, smiles_col
             yield RowError(reader.line_num, f"malformed CSV: {error}")
 
 
-def _read_table(reader: csv.DictReader, dataset: str, smiles_column: str | None) -> Iterator[RawReaction | RowError]:
+def _read_table(
+    reader: csv.DictReader, dataset: str, smiles_column: str | None
+) -> Iterator[RawReaction | RowError]:
     header = reader.fieldnames or []
     column = smiles_column or _find_column(header, SMILES_COLUMNS)
     if column is None or column not in header:
         shown = repr(header) if len(repr(header)) <= 200 else repr(header)[:200] + "…]"
         yield RowError(
-            1, f"no reaction SMILES column found in header {shown}; expected one of {', '.join(SMILES_COLUMNS)} "
-               "(or name it with --smiles-column)")
+            1,
+            f"no reaction SMILES column found in header {shown}; expected one of "
+            f"{', '.join(SMILES_COLUMNS)} "
+            "(or name it with --smiles-column)",
+        )
         return
     text_col = _find_column(header, TEXT_COLUMNS)
     source_col = _find_column(header, SOURCE_COLUMNS)
@@ -132,7 +153,9 @@ def _read_table(reader: csv.DictReader, dataset: str, smiles_column: str | None)
             description=text,
             reaction_smiles=strip_atom_maps(rxn),
             yield_percent=parse_percent(row.get(yield_col)) if yield_col else None,
-            provenance={"columns": {k: v for k, v in row.items() if k not in (column, text_col) and v}},
+            provenance={
+                "columns": {k: v for k, v in row.items() if k not in (column, text_col) and v}
+            },
             line=line_number,
         )
 

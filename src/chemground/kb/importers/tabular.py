@@ -7,7 +7,8 @@ participant or a reaction SMILES):
   ``description`` / ``paragraph``): the source paragraph, ``notes``, ``reaction_smiles``
 - per role ``reactants``, ``products``, ``solvents``, ``catalysts``, ``reagents``:
   CSV: names separated by ``;`` and, aligned with them, ``<role>_smiles`` separated by ``;``.
-  JSONL: a list whose items are a name or SMILES string, or ``{"name", "smiles", "inchi", "amount"}``.
+  JSONL: a list whose items are a name or SMILES string, or ``{"name", "smiles", "inchi",
+  "amount"}``.
 - conditions: ``temperature_c`` or ``temperature`` ("80 °C", "353 K", "reflux"), ``time_h``
   or ``time`` ("2 h", "overnight"), ``ph``, ``pressure_bar`` or ``pressure`` ("3 atm"),
   ``atmosphere``; ``yield_percent`` or ``yield`` ("85%"); ``operations`` (list, or ``;``-separated).
@@ -17,26 +18,53 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from chemground.chem.structure import looks_like_smiles
 from chemground.kb.importers.base import RawParticipant, RawReaction, RowError
-from chemground.kb.importers.reaction_smiles import participants_from_reaction_smiles, strip_atom_maps
+from chemground.kb.importers.reaction_smiles import (
+    participants_from_reaction_smiles,
+    strip_atom_maps,
+)
 from chemground.kb.importers.textio import open_text
 from chemground.kb.records import Conditions, Role
 from chemground.kb.units import parse_duration, parse_percent, parse_pressure, parse_temperature
 
 ROLE_FIELDS = {
-    "reactants": Role.REACTANT, "products": Role.PRODUCT, "solvents": Role.SOLVENT,
-    "catalysts": Role.CATALYST, "reagents": Role.REAGENT,
+    "reactants": Role.REACTANT,
+    "products": Role.PRODUCT,
+    "solvents": Role.SOLVENT,
+    "catalysts": Role.CATALYST,
+    "reagents": Role.REAGENT,
 }
 TEXT_FIELDS = ("text", "description", "paragraph", "procedure")
-KNOWN_FIELDS = set(ROLE_FIELDS) | {f"{r}_smiles" for r in ROLE_FIELDS} | set(TEXT_FIELDS) | {
-    "id", "source", "dataset", "title", "reaction_class", "notes", "reaction_smiles", "temperature_c",
-    "temperature", "time_h", "time", "ph", "pressure_bar", "pressure", "atmosphere", "yield_percent", "yield",
-    "operations",
-}
+KNOWN_FIELDS = (
+    set(ROLE_FIELDS)
+    | {f"{r}_smiles" for r in ROLE_FIELDS}
+    | set(TEXT_FIELDS)
+    | {
+        "id",
+        "source",
+        "dataset",
+        "title",
+        "reaction_class",
+        "notes",
+        "reaction_smiles",
+        "temperature_c",
+        "temperature",
+        "time_h",
+        "time",
+        "ph",
+        "pressure_bar",
+        "pressure",
+        "atmosphere",
+        "yield_percent",
+        "yield",
+        "operations",
+    }
+)
 
 
 class RowProblem(ValueError):
@@ -57,7 +85,9 @@ def _participants_from_csv(row: dict[str, Any]) -> list[RawParticipant]:
         names = _split(row.get(field))
         smiles = _split(row.get(f"{field}_smiles"))
         if names and smiles and len(names) != len(smiles):
-            raise RowProblem(f"{field} has {len(names)} names but {field}_smiles has {len(smiles)} SMILES")
+            raise RowProblem(
+                f"{field} has {len(names)} names but {field}_smiles has {len(smiles)} SMILES"
+            )
         for i in range(max(len(names), len(smiles))):
             name = names[i] if i < len(names) else None
             smi = smiles[i] if i < len(smiles) else None
@@ -85,13 +115,25 @@ def _participants_from_json(record: dict[str, Any]) -> list[RawParticipant]:
             elif isinstance(item, dict):
                 unknown = set(item) - {"name", "smiles", "inchi", "amount"}
                 if unknown:
-                    raise RowProblem(f"{field}: unknown keys {sorted(unknown)} (expected name, smiles, inchi, amount)")
+                    raise RowProblem(
+                        f"{field}: unknown keys {sorted(unknown)} (expected name, smiles, inchi, "
+                        "amount)"
+                    )
                 if not any(item.get(k) for k in ("name", "smiles", "inchi")):
                     raise RowProblem(f"{field}: an entry has no name, smiles or inchi")
-                out.append(RawParticipant(role, name=item.get("name"), smiles=item.get("smiles"),
-                                          inchi=item.get("inchi"), amount=item.get("amount")))
+                out.append(
+                    RawParticipant(
+                        role,
+                        name=item.get("name"),
+                        smiles=item.get("smiles"),
+                        inchi=item.get("inchi"),
+                        amount=item.get("amount"),
+                    )
+                )
             else:
-                raise RowProblem(f"{field}: entries must be strings or objects, got {type(item).__name__}")
+                raise RowProblem(
+                    f"{field}: entries must be strings or objects, got {type(item).__name__}"
+                )
     return out
 
 
@@ -105,7 +147,9 @@ def _number(record: dict[str, Any], field: str) -> float | None:
         raise RowProblem(f"{field} must be a number, got {value!r}") from None
 
 
-def _reaction(record: dict[str, Any], participants: list[RawParticipant], dataset: str, line: int) -> RawReaction:
+def _reaction(
+    record: dict[str, Any], participants: list[RawParticipant], dataset: str, line: int
+) -> RawReaction:
     temperature_c = _number(record, "temperature_c")
     temperature_text = None
     if temperature_c is None and record.get("temperature") not in (None, ""):
@@ -116,7 +160,9 @@ def _reaction(record: dict[str, Any], participants: list[RawParticipant], datase
     if time_h is None and record.get("time") not in (None, ""):
         time_h = parse_duration(record["time"])
         if time_h is None:
-            raise RowProblem(f"time {record['time']!r} is not understood (e.g. '2 h', '30 min', 'overnight')")
+            raise RowProblem(
+                f"time {record['time']!r} is not understood (e.g. '2 h', '30 min', 'overnight')"
+            )
     pressure = _number(record, "pressure_bar")
     if pressure is None and record.get("pressure") not in (None, ""):
         pressure = parse_pressure(record["pressure"])
@@ -140,7 +186,9 @@ def _reaction(record: dict[str, Any], participants: list[RawParticipant], datase
         except ValueError as error:
             raise RowProblem(str(error)) from None
     if not participants:
-        raise RowProblem("no participants: give reactants/products (names or SMILES) or reaction_smiles")
+        raise RowProblem(
+            "no participants: give reactants/products (names or SMILES) or reaction_smiles"
+        )
     provenance = {k: v for k, v in record.items() if k not in KNOWN_FIELDS and v not in (None, "")}
     return RawReaction(
         participants=participants,
@@ -152,8 +200,12 @@ def _reaction(record: dict[str, Any], participants: list[RawParticipant], datase
         description=text,
         reaction_smiles=strip_atom_maps(rxn) if rxn else None,
         conditions=Conditions(
-            temperature_c=temperature_c, temperature_text=temperature_text, time_h=time_h,
-            ph=_number(record, "ph"), pressure_bar=pressure, atmosphere=record.get("atmosphere") or None,
+            temperature_c=temperature_c,
+            temperature_text=temperature_text,
+            time_h=time_h,
+            ph=_number(record, "ph"),
+            pressure_bar=pressure,
+            atmosphere=record.get("atmosphere") or None,
         ),
         yield_percent=yield_percent,
         operations=operations,
@@ -163,7 +215,9 @@ def _reaction(record: dict[str, Any], participants: list[RawParticipant], datase
     )
 
 
-def read_csv(path: Path, dataset: str | None = None, encoding: str | None = None) -> Iterator[RawReaction | RowError]:
+def read_csv(
+    path: Path, dataset: str | None = None, encoding: str | None = None
+) -> Iterator[RawReaction | RowError]:
     dataset = dataset or path.stem
     with open_text(path, encoding, newline="") as handle:
         sample = handle.readline()
@@ -176,9 +230,15 @@ def read_csv(path: Path, dataset: str | None = None, encoding: str | None = None
             yield RowError(1, f"malformed CSV header: {error}")
             return
         reader.fieldnames = header
-        if not (set(header) & (set(ROLE_FIELDS) | {f"{r}_smiles" for r in ROLE_FIELDS} | {"reaction_smiles"})):
-            yield RowError(1, f"missing columns: the header {_shown(header)} has none of "
-                              f"{', '.join(list(ROLE_FIELDS) + ['reaction_smiles'])}")
+        if not (
+            set(header)
+            & (set(ROLE_FIELDS) | {f"{r}_smiles" for r in ROLE_FIELDS} | {"reaction_smiles"})
+        ):
+            yield RowError(
+                1,
+                f"missing columns: the header {_shown(header)} has none of "
+                f"{', '.join([*list(ROLE_FIELDS), 'reaction_smiles'])}",
+            )
             return
         try:
             for line, row in enumerate(reader, start=2):
@@ -186,7 +246,10 @@ def read_csv(path: Path, dataset: str | None = None, encoding: str | None = None
                     yield RowError(line, f"more fields than the header has ({len(header)} columns)")
                     continue
                 if any(v is None for v in row.values()):
-                    yield RowError(line, f"fewer fields than the header has ({len(header)} columns); truncated row?")
+                    yield RowError(
+                        line,
+                        f"fewer fields than the header has ({len(header)} columns); truncated row?",
+                    )
                     continue
                 try:
                     yield _reaction(row, _participants_from_csv(row), dataset, line)
@@ -202,7 +265,9 @@ def _shown(header: list[str], limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit] + "…]"
 
 
-def read_jsonl(path: Path, dataset: str | None = None, encoding: str | None = None) -> Iterator[RawReaction | RowError]:
+def read_jsonl(
+    path: Path, dataset: str | None = None, encoding: str | None = None
+) -> Iterator[RawReaction | RowError]:
     dataset = dataset or path.stem.removesuffix(".jsonl")
     with open_text(path, encoding) as handle:
         for line, text in enumerate(handle, start=1):
@@ -211,7 +276,9 @@ def read_jsonl(path: Path, dataset: str | None = None, encoding: str | None = No
             try:
                 record = json.loads(text)
             except json.JSONDecodeError as error:
-                yield RowError(line, f"not valid JSON ({error.msg} at column {error.colno}); truncated line?")
+                yield RowError(
+                    line, f"not valid JSON ({error.msg} at column {error.colno}); truncated line?"
+                )
                 continue
             if not isinstance(record, dict):
                 yield RowError(line, f"expected a JSON object, got {type(record).__name__}")

@@ -52,7 +52,9 @@ def require_regular_file(path: Path) -> os.stat_result:
     if stat.S_ISDIR(info.st_mode):
         raise ImportFileError(f"{path}: is a folder, not a file")
     if not stat.S_ISREG(info.st_mode):
-        raise ImportFileError(f"{path}: not a regular file (a FIFO, socket or device); refusing to read it")
+        raise ImportFileError(
+            f"{path}: not a regular file (a FIFO, socket or device); refusing to read it"
+        )
     return info
 
 
@@ -70,10 +72,12 @@ def open_binary(path: Path) -> Iterator[IO[bytes]]:
     if path.name.lower().endswith(".gz") and not compressed:
         raise ImportFileError(f"{path}: named .gz but not gzip data")
     try:
-        with (gzip.open(path, "rb") if compressed else open(path, "rb")) as handle:
+        with gzip.open(path, "rb") if compressed else open(path, "rb") as handle:
             yield handle
     except GZIP_ERRORS as error:
-        raise ImportFileError(f"{path}: truncated or corrupt gzip data ({type(error).__name__}: {error})") from None
+        raise ImportFileError(
+            f"{path}: truncated or corrupt gzip data ({type(error).__name__}: {error})"
+        ) from None
 
 
 def sniff_encoding(path: Path, encoding: str | None = None) -> str:
@@ -91,8 +95,10 @@ def sniff_encoding(path: Path, encoding: str | None = None) -> str:
     nul = head.find(b"\x00")
     if nul >= 0 and looks_binary(head):
         raise ImportFileError(
-            f"{path}: binary data, not text (a NUL byte at byte {nul}); if it is UTF-16 or UTF-32 text without a "
-            "byte-order mark, pass --encoding utf-16-le (or utf-16-be, utf-32-le...)")
+            f"{path}: binary data, not text (a NUL byte at byte {nul}); if it is UTF-16 or "
+            "UTF-32 text without a "
+            "byte-order mark, pass --encoding utf-16-le (or utf-16-be, utf-32-le...)"
+        )
     return "utf-8-sig"
 
 
@@ -117,8 +123,11 @@ def decoding_error(path: Path, encoding: str, explicit: bool) -> ImportFileError
     if explicit:
         hint = "check the --encoding given"
     else:
-        hint = ("if the file is in another encoding, pass it with --encoding (e.g. --encoding latin-1, cp1252 "
-                "or utf-16)")
+        hint = (
+            "if the file is in another encoding, pass it with --encoding (e.g. --encoding "
+            "latin-1, cp1252 "
+            "or utf-16)"
+        )
     return ImportFileError(f"{path}: not valid {shown} text{place}; nothing was imported; {hint}")
 
 
@@ -135,9 +144,9 @@ def first_bad_byte(path: Path, encoding: str) -> tuple[int, int, str] | None:
                     text = decoder.decode(block, final=not block)
                 except UnicodeDecodeError as error:
                     data = pending + block
-                    good = data[:error.start]
+                    good = data[: error.start]
                     line += good.decode(encoding, errors="replace").count("\n")
-                    bad = data[error.start:error.end].hex(" ")
+                    bad = data[error.start : error.end].hex(" ")
                     return offset - len(pending) + error.start, line, f"0x{bad}"
                 line += text.count("\n")
                 offset += len(block)
@@ -148,7 +157,9 @@ def first_bad_byte(path: Path, encoding: str) -> tuple[int, int, str] | None:
 
 
 @contextmanager
-def open_text(path: Path, encoding: str | None = None, newline: str | None = None) -> Iterator[IO[str]]:
+def open_text(
+    path: Path, encoding: str | None = None, newline: str | None = None
+) -> Iterator[IO[str]]:
     """A text handle on ``path`` (see the module docstring); decoding and gzip errors that
     happen while the caller reads become ImportFileErrors naming the file."""
     path = Path(path)
