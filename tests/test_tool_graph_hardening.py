@@ -386,7 +386,7 @@ def test_a_read_only_workspace_uses_an_up_to_date_graph_beside_the_kb(small_kb_p
 
 
 def test_compound_opens_the_kb_read_only(small_kb_path, tmp_path, monkeypatch, capsys):
-    import chemground.workspace as workspace_module
+    import chemground.kb.backends as backends
     from chemground.cli import main
     from chemground.settings import get_settings
 
@@ -394,13 +394,13 @@ def test_compound_opens_the_kb_read_only(small_kb_path, tmp_path, monkeypatch, c
     monkeypatch.setenv("CHEMGROUND_KB", str(kb))
     get_settings.cache_clear()
     opened = []
-    real = workspace_module.SQLiteKB
+    real = backends.open_kb
 
-    def spy(path, readonly=False):
+    def spy(location, readonly=False):  # every workspace opens its KB through open_kb
         opened.append(readonly)
-        return real(path, readonly=readonly)
+        return real(location, readonly=readonly)
 
-    monkeypatch.setattr(workspace_module, "SQLiteKB", spy)
+    monkeypatch.setattr(backends, "open_kb", spy)
     before = _beside(kb)
     stamp = kb.stat().st_mtime_ns
     assert main(["compound", "aspirin", "--json"]) == 0

@@ -122,3 +122,14 @@ def test_heavy_atoms_are_counted_by_a_tool(tool_qa):
 def test_an_unknown_alkyl_halide_name_is_not_answered_as_the_halide_ion(tool_qa):
     answer = tool_qa.ask("Formula of the compound xyzzyl chloride?")
     assert answer.status != "answered" and "xyzzyl chloride" in answer.answer
+
+
+def test_reactions_by_compound_class_come_from_a_substructure_search(tool_qa):
+    """Issue 19: "reactions in the KB that use a boronic acid" (a class, not a compound)."""
+    answer = tool_qa.ask("reactions in the KB that use a boronic acid")
+    assert answer.method == "structure" and answer.status == "answered"
+    assert answer.evidence and all("boronic acid as reactant" in e.why for e in answer.evidence)
+    assert all("suzuki" in e.id for e in answer.evidence)
+    assert any("reactions in the knowledge base have a boronic acid" in n for n in answer.notes)
+    products = tool_qa.ask("Which reactions give an aldehyde?")
+    assert products.method == "structure" and "an aldehyde as product" in products.evidence[0].why

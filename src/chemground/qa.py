@@ -23,6 +23,7 @@ from chemground.reasoning.answer import Answer
 from chemground.reasoning.extractive import ExtractiveReasoner, Reasoned
 from chemground.reasoning.parser import RuleParser, check_question
 from chemground.reasoning.query import QueryTuple
+from chemground.retrieval.compound_classes import CompoundClassRetriever
 from chemground.retrieval.fuzzy import FuzzyNameIndex
 from chemground.retrieval.graph import GraphAccess, RouteRetriever
 from chemground.retrieval.table import TableRetriever
@@ -44,6 +45,7 @@ class QA:
             ),
             "tools": lambda: ToolChannel(self.workspace.settings),
             "routes": lambda: RouteRetriever(self.workspace, self.graph),
+            "structure": lambda: CompoundClassRetriever(self.workspace.kb),
         }
         self._reasoners: dict[str, Callable[[], object]] = {"extractive": ExtractiveReasoner}
         self._cache: dict[str, object] = {}

@@ -32,12 +32,13 @@ from dataclasses import dataclass
 from chemground.reasoning.aspects import classify_aspect, mask_mentions
 from chemground.reasoning.query import Aspect, QueryTuple
 
-CHANNELS = ("table", "tools", "routes", "papers", "out_of_scope")
+CHANNELS = ("table", "tools", "routes", "structure", "papers", "out_of_scope")
 # The retrieval method (QA.retriever name) behind each channel.
 CHANNEL_METHOD = {
     "table": "table",
     "tools": "tools",
     "routes": "routes",
+    "structure": "structure",  # reactions by compound class (substructure search)
     "papers": "lit",
     "out_of_scope": "none",
 }
@@ -156,6 +157,7 @@ class Signals:
     formula_token: bool
     has_papers: bool
     chemistry: bool = True  # the question names a compound, a reaction class or a chemistry word
+    compound_class: bool = False  # it names a class of compounds in reactions ("a boronic acid")
 
 
 @dataclass(frozen=True)
@@ -249,6 +251,14 @@ ROUTING_TABLE: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "compound_class",
+        "structure",
+        lambda q, s: q.aspect in (None, Aspect.REACTIONS) and s.compound_class,
+        lambda q, s: (
+            "reactions with a class of compounds (not one compound): a substructure search"
+        ),
+    ),
+    Rule(
         "route",
         "routes",
         lambda q, s: q.aspect == Aspect.ROUTE,
@@ -295,7 +305,14 @@ def signals(query: QueryTuple, has_papers: bool = True) -> Signals:
         formula_token=bool(FORMULA_TOKEN.search(text)),
         has_papers=has_papers,
         chemistry=is_chemistry(query),
+        compound_class=_names_compound_class(query.question),
     )
+
+
+def _names_compound_class(question: str) -> bool:
+    from chemground.kb.functional_groups import match_group_question
+
+    return match_group_question(question) is not None
 
 
 def is_chemistry(query: QueryTuple) -> bool:

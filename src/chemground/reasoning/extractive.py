@@ -158,6 +158,15 @@ class ExtractiveReasoner:
         chunks = [e for e in evidence if e.kind == "chunk"]
         if chunks:
             return self._passages(chunks)
+        by_class = [e for e in evidence if e.retriever == "structure"]
+        if by_class:  # "which reactions use a boronic acid?" (retrieval.compound_classes)
+            listed = [f"{e.id}: {self._summary(e.record)}" for e in by_class]
+            return Reasoned(
+                "Reactions in the knowledge base: " + " | ".join(listed) + ".",
+                [e.id for e in by_class],
+                "answered",
+                [e.citation() for e in by_class],
+            )
         if query.aspect is None:
             from chemground.routing import is_chemistry
 
