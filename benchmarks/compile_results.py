@@ -12,6 +12,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ORDER = [
     ("kb", "python benchmarks/kb_benchmark.py"),
+    ("kb_scale", "python benchmarks/kb_scale.py"),
     ("retrieval", "python benchmarks/retrieval_benchmark.py"),
     ("table_rag", "python benchmarks/table_rag_benchmark.py"),
     ("user_questions", "python benchmarks/user_questions_benchmark.py --split all"),
