@@ -6,16 +6,16 @@ and gives the CLI, the HTTP API and the benchmarks one way to get at the same ob
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 
 from chemground.chem.names import NameResolver
 from chemground.chem.opsin import Opsin
 from chemground.kb.store import KnowledgeBase
+from chemground.progress import Progress
 from chemground.settings import Settings, get_settings
 
-BuildProgress = Callable[[str, int, int | None], None]
+BuildProgress = Progress  # (stage, advance, total) while the default KB is built
 
 _OPSIN_SINGLETON: Opsin | None = None
 

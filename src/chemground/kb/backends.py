@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from chemground.errors import ChemgroundError
 from chemground.kb.pg_store import is_postgres_url, normalize_url
 from chemground.kb.store import KnowledgeBase
-
-Progress = Callable[[str, int, int | None], None]  # (stage, advance, total)
+from chemground.progress import Progress
 
 MIGRATE_BATCH = 20_000
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,8 +21,7 @@ from chemground.kb.dictionary import (
 )
 from chemground.kb.sqlite_store import SQLiteKB
 from chemground.kb.structures import compute_many
-
-Progress = Callable[[str, int, int | None], None]  # (stage, advance, total)
+from chemground.progress import Progress
 
 _SOURCE_LABELS = {
     "chemical identifiers pubchem large.tsv": "pubchem-large",

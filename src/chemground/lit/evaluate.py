@@ -27,7 +27,6 @@ import statistics
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,12 +43,12 @@ from chemground.lit.retriever import CHANNELS, LitRetriever
 from chemground.lit.store import LitStore, chunk_id_for, document_id_for
 from chemground.llm.base import LLM, LLMError
 from chemground.llm.prompts import render
+from chemground.progress import Progress
 
 KS = (1, 5, 10)
 POSITIVE_THRESHOLD = 0.5
 NEGATIVE_THRESHOLD = 0.7
 DUPLICATE_RATIO = 90.0
-Progress = Callable[[str, int, int | None], None]
 
 
 def normalise(text: str) -> str:

@@ -27,7 +27,6 @@ import logging
 import re
 import shutil
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,12 +36,12 @@ from chemground.errors import ChemgroundError, ConfigError
 from chemground.lit.errors import LitIndexError
 from chemground.lit.sentences import WINDOW_SENTENCES, sentence_windows
 from chemground.lit.store import LitStore
+from chemground.progress import Progress
 from chemground.retrieval.bm25 import BM25Index
 from chemground.retrieval.vectors import ExactVectorSearch
 
 INDEX_VERSION = "2"
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
-Progress = Callable[[str, int, int | None], None]
 _WORD = re.compile(r"\w+", re.UNICODE)
 _STEMMER = None
 

@@ -19,7 +19,7 @@ import hashlib
 import os
 import stat
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,8 +33,8 @@ from chemground.lit.readers import SUFFIXES, read_document
 from chemground.lit.readers.text import check_encoding
 from chemground.lit.records import Chunk, Document
 from chemground.lit.store import LitStore, chunk_id_for, document_id_for
+from chemground.progress import Progress
 
-Progress = Callable[[str, int, int | None], None]
 DEFAULT_MAX_FILE_MB = 50.0
 
 

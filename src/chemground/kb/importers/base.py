@@ -17,7 +17,7 @@ import hashlib
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -34,11 +34,10 @@ from chemground.kb.records import Compound, Conditions, Participant, Reaction, R
 from chemground.kb.store import KnowledgeBase
 from chemground.kb.structures import ComputedStructure, StructureJob, compute_many, submit_many
 from chemground.kb.workers import start_pool
+from chemground.progress import Progress
 
 # OPSIN runs in its own JVM; this thread only feeds it while RDKit works in the process pool.
 _OPSIN_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="opsin-names")
-
-Progress = Callable[[str, int, int | None], None]  # (stage, advance, total)
 
 
 @dataclass
