@@ -455,3 +455,28 @@ def test_every_call_from_settings_carries_a_completion_limit(tmp_path):
         llm.chat(MESSAGES)
         llm.chat(MESSAGES, max_tokens=24)
     assert [r["body"].get("max_tokens") for r in server.requests] == [1024, 24]
+
+
+def test_structured_calls_send_their_schema_and_fall_back_when_it_is_rejected(tmp_path):
+    """Issue 20: schema-constrained JSON where the endpoint takes it (llama.cpp turns the schema
+    into a grammar); an endpoint that answers 400 to it gets plain JSON mode from then on."""
+    from pydantic import BaseModel
+
+    class Verdict(BaseModel):
+        ok: bool
+
+    def rejects_schemas(payload):
+        if "schema" in (payload.get("response_format") or {}):
+            return Step(status=400, body='{"error": {"message": "unknown field: schema"}}')
+        return Step(text='{"ok": true}')
+
+    with FakeOpenAIServer() as server:
+        server.queue('{"ok": true}')
+        value, _ = client(server.base_url).chat_json(MESSAGES, schema=Verdict)
+        assert value.ok and server.requests[0]["body"]["response_format"]["schema"]["properties"]
+    with FakeOpenAIServer(rejects_schemas) as server:
+        llm = client(server.base_url)
+        assert llm.chat_json(MESSAGES, schema=Verdict)[0].ok
+        assert llm.chat_json([{"role": "user", "content": "again"}], schema=Verdict)[0].ok
+        formats = [r["body"]["response_format"] for r in server.requests]
+        assert "schema" in formats[0] and formats[1:] == [{"type": "json_object"}] * 2

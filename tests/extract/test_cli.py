@@ -76,7 +76,8 @@ def test_extract_command_runs_stores_and_resumes(cli, tmp_path):
         assert first.exit_code == 0, first.output
         summary = json.loads(first.stdout.strip().splitlines()[-1])
         assert [r["body"]["model"] for r in server.requests] == ["small-model", "big-model"]
-        assert server.requests[0]["body"]["response_format"] == {"type": "json_object"}
+        fmt = server.requests[0]["body"]["response_format"]  # JSON constrained by the schema
+        assert fmt["type"] == "json_object" and "reactions" in fmt["schema"]["properties"]
         assert summary["counts"]["valid"] == 1 and summary["stored"]["reactions_added"] == 1
         usage = summary["usage"]["this_run"]
         assert (

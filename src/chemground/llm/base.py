@@ -29,6 +29,10 @@ class LLMError(ChemgroundError):
     """The endpoint failed (after retries) or refused the request."""
 
 
+class LLMRequestRejected(LLMError):
+    """The endpoint answered 400/422: it will not accept this request as written."""
+
+
 class LLMUnavailable(LLMError):
     """No endpoint is configured, or it cannot be reached."""
 
@@ -251,6 +255,7 @@ class LLM(ABC):
         tools: list[dict[str, Any]] | None = None,
         tool_choice: str | dict | None = None,
         json_mode: bool = False,
+        json_schema: dict[str, Any] | None = None,
         stop: list[str] | None = None,
         cache: bool = True,
         sample: int = 0,
@@ -269,7 +274,9 @@ class LLM(ABC):
             }.items()
             if v is not None
         }
-        if json_mode:
+        if json_schema is not None:  # llama.cpp constrains decoding to it with a grammar
+            params["response_format"] = {"type": "json_object", "schema": json_schema}
+        elif json_mode:
             params["response_format"] = {"type": "json_object"}
         params["_cache"] = cache
         params["_sample"] = sample
@@ -304,6 +311,10 @@ class LLM(ABC):
         history = list(messages)
         last_error = ""
         response: LLMResponse | None = None
+        if schema is not None and params.get("json_mode", True) is not False:
+            # schema-constrained output where the endpoint supports it (an endpoint that rejects
+            # it is asked again without: see OpenAICompatibleLLM); the checks below stay
+            params.setdefault("json_schema", schema.model_json_schema())
         for _attempt in range(2):
             response = self.chat(history, **params)
             try:

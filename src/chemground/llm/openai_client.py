@@ -38,6 +38,7 @@ from chemground.llm.base import (
     Deadline,
     LLMDeadlineExceeded,
     LLMError,
+    LLMRequestRejected,
     LLMResponse,
     LLMUnavailable,
     Message,
@@ -161,6 +162,7 @@ class OpenAICompatibleLLM(LLM):
             )
         self.base_url = base_url.rstrip("/")
         self.model = model
+        self._schema_rejected = False  # the endpoint refused a JSON schema once: not sent again
         self.defaults = {"temperature": temperature, "top_p": top_p}
         if max_tokens:
             self.defaults["max_tokens"] = max_tokens
@@ -201,6 +203,22 @@ class OpenAICompatibleLLM(LLM):
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
     def _chat(self, messages: list[Message], params: dict[str, Any]) -> LLMResponse:
+        fmt = params.get("response_format")
+        if self._schema_rejected and isinstance(fmt, dict) and "schema" in fmt:
+            params = {**params, "response_format": {"type": "json_object"}}
+        try:
+            return self._chat_once(messages, params)
+        except LLMRequestRejected:
+            fmt = params.get("response_format")
+            if not (isinstance(fmt, dict) and "schema" in fmt):
+                raise
+            # an endpoint that does not take a JSON schema (OpenAI's API, older servers): plain
+            # JSON mode from now on; the reply is still checked against the schema
+            self._schema_rejected = True
+            log.info("%s rejected a JSON schema in response_format; using JSON mode", self.base_url)
+            return self._chat_once(messages, {**params, "response_format": {"type": "json_object"}})
+
+    def _chat_once(self, messages: list[Message], params: dict[str, Any]) -> LLMResponse:
         body = self._request_body(messages, params)
         use_cache = self.cache is not None and params.get("_cache", True)
         key = self._cache_key(body, params.get("_sample", 0)) if use_cache else ""
@@ -295,6 +313,8 @@ class OpenAICompatibleLLM(LLM):
                             wait = min(max(asked, 0.0), 60.0) if math.isfinite(asked) else None
                         except ValueError:  # an HTTP date: the usual backoff
                             wait = None
+                elif status in (400, 422):
+                    raise LLMRequestRejected(self._explain(status, content))
                 else:
                     raise LLMError(self._explain(status, content))
             if attempt < self.max_retries:
