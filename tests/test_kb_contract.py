@@ -327,6 +327,9 @@ def test_named_queries_answer_as_the_source(kb, reference):
     ) and "no such name" not in kb.name_ranks(norms)
     assert kb.all_name_norms() == reference.all_name_norms()
     assert kb.compound_ids_by_formula() == reference.compound_ids_by_formula()
+    first = ("chemground_abbreviations",)
+    assert kb.compound_names_for_index(first) == reference.compound_names_for_index(first)
+    assert sorted(kb.participant_names()) == sorted(reference.participant_names())
     assert (
         kb.has_chunks() is False
         and kb.table_exists("compounds")

@@ -19,19 +19,10 @@ KB_CALL = re.compile(
     r"\b(?:self\.kb|self\._kb|ws\.kb|workspace\.kb|kb|ooc|source)\s*\.\s*(?:execute|executemany|connection)\b"
 )
 REMAINING = {
-    "agent/curation.py": 2,
-    "agent/tools/chemistrytools.py": 1,
-    "chem/mentions.py": 1,
-    "extract/resolve.py": 1,
     "extract/snippets.py": 5,
     "graph/export.py": 4,
     "lit/evaluate.py": 1,
-    "lit/mentions.py": 2,
     "lit/store.py": 21,
-    "reasoning/reaction_classes.py": 2,
-    "retrieval/fuzzy.py": 2,
-    "retrieval/graph.py": 2,
-    "retrieval/text_records.py": 1,
 }
 
 

@@ -77,17 +77,14 @@ def build_bank(kb, rng: random.Random, compounds: int = 400, reactions: int = 10
     from chemground.agent.tools._common import ELEMENT_SYMBOLS
 
     bank = ParameterBank()
-    total = kb.execute("SELECT max(id) FROM compounds").fetchone()[0] or 0
+    total = kb.max_compound_id()
     ids = rng.sample(range(1, total + 1), min(total, compounds * 3)) if total else []
-    rows = []
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        rows += kb.execute(
-            f"SELECT smiles, common_name, iupac_name, formula, pubchem_cid, cas FROM compounds "
-            f"WHERE id IN ({marks}) AND smiles IS NOT NULL AND smiles NOT LIKE '%.%'",
-            chunk,
-        ).fetchall()
+    found = kb.get_compounds(ids)
+    rows = [
+        (c.smiles, c.common_name, c.iupac_name, c.formula, c.pubchem_cid, c.cas)
+        for c in (found[i] for i in ids if i in found)
+        if c.smiles and "." not in c.smiles  # single molecules only
+    ]
     for smiles, common, iupac, formula, cid, cas in rows[:compounds]:
         bank.add("smiles", smiles)
         bank.add("name", common or iupac)

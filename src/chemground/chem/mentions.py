@@ -1377,16 +1377,7 @@ class MentionFinder:
         return None
 
     def _known_names(self, norms: list[str]) -> dict[str, int]:
-        known: dict[str, int] = {}
-        for start in range(0, len(norms), 500):
-            chunk = norms[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for norm, rank in self.kb.execute(  # type: ignore[union-attr]
-                f"SELECT norm, min(rank) FROM compound_names WHERE norm IN ({marks}) GROUP BY norm",
-                chunk,
-            ):
-                known[norm] = rank
-        return known
+        return self.kb.name_ranks(norms)  # type: ignore[union-attr]
 
     @staticmethod
     def _acceptable(raw: str, rank: int, n_words: int) -> bool:

@@ -267,12 +267,7 @@ class CompoundLookup:
 
     def _formula_index(self) -> dict[str, list[int]]:
         if self._by_formula is None:
-            index: dict[str, list[int]] = {}
-            for formula, compound_id in self.kb.execute(
-                "SELECT formula, id FROM compounds WHERE formula IS NOT NULL AND smiles IS NOT NULL"
-            ):
-                index.setdefault(formula, []).append(compound_id)
-            self._by_formula = index
+            self._by_formula = self.kb.compound_ids_by_formula()
         return self._by_formula
 
     def _with_compound(self, check: NameCheck) -> NameCheck:

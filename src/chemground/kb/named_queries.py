@@ -138,6 +138,34 @@ class NamedQueries:
             index.setdefault(formula, []).append(compound_id)
         return index
 
+    def compound_names_for_index(
+        self, first_sources: Iterable[str] = ()
+    ) -> list[tuple[int, str | None, str | None, list[str], str]]:
+        """(id, IUPAC name, common name, synonyms, source) of every compound, those from
+        ``first_sources`` first, then by id: what a typo index is built from."""
+        first = list(first_sources)
+        order = "id"
+        params: list[Any] = []
+        if first:
+            marks = ",".join("?" * len(first))
+            order = f"CASE WHEN source IN ({marks}) THEN 0 ELSE 1 END, id"
+            params = first
+        rows = self.execute(
+            f"SELECT id, iupac_name, common_name, synonyms, source FROM compounds ORDER BY {order}",
+            params,
+        )
+        return [(r[0], r[1], r[2], json.loads(r[3] or "[]"), r[4]) for r in rows]
+
+    def participant_names(self) -> list[tuple[str, int]]:
+        """(name, compound id) of every named reaction participant linked to a compound."""
+        return [
+            (r[0], r[1])
+            for r in self.execute(
+                "SELECT DISTINCT name, compound_id FROM participants WHERE compound_id IS NOT "
+                "NULL AND name IS NOT NULL"
+            )
+        ]
+
     def has_chunks(self) -> bool:
         """Whether papers were added (the KB holds at least one text chunk)."""
         return (

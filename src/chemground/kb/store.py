@@ -204,6 +204,16 @@ class KnowledgeBase(ABC):
     def compound_ids_by_formula(self) -> dict[str, list[int]]: ...
 
     @abstractmethod
+    def compound_names_for_index(
+        self, first_sources: Iterable[str] = ()
+    ) -> list[tuple[int, str | None, str | None, list[str], str]]:
+        """(id, IUPAC name, common name, synonyms, source) of every compound (typo index)."""
+
+    @abstractmethod
+    def participant_names(self) -> list[tuple[str, int]]:
+        """(name, compound id) of the named reaction participants linked to a compound."""
+
+    @abstractmethod
     def has_chunks(self) -> bool:
         """Whether papers were added to the KB."""
 

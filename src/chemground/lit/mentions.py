@@ -511,7 +511,7 @@ class MemoryNameIndex:
     """All normalised dictionary names in a Python set: fast membership for bulk ingestion."""
 
     def __init__(self, kb: SQLiteKB) -> None:
-        self.names = {row[0] for row in kb.execute("SELECT DISTINCT norm FROM compound_names")}
+        self.names = kb.all_name_norms()
 
     def known(self, norms: Iterable[str]) -> set[str]:
         return {n for n in norms if n in self.names}
@@ -524,18 +524,7 @@ class SQLNameIndex:
         self.kb = kb
 
     def known(self, norms: Iterable[str]) -> set[str]:
-        unique = list(dict.fromkeys(n for n in norms if n))
-        found: set[str] = set()
-        for start in range(0, len(unique), 500):
-            part = unique[start : start + 500]
-            marks = ",".join("?" * len(part))
-            found.update(
-                r[0]
-                for r in self.kb.execute(
-                    f"SELECT norm FROM compound_names WHERE norm IN ({marks})", part
-                )
-            )
-        return found
+        return set(self.kb.name_ranks(n for n in norms if n))
 
 
 @dataclass

@@ -480,15 +480,12 @@ _INDEX: dict[int, _ClassIndex] = {}
 def class_reaction_ids(kb, class_id: str) -> list[str]:
     """Ids of the KB's reactions of a starter class id (one scan of the reactions table, cached
     per KB until its reaction count or last row changes)."""
-    state = tuple(kb.execute("SELECT count(*), max(rowid) FROM reactions").fetchone())
+    state = kb.reaction_state()
     index = _INDEX.get(id(kb))
     if index is None or index.state != state:
         index = _ClassIndex(state)
         seen: dict[str, set[str]] = {}
-        for reaction_id, kb_class in kb.execute(
-            "SELECT id, reaction_class FROM reactions WHERE reaction_class IS NOT NULL AND "
-            "reaction_class != ''"
-        ):
+        for reaction_id, kb_class in kb.reaction_classes():
             if kb_class not in seen:
                 seen[kb_class] = reaction_class_ids(kb_class)
             for cid in seen[kb_class]:

@@ -53,22 +53,14 @@ class FuzzyNameIndex:
                     if len(norm) >= 4 and norm not in owner:
                         owner[norm] = (name, compound_id)
 
-            curated = ",".join(f"'{s}'" for s in CURATED_DICTIONARY_SOURCES)
-            for compound_id, iupac, common, synonyms, source in self.kb.execute(
-                "SELECT id, iupac_name, common_name, synonyms, source FROM compounds "
-                f"ORDER BY CASE WHEN source IN ({curated}) THEN 0 ELSE 1 END, id"
-            ):
+            rows = self.kb.compound_names_for_index(CURATED_DICTIONARY_SOURCES)
+            for compound_id, iupac, common, synonyms, source in rows:
                 add(common, compound_id)
                 add(iupac, compound_id)
                 if source in CURATED_DICTIONARY_SOURCES:
-                    import json
-
-                    for name in json.loads(synonyms)[:40]:
+                    for name in synonyms[:40]:
                         add(name, compound_id)
-            for name, compound_id in self.kb.execute(
-                "SELECT DISTINCT name, compound_id FROM participants WHERE compound_id IS NOT "
-                "NULL AND name IS NOT NULL"
-            ):
+            for name, compound_id in self.kb.participant_names():
                 add(name, compound_id)
             buckets: dict[int, list[str]] = defaultdict(list)
             for norm in owner:

@@ -239,9 +239,7 @@ class LiteratureRetriever:
         self._retriever = None
 
     def has_papers(self) -> bool:
-        kb = self.workspace.kb
-        exists = kb.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks'").fetchone()
-        return bool(exists) and kb.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+        return self.workspace.kb.has_chunks()
 
     def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
         if not self.has_papers():

@@ -27,11 +27,8 @@ from chemground.retrieval.records import (
 
 def kb_stamp(kb: SQLiteKB) -> str:
     """Changes whenever records are added (ids only grow) or the KB file is replaced."""
-    row = kb.execute(
-        "SELECT (SELECT count(*) FROM compounds), (SELECT max(id) FROM compounds), "
-        "(SELECT count(*) FROM reactions), (SELECT max(rowid) FROM reactions)"
-    ).fetchone()
-    text = f"{kb.path.resolve()}|{tuple(row)}|{kb.get_meta('built_seconds')}"
+    place = kb.path.resolve() if hasattr(kb.path, "resolve") else kb.path  # a file or a URL
+    text = f"{place}|{kb.records_state()}|{kb.get_meta('built_seconds')}"
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 

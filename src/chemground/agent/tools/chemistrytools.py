@@ -228,11 +228,9 @@ def _by_cid(ctx: ToolContext, cid: int, tool_name: str):
     from chemground.pubchem import PubChem, network_allowed
 
     kb = ctx.workspace.kb
-    row = kb.execute(
-        "SELECT id FROM compounds WHERE pubchem_cid = ? ORDER BY id LIMIT 1", (cid,)
-    ).fetchone()
-    if row is not None:
-        return kb.get_compound(row[0], with_reactions=0)
+    compound_id = kb.compound_id_for_pubchem_cid(cid)
+    if compound_id is not None:
+        return kb.get_compound(compound_id, with_reactions=0)
     if not network_allowed(ctx.settings):
         raise offline_error(
             tool_name,
