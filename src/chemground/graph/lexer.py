@@ -169,61 +169,12 @@ def metric_tokens(text: str) -> list[str]:
 
 
 KEYWORDS = frozenset(
-    [
-        "MATCH",
-        "OPTIONAL",
-        "WHERE",
-        "RETURN",
-        "WITH",
-        "UNWIND",
-        "ORDER",
-        "BY",
-        "SKIP",
-        "LIMIT",
-        "DISTINCT",
-        "AS",
-        "AND",
-        "OR",
-        "XOR",
-        "NOT",
-        "IN",
-        "IS",
-        "NULL",
-        "TRUE",
-        "FALSE",
-        "CASE",
-        "WHEN",
-        "THEN",
-        "ELSE",
-        "END",
-        "ASC",
-        "ASCENDING",
-        "DESC",
-        "DESCENDING",
-        "UNION",
-        "ALL",
-        "EXISTS",
-        "COUNT",
-        "CONTAINS",
-        "STARTS",
-        "ENDS",
-        "CALL",
-        "YIELD",
-        "CREATE",
-        "MERGE",
-        "SET",
-        "DELETE",
-        "DETACH",
-        "REMOVE",
-        "DROP",
-        "LOAD",
-        "COPY",
-        "ALTER",
-        "INSTALL",
-        "FOREACH",
-        "ON",
-        "SHORTEST",
-    ]
+    """
+MATCH OPTIONAL WHERE RETURN WITH UNWIND ORDER BY SKIP LIMIT DISTINCT AS AND OR XOR NOT IN IS
+NULL TRUE FALSE CASE WHEN THEN ELSE END ASC ASCENDING DESC DESCENDING UNION ALL EXISTS COUNT
+CONTAINS STARTS ENDS CALL YIELD CREATE MERGE SET DELETE DETACH REMOVE DROP LOAD COPY ALTER
+INSTALL FOREACH ON SHORTEST
+""".split()
 )
 
 

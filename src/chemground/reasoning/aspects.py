@@ -355,56 +355,13 @@ def classify_aspect(masked: str) -> Aspect | None:
 # The words the rules are written with, for correcting typos in them (only ever tried when no
 # rule matched the question as written, so a correct question is never re-read).
 ASPECT_WORDS = frozenset(
-    [
-        "weight",
-        "mass",
-        "molecular",
-        "molar",
-        "exact",
-        "monoisotopic",
-        "formula",
-        "smiles",
-        "structure",
-        "synonyms",
-        "solvent",
-        "solvents",
-        "catalyst",
-        "catalysts",
-        "reagent",
-        "reagents",
-        "temperature",
-        "yield",
-        "product",
-        "products",
-        "reactants",
-        "conditions",
-        "melting",
-        "boiling",
-        "point",
-        "density",
-        "describe",
-        "description",
-        "similar",
-        "route",
-        "reactions",
-        "donors",
-        "acceptors",
-        "rotatable",
-        "stereocentres",
-        "stereocenters",
-        "rings",
-        "aromatic",
-        "inchi",
-        "inchikey",
-        "functional",
-        "groups",
-        "lipinski",
-        "balance",
-        "hazards",
-        "toxicity",
-        "name",
-        "names",
-    ]
+    """
+weight mass molecular molar exact monoisotopic formula smiles structure synonyms solvent
+solvents catalyst catalysts reagent reagents temperature yield product products reactants
+conditions melting boiling point density describe description similar route reactions donors
+acceptors rotatable stereocentres stereocenters rings aromatic inchi inchikey functional groups
+lipinski balance hazards toxicity name names
+""".split()
 )
 
 
