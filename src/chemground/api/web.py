@@ -101,10 +101,9 @@ def computed_properties(smiles: str | None) -> dict[str, Any]:
     """
     if not smiles:
         return {}
-    from rdkit import Chem
     from rdkit.Chem import Crippen, Descriptors, Lipinski, rdMolDescriptors
 
-    from chemground.chem.structure import mol_from_smiles
+    from chemground.chem.structure import mol_from_smiles, stereocentres
 
     try:
         mol = mol_from_smiles(smiles)
@@ -119,9 +118,7 @@ def computed_properties(smiles: str | None) -> dict[str, Any]:
         "Heavy atoms": mol.GetNumHeavyAtoms(),
         "Rings": rdMolDescriptors.CalcNumRings(mol),
         "Aromatic rings": rdMolDescriptors.CalcNumAromaticRings(mol),
-        "Stereocentres": len(
-            Chem.FindMolChiralCenters(mol, includeUnassigned=True, useLegacyImplementation=False)
-        ),
+        "Stereocentres": len(stereocentres(mol)),
         "Formal charge": sum(a.GetFormalCharge() for a in mol.GetAtoms()),
         "Fraction sp3 carbons": round(rdMolDescriptors.CalcFractionCSP3(mol), 2),
         "Molar refractivity": round(Descriptors.MolMR(mol), 2),

@@ -295,6 +295,12 @@ def canonical_smiles(mol: Chem.Mol) -> str:
     return Chem.MolToSmiles(mol)
 
 
+def stereocentres(mol: Chem.Mol) -> list[tuple[int, str]]:
+    """(atom index, CIP label) of each tetrahedral stereocentre; '?' where the structure does
+    not specify the configuration (the tools, the web page and the answers count them alike)."""
+    return Chem.FindMolChiralCenters(mol, includeUnassigned=True, useLegacyImplementation=False)
+
+
 def _has_defined_stereo(mol: Chem.Mol) -> bool:
     unspecified, none = Chem.ChiralType.CHI_UNSPECIFIED, Chem.BondStereo.STEREONONE
     return any(atom.GetChiralTag() != unspecified for atom in mol.GetAtoms()) or any(

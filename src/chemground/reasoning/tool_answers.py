@@ -33,15 +33,16 @@ _LONG_DECIMAL = re.compile(r"\d+\.\d{3,}")
 
 def _unassigned_stereocentres(smiles: str | None) -> int:
     """How many tetrahedral stereocentres of ``smiles`` carry no configuration (0 if unparsable)."""
+    from chemground.chem.structure import mol_from_smiles, stereocentres
+    from chemground.errors import StructureError
+
     if not smiles:
         return 0
-    from rdkit import Chem
-
-    mol = Chem.MolFromSmiles(smiles)
-    if mol is None:
+    try:
+        mol = mol_from_smiles(smiles)
+    except StructureError:
         return 0
-    centres = Chem.FindMolChiralCenters(mol, includeUnassigned=True, useLegacyImplementation=False)
-    return sum(1 for _, label in centres if label == "?")
+    return sum(1 for _, label in stereocentres(mol) if label == "?")
 
 
 def _round_numbers(text: str) -> str:

@@ -120,10 +120,10 @@ def count_rings(compound_SMILES: str) -> dict:
     tags=["stereochemistry", "chirality"],
 )
 def find_stereocentres(compound_SMILES: str) -> dict:
-    from rdkit import Chem
+    from chemground.chem.structure import stereocentres
 
     m = mol(compound_SMILES)
-    centres = Chem.FindMolChiralCenters(m, includeUnassigned=True, useLegacyImplementation=False)
+    centres = stereocentres(m)
     return {
         "count": len(centres),
         "centres": [
