@@ -57,6 +57,22 @@ def _by_text() -> tuple[dict[str, Abbreviation], dict[str, Abbreviation]]:
     return exact, folded
 
 
+def abbreviations_of(inchikey: str) -> list[str]:
+    """The curated abbreviations of the structure with this InChIKey, in their own case ("DMF",
+    "mCPBA"): the dictionary keeps names case-folded, so an answer listing them takes them
+    from here."""
+    return list(_by_inchikey().get(inchikey, ()))
+
+
+@lru_cache(maxsize=1)
+def _by_inchikey() -> dict[str, tuple[str, ...]]:
+    index: dict[str, list[str]] = {}
+    for entry in _abbreviations():
+        key = structure_from_smiles(entry.smiles).inchikey
+        index.setdefault(key, []).append(entry.abbreviation)
+    return {key: tuple(names) for key, names in index.items()}
+
+
 def curated_abbreviation(token: str) -> Abbreviation | None:
     """The curated entry a token names, as chemists write it ("Br2", "PhMgBr", "n-BuLi", "mcpba").
 

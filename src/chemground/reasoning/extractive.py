@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from chemground.evidence import Evidence
@@ -97,32 +96,6 @@ def is_acid_base_or_lewis_acid(smiles: str | None) -> bool:
 
 
 _ABBREVIATION_ASKED = re.compile(r"\babbreviat|\bshort(hand)?[- ]names?\b|\bacronym", re.I)
-
-
-def _abbreviations_of(smiles: str | None) -> list[str]:
-    """The curated laboratory abbreviations (DMF, mCPBA) of a structure, in their own case."""
-    if not smiles:
-        return []
-    from chemground.chem.structure import structure_from_smiles
-    from chemground.errors import StructureError
-    from chemground.kb.abbreviations import load_abbreviations
-
-    try:
-        key = structure_from_smiles(smiles).inchikey
-    except StructureError:
-        return []
-    return [a.abbreviation for a in load_abbreviations() if _inchikey(a.smiles) == key]
-
-
-@lru_cache(maxsize=4096)
-def _inchikey(smiles: str) -> str | None:
-    from chemground.chem.structure import structure_from_smiles
-    from chemground.errors import StructureError
-
-    try:
-        return structure_from_smiles(smiles).inchikey
-    except StructureError:
-        return None
 
 
 @dataclass
@@ -353,8 +326,9 @@ class ExtractiveReasoner:
             )
         if aspect == Aspect.SYNONYMS:
             from chemground.chem.names import is_cas_number, recase_name
+            from chemground.kb.abbreviations import abbreviations_of
 
-            abbreviations = _abbreviations_of(r.get("smiles"))
+            abbreviations = abbreviations_of(r["inchikey"]) if r.get("inchikey") else []
             names = [
                 recase_name(n)
                 for n in [r.get("iupac_name"), r.get("common_name"), *(r.get("synonyms") or [])]
