@@ -241,16 +241,14 @@ class QA:
         or None. Only questions naming a starting material ("from Y") and at least two
         resolved compounds, whose aspect is the product or the reactants, qualify."""
         from chemground.reasoning.query import Aspect
-        from chemground.retrieval.graph import _BEFORE_START
+        from chemground.retrieval.graph import names_a_start
 
         if (
             query.aspect not in (Aspect.REACTANTS, Aspect.PRODUCT)
             or len(query.resolved_mentions) < 2
         ):
             return None
-        if not any(
-            _BEFORE_START.search(query.question[: m.start]) for m in query.resolved_mentions
-        ):
+        if not names_a_start(query.question, query.resolved_mentions):
             return None
         route_query = query.model_copy(update={"aspect": Aspect.ROUTE})
         try:
@@ -339,10 +337,11 @@ class QA:
             LLMUnavailable: no LLM is configured.
             ReadOnlyViolation: the model wrote a query that would change the graph.
         """
+        from chemground.graph.linking import compounds_of
         from chemground.graph.readonly import ReadOnlyViolation
         from chemground.graph.text2cypher import Text2Cypher, result_to_evidence
 
-        compounds = linked_compounds(self.parse(question))
+        compounds = compounds_of(self.parse(question))
         backend = graph if graph is not None else self.graph.graph()
         result = Text2Cypher(
             backend,
@@ -447,17 +446,6 @@ class QA:
             The Answer; its evidence is the tool results and the KB records tools returned.
         """
         return self.run_agent(question, **options).to_answer()
-
-
-def linked_compounds(query: QueryTuple) -> list:
-    """The question's resolved compounds, for Text2Cypher's entity linking (``graph.linking``)."""
-    from chemground.graph.linking import LinkedCompound
-
-    return [
-        LinkedCompound(m.text, m.matched_name or m.text, m.smiles, m.inchikey)
-        for m in query.resolved_mentions
-        if m.smiles and m.inchikey
-    ]
 
 
 class RoutedRetriever:

@@ -117,12 +117,13 @@ def graph_run(
             label = f"Text2Cypher {mode}{' + entity linking' if link else ''} with {llm.model}"
             parser = None
             if link:
-                from chemground.qa import QA, linked_compounds
+                from chemground.graph.linking import compounds_of
+                from chemground.qa import QA
 
                 parser = QA(state(ctx).workspace_for(settings))
 
             def predict(task):
-                compounds = linked_compounds(parser.parse(task["question"])) if parser else None
+                compounds = compounds_of(parser.parse(task["question"])) if parser else None
                 r = pipeline.run(task["question"], compounds)
                 return Prediction(
                     r.query,

@@ -48,6 +48,15 @@ class LinkingResult:
     refused: str | None = None  # why the query was refused, if it was
 
 
+def compounds_of(query) -> list[LinkedCompound]:
+    """The resolved compounds of a parsed question (a ``QueryTuple``), for linking."""
+    return [
+        LinkedCompound(m.text, m.matched_name or m.text, m.smiles, m.inchikey)
+        for m in query.resolved_mentions
+        if m.smiles and m.inchikey
+    ]
+
+
 def prompt_lines(compounds: list[LinkedCompound]) -> str:
     """The block of the generation prompt that lists the question's compounds."""
     if not compounds:

@@ -233,7 +233,6 @@ class Text2Cypher:
         self.row_limit = row_limit
         self.timeout_s = timeout_s
         self._schema = describe_schema()
-        self._compounds: list[LinkedCompound] = []  # of the question being answered (``run``)
 
     # -- prompts -------------------------------------------------------------------------
     def system_prompt(self) -> str:
@@ -275,10 +274,10 @@ class Text2Cypher:
         started = time.perf_counter()
         before = self.llm.ledger.snapshot()
         exemplar = self.selector.select(question, self.mode)
-        self._compounds = list(compounds or [])
+        compounds = list(compounds or [])
         messages = [
             {"role": "system", "content": self.system_prompt()},
-            {"role": "user", "content": self.user_prompt(question, exemplar, self._compounds)},
+            {"role": "user", "content": self.user_prompt(question, exemplar, compounds)},
         ]
         out = Text2CypherResult(
             question,
@@ -293,7 +292,7 @@ class Text2Cypher:
             query = self._ask(messages)
             out.first_query = query
             out.trace.append({"step": "generate", "query": query, "exemplar": out.exemplar_id})
-            self._loop(question, query, messages, out)
+            self._loop(question, query, messages, out, compounds)
         except LLMError as error:
             out.ok, out.error, out.error_kind = False, str(error), "llm"
             out.trace.append({"step": "llm_error", "detail": str(error)})
@@ -319,7 +318,14 @@ class Text2Cypher:
         )
         return query
 
-    def _loop(self, question: str, query: str, messages, out: Text2CypherResult) -> None:
+    def _loop(
+        self,
+        question: str,
+        query: str,
+        messages,
+        out: Text2CypherResult,
+        compounds: list[LinkedCompound],
+    ) -> None:
         while True:
             out.query = query
             problem = read_only_problem(query)
@@ -356,14 +362,14 @@ class Text2Cypher:
                     out.trace.append(
                         {"step": "smiles_canonicalized", "fixes": canon, "query": query}
                     )
-                linked = link_anchors(query, self._compounds)
+                linked = link_anchors(query, compounds)
                 if linked.refused is not None:
                     out.trace.append({"step": "anchors_refused", "detail": linked.refused})
                     fixed = self._correct(
                         messages,
                         render(
                             "graph/fix_error",
-                            error=f"{linked.refused}. {prompt_lines(self._compounds)}".strip(),
+                            error=f"{linked.refused}. {prompt_lines(compounds)}".strip(),
                             question=question,
                         ),
                         out,

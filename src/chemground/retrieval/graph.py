@@ -97,6 +97,11 @@ _BEFORE_TARGET = re.compile(
 )
 
 
+def names_a_start(question: str, mentions: list) -> bool:
+    """Whether a mention is introduced as a starting material ("... from Y")."""
+    return any(_BEFORE_START.search(question[: m.start]) for m in mentions)
+
+
 def route_order(question: str, mentions: list) -> list:
     """The mentions with the starting material first and the target last.
 
@@ -216,15 +221,15 @@ class GraphRetriever:
         self.llm_factory = llm_factory
 
     def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
+        from chemground.graph.linking import compounds_of
         from chemground.graph.text2cypher import graph_evidence
-        from chemground.qa import linked_compounds
 
         found = graph_evidence(
             query.question,
             workspace=self.workspace,
             llm=self.llm_factory(),
             graph=self.access.graph(),
-            compounds=linked_compounds(query),  # the question's compounds anchor the query
+            compounds=compounds_of(query),  # the question's compounds anchor the query
         )
         return Retrieval(found[: max(k, 10)], found.notes, found.trace)
 
