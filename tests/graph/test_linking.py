@@ -72,3 +72,23 @@ def test_text2cypher_tells_the_model_the_keys_and_fixes_its_invented_anchor(grap
     assert ANILINE.inchikey in prompt  # the model was given the key
     assert result.ok and result.rows and ANILINE.inchikey in result.query
     assert result.anchor_fixes and "C12H10" in result.anchor_fixes[0]
+
+
+def test_rows_the_checklist_still_faults_are_partial_not_answered(graph):
+    """The real 1.5B model anchored 'make aniline' on aniline as a reactant; the checklist
+    said so after two corrections, yet the rows came back as 'answered'."""
+    from chemground.graph.backend import QueryResult
+    from chemground.graph.text2cypher import Text2CypherResult
+
+    result = Text2CypherResult("Which reactants make aniline?", "zero-shot", "MATCH ...", "", True)
+    result.result = QueryResult(["reaction_id"], [{"reaction_id": "starter:x"}])
+    assert result.to_answer([]).status == "answered"
+    result.unresolved_checklist = ["direction: the query does not follow the synthesis flow"]
+    answer = result.to_answer([])
+    assert answer.status == "partial"
+    assert any("checklist still reports: direction" in note for note in answer.notes)
+
+
+def test_the_prompt_names_the_role_the_question_gives_a_compound():
+    product = LinkedCompound("aniline", "aniline", ANILINE.smiles, ANILINE.inchikey, "product")
+    assert "the question's product" in prompt_lines([product])

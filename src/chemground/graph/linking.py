@@ -35,6 +35,7 @@ class LinkedCompound:
     name: str  # the KB's name for it
     smiles: str
     inchikey: str
+    role: str | None = None  # the role the question gives it (reactant, product...), if any
 
     def names(self) -> set[str]:
         return {normalize_name(self.text), normalize_name(self.name)}
@@ -51,7 +52,9 @@ class LinkingResult:
 def compounds_of(query) -> list[LinkedCompound]:
     """The resolved compounds of a parsed question (a ``QueryTuple``), for linking."""
     return [
-        LinkedCompound(m.text, m.matched_name or m.text, m.smiles, m.inchikey)
+        LinkedCompound(
+            m.text, m.matched_name or m.text, m.smiles, m.inchikey, m.role.value if m.role else None
+        )
         for m in query.resolved_mentions
         if m.smiles and m.inchikey
     ]
@@ -65,7 +68,11 @@ def prompt_lines(compounds: list[LinkedCompound]) -> str:
         "Compounds in the question, resolved by chemground (anchor Molecule nodes on these keys, "
         "e.g. (m:Molecule {key: '...'}), never on a SMILES or name you write yourself):"
     ]
-    lines += [f"- {c.text}: key '{c.inchikey}', smiles '{c.smiles}'" for c in compounds]
+    lines += [
+        f"- {c.text}: key '{c.inchikey}', smiles '{c.smiles}'"
+        + (f" (the question's {c.role}: anchor it in that role)" if c.role else "")
+        for c in compounds
+    ]
     return "\n".join(lines) + "\n\n"
 
 

@@ -120,6 +120,7 @@ class Text2CypherResult:
             notes.append(f"the generated Cypher failed ({self.error_kind}): {self.error}")
         elif not self.rows:
             notes.append("the Cypher query ran and returned no rows")
+        notes += [f"the checklist still reports: {p}" for p in self.unresolved_checklist]
         return notes
 
     def summary(self) -> dict[str, Any]:
@@ -146,9 +147,10 @@ class Text2CypherResult:
             text, status = "The graph query returned no rows.", "no_evidence"
         else:
             more = "+" if self.result is not None and self.result.truncated else ""
+            # rows the validator still finds fault with are not an answer to trust
             text, status = (
                 f"{len(rows)}{more} row(s) from the reaction graph: {_rows_text(rows)}",
-                "answered",
+                "partial" if self.unresolved_checklist else "answered",
             )
         return Answer(
             question=self.question,
