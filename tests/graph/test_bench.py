@@ -19,21 +19,23 @@ from chemground.graph.build import build_graph
 from chemground.graph.config import GraphSettings
 from chemground.graph.exemplars import load_exemplars, mask_smiles
 from chemground.graph.ladybug_backend import LadybugBackend
+from chemground.graph.lexer import quote_string
 
 
 def test_every_task_type_is_generated(starter_tasks):
     counts = task_counts(starter_tasks)
-    assert set(counts) == {t.name for t in TASK_TYPES} and len(counts) == 10
+    assert set(counts) == {t.name for t in TASK_TYPES} and len(counts) == 13
     assert all(n == 4 for n in counts.values()), counts
     assert (
-        sum(t.level == "single" for t in TASK_TYPES) == 6
-        and sum(t.level == "multi" for t in TASK_TYPES) == 4
+        sum(t.level == "single" for t in TASK_TYPES) == 8
+        and sum(t.level == "multi" for t in TASK_TYPES) == 5
     )
     for task in starter_tasks:
         assert task["gold"]["rows"], task["id"]
         for anchor in task["anchors"]:
             assert (
-                anchor["value"] in task["question"] and anchor["value"] in task["reference_cypher"]
+                anchor["value"] in task["question"]
+                and quote_string(anchor["value"]) in task["reference_cypher"]
             )
 
 
@@ -72,7 +74,7 @@ def test_reference_run_scores_one_everywhere(graph, starter_tasks):
     ):
         assert overall[metric] > 0.999, (metric, overall[metric])
     assert overall["errors"] == {e: 0 for e in overall["errors"]}
-    assert summary["level:multi"]["n"] == 16
+    assert summary["level:multi"]["n"] == 20
 
 
 def test_wrong_answers_are_scored_and_classified(graph, starter_tasks):
@@ -103,6 +105,37 @@ def test_wrong_answers_are_scored_and_classified(graph, starter_tasks):
         assert s["path_precision"] == 1.0 and 0 < s["path_recall"] < 1
     invalid = score_prediction(task, Prediction("MATCH (", [], False, error="parse error"), ids)
     assert "invalid_query" in invalid["errors"] and invalid["f1"] == 0.0
+
+
+def test_the_kg_llm_task_kinds_score_wrong_answers_below_one(graph, starter_tasks):
+    """Best yield, counting and routes of at most L steps: the answer the task is about decides
+    the score (a wrong count, a non-best yield, a missing route all lose)."""
+    ids = all_reaction_ids(graph)
+    by_type = {t["task_type"]: t for t in starter_tasks}
+    count = by_type["count_reactions_with_agent"]
+    gold = count["gold"]["rows"][0]["reaction_count"]
+    wrong = Prediction("q", [{"reaction_count": gold + 1}], True)
+    assert score_prediction(count, wrong, ids)["f1"] == 0.0
+    right = Prediction("q", [{"n": gold}], True)
+    assert score_prediction(count, right, ids)["exact_answer"]
+    best = by_type["best_yielding_reaction"]
+    product = quote_string(best["values"]["product"])
+    rows = graph.query(
+        f"MATCH (r:Reaction)-[:PRODUCES]->(p:Molecule {{smiles: {product}}}) "
+        "WHERE r.yield_percent IS NOT NULL "
+        "RETURN r.id AS reaction_id, r.yield_percent AS yield_percent",
+        limit=1000,
+    ).rows
+    assert len(rows) >= 2  # sampled only where there is a choice to make
+    everything = score_prediction(best, Prediction("q", rows, True), ids)
+    if len(rows) > len(best["gold"]["rows"]):
+        assert everything["precision"] < 1.0 and not everything["exact_answer"]
+    routes = by_type["routes_up_to_L_steps"]
+    assert routes["values"]["max_steps"] == 3 and "UNION" in routes["reference_cypher"]
+    none = score_prediction(routes, Prediction("q", [{"path": ["not-a-reaction"]}], True), ids)
+    assert none["f1"] == 0.0 and none["path_recall"] == 0.0
+    same = score_prediction(routes, Prediction("q", routes["gold"]["rows"], True), ids)
+    assert same["f1"] == 1.0 and same["exact_answer"]
 
 
 def test_example_bank_is_disjoint_from_benchmark_phrasing():

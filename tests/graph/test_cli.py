@@ -27,7 +27,7 @@ def test_build_route_query_and_bench(small_kb_path, tmp_path, monkeypatch, capsy
     capsys.readouterr()
     assert main(["bench", "graph-run", "--tasks", str(tasks), "--reference", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["summary"]["all"]["n"] == 20 and result["summary"]["all"]["exact_answer"] == 1.0
+    assert result["summary"]["all"]["n"] == 26 and result["summary"]["all"]["exact_answer"] == 1.0
     assert main(["bench", "graph-run", "--tasks", str(tasks)]) == 2
     assert "needs an LLM" in capsys.readouterr().err
 

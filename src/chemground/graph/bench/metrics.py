@@ -114,7 +114,7 @@ def _stem_key(key: str) -> str:
 class KeyMatch:
     gold: str
     predicted: str | None
-    stage: str | None  # exact | stem | embedding | None
+    stage: str | None  # exact | stem | embedding | number | None
 
 
 def match_keys(
@@ -235,6 +235,18 @@ class RetrievalScore:
     unmatched_gold_keys: list[str] = field(default_factory=list)
 
 
+def _single_numbers(
+    matches: list[KeyMatch], gold_sets: dict[str, set[Any]], pred_sets: dict[str, set[Any]]
+) -> bool:
+    """True when one unmatched gold column and one predicted column both hold only numbers."""
+    if len(matches) != 1 or matches[0].predicted is not None or len(pred_sets) != 1:
+        return False
+    values = [*gold_sets[matches[0].gold], *next(iter(pred_sets.values()))]
+    return bool(values) and all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in values
+    )
+
+
 def retrieval_score(
     predicted_rows: list[dict[str, Any]],
     gold_rows: list[dict[str, Any]],
@@ -253,7 +265,12 @@ def retrieval_score(
         return RetrievalScore(1.0, 1.0, 1.0) if not pred_rows else RetrievalScore(0.0, 1.0, 0.0)
     per_key: dict[str, dict[str, Any]] = {}
     unmatched = []
-    for match in match_keys(gold_keys, pred_keys, embedder=embedder):
+    matches = match_keys(gold_keys, pred_keys, embedder=embedder)
+    if _single_numbers(matches, gold_sets, pred_sets):
+        # One number on each side is the answer itself (a count), whatever its column is called:
+        # ``count(DISTINCT r)`` and ``reaction_count`` name the same thing.
+        matches = [KeyMatch(gold_keys[0], pred_keys[0], "number")]
+    for match in matches:
         if match.predicted is None:
             unmatched.append(match.gold)
             per_key[match.gold] = {

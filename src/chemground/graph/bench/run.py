@@ -129,6 +129,16 @@ def score_prediction(
         gold_paths = extract_paths(gold["rows"], reaction_ids)
         predicted = extract_paths(prediction.rows, reaction_ids) if prediction.ok else set()
         scores.update(path_scores(predicted, gold_paths))
+        if prediction.ok and set(gold["columns"]) <= {task["path_key"]}:
+            # The paths are the whole answer (routes of at most L steps): score the result by them,
+            # not by the empty set of other columns.
+            scores.update(
+                {
+                    "precision": scores["path_precision"],
+                    "recall": scores["path_recall"],
+                    "f1": scores["path_f1"],
+                }
+            )
     try:
         if direction_issues(prediction.first_query or prediction.query):
             errors.append("direction_violation")

@@ -1,6 +1,9 @@
 """Benchmark task types: natural-language templates, a reference Cypher and how anchors are sampled.
 
-Ten task types, six single-step and four multi-step. Each has several question templates
+Thirteen task types, eight single-step and five multi-step. Besides lookups and fixed-length
+routes they include the three task kinds of the KG-LLM paper that need more than pattern
+matching: the best-yielding reaction (aggregation and comparison), counting, and paths of at
+most L steps (a union of chain lengths). Each has several question templates
 (written for this benchmark; the Text2Cypher example bank is phrased differently on purpose),
 a reference query built from the sampled anchors, and the anchors' expected place in the
 pattern (used by the error taxonomy). The gold answer of a task is whatever the reference
@@ -165,6 +168,42 @@ def _intermediates(v: dict[str, Any]) -> str:
         "RETURN DISTINCT i1.smiles AS intermediate_smiles, i1.name AS intermediate_name, [r1.id, "
         "r2.id] AS path"
     )
+
+
+def _best_yield(v: dict[str, Any]) -> str:
+    """All reactions making the product whose yield equals the best recorded one (ties kept)."""
+    making = f"MATCH (r:Reaction)-[:PRODUCES]->(p:Molecule {{smiles: {q(v['product'])}}})\n"
+    return (
+        f"{making}WHERE r.yield_percent IS NOT NULL\n"
+        "WITH max(r.yield_percent) AS best\n"
+        f"{making}WHERE r.yield_percent = best\n"
+        "RETURN DISTINCT r.id AS reaction_id, r.yield_percent AS yield_percent"
+    )
+
+
+def _count_with_agent(v: dict[str, Any]) -> str:
+    return (
+        f"MATCH (x:Molecule {{smiles: {q(v['agent'])}}})-[:{v['rel']}]->(r:Reaction)\n"
+        "RETURN count(DISTINCT r.id) AS reaction_count"
+    )
+
+
+def _routes_up_to(v: dict[str, Any]) -> str:
+    """Main-product chains of 1 to ``max_steps`` steps from start to target, one UNION branch
+    per length (each branch returns the ordered reaction ids as ``path``)."""
+    branches = []
+    for steps in range(1, int(v["max_steps"]) + 1):
+        names = ["s", *[f"i{i}" for i in range(1, steps)], "t"]
+        chain = _chain(
+            names,
+            f"(s:Molecule {{smiles: {q(v['start'])}}})",
+            f"(t:Molecule {{smiles: {q(v['target'])}}})",
+        )
+        path = ", ".join(f"r{i}.id" for i in range(1, steps + 1))
+        branches.append(
+            f"MATCH {chain}\nWHERE {_distinct(*names)}\nRETURN DISTINCT [{path}] AS path"
+        )
+    return "\nUNION\n".join(branches)
 
 
 _TWO_STEP = (
@@ -373,6 +412,55 @@ TASK_TYPES: tuple[TaskType, ...] = (
         _TWO_STEP + "AND s.smiles IS NOT NULL AND t.smiles IS NOT NULL "
         "RETURN DISTINCT s.smiles AS start, t.smiles AS target",
         _intermediates,
+        path_key="path",
+    ),
+    TaskType(
+        "best_yielding_reaction",
+        "single",
+        "the reaction that makes a product in the highest recorded yield",
+        (
+            "Which reaction gives {product} in the highest yield? Report its reaction id and the "
+            "yield (%).",
+            "Of the recorded preparations of {product}, which has the best yield? Give reaction id "
+            "and yield.",
+            "Best-yielding one-step preparation of {product}: reaction id and yield percent?",
+        ),
+        (Anchor("product", "PRODUCES", "target"),),
+        "MATCH (r:Reaction)-[:PRODUCES]->(p:Molecule) WHERE p.smiles IS NOT NULL AND "
+        "r.yield_percent IS NOT NULL WITH p.smiles AS product, count(DISTINCT r.id) AS n "
+        "WHERE n >= 2 RETURN product",
+        _best_yield,
+    ),
+    TaskType(
+        "count_reactions_with_agent",
+        "single",
+        "how many reactions use a given solvent, reagent or catalyst",
+        (
+            "How many reactions use {agent} as a {role}?",
+            "Count the reactions in which {agent} serves as {role}.",
+            "In how many recorded reactions is {agent} employed as the {role}? Give the number.",
+        ),
+        (Anchor("agent", "{rel}", "source"),),
+        "MATCH (x:Molecule)-[:{rel}]->(r:Reaction) WHERE x.smiles IS NOT NULL RETURN DISTINCT "
+        "x.smiles AS agent",
+        _count_with_agent,
+    ),
+    TaskType(
+        "routes_up_to_L_steps",
+        "multi",
+        "all routes of at most L steps between two molecules",
+        (
+            "List every route of at most {max_steps} steps from {start} to {target}, each as the "
+            "ordered list of reaction ids.",
+            "How can {start} be turned into {target} in {max_steps} steps or fewer? Give the "
+            "reaction id path of each route.",
+            "Find all synthesis paths from {start} to {target} with no more than {max_steps} "
+            "reactions; report the reaction ids in order.",
+        ),
+        (Anchor("start", "REACTANT_OF", "source"), Anchor("target", "PRODUCES", "target")),
+        _TWO_STEP + "AND s.smiles IS NOT NULL AND t.smiles IS NOT NULL "
+        "RETURN DISTINCT s.smiles AS start, t.smiles AS target, 3 AS max_steps",
+        _routes_up_to,
         path_key="path",
     ),
 )
