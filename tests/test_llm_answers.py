@@ -147,10 +147,10 @@ SUPPORTED = [
 def test_a_supported_answer_stays_answered(qa, server, question, reply, value):
     server.queue(reply)
     answer = qa.ask(question, reasoner="rag-direct")
-    assert answer.status == "answered", (answer.notes, answer.trace.get("support"))
+    assert answer.status == "answered", (answer.notes, answer.trace.get("faithfulness"))
     if value is not None:
         assert answer.value == value
-    assert answer.trace["support"]["supported"] is True
+    assert answer.trace["faithfulness"]["supported"] is True
     assert not any(n.startswith("unsupported") for n in answer.notes)
 
 
@@ -208,7 +208,7 @@ def test_unsupported_is_a_known_status():
 def test_a_declined_answer_is_still_no_evidence(qa, server):
     server.queue("Answer: not available from the given evidence")
     answer = qa.ask("What is the molecular weight of aspirin?", reasoner="rag-direct")
-    assert answer.status == "no_evidence" and "support" not in answer.trace
+    assert answer.status == "no_evidence" and "faithfulness" not in answer.trace
 
 
 def test_direct_answers_are_checked_against_what_was_retrieved(qa, server):
@@ -255,7 +255,7 @@ def test_a_garbled_final_reply_is_dropped_from_the_cache(small_kb_path, opsin, t
     qa = make_qa(small_kb_path, opsin, tmp_path, server, llm_cache=True)
     first = qa.ask("What is the molecular weight of aspirin?", reasoner="rag-direct")
     second = qa.ask("What is the molecular weight of aspirin?", reasoner="rag-direct")
-    assert first.status == "unsupported" and first.trace["support"]["garbled"]
+    assert first.status == "unsupported" and first.trace["faithfulness"]["garbled"]
     assert (
         second.status == "answered" and second.value == 180.16
     )  # asked again, not replayed from the cache
@@ -276,15 +276,14 @@ def test_a_runaway_reply_does_not_stall_the_reasoner(qa, server):
 def test_a_fraction_becomes_a_percentage_only_for_a_yield_field():
     """A '100%' yield was accepted because the record held a 1.0 g amount (1.0 x 100)."""
     from chemground.evidence import Evidence
-    from chemground.reasoning.llm_reasoners import _Facts
+    from chemground.reasoning.faithfulness import Facts
     from chemground.reasoning.query import Aspect, QueryTuple
 
     record = {"reactants": [{"name": "benzaldehyde", "amount": "1.0 g"}], "yield_fraction": 0.85}
     evidence = [Evidence(kind="reaction", id="r1", score=1.0, record=record)]
-    facts = _Facts(
-        QueryTuple(question="yield?", level="reaction", aspect=Aspect.YIELD),
+    facts = Facts(
         evidence,
-        use_question=False,
+        query=QueryTuple(question="yield?", level="reaction", aspect=Aspect.YIELD),
     )
     assert facts.has_number(85.0, Aspect.YIELD)
     assert not facts.has_number(100.0, Aspect.YIELD)

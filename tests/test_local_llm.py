@@ -383,7 +383,7 @@ def test_mcts_calls_tools_named_with_their_signature(runner):
         and mapped[0]["from"].startswith("cactus/CalculateQED(")
         and mapped[0]["to"] == "cactus/CalculateQED"
     )
-    assert answer.trace["support"]["supported"]
+    assert answer.trace["faithfulness"]["supported"]
     assert all(c["params"].get("max_tokens") for c in llm.calls)
     assert (
         budgets and all(b is not None for b in budgets) and len({id(b) for b in budgets}) == 1
@@ -435,7 +435,7 @@ def test_cot_redirect_lets_the_model_correct_itself(runner):
         "QED of ethanol?"
     )
     assert answer.status == "answered" and [s.result.ok for s in answer.steps] == [False, True]
-    assert answer.trace["support"]["supported"]
+    assert answer.trace["faithfulness"]["supported"]
 
 
 def test_cot_answer_that_contradicts_its_tool_result_is_unsupported(runner):
@@ -457,11 +457,12 @@ def test_cot_answer_that_contradicts_its_tool_result_is_unsupported(runner):
     )
     assert answer.steps[0].result.value == pytest.approx(0.55, abs=0.01)
     assert answer.status == "unsupported"
-    support = answer.trace["support"]
+    report = answer.trace["faithfulness"]
     assert (
-        not support["supported"]
-        and support["checked"] == "numbers"
-        and "0.985" in support["reason"]
+        not report["supported"]
+        and report["checked"] == "numbers"
+        and "0.985" in report["reason"]
+        and report["kinds"] == ["contradicts-evidence"]
     )
     mapped = [e for e in answer.trace["events"] if e.get("mapped_from")]
     assert mapped and mapped[0]["tool"] == "cactus/CalculateQED"

@@ -303,7 +303,9 @@ class QA:
         )
         result = searcher.search(question, k=k, method=retrieval)
         answer = (
-            answer_with_llm(question, result, self.require_llm(), context_k=k)
+            answer_with_llm(
+                question, result, self.require_llm(), context_k=k, finder=self.parser.finder
+            )
             if want_llm
             else answer_extractive(question, result)
         )
@@ -340,6 +342,7 @@ class QA:
         from chemground.graph.linking import compounds_of
         from chemground.graph.readonly import ReadOnlyViolation
         from chemground.graph.text2cypher import Text2Cypher, result_to_evidence
+        from chemground.reasoning.faithfulness import check_faithfulness
 
         compounds = compounds_of(self.parse(question))
         backend = graph if graph is not None else self.graph.graph()
@@ -353,7 +356,20 @@ class QA:
         ).run(question, compounds)
         if result.error_kind == "refused":
             raise ReadOnlyViolation(result.error or "refused", "generated")
-        return result.to_answer(result_to_evidence(result, backend=backend.name))
+        answer = result.to_answer(result_to_evidence(result, backend=backend.name))
+        if answer.status in ("answered", "partial"):
+            # the text after the colon is the rows (before it, our count of them)
+            report = check_faithfulness(
+                answer.answer.split(": ", 1)[-1],
+                answer.evidence,
+                question=question,
+                finder=self.parser.finder,
+            )
+            answer.trace["faithfulness"] = report.to_json()
+            if not report.supported:
+                answer.status = "unsupported"
+                answer.notes.extend(report.notes())
+        return answer
 
     def run_agent(
         self,
@@ -421,6 +437,7 @@ class QA:
                     k_tools=k_tools,
                     max_steps=max_steps,
                     tools=tools,
+                    finder=self.parser.finder,
                 )
             else:
                 config = MCTSConfig(
@@ -431,7 +448,13 @@ class QA:
                     max_llm_calls=max_llm_calls,
                 )
                 agent = make_agent(
-                    "mcts", llm, runner, retriever=retriever, config=config, tools=tools
+                    "mcts",
+                    llm,
+                    runner,
+                    retriever=retriever,
+                    config=config,
+                    tools=tools,
+                    finder=self.parser.finder,
                 )
             return agent.run(question)
 

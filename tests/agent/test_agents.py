@@ -246,7 +246,7 @@ def test_depth_limit_forces_an_answer(runner):
     assert max(n["depth"] for n in answer.trace["tree"]) <= 2 and answer.trace["best_path"]
     # the scripted final answer (a TPSA, 20.23) is not what the only tool run (MolWt) returned:
     # flagged
-    assert answer.status == "unsupported" and not answer.trace["support"]["supported"]
+    assert answer.status == "unsupported" and not answer.trace["faithfulness"]["supported"]
 
 
 def test_trajectories_export_as_chat_jsonl(runner, tmp_path):

@@ -20,6 +20,11 @@ from chemground.evidence import Evidence
 from chemground.llm.base import LLMResponse
 from chemground.llm.jsonparse import JSONParseError, parse_json
 from chemground.reasoning.answer import Answer
+from chemground.reasoning.faithfulness import (
+    FaithfulnessReport,
+    check_faithfulness,
+    failed_check,
+)
 
 
 @dataclass
@@ -117,7 +122,8 @@ class AgentAnswer:
             reasoner=self.reasoner,
             timings_ms=dict(self.timings_ms),
             usage=dict(self.usage),
-            notes=[] if self.status == "answered" else [f"agent status: {self.status}"],
+            notes=([] if self.status == "answered" else [f"agent status: {self.status}"])
+            + list(self.trace.get("faithfulness", {}).get("notes") or []),
             trace={
                 **self.trace,
                 "agent_status": self.status,
@@ -329,31 +335,36 @@ def _no_such_tool(name: str, known: Sequence[str] | set[str]) -> str:
 # ------------------------------------------------
 
 
-def check_answer_support(question: str, answer: str, steps: Sequence[AgentStep]) -> dict[str, Any]:
-    """Whether the numbers in an agent's final ``answer`` are in its successful tool results (or
-    in the question): the deterministic support check of the LLM reasoners
-    (:func:`chemground.reasoning.llm_reasoners.check_support`), on the tool evidence. Returns
-    ``{"supported", "checked", "reason", "garbled"}``. An answer with no number passes (names and
-    free text are not judged here)."""
-    from chemground.reasoning.llm_reasoners import check_support
-    from chemground.reasoning.query import Aspect, QueryTuple
+def check_agent_answer(
+    question: str, answer: str, steps: Sequence[AgentStep], finder: Any = None
+) -> FaithfulnessReport:
+    """The faithfulness check (:func:`chemground.reasoning.faithfulness.check_faithfulness`) of
+    an agent's final ``answer`` against its successful tool results and the knowledge-base
+    records the tools returned.
 
-    evidence = [
-        step.result.evidence() for step in steps if step.result is not None and step.result.ok
-    ]
-    if not evidence:
-        return {
-            "supported": True,
-            "checked": "nothing (no successful tool call)",
-            "reason": "",
-            "garbled": False,
-        }
-    evidence.append(
-        Evidence(kind="computed", id="question", score=0.0, record={"question": question})
-    )
-    query = QueryTuple(question=question, level="compound", aspect=Aspect.CONDITIONS)
-    # CONDITIONS: every number of the text must be one of the evidence (within a small tolerance)
-    return check_support(query, answer, None, evidence).to_json()
+    Args:
+        question: the question (its numbers and compounds are given, not claims).
+        answer: the agent's final answer text.
+        steps: the agent's steps; failed calls are not evidence.
+        finder: a ``chem.mentions.MentionFinder`` to check compound names and SMILES too
+            (None: numbers and formulas only).
+
+    Returns:
+        The report; an agent that called no tool successfully has nothing to contradict, so
+        only a garbled answer is unsupported then.
+    """
+    evidence: list[Evidence] = []
+    for step in steps:
+        if step.result is None or not step.result.ok:
+            continue
+        evidence.append(step.result.evidence())
+        evidence.extend(_evidence_in(step.result.value))
+    try:
+        return check_faithfulness(
+            answer, evidence, question=question, finder=finder, require_evidence=False
+        )
+    except Exception as error:  # the check must never lose the agent's answer
+        return failed_check(error)
 
 
 class Stopwatch:
@@ -369,7 +380,7 @@ __all__ = [
     "AgentAnswer",
     "AgentStep",
     "Stopwatch",
-    "check_answer_support",
+    "check_agent_answer",
     "describe_tools",
     "match_tool_name",
     "openai_name",

@@ -6,8 +6,9 @@ Failed calls are shown to the model (it may correct itself); a reply that is nei
 call nor an answer gets one correction message. The step budget bounds the tool calls.
 A call identical (same tool, same arguments) to one that already failed is not run again: the
 model is told so once, and a second repeat ends the run. All the calls of one run share one
-wall-clock budget, each reply is capped at ``max_tokens``, and a final answer whose numbers
-are not in the tool results is returned with status ``unsupported`` (the check is in the trace).
+wall-clock budget, each reply is capped at ``max_tokens``, and a final answer whose numbers,
+structures or names are not in the tool results is returned with status ``unsupported`` (the
+faithfulness report is ``trace["faithfulness"]``, see ``chemground.reasoning.faithfulness``).
 """
 
 from __future__ import annotations
@@ -20,13 +21,14 @@ from chemground.agent.core import (
     AgentAnswer,
     AgentStep,
     Stopwatch,
-    check_answer_support,
+    check_agent_answer,
     describe_tools,
     parse_action,
 )
 from chemground.agent.manifest import ToolManifest
 from chemground.agent.retriever import ToolRetriever
 from chemground.agent.runner import ToolRunner
+from chemground.chem.mentions import MentionFinder
 from chemground.llm.base import LLM, LLMDeadlineExceeded, LLMError, LLMUnavailable
 from chemground.llm.prompts import render
 
@@ -64,8 +66,10 @@ class CoTAgent:
         native_tools: bool = True,
         tools: list[str] | None = None,
         max_tokens: int = 512,
+        finder: MentionFinder | None = None,
     ) -> None:
         self.llm = llm
+        self.finder = finder  # names and SMILES of the final answer are checked with it
         self.runner = runner
         self.retriever = retriever
         self.k_tools = k_tools
@@ -109,9 +113,9 @@ class CoTAgent:
             "native_tools": native,
         }
         if status == "answered":
-            support = check_answer_support(question, answer, steps)
-            trace["support"] = support
-            if not support["supported"]:
+            report = check_agent_answer(question, answer, steps, self.finder)
+            trace["faithfulness"] = report.to_json()
+            if not report.supported:
                 status = "unsupported"
         return AgentAnswer(
             question=question,

@@ -14,12 +14,13 @@ One iteration:
 4. **simulation**: from the best new child, a greedy rollout (policy with k=1, execution)
    continues to a FINISH node, whose answer gets an LLM **outcome reward**;
 5. **backpropagation** of that reward to the root.
-Budgets cap iterations, depth and LLM calls, every reply is capped at ``max_tokens`` and all
-the calls of one search share one wall-clock budget. Tool names are matched tolerantly (a model
+Budgets cap iterations, depth and LLM calls, every reply is capped at ``max_tokens`` and all the
+calls of one search share one wall-clock budget. Tool names are matched tolerantly (a model
 copies "cactus/CalculateQED(compound_SMILES: string)" from the list; each mapping is an event in
 the trace). The answer comes from the finished trajectory with the best outcome reward, checked
-against the tool results (status ``unsupported`` when its numbers are not in them); the whole
-tree and the best path are in the trace.
+against the tool results by the faithfulness check (status ``unsupported`` when its numbers,
+structures or names are not in them; ``trace["faithfulness"]``); the whole tree and the best
+path are in the trace.
 """
 
 from __future__ import annotations
@@ -33,13 +34,14 @@ from chemground.agent.core import (
     AgentAnswer,
     AgentStep,
     Stopwatch,
-    check_answer_support,
+    check_agent_answer,
     describe_tools,
     match_tool_name,
 )
 from chemground.agent.manifest import ToolManifest
 from chemground.agent.retriever import ToolRetriever
 from chemground.agent.runner import ToolResult, ToolRunner
+from chemground.chem.mentions import MentionFinder
 from chemground.errors import ChemgroundError
 from chemground.llm.base import LLM, LLMBadOutput, LLMDeadlineExceeded
 from chemground.llm.prompts import render
@@ -131,8 +133,10 @@ class HEMCTSAgent:
         retriever: ToolRetriever | None = None,
         config: MCTSConfig | None = None,
         tools: list[str] | None = None,
+        finder: MentionFinder | None = None,
     ) -> None:
         self.llm = llm
+        self.finder = finder  # names and SMILES of the final answer are checked with it
         self.runner = runner
         self.retriever = retriever
         self.config = config or MCTSConfig()
@@ -496,9 +500,9 @@ class HEMCTSAgent:
         if best is not None:
             if not any(n.result is not None for n in self.nodes):
                 trace["note"] = "answered without calling any tool"
-            support = check_answer_support(question, answer, steps)
-            trace["support"] = support
-            if not support["supported"]:
+            report = check_agent_answer(question, answer, steps, self.finder)
+            trace["faithfulness"] = report.to_json()
+            if not report.supported:
                 status = "unsupported"
         return AgentAnswer(
             question=question,

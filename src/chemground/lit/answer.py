@@ -18,11 +18,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from chemground.chem.mentions import MentionFinder
 from chemground.evidence import Evidence
 from chemground.lit.retriever import SearchResult
 from chemground.llm.base import LLM, LLMBadOutput, LLMDeadlineExceeded
 from chemground.llm.prompts import render
 from chemground.reasoning.answer import Answer
+from chemground.reasoning.faithfulness import check_faithfulness, failed_check
 
 NOT_AVAILABLE = "Answer not available from the given context."
 
@@ -39,6 +41,13 @@ class LitAnswer:
     usage: dict[str, Any] = field(default_factory=dict)
     model: str | None = None
     notes: list[str] = field(default_factory=list)
+    # the faithfulness report of an LLM answer (``reasoning.faithfulness``); None when extractive
+    faithfulness: dict[str, Any] | None = None
+
+    @property
+    def faithful(self) -> bool:
+        """Whether the faithfulness check found nothing unsupported (or did not run)."""
+        return self.faithfulness is None or bool(self.faithfulness.get("supported"))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -55,6 +64,7 @@ class LitAnswer:
             "usage": self.usage,
             "model": self.model,
             "notes": self.notes,
+            "faithfulness": self.faithfulness,
         }
 
     def to_answer(self, retrieval: str | None = None) -> Answer:
@@ -71,9 +81,13 @@ class LitAnswer:
             status = "no_evidence"
         elif not self.supported:
             status = "unsupported" if self.method == "llm" else "no_evidence"
+        elif not self.faithful:
+            status = "unsupported"
         else:
             status = "answered"
         trace: dict[str, Any] = {"citations": [self._citation(c) for c in self.citations]}
+        if self.faithfulness is not None:
+            trace["faithfulness"] = self.faithfulness
         if retrieval:
             trace["retrieval"] = {"method": retrieval}
         if self.model:
@@ -264,12 +278,33 @@ def context_block(evidence: list[Evidence], max_chars: int = 2400) -> str:
 
 
 def answer_with_llm(
-    question: str, result: SearchResult, llm: LLM, context_k: int = 5, max_tokens: int = 512
+    question: str,
+    result: SearchResult,
+    llm: LLM,
+    context_k: int = 5,
+    max_tokens: int = 512,
+    finder: MentionFinder | None = None,
 ) -> LitAnswer:
-    """A cited answer from the model. Citations are repaired (brackets, case, position, the
-    document id alone) rather than refused; a reply whose citations cannot be mapped to the
-    passages given is re-asked once, and if it is still unusable the extractive answer is
-    returned, with a note saying why."""
+    """A cited answer from the model, checked against the passages it was given.
+
+    Citations are repaired (brackets, case, position, the document id alone) rather than
+    refused; a reply whose citations cannot be mapped to the passages given is re-asked once,
+    and if it is still unusable the extractive answer is returned, with a note saying why. The
+    answer's numbers, structures and names must be in the passages given
+    (``reasoning.faithfulness``); if not, its status is ``unsupported`` with a note per claim.
+
+    Args:
+        question: the question.
+        result: the retrieved passages.
+        llm: the model.
+        context_k: how many passages the model is shown.
+        max_tokens: the reply's completion limit.
+        finder: the mention finder for compound names and SMILES in the answer (None: numbers
+            and formulas only).
+
+    Returns:
+        The LitAnswer (method ``llm``, or ``extractive`` after a fallback).
+    """
     evidence = result.evidence[:context_k]
     timings = dict(result.timings_ms)
     if not evidence:
@@ -345,6 +380,14 @@ def answer_with_llm(
     supported = value.supported and value.answer.strip() != NOT_AVAILABLE
     answer = value.answer.strip() if supported else NOT_AVAILABLE
     notes += list(dict.fromkeys(repairs))
+    report = None
+    if supported:
+        try:
+            checked = check_faithfulness(answer, evidence, question=question, finder=finder)
+        except Exception as error:  # the check must never lose the answer
+            checked = failed_check(error)
+        report = checked.to_json()
+        notes += checked.notes()
     return LitAnswer(
         question,
         answer,
@@ -356,4 +399,5 @@ def answer_with_llm(
         llm.ledger.since(before).to_dict(),
         response.model,
         notes,
+        report,
     )

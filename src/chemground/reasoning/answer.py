@@ -13,8 +13,9 @@ from pydantic import BaseModel, Field
 
 from chemground.evidence import Evidence
 
-# "unsupported": an LLM reasoner answered, but its answer is garbled or its value is not in (nor
-# derivable from) the evidence; the notes say why (see reasoning.llm_reasoners.check_support).
+# "unsupported": an LLM answered, but its answer is garbled or a value or claim of it is not in
+# (nor derivable from) the evidence; the notes name each claim and its kind, and the report is
+# trace["faithfulness"] (see reasoning.faithfulness).
 STATUSES = ("answered", "partial", "no_evidence", "not_understood", "unsupported", "error")
 
 
