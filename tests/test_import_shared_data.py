@@ -13,6 +13,7 @@ from chemground.chem.names import NameResolver
 from chemground.chem.structure import structure_from_smiles
 from chemground.kb.importers import import_file
 from chemground.kb.importers.reaction_smiles import split_reaction_smiles
+from chemground.kb.records import Role, role_changes_of
 from tests.support.kbstate import kb_digest
 
 SMALLEST_SHARD = (
@@ -35,6 +36,12 @@ def test_ord_shard_imports_and_round_trips(shared_data, kb_copy, opsin):
     for source in list(dataset.reactions)[:200]:
         stored = kb_copy.get_reaction(source.reaction_id)
         assert stored.description == source.notes.procedure_details
+        refiled = role_changes_of(stored.provenance)  # reagents the source filed as reactants
+        assert all(c["from"] == "reactant" for c in refiled.values())
+        as_given = [
+            (refiled[i]["from"] if i in refiled else p.role.value, p)
+            for i, p in enumerate(stored.participants)
+        ]
         assert stored.source == source.provenance.patent
         for key in source.inputs:
             for component in source.inputs[key].components:
@@ -43,7 +50,7 @@ def test_ord_shard_imports_and_round_trips(shared_data, kb_copy, opsin):
                 ).lower()
                 name = message_helpers.get_compound_name(component)
                 smiles = message_helpers.get_compound_smiles(component)
-                match = [p for p in stored.participants if p.role.value == role and p.name == name]
+                match = [p for given, p in as_given if given == role and p.name == name]
                 assert match, (source.reaction_id, role, name)
                 if smiles:
                     assert match[0].smiles == _canonical(smiles)
@@ -99,6 +106,13 @@ def test_uspto_revisit_reaction_smiles_slice(shared_data, kb_copy, opsin, tmp_pa
         assert reaction.title == row["title"] and not re.search(r":\d+\]", reaction.reaction_smiles)
         reactants, agents, products = split_reaction_smiles(row["Lowe_smiles"])
         assert [p.smiles for p in reaction.products] == [_canonical(s) for s in products]
-        assert [p.smiles for p in reaction.reactants] == [_canonical(s) for s in reactants]
+        refiled = role_changes_of(reaction.provenance)
+        given = [
+            p.smiles
+            for i, p in enumerate(reaction.participants)
+            if p.role is Role.REACTANT or i in refiled
+        ]
+        assert [c["from"] for c in refiled.values()] == ["reactant"] * len(refiled)
+        assert given == [_canonical(s) for s in reactants]
         assert len(reaction.participants) == len(reactants) + len(agents) + len(products)
         assert all(p.compound_id is not None for p in reaction.participants)

@@ -129,6 +129,30 @@ class Participant(BaseModel):
         return self.name or self.smiles or "?"
 
 
+# Reaction.provenance key: participants re-filed on import (kb.reaction_roles), as a list of
+# {"position", "name", "smiles", "from", "to", "rule", "why"}
+ROLE_CHANGES = "role_changes"
+
+
+def role_changes_of(provenance: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """The stored role changes of a reaction, by participant position.
+
+    Args:
+        provenance: ``Reaction.provenance``.
+
+    Returns:
+        position -> the change's dict (``kb.reaction_roles.RoleChange.to_dict``); empty if none.
+    """
+    changes = provenance.get(ROLE_CHANGES) if provenance else None
+    if not isinstance(changes, list):
+        return {}
+    return {
+        c["position"]: c
+        for c in changes
+        if isinstance(c, dict) and isinstance(c.get("position"), int)
+    }
+
+
 class Conditions(BaseModel):
     """Typed, unit-normalised reaction conditions."""
 

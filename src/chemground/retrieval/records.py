@@ -8,20 +8,42 @@ from __future__ import annotations
 
 from typing import Any
 
-from chemground.kb.records import Compound, Reaction, Role
+from chemground.kb.records import Compound, Reaction, Role, role_changes_of
 
 MAX_SYNONYMS = 15
 MAX_DESCRIPTION = 1200
 
 
-def _participants(reaction: Reaction, role: Role) -> list[dict[str, Any]]:
-    return [
-        {"name": p.name, "smiles": p.smiles, "compound_id": p.compound_id, "amount": p.amount}
-        for p in reaction.by_role(role)
-    ]
+def _participants(
+    reaction: Reaction, role: Role, changes: dict[int, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    out = []
+    for position, p in enumerate(reaction.participants):
+        if p.role != role:
+            continue
+        row = {"name": p.name, "smiles": p.smiles, "compound_id": p.compound_id, "amount": p.amount}
+        change = changes.get(position)
+        if change and change.get("smiles") == p.smiles:  # re-filed on import: say so, and why
+            row["filed_by_source_as"] = change.get("from")
+            row["role_rule"] = change.get("rule")
+            row["role_note"] = change.get("why")
+        out.append(row)
+    return out
 
 
 def reaction_record(reaction: Reaction) -> dict[str, Any]:
+    """A reaction as an evidence payload: participants by role, conditions, outcome, source.
+
+    A participant re-filed on import (:mod:`chemground.kb.reaction_roles`) carries
+    ``filed_by_source_as`` (the role the source gave it), ``role_rule`` and ``role_note``.
+
+    Args:
+        reaction: the KB record.
+
+    Returns:
+        A JSON-ready dict.
+    """
+    changes = role_changes_of(reaction.provenance)
     c = reaction.conditions
     description = reaction.description
     if len(description) > MAX_DESCRIPTION:
@@ -32,11 +54,11 @@ def reaction_record(reaction: Reaction) -> dict[str, Any]:
         "dataset": reaction.dataset,
         "title": reaction.title,
         "reaction_class": reaction.reaction_class,
-        "reactants": _participants(reaction, Role.REACTANT),
-        "products": _participants(reaction, Role.PRODUCT),
-        "solvents": _participants(reaction, Role.SOLVENT),
-        "catalysts": _participants(reaction, Role.CATALYST),
-        "reagents": _participants(reaction, Role.REAGENT),
+        "reactants": _participants(reaction, Role.REACTANT, changes),
+        "products": _participants(reaction, Role.PRODUCT, changes),
+        "solvents": _participants(reaction, Role.SOLVENT, changes),
+        "catalysts": _participants(reaction, Role.CATALYST, changes),
+        "reagents": _participants(reaction, Role.REAGENT, changes),
         "temperature_c": c.temperature_c,
         "temperature_text": c.temperature_text,
         "time_h": c.time_h,

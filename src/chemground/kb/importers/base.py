@@ -30,7 +30,8 @@ from rdkit import Chem
 from chemground.chem.names import NameResolver, guess_name_format, normalize_name
 from chemground.chem.structure import Structure, rdkit_messages
 from chemground.errors import ChemgroundError, ImportFileError
-from chemground.kb.records import Compound, Conditions, Participant, Reaction, Role
+from chemground.kb.reaction_roles import reassign_roles
+from chemground.kb.records import ROLE_CHANGES, Compound, Conditions, Participant, Reaction, Role
 from chemground.kb.store import KnowledgeBase
 from chemground.kb.structures import ComputedStructure, StructureJob, compute_many, submit_many
 from chemground.kb.workers import start_pool
@@ -67,6 +68,12 @@ class RawReaction:
     notes: str = ""
     provenance: dict[str, Any] = field(default_factory=dict)
     line: int | None = None
+    # The source's reaction SMILES with its atom maps (not stored; reaction_smiles is stored
+    # without them): tells reactants from reagents (kb.reaction_roles).
+    mapped_smiles: str | None = None
+    # The source files reagents among its reactants (patent text mining, reaction SMILES):
+    # the curated reagent list applies. False where a person wrote the roles.
+    reagents_among_reactants: bool = False
 
 
 @dataclass
@@ -89,6 +96,7 @@ class ImportSummary:
     compounds_added: int = 0
     participants: int = 0
     unresolved: Counter = field(default_factory=Counter)
+    roles_reassigned: Counter = field(default_factory=Counter)  # rule -> participants re-filed
     errors: list[tuple[int | None, str]] = field(default_factory=list)
     seconds: float = 0.0
     already_imported: bool = False
@@ -109,6 +117,7 @@ class ImportSummary:
             "compounds_added": self.compounds_added,
             "participants": self.participants,
             "unresolved_names": dict(self.unresolved.most_common()),
+            "roles_reassigned": dict(sorted(self.roles_reassigned.items())),
             "errors": [{"line": line, "message": msg} for line, msg in self.errors],
             "seconds": round(self.seconds, 3),
             "reactions_per_second": round(self.rate, 1),
@@ -810,6 +819,14 @@ def _write_batch(
     for raw in reactions:
         linker.source = raw.dataset or linker.source
         participants = [linker.link(p) for p in raw.participants]
+        provenance = {**raw.provenance, "file": path.name, "line": raw.line}
+        if raw.mapped_smiles or raw.reagents_among_reactants:
+            participants, changes = reassign_roles(
+                participants, raw.mapped_smiles, reagent_list=raw.reagents_among_reactants
+            )
+            if changes:
+                provenance[ROLE_CHANGES] = [c.to_dict() for c in changes]
+                summary.roles_reassigned.update(c.rule for c in changes)
         unresolved = [p for p in participants if not p.resolved]
         for p in unresolved:
             summary.unresolved[p.name or "?"] += 1
@@ -836,7 +853,7 @@ def _write_batch(
                 conditions=raw.conditions,
                 yield_percent=raw.yield_percent,
                 notes=raw.notes,
-                provenance={**raw.provenance, "file": path.name, "line": raw.line},
+                provenance=provenance,
                 flags=[f"unresolved {p.role.value}: {p.name}" for p in unresolved],
             )
         )

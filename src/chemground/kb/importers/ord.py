@@ -256,6 +256,8 @@ def raw_reaction_from_ord(
         else "",
         provenance=provenance,
         line=line,
+        mapped_smiles=reaction_smiles,
+        reagents_among_reactants=True,  # ORD's USPTO sets keep Lowe's reactants, reagents included
     )
 
 

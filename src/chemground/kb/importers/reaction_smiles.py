@@ -4,7 +4,9 @@ Reads CSV/TSV (a column holding reaction SMILES, plus optional patent number, pa
 text, title and yield columns) or plain text (one reaction SMILES per line, optional
 tab-separated extras). Atom maps are stripped; CXSMILES fragment groups (``|f:3.4|``) keep a
 salt's ions together as one participant. Agents (the middle part) are split into solvents,
-catalysts and reagents by structure.
+catalysts and reagents by structure. The left part holds reagents too in patent data (HCl,
+triethylamine, water): the import engine re-files them by the atom maps, or by a curated list
+where there are none (:mod:`chemground.kb.reaction_roles`).
 """
 
 from __future__ import annotations
@@ -40,8 +42,21 @@ def strip_atom_maps(smiles: str) -> str:
     return _ATOM_MAP.sub("]", smiles) if ":" in smiles else smiles
 
 
-def split_reaction_smiles(reaction_smiles: str) -> tuple[list[str], list[str], list[str]]:
-    """(reactants, agents, products) as participant SMILES, honouring CXSMILES ``f:`` groups."""
+def split_reaction_smiles(
+    reaction_smiles: str, keep_maps: bool = False
+) -> tuple[list[str], list[str], list[str]]:
+    """(reactants, agents, products) as participant SMILES, honouring CXSMILES ``f:`` groups.
+
+    Args:
+        reaction_smiles: ``reactants>agents>products``, optionally with a CXSMILES extension.
+        keep_maps: keep atom-map numbers (``[CH3:1]``); by default they are stripped.
+
+    Returns:
+        The participant SMILES of each part; a salt's ``f:``-grouped ions are one participant.
+
+    Raises:
+        ValueError: the text does not have three ``>``-separated parts.
+    """
     text = reaction_smiles.strip()
     extension = ""
     if " " in text:
@@ -64,7 +79,9 @@ def split_reaction_smiles(reaction_smiles: str) -> tuple[list[str], list[str], l
                 groups[member] = members[0]
     merged: dict[int, list[str]] = {}
     for index, (_, fragment) in enumerate(fragments):
-        merged.setdefault(groups.get(index, index), []).append(strip_atom_maps(fragment))
+        merged.setdefault(groups.get(index, index), []).append(
+            fragment if keep_maps else strip_atom_maps(fragment)
+        )
     out: tuple[list[str], list[str], list[str]] = ([], [], [])
     for head, members in merged.items():
         out[fragments[head][0]].append(".".join(members))
@@ -157,6 +174,8 @@ def _read_table(
                 "columns": {k: v for k, v in row.items() if k not in (column, text_col) and v}
             },
             line=line_number,
+            mapped_smiles=rxn,
+            reagents_among_reactants=True,
         )
 
 
@@ -179,4 +198,6 @@ def _read_plain(handle, dataset: str) -> Iterator[RawReaction | RowError]:
             description=extras[1] if len(extras) > 1 else "",
             reaction_smiles=strip_atom_maps(rxn),
             line=line_number,
+            mapped_smiles=rxn,
+            reagents_among_reactants=True,
         )

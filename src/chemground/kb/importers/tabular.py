@@ -180,7 +180,8 @@ def _reaction(
         operations = [op if isinstance(op, dict) else {"details": str(op)} for op in operations]
     text = next((str(record[f]) for f in TEXT_FIELDS if record.get(f)), "")
     rxn = (record.get("reaction_smiles") or "").strip() or None
-    if rxn and not participants:
+    roles_from_smiles = bool(rxn and not participants)  # else the row names each role itself
+    if roles_from_smiles:
         try:
             participants = participants_from_reaction_smiles(rxn)
         except ValueError as error:
@@ -212,6 +213,8 @@ def _reaction(
         notes=str(record.get("notes") or ""),
         provenance={"extra": provenance} if provenance else {},
         line=line,
+        mapped_smiles=rxn if roles_from_smiles else None,
+        reagents_among_reactants=roles_from_smiles,
     )
 
 
