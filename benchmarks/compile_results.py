@@ -20,6 +20,7 @@ ORDER = [
     ("api_load", "python benchmarks/api_load.py"),
     ("startup", "python benchmarks/startup.py --baseline d9c255c"),
     ("llm_smoke", "python benchmarks/llm_smoke.py --base-url URL"),
+    ("faithfulness", "python benchmarks/faithfulness.py --base-url URL"),
     ("extract", "python benchmarks/extract_gold_ceiling.py; python benchmarks/extract_cost.py"),
     (
         "graph",

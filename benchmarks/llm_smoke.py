@@ -221,6 +221,21 @@ def cases() -> list[Case]:
     return out
 
 
+def environment(base: str, model: str, work: Path, limit_s: float) -> dict[str, str]:
+    """The environment of the CLI runs: the model server, a cache under ``work``, the LLM
+    response cache off, and deadlines inside the wall-clock limit of one command."""
+    return dict(
+        os.environ,
+        CHEMGROUND_LLM_BASE_URL=base,
+        CHEMGROUND_LLM_MODEL=model,
+        CHEMGROUND_CACHE_DIR=str(work / "cache"),
+        CHEMGROUND_LLM_CACHE="false",
+        CHEMGROUND_LLM_CALL_DEADLINE_S="300",
+        CHEMGROUND_LLM_ANSWER_DEADLINE_S=str(limit_s - 20),
+        HF_HUB_OFFLINE="1",
+    )
+
+
 def prepare(work: Path, env: dict[str, str]) -> dict[str, Path]:
     """A copy of the benchmark KB (with its graph) and a literature KB holding one short paper."""
     work.mkdir(parents=True, exist_ok=True)
@@ -254,6 +269,24 @@ def prepare(work: Path, env: dict[str, str]) -> dict[str, Path]:
             timeout=600,
         )
     return {"main": main_kb, "lit": lit_kb}
+
+
+def faithfulness_summary(report: dict[str, Any]) -> dict[str, Any]:
+    """The faithfulness report of an answer (``reasoning.faithfulness``), kept short for a row:
+    whether it is supported, the kinds of what is not, and the first unsupported claims."""
+    claims = report.get("claims") or []
+    return {
+        "supported": bool(report.get("supported")),
+        "kinds": report.get("kinds") or [],
+        "claims": len(claims),
+        "unsupported": [
+            {k: c.get(k) for k in ("kind", "text", "problem", "reason") if c.get(k) is not None}
+            for c in claims
+            if not c.get("supported")
+        ][:3],
+        "reason": report.get("reason") or "",
+        "corrected_answer": report.get("corrected_answer"),
+    }
 
 
 def run_case(
@@ -311,8 +344,8 @@ def run_case(
         row["answer"] = f"{len(rows)} rows: {data.get('query') or ''}"[:160]
     if "steps" in data:
         row["tools"] = [s.get("tool") for s in data["steps"]]
-    if isinstance(data.get("trace"), dict) and "support" in data["trace"]:
-        row["support"] = data["trace"]["support"].get("supported")
+    if isinstance(data.get("trace"), dict) and "faithfulness" in data["trace"]:
+        row["faithfulness"] = faithfulness_summary(data["trace"]["faithfulness"])
     if "citations" in data:
         row["citations"] = [
             c.get("chunk_id") if isinstance(c, dict) else c for c in data["citations"]
@@ -356,16 +389,7 @@ def main() -> None:
     base = args.base_url.rstrip("/")
     model = args.model or httpx.get(f"{base}/models", timeout=10).json()["data"][0]["id"]
     label = args.label or model
-    env = dict(
-        os.environ,
-        CHEMGROUND_LLM_BASE_URL=base,
-        CHEMGROUND_LLM_MODEL=model,
-        CHEMGROUND_CACHE_DIR=str(args.work / "cache"),
-        CHEMGROUND_LLM_CACHE="false",
-        CHEMGROUND_LLM_CALL_DEADLINE_S="300",
-        CHEMGROUND_LLM_ANSWER_DEADLINE_S=str(args.limit_s - 20),
-        HF_HUB_OFFLINE="1",
-    )
+    env = environment(base, model, args.work, args.limit_s)
     kbs = prepare(args.work, env)
     rows_file = args.work / "rows.jsonl"
     if args.fresh:
