@@ -19,6 +19,9 @@ from chemground.kb.importers import import_file
 from chemground.kb.records import Compound, Conditions, Participant, Reaction, Role
 from chemground.kb.sqlite_store import SQLiteKB
 from chemground.kb.structure_search import parse_substructure_query
+from chemground.lit.mentions import Mention
+from chemground.lit.records import Chunk, Document
+from chemground.lit.store import LitStore
 from tests.conftest import copy_kb
 
 CSV_HEADER = (
@@ -414,13 +417,124 @@ def test_build_into_an_empty_database_and_drop(postgres_server, small_kb):
 
 
 def test_legacy_sql_through_execute_works_on_both(kb):
-    """Callers outside kb/ not yet on named methods send SQLite-style SQL; portable SQL works."""
+    """The named methods shared by both stores send SQLite-style SQL; portable SQL works."""
     rows = kb.execute(
         "SELECT smiles FROM compounds WHERE id IN (?, ?) AND smiles NOT LIKE '%.%' ORDER BY id",
         (1, 2),
     ).fetchall()
     assert len(rows) == 2
-    assert (
-        kb.execute("SELECT 1 FROM sqlite_master WHERE name = ?", ("compounds",)).fetchone()
-        is not None
+
+
+def _paper(kb, suffix="", text=None):
+    """A document of two chunks: the first names ethanol, the second a variant of its
+    skeleton (same first InChIKey block), with the mentions a finder would report."""
+    ethanol = kb.lookup_name("ethanol")[0]
+    key = ethanol.structure.inchikey
+    variant = key[:14] + "-ABCDEFGHIJ-N"
+    text = text or "Ethanol was added. The mixture was stirred in ethanol-d at 80 °C."
+    document_id = f"doc-contract{suffix}"
+    document = Document(
+        document_id,
+        (suffix or "a").ljust(64, "0"),
+        "/papers/contract.txt",
+        "text",
+        text,
+        title="Contract paper",
+        metadata={"n": 1},
+        added_at=f"2026-01-01T00:00:0{len(suffix)}+00:00",
     )
+    split = text.index(". ") + 1
+    chunks = [
+        Chunk(f"{document_id}#0", document_id, 0, 0, split, text[:split], page=1),
+        Chunk(f"{document_id}#1", document_id, 1, split + 1, len(text), text[split + 1 :], page=1),
+    ]
+    second = chunks[1].text.index("ethanol")
+    mentions = [
+        [Mention("Ethanol", 0, 7, key, ethanol.compound_id, "dictionary")],
+        [Mention("ethanol-d", second, second + 9, variant, None, "opsin")],
+    ]
+    return document, chunks, mentions, key, variant
+
+
+def test_papers_are_stored_read_and_removed_the_same(kb):
+    from chemground.errors import NotFoundError
+    from chemground.kb.papers import MentionHit
+
+    store = LitStore(kb)
+    assert store.counts() == (0, 0) and kb.has_chunks() is False and kb.has_paper_tables()
+    before = store.generation()
+    document, chunks, mentions, key, variant = _paper(kb)
+    store.insert(document, chunks, mentions)
+    assert store.counts() == (1, 2) and kb.has_chunks() and store.generation() != before
+    assert (kb.stats().documents, kb.stats().chunks) == (1, 2)
+    assert store.find_by_sha(document.sha256) == document and store.find_by_sha("0") is None
+    assert store.find_by_path(document.path) == store.documents() == [document]
+    assert store.document(document.id) == document
+    assert store.document_titles([document.id, "doc-none"]) == {
+        document.id: (document.title, document.path)
+    }
+    assert list(kb.document_texts()) == [(document.id, document.title, document.text)]
+    assert store.chunks_of(document.id) == list(store.iter_chunks(batch_size=1)) == chunks
+    assert store.chunk(chunks[1].id) == chunks[1]
+    assert store.chunks([chunks[1].id, "none", chunks[0].id]) == {c.id: c for c in chunks}
+    offset = chunks[1].text.index("ethanol")
+    assert store.chunks_mentioning([key]) == [
+        MentionHit(chunks[0].id, "Ethanol", key, True, 0),
+        MentionHit(chunks[1].id, "ethanol-d", variant, False, offset),
+    ]
+    assert store.mentions_of(chunks[1].id) == [
+        {
+            "mention": "ethanol-d",
+            "inchikey": variant,
+            "compound_id": None,
+            "char_start": chunks[1].start + offset,
+            "char_end": chunks[1].start + offset + 9,
+            "source": "opsin",
+        }
+    ]
+
+    newer, new_chunks, new_mentions, _, _ = _paper(kb, "b", "New text. Stirred in ethanol today.")
+    broken = [new_chunks[0], Chunk(new_chunks[1].id, newer.id, 1, 0, 3, "bad")]
+    with pytest.raises(ValueError, match="does not match"):
+        store.insert(newer, broken, new_mentions, replace=[document.id])
+    assert store.counts() == (1, 2)  # the failed version stored nothing and removed nothing
+    store.insert(newer, new_chunks, new_mentions, replace=[document.id])
+    assert store.find_by_path(document.path) == [newer] and store.counts() == (1, 2)
+    assert [h.chunk_id for h in store.chunks_mentioning([key])] == [c.id for c in new_chunks]
+    store.delete(newer.id)
+    assert store.counts() == (0, 0) and store.chunks_mentioning([key]) == []
+    with pytest.raises(NotFoundError):
+        store.delete(newer.id)
+    with pytest.raises(NotFoundError):
+        store.chunk(chunks[0].id)
+
+
+def test_graph_rows_answer_as_the_source(kb, reference):
+    assert kb.import_count() == reference.import_count()
+    rows = kb.reaction_rows_after(0)
+    assert rows == reference.reaction_rows_after(0) and len(rows) == reference.stats().reactions
+    middle = rows[len(rows) // 2].rowid
+    assert kb.reaction_rows_after(middle) == reference.reaction_rows_after(middle)
+    participants = kb.participant_rows_after(0)
+    assert participants == reference.participant_rows_after(0)
+    assert kb.participant_rows_after(middle) == reference.participant_rows_after(middle)
+    ids = {p.compound_id for p in participants if p.compound_id is not None}
+    molecules = kb.molecule_rows([*ids, 10**9])
+    assert molecules == reference.molecule_rows(ids) and len(molecules) == len(ids)
+
+
+def test_migrate_copies_the_papers(postgres_server, small_kb_path, tmp_path):
+    with SQLiteKB(copy_kb(small_kb_path, tmp_path)) as source:
+        document, chunks, mentions, key, _ = _paper(source)
+        LitStore(source).insert(document, chunks, mentions)
+        url = postgres_server.new_database()
+        counts = migrate(source, url)
+        assert (counts["documents"], counts["chunks"], counts["chunk_mentions"]) == (1, 2, 2)
+        with open_kb(url) as copy:
+            assert copy.list_documents() == source.list_documents()
+            assert list(copy.iter_chunks()) == list(source.iter_chunks())
+            assert copy.chunks_mentioning([key]) == source.chunks_mentioning([key])
+            assert LitStore(copy).generation() == LitStore(source).generation()
+            newer, new_chunks, new_mentions, _, _ = _paper(copy, "b", "New. Made in ethanol.")
+            LitStore(copy).insert(newer, new_chunks, new_mentions)  # rows numbered after the copy
+            assert [c.id for c in copy.iter_chunks()] == [c.id for c in chunks + new_chunks]

@@ -19,10 +19,7 @@ KB_CALL = re.compile(
     r"\b(?:self\.kb|self\._kb|ws\.kb|workspace\.kb|kb|ooc|source)\s*\.\s*(?:execute|executemany|connection)\b"
 )
 REMAINING = {
-    "extract/snippets.py": 5,
     "graph/export.py": 4,
-    "lit/evaluate.py": 1,
-    "lit/store.py": 21,
 }
 
 

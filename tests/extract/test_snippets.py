@@ -88,21 +88,20 @@ def test_unknown_file_types_and_missing_files_are_clear_errors(tmp_path):
 
 
 def test_ingested_documents_are_read_when_present_and_skipped_when_absent(kb_copy):
-    assert list(snippets_from_kb(kb_copy)) == []  # no documents table: nothing, no error
-    kb_copy.execute("CREATE TABLE documents (id TEXT PRIMARY KEY, title TEXT)")
-    kb_copy.execute(
-        "CREATE TABLE chunks (id INTEGER PRIMARY KEY, document_id TEXT, position INTEGER, text "
-        "TEXT)"
-    )
-    kb_copy.execute("INSERT INTO documents VALUES ('paper-1', 'Org. Lett. paper')")
-    kb_copy.execute("INSERT INTO chunks VALUES (1, 'paper-1', 1, ?)", ("The background is long.",))
-    kb_copy.execute("INSERT INTO chunks VALUES (2, 'paper-1', 0, ?)", (PROCEDURE,))
+    from chemground.lit.records import Chunk, Document
+    from chemground.lit.store import LitStore
+
+    assert list(snippets_from_kb(kb_copy)) == []  # no paper tables: nothing, no error
+    text = f"The background is long.\n\n{PROCEDURE}"
+    document = Document("paper-1", "0" * 64, "paper.txt", "text", text, title="Org. Lett. paper")
+    LitStore(kb_copy).insert(document, [Chunk("paper-1#0", "paper-1", 0, 0, len(text), text)])
     [snippet] = snippets_from_kb(kb_copy)
     assert (
         snippet.doc_id == "paper-1"
         and snippet.text == PROCEDURE
         and snippet.title == "Org. Lett. paper"
     )
+    assert list(snippets_from_kb(kb_copy, document_ids=["other"])) == []
 
 
 def test_hard_wrapped_text_is_unwrapped_into_paragraphs():

@@ -3,7 +3,7 @@
 Sources: plain text (paragraphs separated by blank lines, or one per line; a short heading
 line such as "Example 12" or "Synthesis of 4-bromoanisole" is kept as the next paragraph's
 title), the paragraph column of CSV/JSON Lines files (ORD reaction records included), and the
-documents already ingested into the KB for literature RAG (``documents``/``chunks`` tables).
+documents already ingested into the KB for literature RAG (``chemground lit add``).
 Paragraphs that do not read like a procedure (no quantity or temperature and no lab verb) are
 skipped unless asked otherwise, because asking an LLM about them costs money and finds nothing.
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from chemground.errors import ImportFileError
-from chemground.kb.sqlite_store import SQLiteKB
+from chemground.kb.store import KnowledgeBase
 
 TEXT_FIELDS = (
     "paragraph",
@@ -311,25 +311,20 @@ def _json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 # -- documents ingested for literature RAG -----------------------------------------------------
 
 
-def _columns(kb: SQLiteKB, table: str) -> list[str]:
-    return [row[1] for row in kb.execute(f"PRAGMA table_info({table})")]
+def kb_has_documents(kb: KnowledgeBase) -> bool:
+    """Whether papers were added to the KB (``chemground lit add``).
 
+    Args:
+        kb: the knowledge base (any backend).
 
-def _first(columns: list[str], candidates: tuple[str, ...]) -> str | None:
-    return next((c for c in candidates if c in columns), None)
-
-
-def kb_has_documents(kb: SQLiteKB) -> bool:
-    return (
-        kb.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'documents'"
-        ).fetchone()
-        is not None
-    )
+    Returns:
+        True when it stores at least one document.
+    """
+    return kb.paper_counts()[0] > 0
 
 
 def snippets_from_kb(
-    kb: SQLiteKB,
+    kb: KnowledgeBase,
     *,
     all_paragraphs: bool = False,
     max_chars: int = MAX_SNIPPET_CHARS,
@@ -337,57 +332,18 @@ def snippets_from_kb(
 ) -> Iterator[Snippet]:
     """Snippets of the documents ingested for literature RAG (nothing when there are none).
 
-    Reads the ``documents`` table's full text when it keeps one, else the document's ``chunks``
-    in order; each is split into paragraphs like a plain-text file.
+    Each document's cleaned text is split into paragraphs like a plain-text file.
+
+    Args:
+        kb: the knowledge base (any backend).
+        all_paragraphs: keep paragraphs that do not read like a procedure.
+        max_chars: the longest snippet; longer paragraphs are split at sentences.
+        document_ids: only these documents (default: all, by id).
+
+    Returns:
+        The snippets, document by document in id order.
     """
-    if not kb_has_documents(kb):
-        return
-    doc_columns = _columns(kb, "documents")
-    id_column = _first(doc_columns, ("id", "doc_id", "document_id"))
-    if id_column is None:
-        raise ImportFileError(
-            f"{kb.path}: the documents table has no id column (columns: {', '.join(doc_columns)})"
-        )
-    text_column = _first(doc_columns, ("text", "content", "full_text", "body"))
-    title_column = _first(doc_columns, ("title",))
-    chunk_columns = (
-        _columns(kb, "chunks")
-        if kb.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chunks'"
-        ).fetchone()
-        else []
-    )
-    chunk_doc = _first(chunk_columns, ("document_id", "doc_id", "document"))
-    chunk_text = _first(chunk_columns, ("text", "content", "body"))
-    chunk_order = (
-        _first(
-            chunk_columns,
-            ("position", "chunk_index", "ordinal", "idx", "seq", "start", "id", "rowid"),
-        )
-        or "rowid"
-    )
-    if text_column is None and (chunk_doc is None or chunk_text is None):
-        raise ImportFileError(
-            f"{kb.path}: cannot read document text: documents has columns {doc_columns} and chunks "
-            f"{chunk_columns or '(no table)'}"
-        )
-    select = (
-        f"SELECT {id_column}"
-        + (f", {title_column}" if title_column else ", NULL")
-        + (f", {text_column}" if text_column else ", NULL")
-        + " FROM documents"
-    )
-    params: list[Any] = []
-    if document_ids:
-        select += f" WHERE {id_column} IN ({','.join('?' * len(document_ids))})"
-        params = list(document_ids)
-    for doc_id, title, text in kb.execute(select + f" ORDER BY {id_column}", params).fetchall():
-        if not text:
-            rows = kb.execute(
-                f"SELECT {chunk_text} FROM chunks WHERE {chunk_doc} = ? ORDER BY {chunk_order}",
-                (doc_id,),
-            ).fetchall()
-            text = "\n\n".join(r[0] for r in rows if r[0])
+    for doc_id, title, text in kb.document_texts(document_ids):
         for index, (heading, paragraph) in enumerate(split_paragraphs(text or "", max_chars)):
             if _keep(paragraph, all_paragraphs):
                 yield Snippet(str(doc_id), index, paragraph, heading or title, "kb:documents")

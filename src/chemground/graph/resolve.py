@@ -5,10 +5,10 @@ from __future__ import annotations
 from chemground.chem.names import NameResolver
 from chemground.errors import NotFoundError
 from chemground.graph.export import molecule_key
-from chemground.kb.sqlite_store import SQLiteKB
+from chemground.kb.store import KnowledgeBase
 
 
-def molecule_key_for(text: str, resolver: NameResolver, kb: SQLiteKB) -> str:
+def molecule_key_for(text: str, resolver: NameResolver, kb: KnowledgeBase) -> str:
     """The graph key of ``text``: the KB compound's InChIKey, else the resolved structure's."""
     resolution = resolver.resolve(text)
     if resolution.compound_id is not None:

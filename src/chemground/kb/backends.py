@@ -7,12 +7,15 @@ the :class:`~chemground.kb.store.KnowledgeBase` that :func:`open_kb` returns.
 
 from __future__ import annotations
 
+import hashlib
+import os
+import re
 import tempfile
 import time
 from pathlib import Path
 
 from chemground.errors import ChemgroundError
-from chemground.kb.pg_store import is_postgres_url, normalize_url
+from chemground.kb.pg_store import is_postgres_url, normalize_url, shown_url
 from chemground.kb.store import KnowledgeBase
 from chemground.progress import Progress
 
@@ -40,6 +43,38 @@ def open_kb(location: str | Path, readonly: bool = False) -> KnowledgeBase:
     from chemground.kb.sqlite_store import SQLiteKB
 
     return SQLiteKB(Path(location), readonly=readonly)
+
+
+def location_key(location: str | Path) -> str:
+    """The text that names one KB on this machine (what caches of derived data are keyed by).
+
+    Args:
+        location: a SQLite file path or a PostgreSQL URL.
+
+    Returns:
+        The file's real path, or the database URL without its password.
+    """
+    if is_postgres_url(location):
+        return shown_url(normalize_url(location))
+    return os.path.realpath(Path(location).expanduser())
+
+
+def server_kb_folder(location: str | Path, base: Path) -> Path:
+    """A folder for files derived from a database KB (its reaction graph), under ``base``.
+
+    A SQLite KB keeps such files beside its file; a database has no folder of its own, so
+    they go under ``base`` (the cache folder), one folder per server and database.
+
+    Args:
+        location: a PostgreSQL URL.
+        base: the folder to put it under.
+
+    Returns:
+        ``<base>/servers/<database>-<hash of the URL without its password>``.
+    """
+    key = location_key(location)
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", key.rsplit("/", 1)[-1].split("?")[0]) or "db"
+    return Path(base) / "servers" / f"{name}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
 
 
 def kb_exists(location: str | Path) -> bool:

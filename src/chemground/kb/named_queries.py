@@ -166,6 +166,10 @@ class NamedQueries:
             )
         ]
 
+    def import_count(self) -> int:
+        """How many files were imported (rows of the imports ledger)."""
+        return int(self.execute("SELECT COUNT(*) FROM imports").fetchone()[0])
+
     def has_chunks(self) -> bool:
         """Whether papers were added (the KB holds at least one text chunk)."""
         return (

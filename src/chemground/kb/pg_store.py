@@ -11,6 +11,8 @@ the SQLite store (so a KB migrates row for row, ids and reaction order kept), pl
   similarity search.
 - ``reactions.tsv`` and ``compounds.tsv`` (generated ``tsvector`` columns, GIN-indexed) for
   full-text search, ranked by ``ts_rank`` instead of SQLite's BM25.
+- the paper tables of :mod:`chemground.kb.papers` (``documents``, ``chunks``,
+  ``chunk_mentions``), created when a first paper is added, as on SQLite.
 
 Writes are serialised by a table lock taken at the start of each outermost transaction
 (readers are never blocked); imports stream rows with ``COPY`` inside that one transaction,
@@ -29,7 +31,9 @@ from typing import Any, ClassVar
 from chemground.chem.names import DictionaryHit, normalize_name
 from chemground.chem.structure import Structure
 from chemground.errors import ChemgroundError, NotFoundError
+from chemground.kb.graph_rows import GraphRowQueries
 from chemground.kb.named_queries import NamedQueries
+from chemground.kb.papers import PAPER_COLUMNS, POSTGRES_PAPER_SCHEMA, PaperTables
 from chemground.kb.records import Compound, Conditions, Participant, Reaction, Role
 from chemground.kb.sqlite_store import (
     _COMPOUND_COLUMNS,
@@ -151,12 +155,6 @@ CREATE TABLE IF NOT EXISTS participants (
 CREATE INDEX IF NOT EXISTS participants_compound
     ON participants(compound_id, role, reaction_rowid, position) INCLUDE (reaction_id);
 
--- For callers outside kb/ that still send SQLite's catalogue query ("SELECT 1 FROM
--- sqlite_master WHERE name = ?") through execute(); to go once they use table_exists().
-CREATE OR REPLACE VIEW sqlite_master AS
-    SELECT 'table'::text AS type, tablename::text AS name, tablename::text AS tbl_name
-    FROM pg_tables WHERE schemaname = current_schema();
-
 CREATE TABLE IF NOT EXISTS imports (
     sha256 TEXT PRIMARY KEY,
     path TEXT NOT NULL,
@@ -191,6 +189,11 @@ def normalize_url(location: object) -> str:
     return f"{scheme}://{rest.lstrip('/')}"
 
 
+def shown_url(url: str) -> str:
+    """A connection URL as it may be shown or stored: the password masked (``***``)."""
+    return _PASSWORD.sub(r"\1***@", url)
+
+
 def _connect(url: str):
     try:
         import psycopg
@@ -203,8 +206,9 @@ def _connect(url: str):
         # short queries: JIT compilation (40-50 ms) costs more than any of them saves
         conn.execute("SET jit = off")
     except psycopg.Error as error:
-        shown = _PASSWORD.sub(r"\1***@", url)
-        raise ChemgroundError(f"cannot connect to the knowledge base {shown}: {error}") from None
+        raise ChemgroundError(
+            f"cannot connect to the knowledge base {shown_url(url)}: {error}"
+        ) from None
     return conn
 
 
@@ -237,7 +241,7 @@ def ensure_cartridge(conn) -> None:
         ) from None
 
 
-class PostgresKB(NamedQueries, KnowledgeBase):
+class PostgresKB(NamedQueries, GraphRowQueries, PaperTables, KnowledgeBase):
     """Knowledge base in a PostgreSQL database with the RDKit cartridge.
 
     Args:
@@ -251,9 +255,11 @@ class PostgresKB(NamedQueries, KnowledgeBase):
             schema version this chemground does not read.
     """
 
+    _PAPER_SCHEMA = POSTGRES_PAPER_SCHEMA
+
     def __init__(self, url: str, readonly: bool = False, create: bool = True) -> None:
         self.url = normalize_url(url)
-        self.path = _PASSWORD.sub(r"\1***@", self.url)  # shown in stats and messages
+        self.path = shown_url(self.url)  # shown in stats and messages
         self.readonly = readonly
         self._conn = _connect(self.url)
         self._lock = threading.RLock()
@@ -316,10 +322,19 @@ class PostgresKB(NamedQueries, KnowledgeBase):
         return self._q(sql, params, dict_row).fetchall()
 
     def execute(self, sql: str, params: Sequence[Any] = ()):
-        """Run SQLite-style SQL (``?`` placeholders) for callers not yet moved to named methods.
+        """Run SQLite-style SQL (``?`` placeholders): what the named methods both stores share
+        (named queries, graph rows, papers) send.
 
         Only portable SQL works (no FTS5 ``MATCH``, ``PRAGMA`` or ``sqlite_master``); the
-        schema's tables and columns are those of the SQLite store.
+        schema's tables and columns are those of the SQLite store. Callers outside ``kb/``
+        use the named methods instead (``tests/test_no_raw_sql.py``).
+
+        Args:
+            sql: the statement, with ``?`` placeholders.
+            params: its parameters.
+
+        Returns:
+            The psycopg cursor.
         """
         return self._q(_portable(sql), tuple(params))
 
@@ -382,10 +397,10 @@ class PostgresKB(NamedQueries, KnowledgeBase):
         """Drop every chemground table (``kb build --force``); the KB is closed afterwards."""
         self._require_writable()
         with self._lock, self._conn.transaction():
-            self._conn.execute("DROP VIEW IF EXISTS sqlite_master")
+            self._conn.execute("DROP VIEW IF EXISTS sqlite_master")  # made by earlier versions
             self._conn.execute(
-                "DROP TABLE IF EXISTS participants, reactions, compound_names, compound_keys, "
-                "imports, compounds, meta"
+                "DROP TABLE IF EXISTS chunk_mentions, chunks, documents, participants, reactions, "
+                "compound_names, compound_keys, imports, compounds, meta"
             )
         self.close()
 
@@ -970,11 +985,15 @@ class PostgresKB(NamedQueries, KnowledgeBase):
         "compound_keys": "inchikey, compound_id",
         "compound_names": "norm, compound_id, rank",
         "imports": "sha256, path, format, summary",
+        **PAPER_COLUMNS,
     }
 
     def copy_plain_rows(self, table: str, rows: Iterable[Sequence[Any]]) -> int:
-        """COPY rows into a table without cartridge columns (meta, names, keys, ledger)."""
+        """COPY rows into a table without cartridge columns (meta, names, keys, ledger,
+        papers: the paper tables are created first where they are missing)."""
         columns = self._PLAIN_TABLES[table]  # a fixed list: no table name from outside reaches SQL
+        if table in PAPER_COLUMNS:
+            self.ensure_paper_tables()
         count = 0
         with (
             self._lock,
@@ -1062,6 +1081,7 @@ class PostgresKB(NamedQueries, KnowledgeBase):
             "pg_namespace n "
             "ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'"
         )
+        documents, chunks = self.paper_counts()
         return KBStats(
             path=self.path,
             compounds=self._count("SELECT COUNT(*) FROM compounds"),
@@ -1084,6 +1104,8 @@ class PostgresKB(NamedQueries, KnowledgeBase):
                     "SELECT source, COUNT(*) FROM compounds GROUP BY source ORDER BY 2 DESC, 1"
                 )
             },
+            documents=documents,
+            chunks=chunks,
             size_bytes=size,
             meta=self.all_meta(),
         )

@@ -36,6 +36,8 @@ class SQLiteLedger:
         def _count(self, sql: str) -> int: ...
         def table_exists(self, name: str) -> bool: ...
         def all_meta(self) -> dict[str, str]: ...
+        def export_paper_rows(self, batch_size: int) -> Iterator[tuple[str, Any, int]]: ...
+        def paper_counts(self) -> tuple[int, int]: ...
 
     def import_record(self, sha256: str) -> dict[str, Any] | None:
         row = self.execute(
@@ -170,11 +172,13 @@ class SQLiteLedger:
             ]
             yield "reactions", (rows, participants), total
             last = rows[-1][0]
+        yield from self.export_paper_rows(batch_size)
 
     def stats(self) -> KBStats:
         size = sum(
             p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file()
         )
+        documents, chunks = self.paper_counts()
         return KBStats(
             path=str(self.path),
             compounds=self._count("SELECT COUNT(*) FROM compounds"),
@@ -197,12 +201,8 @@ class SQLiteLedger:
                     "SELECT source, COUNT(*) FROM compounds GROUP BY source ORDER BY 2 DESC"
                 )
             },
-            documents=self._count("SELECT COUNT(*) FROM documents")
-            if self._table_exists("documents")
-            else 0,
-            chunks=self._count("SELECT COUNT(*) FROM chunks")
-            if self._table_exists("chunks")
-            else 0,
+            documents=documents,
+            chunks=chunks,
             size_bytes=size,
             meta=self.all_meta(),
         )

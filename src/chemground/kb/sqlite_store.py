@@ -26,7 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from chemground.errors import ChemgroundError, NotFoundError
+from chemground.kb.graph_rows import GraphRowQueries
 from chemground.kb.named_queries import NamedQueries
+from chemground.kb.papers import SQLITE_PAPER_SCHEMA, PaperTables
 from chemground.kb.sqlite_compounds import SQLiteCompounds
 from chemground.kb.sqlite_ledger import SQLiteLedger
 from chemground.kb.sqlite_reactions import SQLiteReactions
@@ -128,10 +130,14 @@ class SQLiteKB(
     SQLiteTextSearch,
     SQLiteLedger,
     NamedQueries,
+    GraphRowQueries,
+    PaperTables,
     SQLiteStructureSearch,
     KnowledgeBase,
 ):
     """Knowledge base in one SQLite file."""
+
+    _PAPER_SCHEMA = SQLITE_PAPER_SCHEMA
 
     def __init__(self, path: str | Path, readonly: bool = False) -> None:
         self.path = Path(path)
@@ -290,6 +296,24 @@ class SQLiteKB(
         if not self.readonly:
             with self._lock:
                 self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+    def copy_to(self, target: str | Path) -> None:
+        """Write a consistent copy of the KB to a new file (``VACUUM INTO``), also of a KB
+        being written to in WAL mode or opened read-only.
+
+        Args:
+            target: the new file's path; it must not exist.
+
+        Raises:
+            FileExistsError: ``target`` exists. ChemgroundError: SQLite could not write it.
+        """
+        target = Path(target)
+        if target.exists():
+            raise FileExistsError(f"{target} exists; the KB copy needs a new file")
+        try:
+            self.execute("VACUUM INTO ?", (str(target),))
+        except sqlite3.Error as error:
+            raise ChemgroundError(f"cannot copy {self.path} to {target}: {error}") from error
 
     def close(self) -> None:
         self._stop_checkpointer()

@@ -15,8 +15,11 @@ from typing import Any
 
 from chemground.chem.names import DictionaryHit
 from chemground.chem.structure import Structure
+from chemground.kb.graph_rows import MoleculeRow, ParticipantRow, ReactionRow
+from chemground.kb.papers import MentionHit, MentionLike
 from chemground.kb.records import Compound, Reaction, Role
 from chemground.kb.structure_search import QueryFormat, ReactionMatch, StructureMatch
+from chemground.lit.records import Chunk, Document
 
 
 @dataclass
@@ -221,6 +224,95 @@ class KnowledgeBase(ABC):
     def remove_records(self, reaction_ids: Sequence[str], compound_ids: Sequence[int]) -> None:
         """Delete reactions and compounds (a benchmark's out-of-corpus copy); participants that
         named a removed compound keep their name and SMILES, without the link."""
+
+    @abstractmethod
+    def import_count(self) -> int:
+        """How many files were imported (rows of the imports ledger)."""
+
+    # -- graph export (see chemground.graph.export) --------------------------------------
+    @abstractmethod
+    def reaction_rows_after(self, rowid: int) -> list[ReactionRow]:
+        """The graph's reaction columns of every reaction stored after ``rowid``, in order."""
+
+    @abstractmethod
+    def participant_rows_after(self, rowid: int) -> list[ParticipantRow]:
+        """The participants of the reactions stored after ``rowid``, with their compound's
+        InChIKey and weight, by reaction then position."""
+
+    @abstractmethod
+    def molecule_rows(self, compound_ids: Iterable[int]) -> list[MoleculeRow]:
+        """The graph's molecule columns of these compounds (unknown ids left out), by id."""
+
+    # -- papers (see chemground.kb.papers) -----------------------------------------------
+    @abstractmethod
+    def has_paper_tables(self) -> bool:
+        """Whether the KB has the paper tables (created when a first paper is added)."""
+
+    @abstractmethod
+    def ensure_paper_tables(self) -> None:
+        """Create the paper tables where they are missing."""
+
+    @abstractmethod
+    def paper_counts(self) -> tuple[int, int]:
+        """(documents, chunks) stored."""
+
+    @abstractmethod
+    def add_document(
+        self,
+        document: Document,
+        chunks: Iterable[tuple[Chunk, Sequence[MentionLike]]],
+        replace: Iterable[str] = (),
+    ) -> int:
+        """Store a document, its chunks and their mentions in one transaction, first
+        deleting the documents in ``replace``; returns the number of chunks."""
+
+    @abstractmethod
+    def delete_document(self, document_id: str) -> None:
+        """Delete a document with its chunks (NotFoundError if there is none)."""
+
+    @abstractmethod
+    def find_documents(
+        self, *, sha256: str | None = None, path: str | None = None
+    ) -> list[Document]:
+        """Stored documents with this content hash and/or path."""
+
+    @abstractmethod
+    def list_documents(self) -> list[Document]:
+        """Every stored document, oldest first."""
+
+    @abstractmethod
+    def get_document(self, document_id: str) -> Document:
+        """One stored document (NotFoundError if there is none)."""
+
+    @abstractmethod
+    def document_titles(self, document_ids: Iterable[str]) -> dict[str, tuple[str | None, str]]:
+        """Document id -> (title, path)."""
+
+    @abstractmethod
+    def document_texts(
+        self, document_ids: Sequence[str] | None = None
+    ) -> Iterator[tuple[str, str | None, str]]:
+        """(id, title, text) of stored documents, by id (all when None)."""
+
+    @abstractmethod
+    def get_chunks(self, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
+        """Chunk id -> chunk, for the ids that are stored."""
+
+    @abstractmethod
+    def chunks_of_document(self, document_id: str) -> list[Chunk]:
+        """A document's chunks in order."""
+
+    @abstractmethod
+    def iter_chunks(self, batch_size: int = 2000) -> Iterator[Chunk]:
+        """Every chunk, in storage order."""
+
+    @abstractmethod
+    def chunks_mentioning(self, inchikeys: Iterable[str], limit: int = 5000) -> list[MentionHit]:
+        """Chunks naming these compounds (exact InChIKey first, then same skeleton)."""
+
+    @abstractmethod
+    def chunk_mentions(self, chunk_id: str) -> list[dict[str, Any]]:
+        """The compounds a chunk names, in text order."""
 
     def update_structure_index(self) -> int:
         """Bring the structure-search pre-screen up to date after writes; returns how many

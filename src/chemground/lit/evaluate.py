@@ -115,11 +115,8 @@ def build_corpus(
     folder = Path(tempfile.mkdtemp(prefix="chemground-lit-bench-"))
     kb_path = folder / "kb.sqlite"
     if base_kb is not None and base_kb.exists():
-        source = SQLiteKB(base_kb, readonly=True)
-        source.connection.execute(
-            f"VACUUM INTO '{kb_path}'"
-        )  # a consistent copy, even of a WAL database
-        source.close()
+        with SQLiteKB(base_kb, readonly=True) as source:
+            source.copy_to(kb_path)  # a consistent copy, even of a WAL database
     kb = SQLiteKB(kb_path)
     store = LitStore(kb)
     timings: dict[str, float] = {}

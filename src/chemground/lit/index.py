@@ -59,8 +59,19 @@ def stem_text(text: str) -> str:
     return " ".join(_STEMMER.stemWords(_WORD.findall(text.lower())))
 
 
-def default_index_dir(cache_dir: Path, kb_path: Path) -> Path:
-    key = hashlib.sha1(str(Path(kb_path).expanduser().resolve()).encode()).hexdigest()[:16]
+def default_index_dir(cache_dir: Path, kb_path: Path | str) -> Path:
+    """Where the literature index of a KB is kept.
+
+    Args:
+        cache_dir: the cache folder.
+        kb_path: the KB: a SQLite file or a PostgreSQL URL.
+
+    Returns:
+        ``<cache_dir>/lit-index/<hash of the KB's location key>``.
+    """
+    from chemground.kb.backends import location_key
+
+    key = hashlib.sha1(location_key(kb_path).encode()).hexdigest()[:16]
     return cache_dir / "lit-index" / key
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from chemground.errors import ChemgroundError
-from chemground.kb.sqlite_store import SQLiteKB
+from chemground.kb.store import KnowledgeBase
 from chemground.lit.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_OVERLAP, chunk_text
 from chemground.lit.cleaning import clean
 from chemground.lit.errors import DocumentReadError
@@ -195,7 +195,7 @@ class Ingestor:
 
     def __init__(
         self,
-        kb: SQLiteKB,
+        kb: KnowledgeBase,
         *,
         chunk_size: int = DEFAULT_CHUNK_SIZE,
         overlap: int = DEFAULT_OVERLAP,

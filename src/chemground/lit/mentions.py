@@ -26,7 +26,7 @@ from chemground.chem.structure import (
     structure_from_smiles,
 )
 from chemground.errors import ChemgroundError, StructureError
-from chemground.kb.sqlite_store import SQLiteKB
+from chemground.kb.store import KnowledgeBase
 
 MAX_WORDS = 5
 _TOKEN = re.compile(r"\S+")
@@ -510,7 +510,7 @@ class NameIndex(Protocol):
 class MemoryNameIndex:
     """All normalised dictionary names in a Python set: fast membership for bulk ingestion."""
 
-    def __init__(self, kb: SQLiteKB) -> None:
+    def __init__(self, kb: KnowledgeBase) -> None:
         self.names = kb.all_name_norms()
 
     def known(self, norms: Iterable[str]) -> set[str]:
@@ -520,7 +520,7 @@ class MemoryNameIndex:
 class SQLNameIndex:
     """One indexed look-up per batch of candidates: right for a question or a few texts."""
 
-    def __init__(self, kb: SQLiteKB) -> None:
+    def __init__(self, kb: KnowledgeBase) -> None:
         self.kb = kb
 
     def known(self, norms: Iterable[str]) -> set[str]:
@@ -576,7 +576,7 @@ class MentionFinder:
 
     def __init__(
         self,
-        kb: SQLiteKB,
+        kb: KnowledgeBase,
         names: NameIndex | None = None,
         resolver: NameResolver | None = None,
         max_words: int = MAX_WORDS,

@@ -24,7 +24,7 @@ import numpy as np
 from chemground.chem.names import NameResolver, normalize_name
 from chemground.errors import ChemgroundError
 from chemground.evidence import Evidence
-from chemground.kb.sqlite_store import SQLiteKB
+from chemground.kb.store import KnowledgeBase
 from chemground.lit.index import LitIndex, stem_text
 from chemground.lit.mentions import Mention, MentionFinder, SQLNameIndex
 from chemground.lit.store import LitStore
@@ -110,7 +110,7 @@ class LitRetriever:
 
     def __init__(
         self,
-        kb: SQLiteKB,
+        kb: KnowledgeBase,
         index: LitIndex,
         *,
         embedder=None,
