@@ -9,6 +9,8 @@ directly, never from the backend under test.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from rdkit import Chem
 
@@ -37,6 +39,29 @@ ROWS = [
     "acid,reflux,overnight,65\n",
 ]
 BAD_ROW = 'x1,X,"text",benzaldehyde,,benzoic acid,,,,hot-ish,2 h,very good\n'
+# Answered from the reaction graph (nitrobenzene -> aniline -> acetanilide in the small KB).
+ROUTE_QUESTIONS = (
+    "route from nitrobenzene to acetanilide",
+    "how do I make acetanilide from nitrobenzene?",
+    "what can I make from nitrobenzene in two steps?",
+)
+
+
+def _without_ids_and_timings(answer):
+    """An answer as both backends must give it: without evidence ids and timings (the
+    answer's ``timings_ms``, a tool run's ``elapsed_ms``)."""
+
+    def strip(value):
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in ("timings_ms", "elapsed_ms")}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    out = strip(answer)
+    for evidence in out.get("evidence", []):
+        evidence.pop("id", None)
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -361,16 +386,21 @@ def test_flags_and_removing_records(kb):
 def test_ask_answers_the_same_on_both_backends(
     postgres_server, pg_template, small_kb_path, opsin, tmp_path
 ):
-    """The table-RAG benchmark questions get the same answers (evidence ids aside) from the
-    SQLite KB and its PostgreSQL copy. Route questions need the reaction graph, which is
-    built from a SQLite file only: on PostgreSQL they must fail with a clear error."""
+    """Every table-RAG benchmark question (the benchmark's own items: 50 per task and input
+    format, seed 0, and its typo-perturbed variant) and route questions (answered from the
+    reaction graph, which each backend builds from its own KB) get the same ``ask --json``
+    answers, evidence ids and timings aside, from the SQLite KB and its PostgreSQL copy."""
     from chemground.bench.generate import generate
     from chemground.qa_factory import build_qa
     from chemground.settings import Settings
     from chemground.workspace import Workspace
 
     with SQLiteKB(small_kb_path, readonly=True) as source:
-        items = generate(source, per_task=2, seed=1)
+        items = generate(source, per_task=50, seed=0)
+        items += generate(source, per_task=50, seed=0, formats=("iupac",), perturb=1.0)
+    assert len({item.task for item in items}) == 8 and len(items) >= 1000
+    questions = [(item.id, item.question) for item in items]
+    questions += [(f"route-{i}", q) for i, q in enumerate(ROUTE_QUESTIONS)]
     url = postgres_server.new_database(template=pg_template)
     answers = {}
     for name, location in (("sqlite", small_kb_path), ("postgresql", url)):
@@ -379,25 +409,26 @@ def test_ask_answers_the_same_on_both_backends(
         )
         qa = build_qa(workspace)
         out = []
-        for item in items:
+        for item_id, question in questions:
             try:
-                data = qa.ask(item.question, id=item.id).to_json()
+                data = qa.ask(question, id=item_id).to_json()
             except ChemgroundError as error:
                 data = {"error": str(error)}
-            for evidence in data.get("evidence", []):
-                evidence.pop("id", None)
-            data.pop("timings_ms", None)
-            out.append(data)
+            out.append(_without_ids_and_timings(data))
         answers[name] = out
         workspace.close()
-    compared = 0
-    for item, a, b in zip(items, answers["sqlite"], answers["postgresql"]):
-        if a.get("method") == "routes":
-            assert "error" in b or b.get("status") == "error", item.question
-            continue
-        assert a == b, item.question
-        compared += 1
-    assert compared >= len(items) - 2 and compared >= 20
+    differing = [
+        question
+        for (_, question), a, b in zip(
+            questions, answers["sqlite"], answers["postgresql"], strict=True
+        )
+        if a != b
+    ]
+    assert not differing, differing[:5]
+    routes = answers["postgresql"][-len(ROUTE_QUESTIONS) :]
+    assert all(a["method"] == "routes" and a["evidence"] for a in routes), routes
+    assert "aniline" in json.dumps(routes[0]).lower()
+    assert not any("error" in a for a in answers["postgresql"])
 
 
 def test_build_into_an_empty_database_and_drop(postgres_server, small_kb):

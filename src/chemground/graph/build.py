@@ -27,7 +27,8 @@ from chemground.graph.config import (
 )
 from chemground.graph.export import export_tables, kb_fingerprint
 from chemground.graph.schema import SCHEMA_VERSION
-from chemground.kb.sqlite_store import SQLiteKB
+from chemground.kb.backends import kb_exists, open_kb
+from chemground.kb.store import KnowledgeBase
 from chemground.progress import Progress
 
 
@@ -51,10 +52,10 @@ class BuildSummary:
         return asdict(self)
 
 
-def _manifest(fingerprint: dict[str, Any], kb_path: Path, max_rowid: int) -> dict[str, Any]:
+def _manifest(fingerprint: dict[str, Any], kb_path: Path | str, max_rowid: int) -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION,
-        "kb_path": str(kb_path),
+        "kb_path": str(kb_path),  # a database URL as shown: without its password
         "kb": fingerprint,
         "exported_max_rowid": max_rowid,
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
@@ -81,7 +82,7 @@ def _counts_dict(counts: GraphCounts) -> dict[str, Any]:
 
 def _fill(
     backend: GraphBackend,
-    kb: SQLiteKB,
+    kb: KnowledgeBase,
     since_rowid: int,
     summary: BuildSummary,
     progress: Progress | None,
@@ -108,7 +109,7 @@ def _fill(
 
 
 def graph_is_current(
-    kb_path: Path, settings: GraphSettings | None = None, kb: SQLiteKB | None = None
+    kb_path: Path, settings: GraphSettings | None = None, kb: KnowledgeBase | None = None
 ) -> bool:
     """True when the embedded graph of ``kb_path`` exists and was built from the KB as it is now."""
     folder = graph_dir_for(Path(kb_path), settings)
@@ -120,7 +121,7 @@ def graph_is_current(
     except (OSError, ValueError):
         return False
     own = kb is None
-    kb = kb or SQLiteKB(kb_path, readonly=True)
+    kb = kb or open_kb(kb_path, readonly=True)
     try:
         return _plan(manifest, kb_fingerprint(kb), False) == "unchanged"
     finally:
@@ -139,11 +140,10 @@ def build_graph(
     """Build or update the reaction graph of the KB at ``kb_path``; returns what was done."""
     settings = settings or GraphSettings()
     backend = backend or settings.graph_backend
-    kb_path = Path(kb_path)
-    if not kb_path.exists():
+    if not kb_exists(kb_path):
         raise NotFoundError(f"no knowledge base at {kb_path}; build it with `chemground kb build`")
     started = time.perf_counter()
-    kb = SQLiteKB(kb_path, readonly=True)
+    kb = open_kb(kb_path, readonly=True)
     try:
         if backend == "neo4j":
             summary = _build_neo4j(kb, kb_path, settings, full, progress)
@@ -156,7 +156,7 @@ def build_graph(
 
 
 def _build_ladybug(
-    kb: SQLiteKB, kb_path: Path, folder: Path, full: bool, progress: Progress | None
+    kb: KnowledgeBase, kb_path: Path, folder: Path, full: bool, progress: Progress | None
 ) -> BuildSummary:
     from chemground.graph.ladybug_backend import LadybugBackend
 
@@ -202,7 +202,7 @@ def _build_ladybug(
         for new_file in staging.iterdir():  # the graph file and anything the engine keeps beside it
             new_file.replace(folder / new_file.name)
         manifest_path.write_text(
-            json.dumps(_manifest(fingerprint, kb_path, max(max_rowid, since)), indent=2)
+            json.dumps(_manifest(fingerprint, kb.path, max(max_rowid, since)), indent=2)
         )
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -211,7 +211,11 @@ def _build_ladybug(
 
 
 def _build_neo4j(
-    kb: SQLiteKB, kb_path: Path, settings: GraphSettings, full: bool, progress: Progress | None
+    kb: KnowledgeBase,
+    kb_path: Path,
+    settings: GraphSettings,
+    full: bool,
+    progress: Progress | None,
 ) -> BuildSummary:
     graph = open_neo4j(settings)
     try:
@@ -227,7 +231,7 @@ def _build_neo4j(
             else:
                 since, existing = int(manifest["exported_max_rowid"]), graph.molecule_keys()  # type: ignore[index]
             max_rowid = _fill(graph, kb, since, summary, progress, existing)
-            graph.write_manifest(_manifest(fingerprint, kb_path, max(max_rowid, since)))  # type: ignore[attr-defined]
+            graph.write_manifest(_manifest(fingerprint, kb.path, max(max_rowid, since)))  # type: ignore[attr-defined]
         summary.counts = _counts_dict(graph.counts())
         return summary
     finally:

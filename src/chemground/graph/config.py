@@ -46,6 +46,12 @@ def graph_dir_for(kb_path: Path, settings: GraphSettings | None = None) -> Path:
     settings = settings or GraphSettings()
     if settings.graph_dir is not None:
         return Path(settings.graph_dir).expanduser()
+    from chemground.kb.backends import is_postgres_url, server_kb_folder
+
+    if is_postgres_url(kb_path):  # a database has no folder: the graph goes to the cache
+        from chemground.settings import get_settings as current_settings
+
+        return server_kb_folder(kb_path, current_settings().cache_dir) / "graph"
     kb_path = Path(kb_path)
     return kb_path.with_name(kb_path.name + ".graph")
 
@@ -58,6 +64,10 @@ def cache_graph_dir(kb_path: Path, cache_dir: Path) -> Path:
     import hashlib
     import os
 
+    from chemground.kb.backends import is_postgres_url, server_kb_folder
+
+    if is_postgres_url(kb_path):  # never beside a database: its graph is in a cache already
+        return server_kb_folder(kb_path, cache_dir) / "graph"
     real = os.path.realpath(Path(kb_path).expanduser())
     try:
         info = os.stat(real)

@@ -1,14 +1,15 @@
 """Reading the knowledge base into graph tables (columns, not objects), ready for bulk loading.
 
-Reads the KB's SQLite tables directly, because building 50k ``Reaction`` models only to
-flatten them again would cost most of the rebuild time. Participants that are not linked to
-a compound and have no structure are left out (a name alone is no identity: "title
-compound" would join unrelated reactions) and counted in the summary.
+Reads the KB's graph rows (:mod:`chemground.kb.graph_rows`) through the
+:class:`~chemground.kb.store.KnowledgeBase` interface, so the graph builds from a SQLite or a
+PostgreSQL KB alike, and no ``Reaction`` models are built only to be flattened again.
+Participants that are not linked to a compound and have no structure are left out (a name
+alone is no identity: "title compound" would join unrelated reactions) and counted in the
+summary.
 """
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +18,8 @@ import pyarrow as pa
 
 from chemground.graph.schema import MOLECULE, REACTION, REL_BY_ROLE, RELATIONSHIPS
 from chemground.kb.records import Role
-from chemground.kb.sqlite_store import SQLiteKB
+from chemground.kb.store import KnowledgeBase
+from chemground.progress import Progress
 
 _ARROW_TYPES = {
     "STRING": pa.string(),
@@ -144,75 +146,81 @@ class GraphTables:
         return sum(t.num_rows for t in self.edges.values())
 
 
-def kb_fingerprint(kb: SQLiteKB) -> dict[str, Any]:
-    """What decides whether a graph built earlier is still up to date with ``kb``."""
-    row = kb.execute(
-        "SELECT (SELECT COUNT(*) FROM reactions), (SELECT COALESCE(MAX(rowid), 0) FROM reactions), "
-        "(SELECT COUNT(*) FROM compounds), (SELECT COALESCE(MAX(id), 0) FROM compounds), "
-        "(SELECT COUNT(*) FROM imports)"
-    ).fetchone()
+def kb_fingerprint(kb: KnowledgeBase) -> dict[str, Any]:
+    """What decides whether a graph built earlier is still up to date with ``kb``.
+
+    Args:
+        kb: the knowledge base (any backend).
+
+    Returns:
+        Reaction and compound counts and last ids, and the number of imports.
+    """
+    compounds, max_compound_id, reactions, max_rowid = kb.records_state()
     return {
-        "reactions": row[0],
-        "max_rowid": row[1],
-        "compounds": row[2],
-        "max_compound_id": row[3],
-        "imports": row[4],
+        "reactions": reactions,
+        "max_rowid": max_rowid,
+        "compounds": compounds,
+        "max_compound_id": max_compound_id,
+        "imports": kb.import_count(),
     }
 
 
 def export_tables(
-    kb: SQLiteKB, since_rowid: int = 0, existing_molecules: set[str] | None = None, progress=None
+    kb: KnowledgeBase,
+    since_rowid: int = 0,
+    existing_molecules: set[str] | None = None,
+    progress: Progress | None = None,
 ) -> GraphTables:
-    """Graph tables for the KB reactions with rowid > ``since_rowid``.
+    """Graph tables for the KB reactions stored after ``since_rowid``.
 
-    ``existing_molecules`` (node keys already in the graph) are not exported again, which is
-    what makes an incremental update append-only.
+    Args:
+        kb: the knowledge base (any backend).
+        since_rowid: the last reaction already in the graph (0: all).
+        existing_molecules: node keys already in the graph, not exported again (what makes
+            an incremental update append-only).
+        progress: called with ("export", done, total).
+
+    Returns:
+        The node and edge tables, and what was left out.
     """
     existing = existing_molecules or set()
-    reaction_rows = kb.execute(
-        "SELECT rowid, id, source, dataset, title, reaction_class, reaction_smiles, yield_percent, "
-        "temperature_c, "
-        "temperature_text, time_h, pressure_bar, ph, atmosphere FROM reactions WHERE rowid > ? "
-        "ORDER BY rowid",
-        (since_rowid,),
-    ).fetchall()
+    reaction_rows = kb.reaction_rows_after(since_rowid)
     if progress:
         progress("export", 0, len(reaction_rows))
     reaction_id: dict[int, str] = {}
     reactions: dict[str, list] = {p.name: [] for p in REACTION.properties}
     max_rowid = since_rowid
     for row in reaction_rows:
-        rowid, rid = row[0], row[1]
-        reaction_id[rowid] = rid
-        max_rowid = max(max_rowid, rowid)
+        reaction_id[row.rowid] = row.id
+        max_rowid = max(max_rowid, row.rowid)
         values = {
-            "id": rid,
-            "source": row[2],
-            "dataset": row[3],
-            "title": row[4],
-            "reaction_class": row[5],
-            "reaction_smiles": row[6],
-            "yield_percent": row[7],
-            "temperature_c": row[8],
-            "temperature_text": row[9],
-            "time_h": row[10],
-            "pressure_bar": row[11],
-            "ph": row[12],
-            "atmosphere": row[13],
-            "conditions": conditions_text(row[8], row[9], row[10], row[12], row[11], row[13]),
+            "id": row.id,
+            "source": row.source,
+            "dataset": row.dataset,
+            "title": row.title,
+            "reaction_class": row.reaction_class,
+            "reaction_smiles": row.reaction_smiles,
+            "yield_percent": row.yield_percent,
+            "temperature_c": row.temperature_c,
+            "temperature_text": row.temperature_text,
+            "time_h": row.time_h,
+            "pressure_bar": row.pressure_bar,
+            "ph": row.ph,
+            "atmosphere": row.atmosphere,
+            "conditions": conditions_text(
+                row.temperature_c,
+                row.temperature_text,
+                row.time_h,
+                row.ph,
+                row.pressure_bar,
+                row.atmosphere,
+            ),
             "main_product": None,
         }
         for name, column in reactions.items():
             column.append(values[name])
 
-    participant_rows = kb.execute(
-        "SELECT p.reaction_rowid, p.position, p.role, p.compound_id, p.inchikey, p.smiles, p.name, "
-        "p.amount, "
-        "c.inchikey, c.molecular_weight FROM participants p LEFT JOIN compounds c ON c.id = "
-        "p.compound_id "
-        "WHERE p.reaction_rowid > ? ORDER BY p.reaction_rowid, p.position",
-        (since_rowid,),
-    ).fetchall()
+    participant_rows = kb.participant_rows_after(since_rowid)
     edges: dict[str, dict[str, list]] = {
         rel.type: {"from": [], "to": [], **{p.name: [] for p in rel.properties}}
         for rel in RELATIONSHIPS
@@ -277,32 +285,26 @@ def export_tables(
         for name, column in molecules.items():
             column.append(values.get(name))
 
-    ids = sorted(needed_compounds)
-    for start in range(0, len(ids), 900):
-        chunk = ids[start : start + 900]
-        for row in kb.execute(
-            "SELECT id, inchikey, smiles, common_name, iupac_name, synonyms, formula, "
-            "molecular_weight "
-            f"FROM compounds WHERE id IN ({','.join('?' * len(chunk))})",
-            chunk,
-        ):
-            key = molecule_key(row[1], row[0])
-            if key in existing:
-                continue
-            existing.add(key)
-            first_synonym = (json.loads(row[5]) or [None])[0] if not (row[3] or row[4]) else None
-            add_molecule(
-                {
-                    "key": key,
-                    "inchikey": row[1],
-                    "smiles": row[2],
-                    "name": row[3] or row[4] or first_synonym or row[2],
-                    "iupac_name": row[4],
-                    "formula": row[6],
-                    "molecular_weight": row[7],
-                    "compound_id": row[0],
-                }
-            )
+    for row in kb.molecule_rows(needed_compounds):
+        key = molecule_key(row.inchikey, row.id)
+        if key in existing:
+            continue
+        existing.add(key)
+        first_synonym = (
+            (row.synonyms or [None])[0] if not (row.common_name or row.iupac_name) else None
+        )
+        add_molecule(
+            {
+                "key": key,
+                "inchikey": row.inchikey,
+                "smiles": row.smiles,
+                "name": row.common_name or row.iupac_name or first_synonym or row.smiles,
+                "iupac_name": row.iupac_name,
+                "formula": row.formula,
+                "molecular_weight": row.molecular_weight,
+                "compound_id": row.id,
+            }
+        )
     for key, (smiles, name) in orphan_molecules.items():
         if key in existing:
             continue
