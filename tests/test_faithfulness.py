@@ -184,6 +184,28 @@ def test_a_name_written_in_the_passages_or_naming_their_compound(finder):
     assert bad.kinds == ["name-not-in-evidence"]
 
 
+def test_a_formula_answer_without_a_formula_gives_no_value():
+    """The real 0.5B model answered "caffeine" to "What is the molecular formula of caffeine?"."""
+    from chemground.reasoning.query import Aspect, QueryTuple
+
+    query = QueryTuple(question="Formula of caffeine?", level="compound", aspect=Aspect.FORMULA)
+    record = {"name": "caffeine", "formula": "C8H10N4O2", "smiles": "Cn1cnc2c1c(=O)n(C)c(=O)n2C"}
+    evidence = [Evidence(kind="compound", id="c1", score=1.0, record=record)]
+    assert check_faithfulness("caffeine", evidence, query=query).kinds == ["no-value"]
+    assert check_faithfulness("C9H10N4O2", evidence, query=query).kinds == [
+        "formula-not-in-evidence"
+    ]
+    assert check_faithfulness("C8H10N4O2", evidence, query=query).supported
+
+
+def test_a_name_is_no_molecular_weight(qa):
+    """The real 0.5B model's adaptive reasoner answered "aspirin" to "What is the molecular
+    weight of aspirin?"; the name is in the evidence, but it is not a weight."""
+    scripted(qa, ["1. Read the weight.", "[E1] is aspirin.", "Answer: aspirin"])
+    answer = qa.ask("What is the molecular weight of aspirin?", reasoner="adaptive")
+    assert answer.status == "unsupported" and answer.trace["faithfulness"]["kinds"] == ["no-value"]
+
+
 def test_no_evidence_and_garbage():
     assert check_faithfulness("???", []).kinds == ["garbled"]
     assert check_faithfulness("0.55", []).kinds == ["no-evidence"]

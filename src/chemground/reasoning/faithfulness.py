@@ -78,6 +78,7 @@ _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 _NAME_KEYS = ("name", "synonym", "title")
 _NO_NUMBER_KEYS = ("name", "synonym", "smiles", "inchi", "formula", "title", "url", "path", "doi")
 _SKIPPED_NUMBER_KEYS = ("score", "rank", "cid", "elapsed_ms", "elapsed", "start", "end", "page")
+_WORDED_ASPECTS = {Aspect.TEMPERATURE, Aspect.TIME, Aspect.YIELD}  # may be given in words
 _DERIVED_FROM_QUESTION = {
     Aspect.MOLECULAR_WEIGHT,
     Aspect.EXACT_MASS,
@@ -829,7 +830,8 @@ def _check_value(
     if aspect in NUMERIC:
         checked.append("numbers")
         if not isinstance(value, (int, float)):
-            if facts.mentions_name(text, reverse=False):  # "room temperature", as the record says
+            # "room temperature", "overnight", as the record says; never a name for a mass
+            if aspect in _WORDED_ASPECTS and facts.mentions_name(text, reverse=False):
                 checked[-1] = "text"
                 return True
             report.problem, report.garbled = "no-value", True
@@ -894,6 +896,12 @@ def _check_value(
         return _check_names(report, facts, names, finder, checked)
     if aspect == Aspect.FORMULA:
         checked.append("formula")
+        if not _FORMULA.search(text.translate(_SUBSCRIPTS).replace(" ", "")):
+            report.problem, report.garbled = "no-value", True
+            report.reason = (
+                f"the answer gives no formula to check against the evidence: {text[:80]!r}"
+            )
+            return True
         ok = facts.has_formula(text)
         report.claims.append(
             Claim(
