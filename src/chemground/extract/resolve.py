@@ -28,7 +28,7 @@ from chemground.chem.structure import (
 )
 from chemground.errors import ChemgroundError, StructureError
 from chemground.kb.importers.base import is_generic_name
-from chemground.kb.sqlite_store import SQLiteKB
+from chemground.kb.store import KnowledgeBase
 from chemground.pubchem import PubChem
 
 SOURCES = ("smiles", "dictionary", "spelling", "formula", "opsin", "pubchem")
@@ -176,7 +176,7 @@ class CompoundLookup:
     """Resolves names for the extraction pipeline; thread-safe for reads, cached per name."""
 
     def __init__(
-        self, kb: SQLiteKB, opsin: Opsin | None = None, pubchem: PubChem | None = None
+        self, kb: KnowledgeBase, opsin: Opsin | None = None, pubchem: PubChem | None = None
     ) -> None:
         self.kb = kb
         self.opsin = opsin

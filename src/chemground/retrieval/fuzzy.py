@@ -15,7 +15,8 @@ from rapidfuzz.distance import LCSseq
 
 from chemground.chem.names import normalize_name
 from chemground.chem.structure import MAX_NAME_CHARS
-from chemground.kb.sqlite_store import CURATED_DICTIONARY_SOURCES, SQLiteKB
+from chemground.kb.sqlite_store import CURATED_DICTIONARY_SOURCES
+from chemground.kb.store import KnowledgeBase
 
 DEFAULT_MIN_SCORE = 85.0
 
@@ -35,7 +36,7 @@ class FuzzyNameIndex:
     """Names worth correcting towards: every IUPAC and common name, all names of the curated
     dictionary files and abbreviations, and the names reactions use."""
 
-    def __init__(self, kb: SQLiteKB) -> None:
+    def __init__(self, kb: KnowledgeBase) -> None:
         self.kb = kb
         self._buckets: dict[int, list[str]] | None = None
         self._owner: dict[str, tuple[str, int]] = {}

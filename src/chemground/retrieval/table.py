@@ -23,7 +23,7 @@ from chemground.chem.fingerprints import morgan_fingerprint
 from chemground.chem.structure import release_memory, structure_from_smiles
 from chemground.evidence import Evidence
 from chemground.kb.records import Role
-from chemground.kb.sqlite_store import SQLiteKB
+from chemground.kb.store import KnowledgeBase
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.reaction_classes import (
     ClassMention,
@@ -68,7 +68,7 @@ class _Target:
 class TableRetriever:
     name = "table"
 
-    def __init__(self, kb: SQLiteKB, fuzzy: FuzzyNameIndex | None = None, routes=None) -> None:
+    def __init__(self, kb: KnowledgeBase, fuzzy: FuzzyNameIndex | None = None, routes=None) -> None:
         self.kb = kb
         self.fuzzy = fuzzy
         self.routes = routes  # a RouteRetriever: route questions need paths, not rows

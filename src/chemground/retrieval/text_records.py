@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 
 from chemground.evidence import Evidence
-from chemground.kb.sqlite_store import SQLiteKB
+from chemground.kb.store import KnowledgeBase
 from chemground.reasoning.query import QueryTuple
 from chemground.retrieval.bm25 import BM25Index
 from chemground.retrieval.records import (
@@ -25,14 +25,14 @@ from chemground.retrieval.records import (
 )
 
 
-def kb_stamp(kb: SQLiteKB) -> str:
+def kb_stamp(kb: KnowledgeBase) -> str:
     """Changes whenever records are added (ids only grow) or the KB file is replaced."""
     place = kb.path.resolve() if hasattr(kb.path, "resolve") else kb.path  # a file or a URL
     text = f"{place}|{kb.records_state()}|{kb.get_meta('built_seconds')}"
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
-def iter_record_texts(kb: SQLiteKB, include_compounds: bool = True):
+def iter_record_texts(kb: KnowledgeBase, include_compounds: bool = True):
     """(record id, text) for every reaction and (optionally) every compound."""
     for reaction in kb.iter_reactions():
         yield f"reaction:{reaction.id}", reaction_text(reaction)
@@ -41,7 +41,9 @@ def iter_record_texts(kb: SQLiteKB, include_compounds: bool = True):
             yield f"compound:{compound.id}", compound_text(compound)
 
 
-def evidence_for(kb: SQLiteKB, hits: list[tuple[str, float]], retriever: str) -> list[Evidence]:
+def evidence_for(
+    kb: KnowledgeBase, hits: list[tuple[str, float]], retriever: str
+) -> list[Evidence]:
     reaction_ids = [h.split(":", 1)[1] for h, _ in hits if h.startswith("reaction:")]
     compound_ids = [int(h.split(":", 1)[1]) for h, _ in hits if h.startswith("compound:")]
     reactions = kb.get_reactions(reaction_ids)
@@ -76,7 +78,7 @@ def evidence_for(kb: SQLiteKB, hits: list[tuple[str, float]], retriever: str) ->
     return out
 
 
-def load_or_build(folder: Path, kb: SQLiteKB, load, build):
+def load_or_build(folder: Path, kb: KnowledgeBase, load, build):
     """The record index saved in ``folder``, or one built from the KB's record texts with
     ``build(texts, ids)`` and saved atomically (a half-written index is never loaded)."""
     if (folder / "ids.json").exists():
@@ -108,7 +110,7 @@ class BM25RecordRetriever:
 
     name = "bm25"
 
-    def __init__(self, kb: SQLiteKB, cache_dir: Path) -> None:
+    def __init__(self, kb: KnowledgeBase, cache_dir: Path) -> None:
         self.kb = kb
         self.folder = cache_dir / "indexes" / f"bm25-{kb_stamp(kb)}"
         self._index: BM25Index | None = None
@@ -129,7 +131,7 @@ class DenseRecordRetriever:
 
     name = "dense"
 
-    def __init__(self, kb: SQLiteKB, cache_dir: Path, progress=None) -> None:
+    def __init__(self, kb: KnowledgeBase, cache_dir: Path, progress=None) -> None:
         self.kb = kb
         self.cache_dir = cache_dir
         self.folder = cache_dir / "indexes" / f"dense-{kb_stamp(kb)}"
