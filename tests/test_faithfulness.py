@@ -198,6 +198,15 @@ def test_a_formula_answer_without_a_formula_gives_no_value():
     assert check_faithfulness("C8H10N4O2", evidence, query=query).supported
 
 
+def test_a_wrong_formula_is_one_claim_not_also_a_name(qa):
+    """The 0.5B model's adaptive reasoner answered "C6H12O" for caffeine: one formula claim
+    (the finder also reads the formula as a compound; it is not blamed twice)."""
+    scripted(qa, ["1. Read the formula.", "[E1] is caffeine.", "Answer: C6H12O"])
+    answer = qa.ask("What is the molecular formula of caffeine?", reasoner="adaptive")
+    assert answer.status == "unsupported"
+    assert answer.trace["faithfulness"]["kinds"] == ["formula-not-in-evidence"]
+
+
 def test_a_name_is_no_molecular_weight(qa):
     """The real 0.5B model's adaptive reasoner answered "aspirin" to "What is the molecular
     weight of aspirin?"; the name is in the evidence, but it is not a weight."""

@@ -765,7 +765,7 @@ def _check_number(facts: Facts, claim: _NumberClaim) -> Claim:
 def _not_the_value(mentions: list[Mention], report: FaithfulnessReport) -> list[Mention]:
     """The mentions the typed value's claims do not already account for (the names or SMILES
     the value was read from are not checked twice)."""
-    values = [c.text for c in report.claims if c.kind == "value"]
+    values = [c.text for c in report.claims if c.kind in ("value", "formula")]
     if not values:
         return mentions
     norms = [_norm(v) for v in values]
