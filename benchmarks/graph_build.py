@@ -18,7 +18,7 @@ from pathlib import Path
 from graph_common import DEFAULT_KB, machine_note, ord_kb, write_section
 
 from chemground.graph.build import build_graph
-from chemground.graph.config import GraphSettings
+from chemground.settings import GraphSettings
 
 
 def scaled_copy(source: Path, copies: int) -> Path:
@@ -55,7 +55,7 @@ def scaled_copy(source: Path, copies: int) -> Path:
 
 
 def measure(kb_path: Path) -> dict:
-    settings = GraphSettings(graph_dir=None)
+    settings = GraphSettings()
     full = build_graph(kb_path, settings=settings, full=True)
     started = time.perf_counter()
     noop = build_graph(kb_path, settings=settings)

@@ -16,8 +16,9 @@ import time
 from graph_common import DEFAULT_KB, machine_note, ord_kb, write_section
 
 from chemground.graph.build import build_graph
-from chemground.graph.config import GraphSettings, open_graph
+from chemground.graph.config import open_graph
 from chemground.graph.routes import find_routes, forward_products
+from chemground.settings import GraphSettings
 
 SAMPLES = 100
 
@@ -29,7 +30,7 @@ def percentile(values, q):
 
 def main() -> None:
     kb = ord_kb(DEFAULT_KB)
-    build_graph(kb, settings=GraphSettings(graph_dir=None))
+    build_graph(kb, settings=GraphSettings())
     graph = open_graph(kb)
     chains = graph.query(
         "MATCH (s:Molecule)-[:REACTANT_OF]->(r1:Reaction)-[:PRODUCES]->(i1:Molecule)-[:REACTANT_OF]->"

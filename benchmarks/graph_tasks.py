@@ -18,12 +18,13 @@ from graph_common import DEFAULT_KB, machine_note, ord_kb, write_section
 from chemground.graph.bench.generate import generate_tasks, task_counts
 from chemground.graph.bench.run import reference_prediction, run_benchmark
 from chemground.graph.build import build_graph
-from chemground.graph.config import GraphSettings, open_graph
+from chemground.graph.config import open_graph
 from chemground.kb.build import build_kb
+from chemground.settings import GraphSettings
 
 
 def sizes(kb: Path, per_type: int) -> tuple[dict, float, float, dict]:
-    build_graph(kb, settings=GraphSettings(graph_dir=None))
+    build_graph(kb, settings=GraphSettings())
     with open_graph(kb) as graph:
         started = time.perf_counter()
         tasks = generate_tasks(graph, per_type=per_type, seed=0)

@@ -186,7 +186,7 @@ def time_questions(location: str, cache_dir: Path, questions: list[str]) -> dict
     from chemground.settings import Settings
     from chemground.workspace import Workspace
 
-    workspace = Workspace(Settings(kb_path=location, cache_dir=cache_dir), readonly=True)
+    workspace = Workspace(Settings(kb={"path": location}, cache_dir=cache_dir), readonly=True)
     qa = build_qa(workspace)
     for q in questions[:10]:  # warm-up: indexes, caches, OPSIN
         try:

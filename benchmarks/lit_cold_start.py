@@ -54,7 +54,7 @@ def main() -> int:
     if not NEG.is_file():
         print(f"SKIP: ChemLit-QA not found under {DATA}")
         return 0
-    kb = get_settings().kb_path
+    kb = get_settings().kb.path
     if not kb.exists():
         print(f"SKIP: no KB at {kb}")
         return 0

@@ -133,11 +133,11 @@ def main() -> int:
         print(f"SKIP: dense search unavailable ({dense_available()[1]})")
         return 0
     settings = get_settings()
-    kb_path = args.kb or settings.kb_path
+    kb_path = args.kb or settings.kb.path
     if not kb_path.exists():
         print(f"SKIP: no KB at {kb_path} for the mention channel (pass --kb)")
         return 0
-    settings = settings.with_overrides(kb_path=kb_path)
+    settings = settings.with_overrides(kb={"path": kb_path})
     from chemground.retrieval.embeddings import Embedder
 
     started = time.perf_counter()
@@ -206,7 +206,9 @@ def main() -> int:
             from chemground.retrieval.rerank import LLMReranker
 
             llm = llm_from_settings(
-                settings.with_overrides(llm_base_url=args.llm_base_url, llm_model=args.llm_model)
+                settings.with_overrides(
+                    llm={"base_url": args.llm_base_url, "model": args.llm_model}
+                )
             )
             reranker = LLMReranker(llm)
             rng = random.Random(0)

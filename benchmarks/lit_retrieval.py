@@ -64,7 +64,7 @@ def main() -> int:
         return 0
     dense = not args.no_dense and dense_available()[0]
     settings = get_settings()
-    kb_path = args.kb or settings.kb_path
+    kb_path = args.kb or settings.kb.path
     temp = None
     if not kb_path.exists():
         from chemground.kb.build import build_kb
@@ -73,7 +73,7 @@ def main() -> int:
         kb_path = Path(temp.name) / "kb.sqlite"
         print(f"building a KB for the mention channel at {kb_path} ...")
         build_kb(kb_path).close()
-    settings = settings.with_overrides(kb_path=kb_path)
+    settings = settings.with_overrides(kb={"path": kb_path})
     records = {name: read_qac_csv(path) for name, path in FILES.items()}
     embedder = None
     if dense:

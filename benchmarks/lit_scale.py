@@ -151,7 +151,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     settings = get_settings()
-    base_kb = args.kb or settings.kb_path
+    base_kb = args.kb or settings.kb.path
     dense = dense_available()[0]
     sentences, questions, source = sentence_pool()
     texts = make_chunks(sentences, args.chunks)

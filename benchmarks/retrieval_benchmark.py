@@ -51,7 +51,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     kb_path = full_kb(args.kb)
-    settings = Settings(kb_path=kb_path, cache_dir=kb_path.parent / "cache")
+    settings = Settings(kb={"path": kb_path}, cache_dir=kb_path.parent / "cache")
     workspace = Workspace(settings, readonly=True)
     qa = QA(workspace)
     items = generate(workspace.kb, per_task=args.per_task, seed=args.seed, tasks=ALL_TASKS)

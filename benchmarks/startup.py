@@ -110,7 +110,7 @@ def default_kb() -> Path:
     """The default KB file, built once by the current source if absent."""
     from chemground.settings import get_settings
 
-    path = get_settings().kb_path
+    path = get_settings().kb.path
     if not path.exists():
         subprocess.run(
             [sys.executable, "-m", "chemground", "kb", "stats"], check=True, capture_output=True

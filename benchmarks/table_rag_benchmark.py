@@ -35,7 +35,7 @@ from chemground.workspace import Workspace
 
 def run_one(kb_path: Path, cache_dir: Path, items, method: str, out: Path):
     shutil.rmtree(out, ignore_errors=True)  # a fresh measurement, not a resumed one
-    workspace = Workspace(Settings(kb_path=kb_path, cache_dir=cache_dir), readonly=True)
+    workspace = Workspace(Settings(kb={"path": kb_path}, cache_dir=cache_dir), readonly=True)
     qa = build_qa(workspace)
 
     def resolve(name: str) -> str | None:
@@ -67,7 +67,7 @@ def main() -> None:
     kb_path = full_kb(args.kb)
     cache_dir = kb_path.parent / "cache"
     args.workdir.mkdir(parents=True, exist_ok=True)
-    kb = Workspace(Settings(kb_path=kb_path, cache_dir=cache_dir), readonly=True).kb
+    kb = Workspace(Settings(kb={"path": kb_path}, cache_dir=cache_dir), readonly=True).kb
     items = generate(kb, per_task=args.per_task, seed=args.seed)
     perturbed = generate(
         kb, per_task=args.per_task, seed=args.seed, formats=("iupac",), perturb=1.0

@@ -329,7 +329,9 @@ def main() -> None:
     from chemground.settings import get_settings
     from chemground.workspace import Workspace
 
-    settings = get_settings() if args.kb is None else get_settings().with_overrides(kb_path=args.kb)
+    settings = (
+        get_settings() if args.kb is None else get_settings().with_overrides(kb={"path": args.kb})
+    )
     qa = build_qa(Workspace(settings))
     items = [i for i in load() if args.split == "all" or i["split"] == args.split]
     golds = {i["id"]: gold(i) for i in items}

@@ -70,7 +70,7 @@ def main() -> None:
     args = parser.parse_args()
     data = require_data()
     settings = get_settings()
-    ensure_kb(settings.kb_path)
+    ensure_kb(settings.kb.path)
     sections, totals = [], {"comparable": 0, "matched": 0, "offline": 0}
     started = time.perf_counter()
     for split in DEV_SPLITS:

@@ -310,7 +310,7 @@ def open_qa(kb_path: Path, cache_dir: Path):
         print(f"building the default KB at {kb_path} (about a minute)", file=sys.stderr)
         kb_path.parent.mkdir(parents=True, exist_ok=True)
         build_kb(kb_path).close()
-    workspace = Workspace(Settings(kb_path=kb_path, cache_dir=cache_dir), readonly=True)
+    workspace = Workspace(Settings(kb={"path": kb_path}, cache_dir=cache_dir), readonly=True)
     return build_qa(workspace), workspace
 
 

@@ -129,7 +129,7 @@ def main() -> None:
         from chemground.settings import Settings, get_settings
         from tests.support.uvicorn_server import serving
 
-        settings = Settings(kb_path=args.kb) if args.kb else get_settings()
+        settings = Settings(kb={"path": args.kb}) if args.kb else get_settings()
         with serving(create_app(settings)) as url:
             run(url, args.out, Path(tmp))
 

@@ -41,6 +41,7 @@ def _isolated_settings(tmp_path_factory, monkeypatch):
         "CHEMGROUND_LLM_API_KEY",
         "OPENAI_BASE_URL",
         "OPENAI_API_KEY",
+        "CHEMGROUND_PRESET",
     ):
         monkeypatch.delenv(name, raising=False)
     get_settings.cache_clear()
@@ -66,7 +67,9 @@ def tool_qa(small_kb_path, opsin, tmp_path_factory):
     from chemground.settings import Settings
     from chemground.workspace import Workspace
 
-    settings = Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("tool-qa-cache"))
+    settings = Settings(
+        kb={"path": small_kb_path}, cache_dir=tmp_path_factory.mktemp("tool-qa-cache")
+    )
     workspace = Workspace(settings, readonly=True, opsin=opsin)
     qa = QA(workspace)
     qa.register_retriever("tools", lambda: ToolChannel(settings, isolate=False))

@@ -19,7 +19,9 @@ def base_url(small_kb_path, tmp_path_factory):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    app = create_app(Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("cache")))
+    app = create_app(
+        Settings(kb={"path": small_kb_path}, cache_dir=tmp_path_factory.mktemp("cache"))
+    )
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

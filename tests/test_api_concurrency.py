@@ -25,7 +25,11 @@ WAIT_S = (
 @pytest.fixture(scope="module")
 def app(small_kb_path, tmp_path_factory):
     return create_app(
-        Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("cache"), api_threads=4)
+        Settings(
+            kb={"path": small_kb_path},
+            api={"threads": 4},
+            cache_dir=tmp_path_factory.mktemp("cache"),
+        )
     )
 
 

@@ -20,17 +20,17 @@ from chemground.errors import ChemgroundError
 from chemground.settings import Settings
 from tests.support.uvicorn_server import free_port, serving
 
-LIMITS = dict(api_max_body_bytes=16 * 1024, max_question_chars=4000, api_max_query_chars=300)
+LIMITS = dict(api={"max_body_bytes": 16 * 1024, "max_query_chars": 300}, max_question_chars=4000)
 
 
 @pytest.fixture(scope="module")
 def app(small_kb_path, tmp_path_factory):
     return create_app(
         Settings(
-            kb_path=small_kb_path,
+            kb={"path": small_kb_path},
+            api={**LIMITS["api"], "allowed_hosts": "chem.example.org, *.lab.example"},
             cache_dir=tmp_path_factory.mktemp("cache"),
-            api_allowed_hosts="chem.example.org, *.lab.example",
-            **LIMITS,
+            max_question_chars=LIMITS["max_question_chars"],
         )
     )
 
@@ -45,9 +45,9 @@ def base_url(app):
 def token_url(small_kb_path, tmp_path_factory):
     app = create_app(
         Settings(
-            kb_path=small_kb_path,
+            kb={"path": small_kb_path},
+            api={"token": "s3cret-token"},
             cache_dir=tmp_path_factory.mktemp("cache"),
-            api_token="s3cret-token",
         )
     )
     with serving(app) as url:
@@ -73,7 +73,7 @@ def test_a_body_over_the_limit_is_a_413(base_url):
     assert (
         reply.status_code == 413
         and "16,384 bytes" in _detail(reply)
-        and "api_max_body_bytes" in _detail(reply)
+        and "api.max_body_bytes" in _detail(reply)
     )
 
     def chunks():  # no Content-Length: counted while reading

@@ -12,6 +12,7 @@ pytest.importorskip("sentence_transformers", reason="dense retrieval is the 'den
 
 from chemground.errors import ConfigError
 from chemground.retrieval import embeddings, onnx_encoder
+from chemground.settings import get_settings
 
 TEXTS = [
     "benzaldehyde",
@@ -44,22 +45,26 @@ def test_onnx_vectors_equal_pytorch_vectors(tmp_path):
 
 def test_backend_choice_and_fallback(monkeypatch, caplog):
     monkeypatch.setenv("CHEMGROUND_EMBED_BACKEND", "torch")
+    get_settings.cache_clear()
     monkeypatch.setattr(
         onnx_encoder, "onnx_encoder", lambda *a: pytest.fail("ONNX used despite 'torch'")
     )
     vectors = embeddings.encode_texts(TEXTS[:2])
     assert np.abs(vectors - _torch_vectors(TEXTS[:2])).max() < 1e-5
     monkeypatch.undo()
+    get_settings.cache_clear()
 
     # an export that fails (here: no onnxruntime) is reported once, and PyTorch answers
     monkeypatch.setattr(onnx_encoder, "_ENCODER", None)
     monkeypatch.setattr(onnx_encoder, "_ENCODER_FAILED", None)
     monkeypatch.setattr(onnx_encoder, "onnx_runtime_available", lambda: False)
     monkeypatch.setenv("CHEMGROUND_EMBED_BACKEND", "auto")
+    get_settings.cache_clear()
     vectors = embeddings.encode_texts(TEXTS[:1])
     assert np.abs(vectors - _torch_vectors(TEXTS[:1])).max() < 1e-5
     assert onnx_encoder.onnx_failure() == "onnxruntime is not installed"
     monkeypatch.setenv("CHEMGROUND_EMBED_BACKEND", "onnx")
+    get_settings.cache_clear()
     with pytest.raises(ConfigError, match="onnxruntime is not installed"):
         embeddings.encode_texts(TEXTS[:1])
 

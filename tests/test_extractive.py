@@ -14,7 +14,7 @@ from chemground.workspace import Workspace
 def qa(small_kb_path, tmp_path_factory):
     opsin = Opsin(tmp_path_factory.mktemp("opsin") / "cache.sqlite")
     workspace = Workspace(
-        Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("cache")),
+        Settings(kb={"path": small_kb_path}, cache_dir=tmp_path_factory.mktemp("cache")),
         readonly=True,
         opsin=opsin,
     )
@@ -154,7 +154,7 @@ def test_route_questions_use_the_reaction_graph(small_kb_path, tmp_path):
     from tests.conftest import copy_kb
 
     path = copy_kb(small_kb_path, tmp_path)  # the graph is built next to the KB on first use
-    qa = QA(Workspace(Settings(kb_path=path, cache_dir=tmp_path / "cache"), readonly=True))
+    qa = QA(Workspace(Settings(kb={"path": path}, cache_dir=tmp_path / "cache"), readonly=True))
     answer = qa.ask("route from 4-nitrophenol to paracetamol in 3 steps")
     assert answer.aspect == "route" and answer.status == "answered"
     assert ["starter:nitro_hydrogenation-04", "starter:amine_acylation-01"] in answer.value
@@ -177,7 +177,7 @@ def test_questions_about_papers_are_answered_from_their_passages(small_kb_path, 
         "Unrelated paragraph about the weather in spring, which has nothing to do with chemistry.\n"
     )
     workspace = Workspace(
-        Settings(kb_path=copy_kb(small_kb_path, tmp_path), cache_dir=tmp_path / "cache")
+        Settings(kb={"path": copy_kb(small_kb_path, tmp_path)}, cache_dir=tmp_path / "cache")
     )
     Library(workspace, dense=False).add([paper], chunk_size=200, overlap=0)
     from chemground.qa_factory import build_qa
@@ -187,7 +187,8 @@ def test_questions_about_papers_are_answered_from_their_passages(small_kb_path, 
     empty = build_qa(
         Workspace(
             Settings(
-                kb_path=copy_kb(small_kb_path, tmp_path / "empty"), cache_dir=tmp_path / "cache"
+                kb={"path": copy_kb(small_kb_path, tmp_path / "empty")},
+                cache_dir=tmp_path / "cache",
             )
         )
     )

@@ -342,7 +342,9 @@ def worker(kb_path: str, cache_dir: str) -> None:
     from chemground.settings import Settings
     from chemground.workspace import Workspace
 
-    workspace = Workspace(Settings(kb_path=Path(kb_path), cache_dir=Path(cache_dir)), readonly=True)
+    workspace = Workspace(
+        Settings(kb={"path": Path(kb_path)}, cache_dir=Path(cache_dir)), readonly=True
+    )
     qa = QA(workspace)
     for question in (
         "What is the molecular weight of aspirin?",

@@ -22,7 +22,7 @@ from chemground.workspace import Workspace
 def qa(small_kb_path, tmp_path_factory):
     opsin = Opsin(tmp_path_factory.mktemp("opsin") / "cache.sqlite")
     workspace = Workspace(
-        Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("cache")),
+        Settings(kb={"path": small_kb_path}, cache_dir=tmp_path_factory.mktemp("cache")),
         readonly=True,
         opsin=opsin,
     )

@@ -44,7 +44,7 @@ MACROCYCLE_5K = "C1" + "C" * 5000 + "1"
 
 def make_qa(kb_path, opsin, tmp_path, **settings):
     workspace = Workspace(
-        Settings(kb_path=kb_path, cache_dir=tmp_path / "cache", **settings),
+        Settings(kb={"path": kb_path}, cache_dir=tmp_path / "cache", **settings),
         readonly=True,
         opsin=opsin,
     )  # share one JVM across tests

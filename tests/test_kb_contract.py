@@ -408,7 +408,7 @@ def test_ask_answers_the_same_on_both_backends(
     answers = {}
     for name, location in (("sqlite", small_kb_path), ("postgresql", url)):
         workspace = Workspace(
-            Settings(kb_path=location, cache_dir=tmp_path / name), readonly=True, opsin=opsin
+            Settings(kb={"path": location}, cache_dir=tmp_path / name), readonly=True, opsin=opsin
         )
         qa = build_qa(workspace)
         out = []

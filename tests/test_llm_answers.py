@@ -17,15 +17,13 @@ from tests.support.fake_openai import FakeOpenAIServer, Step
 REACTION = "What forms when benzaldehyde reacts with benzohydrazide?"
 
 
-def make_qa(small_kb_path, opsin, tmp_path, server, **settings):
-    settings.setdefault("llm_cache", False)
-    settings.setdefault("llm_max_retries", 1)
+def make_qa(small_kb_path, opsin, tmp_path, server, **llm):
+    llm.setdefault("cache", False)
+    llm.setdefault("max_retries", 1)
     s = Settings(
-        kb_path=small_kb_path,
+        kb={"path": small_kb_path},
+        llm={"base_url": server.base_url, "model": "fake-chem-7b", **llm},
         cache_dir=tmp_path / "cache",
-        llm_base_url=server.base_url,
-        llm_model="fake-chem-7b",
-        **settings,
     )
     workspace = Workspace(s, readonly=True, opsin=opsin)
     qa = build_qa(workspace)
@@ -52,9 +50,7 @@ def qa(small_kb_path, opsin, tmp_path, server):
 def test_adaptive_reasoner_stops_at_the_answer_deadline(small_kb_path, opsin, tmp_path, server):
     server.steps.clear()
     server.queue(*[Step(text="thinking", delay_s=0.7)] * 3)
-    qa = make_qa(
-        small_kb_path, opsin, tmp_path, server, llm_call_deadline_s=1.0, llm_answer_deadline_s=1.2
-    )
+    qa = make_qa(small_kb_path, opsin, tmp_path, server, call_deadline_s=1.0, answer_deadline_s=1.2)
     qa.ask("What is the molecular weight of aspirin?")  # warm the parser and KB outside the timing
     started = time.monotonic()
     answer = qa.ask(REACTION, reasoner="adaptive")
@@ -73,9 +69,7 @@ def test_adaptive_reasoner_stops_at_the_answer_deadline(small_kb_path, opsin, tm
 def test_each_answer_gets_a_fresh_budget(small_kb_path, opsin, tmp_path, server):
     server.steps.clear()
     server.queue(*[Step(text="Answer: 180.16 g/mol", delay_s=0.4)] * 3)
-    qa = make_qa(
-        small_kb_path, opsin, tmp_path, server, llm_call_deadline_s=1.0, llm_answer_deadline_s=0.8
-    )
+    qa = make_qa(small_kb_path, opsin, tmp_path, server, call_deadline_s=1.0, answer_deadline_s=0.8)
     statuses = [
         qa.ask("What is the molecular weight of aspirin?", reasoner="rag-direct").status
         for _ in range(3)
@@ -93,9 +87,9 @@ def test_a_hung_endpoint_costs_one_call_deadline_not_retries_times_timeout(
         opsin,
         tmp_path,
         server,
-        llm_call_deadline_s=1.0,
-        llm_timeout_s=120.0,
-        llm_max_retries=4,
+        call_deadline_s=1.0,
+        timeout_s=120.0,
+        max_retries=4,
     )
     qa.ask("What is the molecular weight of aspirin?")
     started = time.monotonic()
@@ -252,7 +246,7 @@ def test_garbage_endpoint_replies_are_error_answers_not_tracebacks(qa, server):
 def test_a_garbled_final_reply_is_dropped_from_the_cache(small_kb_path, opsin, tmp_path, server):
     server.steps.clear()
     server.queue("Answer: ???", "Answer: 180.16 g/mol")
-    qa = make_qa(small_kb_path, opsin, tmp_path, server, llm_cache=True)
+    qa = make_qa(small_kb_path, opsin, tmp_path, server, cache=True)
     first = qa.ask("What is the molecular weight of aspirin?", reasoner="rag-direct")
     second = qa.ask("What is the molecular weight of aspirin?", reasoner="rag-direct")
     assert first.status == "unsupported" and first.trace["faithfulness"]["garbled"]

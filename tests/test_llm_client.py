@@ -180,7 +180,7 @@ def test_401_names_the_api_key():
 
 
 def test_missing_configuration_says_what_to_set(tmp_path):
-    settings = Settings(kb_path=tmp_path / "kb.sqlite", llm_base_url=None, llm_model=None)
+    settings = Settings(kb={"path": tmp_path / "kb.sqlite"}, llm={"base_url": None, "model": None})
     with pytest.raises(LLMUnavailable, match="CHEMGROUND_LLM_BASE_URL"):
         llm_from_settings(settings)
 
@@ -192,9 +192,9 @@ def test_settings_read_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
     monkeypatch.setenv("CHEMGROUND_LLM_MODEL", "qwen")
     settings = Settings()
-    assert settings.llm_base_url == "http://127.0.0.1:9/v1" and settings.llm_api_key == "sk-env"
+    assert settings.llm.base_url == "http://127.0.0.1:9/v1" and settings.llm.api_key == "sk-env"
     monkeypatch.setenv("CHEMGROUND_LLM_BASE_URL", "http://127.0.0.1:8/v1")
-    assert Settings().llm_base_url == "http://127.0.0.1:8/v1"
+    assert Settings().llm.base_url == "http://127.0.0.1:8/v1"
 
 
 def test_scripted_llm_is_labelled_and_runs_out_loudly():

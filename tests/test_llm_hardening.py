@@ -204,22 +204,20 @@ def test_no_budget_outside_an_answer():
 def test_deadlines_and_caps_come_from_settings_and_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("CHEMGROUND_CONFIG", str(tmp_path / "none.toml"))
     settings = Settings(
-        kb_path=tmp_path / "kb.sqlite",
+        kb={"path": tmp_path / "kb.sqlite"},
+        llm={"base_url": "http://127.0.0.1:9/v1", "model": "m"},
         cache_dir=tmp_path,
-        llm_base_url="http://127.0.0.1:9/v1",
-        llm_model="m",
     )
-    assert (settings.llm_call_deadline_s, settings.llm_answer_deadline_s) == (60.0, 180.0)
-    assert settings.llm_max_response_bytes == 2_000_000
+    assert (settings.llm.call_deadline_s, settings.llm.answer_deadline_s) == (60.0, 180.0)
+    assert settings.llm.max_response_bytes == 2_000_000
     monkeypatch.setenv("CHEMGROUND_LLM_CALL_DEADLINE_S", "7.5")
     monkeypatch.setenv("CHEMGROUND_LLM_ANSWER_DEADLINE_S", "20")
     monkeypatch.setenv("CHEMGROUND_LLM_MAX_RESPONSE_BYTES", "1000")
     monkeypatch.setenv("CHEMGROUND_LLM_CACHE_MAX_ENTRIES", "10")
     settings = Settings(
-        kb_path=tmp_path / "kb.sqlite",
+        kb={"path": tmp_path / "kb.sqlite"},
+        llm={"base_url": "http://127.0.0.1:9/v1", "model": "m"},
         cache_dir=tmp_path,
-        llm_base_url="http://127.0.0.1:9/v1",
-        llm_model="m",
     )
     llm = llm_from_settings(settings)
     assert (llm.call_deadline_s, llm.answer_deadline_s, llm.max_response_bytes) == (7.5, 20.0, 1000)
@@ -446,10 +444,8 @@ def test_every_call_from_settings_carries_a_completion_limit(tmp_path):
     with FakeOpenAIServer() as server:
         server.queue("a", "b")
         settings = Settings(
-            llm_base_url=server.base_url,
-            llm_model="fake-model",
+            llm={"base_url": server.base_url, "model": "fake-model", "cache": False},
             cache_dir=tmp_path,
-            llm_cache=False,
         )
         llm = llm_from_settings(settings)
         llm.chat(MESSAGES)

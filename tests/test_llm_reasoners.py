@@ -15,15 +15,17 @@ from tests.support.fake_openai import FakeOpenAIServer, Step
 QUESTION = "What forms when benzaldehyde reacts with benzohydrazide?"
 
 
-def make_qa(small_kb_path, opsin, tmp_path, server, parser="rules", **settings):
+def make_qa(small_kb_path, opsin, tmp_path, server, parser="rules", **llm):
     s = Settings(
-        kb_path=small_kb_path,
+        kb={"path": small_kb_path},
+        llm={
+            "base_url": server.base_url,
+            "model": "fake-chem-7b",
+            "max_retries": 1,
+            "cache": False,
+            **llm,
+        },
         cache_dir=tmp_path / "cache",
-        llm_base_url=server.base_url,
-        llm_model="fake-chem-7b",
-        llm_max_retries=1,
-        llm_cache=False,
-        **settings,
     )
     workspace = Workspace(s, readonly=True, opsin=opsin)
     qa = build_qa(workspace, parser=parser)
@@ -90,7 +92,7 @@ def test_timeout_then_success_and_declining_answer(small_kb_path, opsin, tmp_pat
             Step(text="late", delay_s=1.5),
             "Not in the records.\nAnswer: not available from the given evidence",
         )
-        qa = make_qa(small_kb_path, opsin, tmp_path, server, llm_timeout_s=0.5)
+        qa = make_qa(small_kb_path, opsin, tmp_path, server, timeout_s=0.5)
         answer = qa.ask("What is the molecular weight of aspirin?", reasoner="rag-direct")
     assert answer.status == "no_evidence" and answer.value is None
     assert len(server.requests) == 2

@@ -150,7 +150,7 @@ def test_server_command_and_settings():
         env["CHEMGROUND_LLM_BASE_URL"] == "http://127.0.0.1:8123/v1"
         and env["CHEMGROUND_LLM_MODEL"] == "q"
     )
-    assert Settings(llm_base_url=env["CHEMGROUND_LLM_BASE_URL"]).llm_base_url.endswith("/v1")
+    assert Settings(llm={"base_url": env["CHEMGROUND_LLM_BASE_URL"]}).llm.base_url.endswith("/v1")
 
 
 def test_llm_serve_without_llama_cpp_names_the_extra(tmp_path, capsys):
@@ -300,7 +300,7 @@ def test_lit_answer_drops_unknown_ids_when_a_valid_one_remains():
 
 @pytest.fixture
 def runner(small_kb_path, tmp_path):
-    settings = Settings(kb_path=small_kb_path, cache_dir=tmp_path / "cache")
+    settings = Settings(kb={"path": small_kb_path}, cache_dir=tmp_path / "cache")
     with ToolRunner(settings=settings, files_dir=tmp_path / "files") as runner:
         yield runner
 

@@ -34,7 +34,7 @@ def test_every_public_name_resolves_and_unknown_names_fail():
 
 
 def test_ask_answers_from_the_given_settings(small_kb_path, tmp_path):
-    settings = Settings(kb_path=small_kb_path, cache_dir=tmp_path / "cache")
+    settings = Settings(kb={"path": small_kb_path}, cache_dir=tmp_path / "cache")
     answer = chemground.ask("molecular weight of aspirin", settings=settings)
     assert isinstance(answer, chemground.Answer)
     assert answer.status == "answered"
@@ -43,7 +43,7 @@ def test_ask_answers_from_the_given_settings(small_kb_path, tmp_path):
 
 
 def test_ask_rejects_an_unknown_method(small_kb_path, tmp_path):
-    settings = Settings(kb_path=small_kb_path, cache_dir=tmp_path / "cache")
+    settings = Settings(kb={"path": small_kb_path}, cache_dir=tmp_path / "cache")
     with pytest.raises(chemground.ChemgroundError, match="psychic"):
         chemground.ask("molecular weight of aspirin", method="psychic", settings=settings)
 
@@ -53,7 +53,9 @@ def test_workspace_uses_the_components_it_is_given_and_leaves_them_open(
 ):
     kb = SQLiteKB(small_kb_path, readonly=True)
     try:
-        settings = Settings(kb_path=tmp_path / "never-built.sqlite", cache_dir=tmp_path / "cache")
+        settings = Settings(
+            kb={"path": tmp_path / "never-built.sqlite"}, cache_dir=tmp_path / "cache"
+        )
         with chemground.Workspace(settings, kb=kb, opsin=opsin) as workspace:
             assert workspace.kb is kb and workspace.opsin is opsin
             answer = chemground.build_qa(workspace).ask("formula of caffeine")

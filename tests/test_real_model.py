@@ -67,7 +67,7 @@ def runner(small_kb_path, tmp_path):
     from chemground.settings import Settings
 
     with ToolRunner(
-        settings=Settings(kb_path=small_kb_path, cache_dir=tmp_path / "cache"),
+        settings=Settings(kb={"path": small_kb_path}, cache_dir=tmp_path / "cache"),
         files_dir=tmp_path / "files",
     ) as runner:
         yield runner

@@ -171,7 +171,7 @@ def test_scoring_on_hand_made_cases():
 def qa(small_kb_path, tmp_path_factory):
     opsin = Opsin(tmp_path_factory.mktemp("opsin") / "cache.sqlite")
     workspace = Workspace(
-        Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("c")),
+        Settings(kb={"path": small_kb_path}, cache_dir=tmp_path_factory.mktemp("c")),
         readonly=True,
         opsin=opsin,
     )

@@ -14,7 +14,7 @@ from chemground.workspace import Workspace
 
 def make_qa(kb_path, opsin, tmp_path, readonly=True):
     workspace = Workspace(
-        Settings(kb_path=kb_path, cache_dir=tmp_path / "cache"), readonly=readonly, opsin=opsin
+        Settings(kb={"path": kb_path}, cache_dir=tmp_path / "cache"), readonly=readonly, opsin=opsin
     )  # share one JVM across tests
     return QA(workspace)
 

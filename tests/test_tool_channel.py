@@ -127,9 +127,11 @@ def test_unresolved_compound_is_named_not_dropped(qa):
 
 
 def test_the_time_limited_worker_runs_the_tools(small_kb_path, tmp_path):
-    channel = ToolChannel(Settings(kb_path=small_kb_path, cache_dir=tmp_path))
+    channel = ToolChannel(Settings(kb={"path": small_kb_path}, cache_dir=tmp_path))
     try:
-        qa_query = QA(Workspace(Settings(kb_path=small_kb_path, cache_dir=tmp_path), readonly=True))
+        qa_query = QA(
+            Workspace(Settings(kb={"path": small_kb_path}, cache_dir=tmp_path), readonly=True)
+        )
         query = qa_query.parse("How many rotatable bonds does ibuprofen have?")
         evidence = channel.retrieve(query)
         assert channel.runner.isolate and evidence[0].record[

@@ -24,7 +24,7 @@ from chemground.agent import artifacts
 from chemground.agent.registry import ToolContext, ToolRegistry, default_registry
 from chemground.agent.runner import DEFAULT_MEMORY_MB, ToolRunner, default_memory_mb
 from chemground.agent.validation import ToolError
-from chemground.settings import Settings
+from chemground.settings import Settings, get_settings
 from tests.conftest import copy_kb
 
 # --- 1. the tool worker's memory limit ------------------------------------------------------------
@@ -35,7 +35,7 @@ def test_runner(small_kb_path, tmp_path):
     registry = ToolRegistry()
     for module in ["chemground.agent.tools.cactus", "tests.agent.slow_tools"]:
         registry.register_module(module)
-    settings = Settings(kb_path=small_kb_path, cache_dir=tmp_path / "cache")
+    settings = Settings(kb={"path": small_kb_path}, cache_dir=tmp_path / "cache")
     with ToolRunner(
         registry=registry, settings=settings, files_dir=tmp_path / "files", memory_mb=768
     ) as runner:
@@ -80,15 +80,17 @@ def test_the_worker_runs_under_the_limit(test_runner):
 
 def test_the_memory_limit_is_configurable(monkeypatch, tmp_path):
     monkeypatch.delenv("CHEMGROUND_TOOL_MEMORY_MB", raising=False)
+    get_settings.cache_clear()
     assert default_memory_mb() == DEFAULT_MEMORY_MB == 3072
     monkeypatch.setenv("CHEMGROUND_TOOL_MEMORY_MB", "1500")
+    get_settings.cache_clear()
     assert default_memory_mb() == 1500
     assert ToolRunner(files_dir=tmp_path).memory_mb == 1500
     assert ToolRunner(files_dir=tmp_path, memory_mb=0).memory_mb == 0  # 0: no limit
 
 
 def test_real_materials_and_graph_tools_run_under_the_default_limit(small_kb_path, tmp_path):
-    settings = Settings(kb_path=copy_kb(small_kb_path, tmp_path), cache_dir=tmp_path / "cache")
+    settings = Settings(kb={"path": copy_kb(small_kb_path, tmp_path)}, cache_dir=tmp_path / "cache")
     with ToolRunner(settings=settings, files_dir=tmp_path / "files") as runner:
         assert runner.memory_mb == DEFAULT_MEMORY_MB
         made = runner.call(
@@ -126,7 +128,7 @@ def files_ctx(small_kb_path, tmp_path):
     outside.mkdir()
     (files / "link").symlink_to(outside, target_is_directory=True)
     ctx = ToolContext(
-        settings=Settings(kb_path=small_kb_path, cache_dir=tmp_path / "cache"), files_dir=files
+        settings=Settings(kb={"path": small_kb_path}, cache_dir=tmp_path / "cache"), files_dir=files
     )
     registry = default_registry()
     registry.call_in_process(
@@ -230,10 +232,10 @@ def test_resolve_refuses_links_out_and_keeps_the_dotdot_rule(files_ctx):
 @pytest.fixture(scope="module")
 def graph_path(small_kb_path, tmp_path_factory):
     from chemground.graph.build import build_graph
-    from chemground.graph.config import GraphSettings
+    from chemground.settings import GraphSettings
 
     kb = copy_kb(small_kb_path, tmp_path_factory.mktemp("hardening-graph"))
-    build_graph(kb, settings=GraphSettings(graph_dir=None), full=True)
+    build_graph(kb, settings=GraphSettings(), full=True)
     return kb.with_name(kb.name + ".graph") / "graph.lbug"
 
 
@@ -296,10 +298,10 @@ def test_sandboxed_results_match_in_process_results(limited_graph):
 
 
 def test_the_graph_query_memory_limit_is_configurable(graph_path, monkeypatch):
-    from chemground.graph.config import GraphSettings
     from chemground.graph.ladybug_backend import LadybugBackend
+    from chemground.settings import GraphSettings
 
-    assert GraphSettings().graph_query_memory_mb == 2048
+    assert GraphSettings().query_memory_mb == 2048
     monkeypatch.setenv("CHEMGROUND_GRAPH_QUERY_MEMORY_MB", "0")
     with LadybugBackend(graph_path) as graph:
         assert graph.query_memory_mb == 0
@@ -347,28 +349,28 @@ def test_a_read_only_route_question_writes_nothing_beside_the_kb(small_kb_path, 
     kb = copy_kb(small_kb_path, folder)
     before = _beside(kb)
     cache = tmp_path / "cache"
-    with Workspace(Settings(kb_path=kb, cache_dir=cache), readonly=True) as ws:
+    with Workspace(Settings(kb={"path": kb}, cache_dir=cache), readonly=True) as ws:
         answer = QA(ws).ask("route from 4-nitrophenol to paracetamol in 3 steps")
         assert answer.status == "answered" and answer.evidence[0].kind == "graph_path"
     assert _beside(kb) == before
     assert list((cache / "graphs").glob("kb.sqlite-*/graph.lbug"))  # its own copy, in the cache dir
     # a second read-only workspace reuses that copy (the build finds it unchanged)
-    with Workspace(Settings(kb_path=kb, cache_dir=cache), readonly=True) as ws:
+    with Workspace(Settings(kb={"path": kb}, cache_dir=cache), readonly=True) as ws:
         assert QA(ws).ask("route from 4-nitrophenol to paracetamol in 3 steps").status == "answered"
     assert len(list((cache / "graphs").iterdir())) == 1
 
 
 def test_a_read_only_workspace_uses_an_up_to_date_graph_beside_the_kb(small_kb_path, tmp_path):
     from chemground.graph.build import build_graph
-    from chemground.graph.config import GraphSettings
     from chemground.retrieval.graph import GraphAccess
+    from chemground.settings import GraphSettings
     from chemground.workspace import Workspace
 
     kb = copy_kb(small_kb_path, tmp_path)
-    build_graph(kb, settings=GraphSettings(graph_dir=None))
+    build_graph(kb, settings=GraphSettings())
     beside = kb.with_name(kb.name + ".graph")
     cache = tmp_path / "cache"
-    with Workspace(Settings(kb_path=kb, cache_dir=cache), readonly=True) as ws:
+    with Workspace(Settings(kb={"path": kb}, cache_dir=cache), readonly=True) as ws:
         access = GraphAccess(ws)
         assert Path(access.graph().path).parent == beside
         access.graph().close()
@@ -378,7 +380,7 @@ def test_a_read_only_workspace_uses_an_up_to_date_graph_beside_the_kb(small_kb_p
     manifest["kb"]["reactions"] -= 1
     (beside / "manifest.json").write_text(json.dumps(manifest))
     stamp = (beside / "graph.lbug").stat().st_mtime_ns
-    with Workspace(Settings(kb_path=kb, cache_dir=cache), readonly=True) as ws:
+    with Workspace(Settings(kb={"path": kb}, cache_dir=cache), readonly=True) as ws:
         access = GraphAccess(ws)
         assert Path(access.graph().path).parent.parent == cache / "graphs"
         access.graph().close()

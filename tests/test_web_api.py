@@ -14,13 +14,13 @@ from chemground.api.web import EXAMPLES, available_options
 from chemground.settings import Settings
 from tests.support.uvicorn_server import serving
 
-LIMITS = dict(api_max_query_chars=3000)
+LIMITS = dict(api={"max_query_chars": 3000})
 
 
 @pytest.fixture(scope="module")
 def app(small_kb_path, tmp_path_factory):
     return create_app(
-        Settings(kb_path=small_kb_path, cache_dir=tmp_path_factory.mktemp("cache"), **LIMITS)
+        Settings(kb={"path": small_kb_path}, cache_dir=tmp_path_factory.mktemp("cache"), **LIMITS)
     )
 
 
@@ -92,7 +92,7 @@ def test_a_kb_reaction_is_drawn_from_its_record(base_url):
         ({"smiles": "C1CC"}, 400, "unclosed ring"),
         ({"smiles": "not a smiles"}, 400, "invalid SMILES"),
         ({"smiles": "C" * 1500}, 422, "the limit is 1,000 heavy atoms"),
-        ({"smiles": "C" * 3001}, 422, "api_max_query_chars"),
+        ({"smiles": "C" * 3001}, 422, "api.max_query_chars"),
         ({"smiles": "CCO", "w": 5}, 422, "width 5 is outside 40..1200"),
         ({"smiles": "CCO", "h": 99999}, 422, "height 99999 is outside"),
         ({"smiles": ".".join(["C"] * 30) + ">>CC"}, 422, "a scheme draws at most 24"),
@@ -147,8 +147,8 @@ def test_llm_options_appear_only_with_an_llm_configured(app, base_url):
         options["methods"]
     )
     service = app.state.service
-    configured = service.settings.model_copy(
-        update={"llm_base_url": "http://127.0.0.1:9/v1", "llm_model": "m"}
+    configured = service.settings.with_overrides(
+        llm={"base_url": "http://127.0.0.1:9/v1", "model": "m"}
     )
     with_llm = available_options(configured, service.qa)
     assert {"extractive", "cot", "adaptive"} <= set(with_llm["reasoners"]) and "graph" in with_llm[
@@ -213,7 +213,7 @@ def test_the_api_docs_are_served_without_a_cdn(base_url):
 
 def test_with_a_token_the_pages_are_public_and_the_data_is_not(small_kb_path, tmp_path):
     app = create_app(
-        Settings(kb_path=small_kb_path, cache_dir=tmp_path / "cache", api_token="s3cret")
+        Settings(kb={"path": small_kb_path}, api={"token": "s3cret"}, cache_dir=tmp_path / "cache")
     )
     with serving(app) as url:
         for path in (

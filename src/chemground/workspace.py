@@ -48,7 +48,7 @@ class Workspace:
         settings: where the KB and caches live (default: ``get_settings()``).
         readonly: open the KB read-only (the HTTP API, benchmarks).
         build_progress: progress callback for building the default KB on first use.
-        kb: an open knowledge base to use instead of opening ``settings.kb_path``.
+        kb: an open knowledge base to use instead of opening ``settings.kb.path``.
         opsin: an OPSIN name parser to use instead of the shared per-process one.
         resolver: a name resolver to use instead of one over ``kb`` and ``opsin``.
     """
@@ -75,8 +75,8 @@ class Workspace:
     def kb(self) -> KnowledgeBase:
         from chemground.kb.backends import open_kb
 
-        ensure_kb(self.settings.kb_path, self._build_progress)
-        return open_kb(self.settings.kb_path, readonly=self.readonly)
+        ensure_kb(self.settings.kb.path, self._build_progress)
+        return open_kb(self.settings.kb.path, readonly=self.readonly)
 
     @cached_property
     def opsin(self) -> Opsin:

@@ -12,7 +12,7 @@ from chemground.settings import Settings
 
 @pytest.fixture
 def agent_settings(small_kb_path, tmp_path) -> Settings:
-    return Settings(kb_path=small_kb_path, cache_dir=tmp_path / "cache")
+    return Settings(kb={"path": small_kb_path}, cache_dir=tmp_path / "cache")
 
 
 @pytest.fixture

@@ -13,7 +13,9 @@ from tests.conftest import copy_kb
 @pytest.fixture
 def context(small_kb_path, tmp_path):
     return ToolContext(
-        settings=Settings(kb_path=copy_kb(small_kb_path, tmp_path), cache_dir=tmp_path / "cache")
+        settings=Settings(
+            kb={"path": copy_kb(small_kb_path, tmp_path)}, cache_dir=tmp_path / "cache"
+        )
     )
 
 

@@ -188,7 +188,7 @@ def client(fake, tmp_path):
 @pytest.fixture
 def online_context(fake, small_kb_path, tmp_path) -> ToolContext:
     settings = Settings(
-        kb_path=small_kb_path,
+        kb={"path": small_kb_path},
         cache_dir=tmp_path / "cache",
         allow_network=True,
         pubchem_url=fake.url,
@@ -537,7 +537,9 @@ def test_pubchem_failures_reach_the_caller_as_tool_errors(fake, registry, online
 
 
 def test_without_network_permission_the_tools_stay_offline(fake, registry, small_kb_path, tmp_path):
-    settings = Settings(kb_path=small_kb_path, cache_dir=tmp_path / "cache", pubchem_url=fake.url)
+    settings = Settings(
+        kb={"path": small_kb_path}, cache_dir=tmp_path / "cache", pubchem_url=fake.url
+    )
     context = ToolContext(settings=settings, files_dir=tmp_path / "files")
     for name, args in [
         ("chemistrytools/convert_compound_CID_to_IUPAC", [ZORB]),

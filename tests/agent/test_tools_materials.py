@@ -27,7 +27,8 @@ LI_O_ENTRIES = [
 def ctx(tmp_path_factory, small_kb_path):
     root = tmp_path_factory.mktemp("materials")
     return ToolContext(
-        settings=Settings(kb_path=small_kb_path, cache_dir=root / "cache"), files_dir=root / "files"
+        settings=Settings(kb={"path": small_kb_path}, cache_dir=root / "cache"),
+        files_dir=root / "files",
     )
 
 

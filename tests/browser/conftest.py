@@ -63,7 +63,7 @@ def web_kb(small_kb_path, tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("web-kb")
     path = copy_kb(small_kb_path, folder)
-    settings = Settings(kb_path=path, cache_dir=folder / "cache")
+    settings = Settings(kb={"path": path}, cache_dir=folder / "cache")
     workspace = Workspace(settings)
     patent = folder / "patent.jsonl"  # a patent reaction with its paragraph and a DOI
     patent.write_text(json.dumps(PATENT_REACTION) + "\n", encoding="utf-8")

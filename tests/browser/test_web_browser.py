@@ -392,8 +392,8 @@ def test_with_an_llm_its_reasoners_are_offered_and_an_unsupported_answer_looks_u
     from tests.support.uvicorn_server import serving
 
     with FakeOpenAIServer() as llm:  # an OpenAI-compatible model on loopback, scripted
-        settings = web_kb.model_copy(
-            update={"llm_base_url": llm.base_url, "llm_model": "fake-chem", "cache_dir": tmp_path}
+        settings = web_kb.with_overrides(
+            llm={"base_url": llm.base_url, "model": "fake-chem"}, cache_dir=tmp_path
         )
         with serving(create_app(settings)) as url:
             page = Page(driver, url)
@@ -427,7 +427,7 @@ def test_with_a_token_the_page_asks_for_it_and_draws_through_it(driver, web_kb, 
     from tests.browser.conftest import Page
     from tests.support.uvicorn_server import serving
 
-    settings = web_kb.model_copy(update={"api_token": "s3cret-token", "cache_dir": tmp_path})
+    settings = web_kb.with_overrides(api={"token": "s3cret-token"}, cache_dir=tmp_path)
     with serving(create_app(settings)) as url:
         page = Page(driver, url)
         page.console_errors(), page.requested_urls()

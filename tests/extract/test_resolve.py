@@ -59,7 +59,7 @@ def test_a_formula_name_must_have_that_formula(lookup, kb_copy):
 
 
 def test_pubchem_is_not_asked_when_the_network_is_off(tmp_path, small_kb_path):
-    settings = Settings(kb_path=small_kb_path, cache_dir=tmp_path, allow_network=False)
+    settings = Settings(kb={"path": small_kb_path}, cache_dir=tmp_path, allow_network=False)
     with Workspace(settings, readonly=True) as ws:
         lookup = lookup_for_workspace(ws)
         assert lookup.pubchem is None

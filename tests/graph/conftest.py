@@ -8,15 +8,15 @@ import shutil
 import pytest
 
 from chemground.graph.build import build_graph
-from chemground.graph.config import GraphSettings
 from chemground.graph.ladybug_backend import LadybugBackend
+from chemground.settings import GraphSettings
 
 
 @pytest.fixture(scope="session")
 def graph_kb_path(small_kb_path, tmp_path_factory):
     target = tmp_path_factory.mktemp("graph-kb") / "kb.sqlite"
     shutil.copy(small_kb_path, target)
-    build_graph(target, backend="ladybug", settings=GraphSettings(graph_dir=None), full=True)
+    build_graph(target, backend="ladybug", settings=GraphSettings(), full=True)
     return target
 
 

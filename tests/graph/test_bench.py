@@ -16,10 +16,10 @@ from chemground.graph.bench.run import (
 )
 from chemground.graph.bench.tasks import TASK_TYPES
 from chemground.graph.build import build_graph
-from chemground.graph.config import GraphSettings
 from chemground.graph.exemplars import load_exemplars, mask_smiles
 from chemground.graph.ladybug_backend import LadybugBackend
 from chemground.graph.lexer import quote_string
+from chemground.settings import GraphSettings
 
 
 def test_every_task_type_is_generated(starter_tasks):
@@ -44,7 +44,7 @@ def test_reference_queries_reproduce_gold_on_a_fresh_build(starter_tasks, small_
     # file
     kb_path = tmp_path / "kb.sqlite"
     shutil.copy(small_kb_path, kb_path)
-    build_graph(kb_path, settings=GraphSettings(graph_dir=None), full=True)
+    build_graph(kb_path, settings=GraphSettings(), full=True)
     write_tasks(starter_tasks, tmp_path / "tasks.jsonl")
     tasks = read_tasks(tmp_path / "tasks.jsonl")
     with LadybugBackend(tmp_path / "kb.sqlite.graph" / "graph.lbug") as graph:

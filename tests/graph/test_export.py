@@ -11,12 +11,12 @@ import pytest
 from chemground.chem.structure import structure_from_smiles
 from chemground.errors import NotFoundError
 from chemground.graph.build import build_graph
-from chemground.graph.config import GraphSettings
 from chemground.graph.ladybug_backend import LadybugBackend
 from chemground.graph.readonly import ReadOnlyViolation
 from chemground.graph.schema import REL_BY_ROLE
 from chemground.kb.records import Compound, Participant, Reaction, Role
 from chemground.kb.sqlite_store import SQLiteKB
+from chemground.settings import GraphSettings
 
 
 def test_round_trip_matches_the_kb(graph, small_kb):
@@ -71,7 +71,7 @@ def test_rebuild_is_skipped_when_unchanged_and_incremental_when_the_kb_grew(
 ):
     kb_path = tmp_path / "kb.sqlite"
     shutil.copy(small_kb_path, kb_path)
-    settings = GraphSettings(graph_dir=None)
+    settings = GraphSettings()
     first = build_graph(kb_path, settings=settings)
     assert first.action == "full" and first.counts["reactions"] == 274
     assert build_graph(kb_path, settings=settings).action == "unchanged"

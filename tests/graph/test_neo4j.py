@@ -9,8 +9,9 @@ import pytest
 
 from chemground.graph.bench.generate import canonical_rows
 from chemground.graph.build import build_graph
-from chemground.graph.config import GraphSettings, open_graph
+from chemground.graph.config import open_graph
 from chemground.graph.readonly import ReadOnlyViolation
+from chemground.settings import Settings
 
 pytestmark = pytest.mark.skipif(
     not os.environ.get("CHEMGROUND_NEO4J_URL"),
@@ -24,7 +25,7 @@ def test_neo4j_holds_the_same_graph_as_the_embedded_backend(
 ):
     kb = tmp_path / "kb.sqlite"
     shutil.copy(small_kb_path, kb)
-    settings = GraphSettings()
+    settings = Settings().graph  # CHEMGROUND_NEO4J_URL, _USER, _PASSWORD
     summary = build_graph(kb, backend="neo4j", settings=settings, full=True)
     assert summary.counts["reactions"] == 274
     with open_graph(kb, backend="neo4j", settings=settings) as neo:

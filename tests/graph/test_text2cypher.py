@@ -161,7 +161,7 @@ def test_a_failed_cypher_run_reaches_the_answer_as_a_note(graph_kb_path, opsin, 
     from chemground.settings import Settings
     from chemground.workspace import Workspace
 
-    settings = Settings(kb_path=graph_kb_path, cache_dir=tmp_path / "cache")
+    settings = Settings(kb={"path": graph_kb_path}, cache_dir=tmp_path / "cache")
     workspace = Workspace(settings, readonly=True, opsin=opsin)
     qa = build_qa(workspace)
     bad = fenced("MATCH (r:Reaction) RETURN r.reaction_number AS n")  # no such property

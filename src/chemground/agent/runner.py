@@ -98,8 +98,7 @@ class ToolResult:
         )
 
 
-DEFAULT_MEMORY_MB = 3072
-MEMORY_ENV = "CHEMGROUND_TOOL_MEMORY_MB"
+DEFAULT_MEMORY_MB = 3072  # the default of the tools.memory_mb setting
 # What a worker that died of memory leaves on its stderr (Python, C++ and C libraries).
 _MEMORY_SIGNS = (
     "MemoryError",
@@ -113,14 +112,18 @@ _MEMORY_SIGNS = (
 )
 
 
-def default_memory_mb() -> int:
-    """The tool worker's address-space limit in MiB: CHEMGROUND_TOOL_MEMORY_MB, else 3072 (0 =
-    none)."""
-    text = os.environ.get(MEMORY_ENV, "").strip()
-    try:
-        return max(0, int(text)) if text else DEFAULT_MEMORY_MB
-    except ValueError:
-        return DEFAULT_MEMORY_MB
+def default_memory_mb(settings: Any = None) -> int:
+    """The tool worker's address-space limit in MiB (0: none).
+
+    Args:
+        settings: the settings to read (default: the process-wide ones).
+
+    Returns:
+        The ``tools.memory_mb`` setting (env CHEMGROUND_TOOL_MEMORY_MB; default 3072).
+    """
+    from chemground.settings import get_settings
+
+    return (settings or get_settings()).tools.memory_mb
 
 
 class ToolRunner:
@@ -148,7 +151,9 @@ class ToolRunner:
         self.files_dir = Path(files_dir) if files_dir else self.settings.cache_dir / "tool-files"
         self.timeout_s = timeout_s
         self.isolate = isolate
-        self.memory_mb = default_memory_mb() if memory_mb is None else max(0, int(memory_mb))
+        self.memory_mb = (
+            default_memory_mb(self.settings) if memory_mb is None else max(0, int(memory_mb))
+        )
         self._process: subprocess.Popen | None = None
         self._stderr: Any = None
         self._lock = threading.Lock()
@@ -300,7 +305,7 @@ class ToolRunner:
         if manifest.needs_kb and not self._kb_ready:
             from chemground.workspace import ensure_kb
 
-            ensure_kb(self.settings.kb_path, self._kb_progress)
+            ensure_kb(self.settings.kb.path, self._kb_progress)
             self._kb_ready = True
         limit = timeout_s or self.timeout_s or manifest.timeout_s
         if not self.isolate:

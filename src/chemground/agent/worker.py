@@ -59,7 +59,7 @@ def main() -> int:
     for module in setup.get("modules", []):
         if module not in known:
             registry.register_module(module)
-    settings = Settings(**{k: v for k, v in setup["settings"].items() if v is not None})
+    settings = Settings.model_validate(setup["settings"])  # the parent's, as they are
     context = ToolContext(
         settings=settings, files_dir=Path(setup["files_dir"]) if setup.get("files_dir") else None
     )

@@ -91,7 +91,7 @@ def _check_text(value: str, what: str, limit: int, setting: str) -> None:
             422,
             (
                 f"the {what} is {len(value):,} characters long; the limit is {limit:,} characters "
-                f"(setting {setting}, env CHEMGROUND_{setting.upper()})"
+                f"(setting {setting}, env CHEMGROUND_{setting.upper().replace('.', '_')})"
             ),
         )
     _check_unicode(value, what)
@@ -192,7 +192,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     workspace, qa = service.workspace, service.qa
     page_html = static_text("index.html")
     page_headers = {"content-security-policy": page_csp(page_html), "cache-control": "no-cache"}
-    allowed_hosts = [h for h in settings.api_allowed_hosts.split(",") if h.strip()]
+    allowed_hosts = [h for h in settings.api.allowed_hosts.split(",") if h.strip()]
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
@@ -209,8 +209,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         middleware=[  # outermost first
             Middleware(SecurityHeaders),
             Middleware(HostCheck, allowed=allowed_hosts),
-            Middleware(TokenCheck, token=settings.api_token),
-            Middleware(BodyLimit, max_bytes=settings.api_max_body_bytes),
+            Middleware(TokenCheck, token=settings.api.token),
+            Middleware(BodyLimit, max_bytes=settings.api.max_body_bytes),
         ],
     )
     app.state.service = service
@@ -317,7 +317,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ),
     ) -> Response:
         """A compound's record and the reactions it takes part in."""
-        _check_text(q, "query", settings.api_max_query_chars, "api_max_query_chars")
+        _check_text(q, "query", settings.api.max_query_chars, "api.max_query_chars")
         return await answer(
             lambda: lookup_compound(workspace.kb, workspace.resolver, q).to_dict(), q
         )

@@ -236,7 +236,7 @@ class BodyLimit:
     def too_large(self, size: str) -> str:
         return (
             f"the request body is {size}; the limit is {self.max_bytes:,} bytes "
-            "(setting api_max_body_bytes, env CHEMGROUND_API_MAX_BODY_BYTES)"
+            "(setting api.max_body_bytes, env CHEMGROUND_API_MAX_BODY_BYTES)"
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

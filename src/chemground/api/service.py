@@ -73,7 +73,7 @@ class Service:
         # before any retriever holds on to it (QA.graph is a cached_property)
         self.qa.__dict__["graph"] = _LockedGraphAccess(self.workspace)
         self.executor = ThreadPoolExecutor(
-            max_workers=max(1, settings.api_threads), thread_name_prefix="chemground-api"
+            max_workers=max(1, settings.api.threads), thread_name_prefix="chemground-api"
         )
         self._components_lock = threading.Lock()
         self._ready: set[tuple[str, str]] = set()
@@ -105,7 +105,7 @@ class Service:
 
     def start(self) -> None:
         self.warm_up()
-        if self.settings.api_health_refresh_s > 0:
+        if self.settings.api.health_refresh_s > 0:
             self._refresher = threading.Thread(
                 target=self._refresh_loop, name="chemground-api-health", daemon=True
             )
@@ -143,7 +143,7 @@ class Service:
         return self._health
 
     def _signature(self) -> tuple:
-        path = Path(self.settings.kb_path)
+        path = Path(self.settings.kb.path)
         out = []
         for file in (path, path.with_name(path.name + "-wal")):
             try:
@@ -167,7 +167,7 @@ class Service:
         self._kb_signature = signature
 
     def _refresh_loop(self) -> None:
-        while not self._stop.wait(self.settings.api_health_refresh_s):
+        while not self._stop.wait(self.settings.api.health_refresh_s):
             try:
                 if self._signature() != self._kb_signature:
                     self.refresh_health()

@@ -317,7 +317,7 @@ def add_web_routes(
         return Response(body, status_code=status, media_type="application/json")
 
     def check_query(value: str, what: str) -> None:
-        check_text(value, what, settings.api_max_query_chars, "api_max_query_chars")
+        check_text(value, what, settings.api.max_query_chars, "api.max_query_chars")
 
     # -- pages and assets ---------------------------------------------------------------------
     async def page() -> HTMLResponse:

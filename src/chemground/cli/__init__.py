@@ -49,6 +49,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "tools": ("chemground.cli.tools", "app", "Chemistry tool pool: list and call tools."),
     "agent": ("chemground.cli.agent", "app", "Tool-using agent (chain of thought, tree search)."),
     "bench": ("chemground.cli.bench", "app", "Benchmarks: generate and run."),
+    "settings": (
+        "chemground.cli.settings",
+        "settings",
+        "Show the effective settings, where each comes from, and the presets.",
+    ),
     "llm": (
         "chemground.cli.llm",
         "app",
@@ -126,20 +131,23 @@ def main_options(
         help="Knowledge-base file (default: per-user data dir; env CHEMGROUND_KB).",
         show_default=False,
     ),
+    preset: str | None = typer.Option(
+        None,
+        "--preset",
+        help="Start from a named settings preset (offline, local-llm, server; env "
+        "CHEMGROUND_PRESET); see `chemground settings`.",
+        show_default=False,
+    ),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Show the version."
     ),
 ) -> None:
-    from chemground.cli.common import CLIState
-    from chemground.settings import get_settings
+    from chemground.cli.common import CLIState, settings_from_flags
 
     global _debug
     _debug = debug
-    settings = get_settings()
-    if kb_path is not None:
-        settings = settings.with_overrides(kb_path=kb_path.expanduser())
-    ctx.obj = CLIState(settings=settings)
+    ctx.obj = CLIState(settings=settings_from_flags(preset=preset, kb_path=kb_path))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -44,7 +44,7 @@ def ask(
     from chemground.cli.common import build_progress
     from chemground.qa_factory import build_qa
 
-    settings = state(ctx).settings.with_overrides(llm_base_url=llm_base_url, llm_model=llm_model)
+    settings = state(ctx).with_llm(llm_base_url, llm_model)
     chosen = [t.strip() for t in tools.split(",")] if tools else None
     with state(ctx).workspace_for(settings) as workspace:
         answer = build_qa(workspace).run_agent(

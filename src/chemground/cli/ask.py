@@ -35,7 +35,7 @@ def _qa(
     from chemground.qa_factory import build_qa
 
     cli = state(ctx)
-    settings = cli.settings.with_overrides(llm_base_url=llm_base_url, llm_model=llm_model)
+    settings = cli.with_llm(llm_base_url, llm_model)
     if parser not in ("rules", "llm"):
         raise ChemgroundError(f"unknown parser {parser!r}; choose rules or llm")
     return build_qa(cli.workspace_for(settings), parser=parser, progress=_embed_progress())

@@ -87,7 +87,7 @@ def extract_run(
             f"{data}: no gold file for {', '.join(missing)} (expected ord_text2json_*/*.json.gz "
             "and ord_uspto_grants/*.jsonl.gz)"
         )
-    settings = state(ctx).settings.with_overrides(llm_base_url=llm_base_url)
+    settings = state(ctx).with_llm(llm_base_url)
     reports: dict[str, Any] = {}
     with Workspace(settings, build_progress=build_progress()) as workspace:
         lookup = lookup_for_workspace(workspace)
@@ -110,7 +110,7 @@ def extract_run(
                         lookup,
                         journal,
                         ExtractOptions(
-                            concurrency=concurrency or settings.llm_concurrency, json_mode=json_mode
+                            concurrency=concurrency or settings.llm.concurrency, json_mode=json_mode
                         ),
                         Tolerances(temperature_tolerance, time_tolerance, 0.1, yield_tolerance),
                         progress=lambda counts: tick(counts.done, counts),

@@ -96,7 +96,7 @@ def graph_run(
     from chemground.llm.config import llm_configured, llm_from_settings
 
     tasks = read_tasks(tasks_path)[:limit]
-    settings = state(ctx).settings.with_overrides(llm_base_url=llm_base_url, llm_model=llm_model)
+    settings = state(ctx).with_llm(llm_base_url, llm_model)
     if not reference and not llm_configured(settings):
         raise ChemgroundError(
             "graph-run needs an LLM to write the Cypher: pass --llm-base-url and --llm-model (or "

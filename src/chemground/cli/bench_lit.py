@@ -64,7 +64,7 @@ def lit_run(
     from chemground.llm.config import llm_configured, llm_from_settings
 
     cli = state(ctx)
-    settings = cli.settings.with_overrides(llm_base_url=llm_base_url, llm_model=llm_model)
+    settings = cli.with_llm(llm_base_url, llm_model)
     method_list = [m.strip() for m in methods.split(",") if m.strip()]
     if dense and not dense_available()[0]:
         err_console.print(f"dense search unavailable ({dense_available()[1]}); running without it")
@@ -84,10 +84,10 @@ def lit_run(
         from chemground.retrieval.embeddings import Embedder
 
         embedder = Embedder(settings.cache_dir / "embeddings.sqlite")
-    base_kb = settings.kb_path if mentions else None
-    if mentions and not settings.kb_path.exists():
+    base_kb = settings.kb.path if mentions else None
+    if mentions and not settings.kb.path.exists():
         raise ChemgroundError(
-            f"--mentions needs a knowledge base at {settings.kb_path} (or pass --no-mentions)"
+            f"--mentions needs a knowledge base at {settings.kb.path} (or pass --no-mentions)"
         )
     labels = {
         "corpus": "corpus: store + mentions",

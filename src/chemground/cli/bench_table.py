@@ -62,7 +62,7 @@ def generate_command(
     if unknown:
         raise ChemgroundError(f"unknown task(s) {unknown}; choose from {', '.join(ALL_TASKS)}")
     cli = state(ctx)
-    settings = cli.settings.with_overrides(llm_base_url=llm_base_url, llm_model=llm_model)
+    settings = cli.with_llm(llm_base_url, llm_model)
     rewrite = None
     if paraphrase:
         from chemground.bench.paraphrase import Paraphraser
@@ -89,7 +89,7 @@ def generate_command(
                 "description)[/]"
             )
         if ooc is not None:
-            removed = write_ooc_kb(settings.kb_path, items, ooc)
+            removed = write_ooc_kb(settings.kb.path, items, ooc)
             console.print(
                 f"wrote out-of-corpus KB {ooc}: removed {removed['reactions_removed']} reactions "
                 "and "
@@ -124,7 +124,7 @@ def run_command(
         raise ChemgroundError(f"{bench}: no such file")
     items = read_items(bench)[:limit] if limit else read_items(bench)
     cli = state(ctx)
-    settings = cli.settings.with_overrides(llm_base_url=llm_base_url, llm_model=llm_model)
+    settings = cli.with_llm(llm_base_url, llm_model)
     out = out or bench.with_name(f"{bench.stem}-{method}-{reasoner}")
     with cli.workspace_for(settings) as ws:
         qa = build_qa(ws)

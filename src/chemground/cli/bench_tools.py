@@ -27,7 +27,7 @@ from chemground.errors import ChemgroundError
 
 
 def _settings(ctx: typer.Context, llm_base_url: str | None, llm_model: str | None):
-    return state(ctx).settings.with_overrides(llm_base_url=llm_base_url, llm_model=llm_model)
+    return state(ctx).with_llm(llm_base_url, llm_model)
 
 
 def tools_run(
@@ -72,7 +72,7 @@ def tools_run(
     from chemground.cli.common import build_progress
     from chemground.workspace import ensure_kb
 
-    ensure_kb(settings.kb_path, build_progress())
+    ensure_kb(settings.kb.path, build_progress())
     total = sum(len(items) for _, items in datasets)
     summaries, sections, records = {}, [], []
     with (

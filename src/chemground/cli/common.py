@@ -7,6 +7,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -42,9 +43,56 @@ console = Console()
 err_console = Console(stderr=True)
 
 
+def settings_from_flags(
+    *,
+    preset: str | None = None,
+    kb_path: Path | None = None,
+    llm_base_url: str | None = None,
+    llm_model: str | None = None,
+    base: Settings | None = None,
+) -> Settings:
+    """The one place where the global CLI flags become settings (flags beat everything else).
+
+    Args:
+        preset: ``--preset``: start from this named preset (the environment and the config
+            file still rank above it).
+        kb_path: ``--kb``.
+        llm_base_url: ``--llm-base-url`` of the command.
+        llm_model: ``--llm-model`` of the command.
+        base: the settings to apply the flags to (default: the process-wide settings, or the
+            preset's when ``preset`` is given).
+
+    Returns:
+        The settings with the flags given (not None) applied.
+
+    Raises:
+        ConfigError: ``preset`` names no preset.
+    """
+    if base is None:
+        base = Settings.from_preset(preset) if preset else get_settings()
+    return base.with_overrides(
+        kb={"path": kb_path.expanduser() if kb_path is not None else None},
+        llm={"base_url": llm_base_url, "model": llm_model},
+    )
+
+
 @dataclass
 class CLIState:
     settings: Settings = field(default_factory=get_settings)
+
+    def with_llm(self, llm_base_url: str | None, llm_model: str | None = None) -> Settings:
+        """This invocation's settings with one command's ``--llm-base-url`` / ``--llm-model``.
+
+        Args:
+            llm_base_url: the endpoint flag (None: not given).
+            llm_model: the model flag (None: not given).
+
+        Returns:
+            The settings with the flags given applied.
+        """
+        return settings_from_flags(
+            llm_base_url=llm_base_url, llm_model=llm_model, base=self.settings
+        )
 
     def workspace(self, readonly: bool = False) -> Workspace:
         return Workspace(self.settings, readonly=readonly, build_progress=build_progress())

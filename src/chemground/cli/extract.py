@@ -132,16 +132,16 @@ def extract(
 ) -> None:
     """Extract reactions from text with an LLM, check them with a second one, validate, and store
     them."""
-    settings = state(ctx).settings.with_overrides(
-        llm_base_url=llm_base_url, allow_network=allow_network
-    )
+    settings = state(ctx).with_llm(llm_base_url).with_overrides(allow_network=allow_network)
     if not files and not from_documents:
         raise ChemgroundError("nothing to read: give FILES and/or --from-documents")
     extract_llm = llm_from_settings(settings, model=extract_model)
     check_settings = settings.with_overrides(
-        llm_base_url=check_base_url,
-        llm_cost_per_1k_input=check_cost_in,
-        llm_cost_per_1k_output=check_cost_out,
+        llm={
+            "base_url": check_base_url,
+            "cost_per_1k_input": check_cost_in,
+            "cost_per_1k_output": check_cost_out,
+        }
     )
     check_llm = llm_from_settings(check_settings, model=check_model or extract_model)
     workspace = Workspace(settings, build_progress=build_progress())
@@ -170,7 +170,7 @@ def extract(
     run_dir.mkdir(parents=True, exist_ok=True)
     journal = RunJournal(run_dir / "journal.sqlite")
     options = ExtractOptions(
-        concurrency=concurrency or settings.llm_concurrency,
+        concurrency=concurrency or settings.llm.concurrency,
         json_mode=json_mode,
         max_tokens=max_tokens,
     )

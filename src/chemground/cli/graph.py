@@ -18,7 +18,7 @@ from chemground.cli.common import (
 )
 from chemground.errors import ChemgroundError, NotFoundError
 from chemground.graph.backend import GraphBackend
-from chemground.graph.config import GRAPH_FILE, GraphSettings, graph_dir_for, open_graph
+from chemground.graph.config import GRAPH_FILE, graph_dir_for, open_graph
 
 app = typer.Typer(
     help="Reaction knowledge graph: build, query, ask (Text2Cypher), routes.", no_args_is_help=True
@@ -59,23 +59,24 @@ def _summary_line(summary) -> str:
 def ensure_graph(ctx: typer.Context, backend: str | None = None) -> None:
     """Build the embedded graph on first use (like the KB), saying so on stderr."""
     settings = state(ctx).settings
-    graph_settings = GraphSettings()
-    if (backend or graph_settings.graph_backend) != "ladybug":
+    graph_settings = settings.graph
+    if (backend or graph_settings.backend) != "ladybug":
         return
-    if (graph_dir_for(settings.kb_path, graph_settings) / GRAPH_FILE).exists():
+    if (graph_dir_for(settings.kb.path, graph_settings) / GRAPH_FILE).exists():
         return
     from chemground.graph.build import build_graph
 
     with state(ctx).workspace() as ws:
         ws.kb  # noqa: B018 - builds the KB itself when it is missing
     err_console.print("[bold]Building the reaction graph[/] from the knowledge base (first use)…")
-    summary = build_graph(settings.kb_path, backend="ladybug", settings=graph_settings)
+    summary = build_graph(settings.kb.path, backend="ladybug", settings=graph_settings)
     err_console.print(_summary_line(summary), highlight=False)
 
 
 def open_for(ctx: typer.Context, backend: str | None) -> GraphBackend:
     ensure_graph(ctx, backend)
-    return open_graph(state(ctx).settings.kb_path, backend=backend)
+    settings = state(ctx).settings
+    return open_graph(settings.kb.path, backend=backend, settings=settings.graph)
 
 
 @app.command()
@@ -98,7 +99,13 @@ def build(
         {"export": "read reactions from the KB", "load": "bulk-load nodes and edges"},
         enabled=not as_json,
     ) as progress:
-        summary = build_graph(settings.kb_path, backend=backend, full=full, progress=progress)
+        summary = build_graph(
+            settings.kb.path,
+            backend=backend,
+            settings=settings.graph,
+            full=full,
+            progress=progress,
+        )
     if as_json:
         print_json(summary.to_dict())
     else:
@@ -205,7 +212,7 @@ def ask(
     read-only."""
     from chemground.qa_factory import build_qa
 
-    settings = state(ctx).settings.with_overrides(llm_base_url=llm_base_url, llm_model=llm_model)
+    settings = state(ctx).with_llm(llm_base_url, llm_model)
     with state(ctx).workspace_for(settings) as workspace, open_for(ctx, backend) as graph:
         answer = build_qa(workspace).ask_graph(
             question,

@@ -70,7 +70,7 @@ def build(
     """Build a fresh knowledge base: the compound dictionary plus the starter reactions."""
     from chemground.kb.backends import build_kb_at, drop_kb, kb_exists
 
-    location = state(ctx).settings.kb_path
+    location = state(ctx).settings.kb.path
     if kb_exists(location):
         if not force:
             raise ChemgroundError(f"{location} already exists; pass --force to rebuild it")

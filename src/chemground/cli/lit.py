@@ -15,9 +15,11 @@ app = typer.Typer(help="Literature RAG: add papers, ask, QAC datasets.", no_args
 _INDEX_LABELS = {"bm25": "index: BM25 views", "dense": "index: embed sentence windows"}
 
 
-def _library(ctx: typer.Context, dense: bool = True):
+def _library(ctx: typer.Context, dense: bool | None = None):
     from chemground.lit.library import Library
 
+    if dense is None:
+        dense = state(ctx).settings.lit.dense
     return Library(state(ctx).workspace(), dense=dense)
 
 
@@ -27,9 +29,17 @@ def add(
     paths: list[Path] = typer.Argument(
         ..., help="Files or folders (PDF, JATS/TEI XML, HTML, text)."
     ),
-    chunk_size: int = typer.Option(2000, "--chunk-size", help="Largest chunk, in characters."),
-    overlap: int = typer.Option(
-        200, "--overlap", help="Characters repeated between neighbouring chunks."
+    chunk_size: int | None = typer.Option(
+        None,
+        "--chunk-size",
+        help="Largest chunk, in characters (default: setting lit.chunk_size, 2000).",
+        show_default=False,
+    ),
+    overlap: int | None = typer.Option(
+        None,
+        "--overlap",
+        help="Characters repeated between neighbouring chunks (default: lit.overlap, 200).",
+        show_default=False,
     ),
     fmt: str | None = typer.Option(
         None, "--format", help="pdf, xml, html or text (default: from the file)."
@@ -40,8 +50,11 @@ def add(
         help="Encoding of text (and HTML) files that are neither UTF-8 nor marked by a "
         "byte-order mark, e.g. latin-1 or cp1252; such files are refused without it.",
     ),
-    max_file_mb: float = typer.Option(
-        50.0, "--max-file-mb", help="Refuse files larger than this (MB)."
+    max_file_mb: float | None = typer.Option(
+        None,
+        "--max-file-mb",
+        help="Refuse files larger than this (MB; default: lit.max_file_mb, 50).",
+        show_default=False,
     ),
     mentions: bool = typer.Option(
         True, "--mentions/--no-mentions", help="Index compound names/SMILES in chunks."
@@ -49,24 +62,28 @@ def add(
     index: bool = typer.Option(
         True, "--index/--no-index", help="Update the search index afterwards."
     ),
-    dense: bool = typer.Option(
-        True, "--dense/--no-dense", help="Embed sentence windows for dense search."
+    dense: bool | None = typer.Option(
+        None,
+        "--dense/--no-dense",
+        help="Embed sentence windows for dense search (default: lit.dense, on).",
+        show_default=False,
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Add papers to the knowledge base (each file atomically; bad files are reported, the rest
     go on)."""
     library = _library(ctx, dense)
+    lit = state(ctx).settings.lit
     with stage_progress({"files": "papers", **_INDEX_LABELS}, enabled=not as_json) as progress:
         summary = library.add(
             paths,
-            chunk_size=chunk_size,
-            overlap=overlap,
+            chunk_size=lit.chunk_size if chunk_size is None else chunk_size,
+            overlap=lit.overlap if overlap is None else overlap,
             find_mentions=mentions,
             fmt=fmt,
             progress=progress,
             encoding=encoding,
-            max_file_mb=max_file_mb,
+            max_file_mb=lit.max_file_mb if max_file_mb is None else max_file_mb,
         )
         if index and (summary.changed or not library.index_dir.exists()):
             library.index(progress)
@@ -220,8 +237,11 @@ def remove(
 def index(
     ctx: typer.Context,
     rebuild: bool = typer.Option(False, "--rebuild", help="Rebuild even if the index is current."),
-    dense: bool = typer.Option(
-        True, "--dense/--no-dense", help="Embed sentence windows for dense search."
+    dense: bool | None = typer.Option(
+        None,
+        "--dense/--no-dense",
+        help="Embed sentence windows for dense search (default: lit.dense, on).",
+        show_default=False,
     ),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
@@ -260,7 +280,7 @@ def _reranker(
     from chemground.retrieval.rerank import LLMReranker
 
     cli = state(ctx)
-    settings = cli.settings.with_overrides(llm_base_url=llm_base_url, llm_model=llm_model)
+    settings = cli.with_llm(llm_base_url, llm_model)
     return LLMReranker(llm_from_settings(settings))
 
 
@@ -370,7 +390,7 @@ def ask(
     from chemground.qa_factory import build_qa
 
     cli = state(ctx)
-    cli.settings = cli.settings.with_overrides(llm_base_url=llm_base_url, llm_model=llm_model)
+    cli.settings = cli.with_llm(llm_base_url, llm_model)
     reranker = _reranker(ctx, rerank)  # cli.settings already carries --llm-base-url/--llm-model
     with (
         cli.workspace_for(cli.settings, readonly=False) as workspace,
@@ -436,7 +456,7 @@ def qac_generate(
     from chemground.llm.config import llm_from_settings
 
     cli = state(ctx)
-    cli.settings = cli.settings.with_overrides(llm_base_url=llm_base_url, llm_model=llm_model)
+    cli.settings = cli.with_llm(llm_base_url, llm_model)
     llm = llm_from_settings(cli.settings)
     library = _library(ctx, dense=True)
     if not library.dense:

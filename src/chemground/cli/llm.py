@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shlex
 import sys
 from pathlib import Path
@@ -22,7 +21,9 @@ def _model_path(model: Path | None) -> Path:
     from chemground.llm.local import LocalModelError
 
     if model is None:
-        value = os.environ.get(MODEL_ENV)
+        from chemground.settings import get_settings
+
+        value = get_settings().llm.local_model
         if not value:
             raise LocalModelError(
                 f"no model given: pass --model PATH.gguf or set {MODEL_ENV}. GGUF models are "
@@ -31,7 +32,7 @@ def _model_path(model: Path | None) -> Path:
                 "llama.cpp's "
                 "convert_hf_to_gguf.py works); see README 'Local models'."
             )
-        model = Path(value)
+        model = value
     return model.expanduser().resolve()
 
 

@@ -50,21 +50,21 @@ def serve(
     from chemground.cli.common import build_progress
     from chemground.workspace import ensure_kb
 
-    settings = state(ctx).settings.with_overrides(api_token=token, api_threads=threads)
-    hosts = [h.strip() for h in settings.api_allowed_hosts.split(",") if h.strip()]
+    settings = state(ctx).settings.with_overrides(api={"token": token, "threads": threads})
+    hosts = [h.strip() for h in settings.api.allowed_hosts.split(",") if h.strip()]
     hosts += [*allow_host, host]
     if host in ("0.0.0.0", "::", ""):  # every interface: also answer to this machine's own names
         import socket
 
         hosts += [socket.gethostname(), socket.getfqdn()]
-    settings = settings.model_copy(update={"api_allowed_hosts": ",".join(dict.fromkeys(hosts))})
-    workers = workers or settings.api_workers or default_workers()
+    settings = settings.with_overrides(api={"allowed_hosts": ",".join(dict.fromkeys(hosts))})
+    workers = workers or settings.api.workers or default_workers()
     ensure_kb(
-        settings.kb_path, build_progress()
+        settings.kb.path, build_progress()
     )  # once, here: not by every worker at the same time
     err_console.print(
         f"chemground at http://{host}:{port}/  (review: /review; API docs: /docs; {workers} worker"
-        f"{'s' if workers > 1 else ''} x {settings.api_threads} threads"
-        f"{'; token required' if settings.api_token else ''})"
+        f"{'s' if workers > 1 else ''} x {settings.api.threads} threads"
+        f"{'; token required' if settings.api.token else ''})"
     )
     run_server(settings, host, port, workers)

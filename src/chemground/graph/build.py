@@ -21,7 +21,6 @@ from chemground.graph.backend import GraphBackend, GraphCounts
 from chemground.graph.config import (
     GRAPH_FILE,
     MANIFEST_FILE,
-    GraphSettings,
     graph_dir_for,
     open_neo4j,
 )
@@ -30,6 +29,7 @@ from chemground.graph.schema import SCHEMA_VERSION
 from chemground.kb.backends import kb_exists, open_kb
 from chemground.kb.store import KnowledgeBase
 from chemground.progress import Progress
+from chemground.settings import GraphSettings, get_settings
 
 
 @dataclass
@@ -138,8 +138,8 @@ def build_graph(
     progress: Progress | None = None,
 ) -> BuildSummary:
     """Build or update the reaction graph of the KB at ``kb_path``; returns what was done."""
-    settings = settings or GraphSettings()
-    backend = backend or settings.graph_backend
+    settings = settings or get_settings().graph
+    backend = backend or settings.backend
     if not kb_exists(kb_path):
         raise NotFoundError(f"no knowledge base at {kb_path}; build it with `chemground kb build`")
     started = time.perf_counter()

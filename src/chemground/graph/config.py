@@ -3,7 +3,7 @@
 The embedded graph sits next to the knowledge base (``<kb>.graph/graph.lbug``) so one
 ``--kb`` flag picks both. Neo4j is used when asked for (``--backend neo4j`` or
 CHEMGROUND_GRAPH_BACKEND=neo4j) and configured with CHEMGROUND_NEO4J_URL (+ _USER,
-_PASSWORD, _DATABASE). These settings are read from the environment like the main Settings.
+_PASSWORD, _DATABASE): the ``graph`` section of :class:`chemground.settings.Settings`.
 Cypher from a user or an LLM runs in a separate process capped at
 CHEMGROUND_GRAPH_QUERY_MEMORY_MB (default 2048; 0 runs it in-process without a cap).
 """
@@ -11,47 +11,33 @@ CHEMGROUND_GRAPH_QUERY_MEMORY_MB (default 2048; 0 runs it in-process without a c
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
-
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from chemground.errors import ConfigError
 from chemground.graph.backend import GraphBackend, GraphError
+from chemground.settings import GraphSettings, get_settings
 
 GRAPH_FILE = "graph.lbug"
 MANIFEST_FILE = "manifest.json"
 
 
-class GraphSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="CHEMGROUND_", extra="ignore")
-
-    graph_backend: Literal["ladybug", "neo4j"] = "ladybug"
-    graph_dir: Path | None = Field(
-        default=None, description="folder of the embedded graph (default <kb>.graph)"
-    )
-    neo4j_url: str | None = None
-    neo4j_user: str | None = None
-    neo4j_password: str | None = Field(default=None, repr=False)
-    neo4j_database: str | None = None
-    graph_query_memory_mb: int = Field(
-        default=2048,
-        ge=0,
-        description="memory limit of a user's or an LLM's graph "
-        "query (embedded graph), in MB; 0 runs queries in-process without a limit",
-    )
-
-
 def graph_dir_for(kb_path: Path, settings: GraphSettings | None = None) -> Path:
-    settings = settings or GraphSettings()
-    if settings.graph_dir is not None:
-        return Path(settings.graph_dir).expanduser()
+    """The folder of the embedded graph of a KB.
+
+    Args:
+        kb_path: the KB file, or a ``postgresql://`` URL.
+        settings: the graph settings (default: the process-wide ``Settings().graph``).
+
+    Returns:
+        ``settings.dir`` when set; for a database, a folder in the cache; else ``<kb>.graph``
+        beside the KB file.
+    """
+    settings = settings or get_settings().graph
+    if settings.dir is not None:
+        return Path(settings.dir).expanduser()
     from chemground.kb.backends import is_postgres_url, server_kb_folder
 
     if is_postgres_url(kb_path):  # a database has no folder: the graph goes to the cache
-        from chemground.settings import get_settings as current_settings
-
-        return server_kb_folder(kb_path, current_settings().cache_dir) / "graph"
+        return server_kb_folder(kb_path, get_settings().cache_dir) / "graph"
     kb_path = Path(kb_path)
     return kb_path.with_name(kb_path.name + ".graph")
 
@@ -100,8 +86,8 @@ def open_graph(
     readonly: bool = True,
 ) -> GraphBackend:
     """The reaction graph built from the KB at ``kb_path`` (read-only unless asked otherwise)."""
-    settings = settings or GraphSettings()
-    backend = backend or settings.graph_backend
+    settings = settings or get_settings().graph
+    backend = backend or settings.backend
     if backend == "neo4j":
         return open_neo4j(settings)
     if backend != "ladybug":
@@ -114,4 +100,4 @@ def open_graph(
             f"no reaction graph for {kb_path} (looked for {path}); build it with `chemground graph "
             "build`"
         )
-    return LadybugBackend(path, readonly=readonly, query_memory_mb=settings.graph_query_memory_mb)
+    return LadybugBackend(path, readonly=readonly, query_memory_mb=settings.query_memory_mb)

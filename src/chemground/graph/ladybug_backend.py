@@ -74,9 +74,9 @@ class LadybugBackend(GraphBackend):
         self.readonly = readonly
         self.threads = threads
         if query_memory_mb is None:
-            from chemground.graph.config import GraphSettings
+            from chemground.settings import get_settings
 
-            query_memory_mb = GraphSettings().graph_query_memory_mb
+            query_memory_mb = get_settings().graph.query_memory_mb
         self.query_memory_mb = query_memory_mb
         if readonly and not self.path.exists():
             raise GraphError(

@@ -565,7 +565,7 @@ def graph_evidence(
     workspace = workspace or Workspace()
     llm = llm or llm_from_settings(workspace.settings)
     owned = graph is None
-    graph = graph or open_graph(workspace.settings.kb_path)
+    graph = graph or open_graph(workspace.settings.kb.path, settings=workspace.settings.graph)
     try:
         result = Text2Cypher(graph, llm, mode=mode, validate=validate, row_limit=row_limit).run(
             question, compounds

@@ -33,10 +33,15 @@ _POOL: ProcessPoolExecutor | None = None
 
 
 def worker_count() -> int:
-    env = os.environ.get("CHEMGROUND_WORKERS")
-    if env:
-        return max(1, int(env))
-    return max(1, min(os.cpu_count() or 1, 8))
+    """Structure-parsing processes of an import.
+
+    Returns:
+        The ``kb.workers`` setting (env CHEMGROUND_WORKERS) when set, else one per CPU core, at
+        most 8.
+    """
+    from chemground.settings import get_settings
+
+    return get_settings().kb.workers or max(1, min(os.cpu_count() or 1, 8))
 
 
 def pool_started() -> bool:

@@ -63,7 +63,7 @@ class Library:
 
     @property
     def index_dir(self) -> Path:
-        return default_index_dir(self.settings.cache_dir, self.settings.kb_path)
+        return default_index_dir(self.settings.cache_dir, self.settings.kb.path)
 
     @cached_property
     def embedder(self):

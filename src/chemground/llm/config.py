@@ -7,13 +7,13 @@ from chemground.settings import Settings
 
 
 def llm_configured(settings: Settings) -> bool:
-    return bool(settings.llm_base_url and settings.llm_model)
+    return bool(settings.llm.base_url and settings.llm.model)
 
 
 def llm_from_settings(settings: Settings, model: str | None = None) -> LLM:
     """The configured endpoint as an LLM, or LLMUnavailable saying what to set."""
-    model = model or settings.llm_model
-    if not settings.llm_base_url:
+    model = model or settings.llm.model
+    if not settings.llm.base_url:
         raise LLMUnavailable(
             "this needs an LLM but none is configured: set CHEMGROUND_LLM_BASE_URL and "
             "CHEMGROUND_LLM_MODEL "
@@ -29,20 +29,20 @@ def llm_from_settings(settings: Settings, model: str | None = None) -> LLM:
     )  # httpx: imported when an LLM is used
 
     return OpenAICompatibleLLM(
-        settings.llm_base_url,
+        settings.llm.base_url,
         model,
-        api_key=settings.llm_api_key,
-        temperature=settings.llm_temperature,
-        top_p=settings.llm_top_p,
-        max_tokens=settings.llm_max_tokens,
-        timeout_s=settings.llm_timeout_s,
-        max_retries=settings.llm_max_retries,
-        concurrency=settings.llm_concurrency,
-        cache_path=(settings.cache_dir / "llm-cache.sqlite") if settings.llm_cache else None,
-        cost_per_1k_input=settings.llm_cost_per_1k_input,
-        cost_per_1k_output=settings.llm_cost_per_1k_output,
-        call_deadline_s=settings.llm_call_deadline_s,
-        answer_deadline_s=settings.llm_answer_deadline_s,
-        max_response_bytes=settings.llm_max_response_bytes,
-        cache_max_entries=settings.llm_cache_max_entries,
+        api_key=settings.llm.api_key,
+        temperature=settings.llm.temperature,
+        top_p=settings.llm.top_p,
+        max_tokens=settings.llm.max_tokens,
+        timeout_s=settings.llm.timeout_s,
+        max_retries=settings.llm.max_retries,
+        concurrency=settings.llm.concurrency,
+        cache_path=(settings.cache_dir / "llm-cache.sqlite") if settings.llm.cache else None,
+        cost_per_1k_input=settings.llm.cost_per_1k_input,
+        cost_per_1k_output=settings.llm.cost_per_1k_output,
+        call_deadline_s=settings.llm.call_deadline_s,
+        answer_deadline_s=settings.llm.answer_deadline_s,
+        max_response_bytes=settings.llm.max_response_bytes,
+        cache_max_entries=settings.llm.cache_max_entries,
     )

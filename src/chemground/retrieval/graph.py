@@ -49,12 +49,13 @@ class GraphAccess:
                 from chemground.graph.build import build_graph
                 from chemground.graph.config import open_graph
 
-                path = self.workspace.settings.kb_path
+                path = self.workspace.settings.kb.path
+                settings = self.workspace.settings.graph
                 try:
-                    self._graph = open_graph(path)
+                    self._graph = open_graph(path, settings=settings)
                 except GraphError:
-                    build_graph(path)
-                    self._graph = open_graph(path)
+                    build_graph(path, settings=settings)
+                    self._graph = open_graph(path, settings=settings)
         return self._graph
 
     def _read_only_graph(self):
@@ -62,11 +63,11 @@ class GraphAccess:
         dir."""
         from chemground.graph.backend import GraphError
         from chemground.graph.build import build_graph, graph_is_current
-        from chemground.graph.config import GraphSettings, cache_graph_dir, open_graph
+        from chemground.graph.config import cache_graph_dir, open_graph
 
-        path = self.workspace.settings.kb_path
-        settings = GraphSettings()
-        if settings.graph_backend != "ladybug" or settings.graph_dir is not None:
+        path = self.workspace.settings.kb.path
+        settings = self.workspace.settings.graph
+        if settings.backend != "ladybug" or settings.dir is not None:
             return open_graph(
                 path, settings=settings
             )  # a graph the user placed and builds themselves
@@ -74,7 +75,7 @@ class GraphAccess:
         if graph_is_current(path, settings, kb=kb):
             return open_graph(path, settings=settings)
         cached = settings.model_copy(
-            update={"graph_dir": cache_graph_dir(path, self.workspace.settings.cache_dir)}
+            update={"dir": cache_graph_dir(path, self.workspace.settings.cache_dir)}
         )
         try:
             build_graph(path, settings=cached)
@@ -82,7 +83,7 @@ class GraphAccess:
             raise GraphError(
                 f"the reaction graph of {path} is missing or out of date, and this read-only "
                 "workspace "
-                f"could not build its own copy under {cached.graph_dir}: {error}. Run "
+                f"could not build its own copy under {cached.dir}: {error}. Run "
                 "`chemground graph "
                 "build` to build it beside the knowledge base"
             ) from error

@@ -37,10 +37,15 @@ _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
 def backend_wanted() -> str:
-    """``auto`` (ONNX when available, else PyTorch), ``onnx`` or ``torch``; from
-    CHEMGROUND_EMBED_BACKEND."""
-    value = os.environ.get("CHEMGROUND_EMBED_BACKEND", "auto").strip().lower()
-    return value if value in ("auto", "onnx", "torch") else "auto"
+    """The embedding runtime asked for.
+
+    Returns:
+        ``auto`` (ONNX when available, else PyTorch), ``onnx`` or ``torch``: the
+        ``embed_backend`` setting (env CHEMGROUND_EMBED_BACKEND).
+    """
+    from chemground.settings import get_settings
+
+    return get_settings().embed_backend
 
 
 def onnx_runtime_available() -> bool:

@@ -405,8 +405,6 @@ def create_pourbaix_diagram(
 def get_all_entries(
     ctx: ToolContext, chemical_system: list, output_entries_pickle_file_path: str
 ) -> dict:
-    import os
-
     from chemground.agent.runner import ToolOffline
 
     elements = [element_symbol(e) for e in chemical_system]
@@ -418,7 +416,7 @@ def get_all_entries(
             "with "
             "chemground/create_entries instead",
         )
-    key = os.environ.get("MP_API_KEY")
+    key = ctx.settings.tools.materials_project_api_key  # MP_API_KEY
     if not key:
         raise ToolOffline(
             "Reactions_And_Batteries/get_all_entries",
