@@ -73,6 +73,16 @@ def test_retrieve_json_shows_query_and_hits(kb_env, capsys):
     assert [m["text"] for m in data["query"]["mentions"]] == ["bromobenzene", "phenylboronic acid"]
 
 
+def test_retrieve_takes_its_default_k_from_the_kb_settings(kb_env, capsys, monkeypatch):
+    monkeypatch.setenv("CHEMGROUND_KB__TOP_K", "2")
+    get_settings.cache_clear()
+    question = "Which solvent for bromobenzene and phenylboronic acid?"
+    code, out, _ = run(capsys, "retrieve", question, "--json")
+    assert code == 0 and len(json.loads(out)["hits"]) == 2
+    code, out, _ = run(capsys, "retrieve", question, "-k", "4", "--json")  # the flag wins
+    assert code == 0 and len(json.loads(out)["hits"]) == 4
+
+
 def test_unclear_question_exits_nonzero(kb_env, capsys):
     code, out, _ = run(capsys, "ask", "What is the boiling point of the moon?")
     assert code == 1 and "could not tell what the question asks for" in " ".join(out.split())

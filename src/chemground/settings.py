@@ -92,7 +92,11 @@ class KBSettings(_Section):
         description="SQLite file of the knowledge base (built on first use if missing), or a "
         "postgresql:// URL. Env CHEMGROUND_KB; CLI --kb.",
     )
-    top_k: int = Field(default=5, ge=1, description="Evidence records retrieved per question.")
+    top_k: int = Field(
+        default=5,
+        ge=1,
+        description="Evidence records `ask` and `retrieve` fetch per question (CLI -k).",
+    )
     workers: int | None = Field(
         default=None,
         ge=1,

@@ -149,12 +149,18 @@ def ask(
     parser: str = typer.Option(
         "rules", "--parser", help="Question parser: rules | llm (falls back to rules)."
     ),
-    k: int = typer.Option(5, "-k", help="How many evidence records to retrieve."),
+    k: int | None = typer.Option(
+        None,
+        "-k",
+        help="How many evidence records to retrieve (default: setting kb.top_k, 5).",
+        show_default=False,
+    ),
     llm_base_url: LLMBaseURL = None,
     llm_model: LLMModel = None,
 ) -> None:
     """Answer a chemistry question from the knowledge base, with the evidence shown."""
     qa = _qa(ctx, llm_base_url, llm_model, parser)
+    k = state(ctx).settings.kb.top_k if k is None else k
     if batch is not None:
         _batch(qa, batch, output, method, reasoner, k)
         return
@@ -219,7 +225,9 @@ def _batch(qa, path: Path, output: Path | None, method: str, reasoner: str, k: i
 def retrieve(
     ctx: typer.Context,
     question: str = typer.Argument(..., help="The question."),
-    k: int = typer.Option(5, "-k", help="How many records."),
+    k: int | None = typer.Option(
+        None, "-k", help="How many records (default: setting kb.top_k, 5).", show_default=False
+    ),
     method: str = typer.Option(
         "auto", "--method", "-m", help="auto | table | tools | routes | bm25 | dense."
     ),
@@ -227,6 +235,7 @@ def retrieve(
 ) -> None:
     """Show how a question is parsed (QueryTuple) and which records it retrieves."""
     qa = _qa(ctx)
+    k = state(ctx).settings.kb.top_k if k is None else k
     query, evidence = qa.retrieve(question, method=method, k=k)
     if as_json:
         print_json({"query": query.to_json(), "hits": [e.to_json() for e in evidence]})

@@ -8,7 +8,16 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from chemground.cli.common import console, err_console, print_json, stage_progress, state
+from chemground.cli.common import (
+    JSONOutput,
+    LLMBaseURL,
+    LLMModel,
+    console,
+    err_console,
+    print_json,
+    stage_progress,
+    state,
+)
 from chemground.errors import ChemgroundError
 
 
@@ -41,13 +50,13 @@ def lit_run(
     limit: int | None = typer.Option(
         None, "--limit", help="Only the first N questions of each file."
     ),
-    llm_base_url: str | None = typer.Option(None, "--llm-base-url"),
-    llm_model: str | None = typer.Option(None, "--llm-model"),
+    llm_base_url: LLMBaseURL = None,
+    llm_model: LLMModel = None,
     judge_model: str | None = typer.Option(
         None, "--judge-model", help="Judge model (default: the answer model)."
     ),
     out: Path | None = typer.Option(None, "--out", help="Write the full results as JSON."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: JSONOutput = False,
 ) -> None:
     """Recall@1/5/10 of the gold chunk per method (the files' chunks pooled as the corpus), per
     reasoning type and difficulty; with an LLM, answer accuracy without context vs with RAG."""

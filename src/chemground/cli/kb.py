@@ -7,7 +7,14 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from chemground.cli.common import console, err_console, print_json, stage_progress, state
+from chemground.cli.common import (
+    JSONOutput,
+    console,
+    err_console,
+    print_json,
+    stage_progress,
+    state,
+)
 from chemground.cli.extract import extract
 from chemground.errors import ChemgroundError
 from chemground.kb.importers import FORMATS, import_file
@@ -18,9 +25,7 @@ app.command("extract")(extract)
 
 
 @app.command()
-def stats(
-    ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Print JSON.")
-) -> None:
+def stats(ctx: typer.Context, as_json: JSONOutput = False) -> None:
     """Counts of compounds, names, reactions and where they came from."""
     with state(ctx).workspace(readonly=False) as ws:
         s = ws.kb.stats()
@@ -98,7 +103,7 @@ def migrate(
     target: str = typer.Option(
         ..., "--to", help="postgresql://user@host:port/dbname (a database without a KB)."
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print the rows copied per table as JSON."),
+    as_json: JSONOutput = False,
 ) -> None:
     """Copy a SQLite KB into PostgreSQL (RDKit cartridge), with progress; ids and order are kept."""
     from chemground.kb.backends import migrate as migrate_kb
@@ -151,7 +156,7 @@ def import_(
         help="Text encoding of the files (e.g. latin-1, cp1252, utf-16) when they are neither "
         "UTF-8 nor marked by a byte-order mark; such files are refused without it.",
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON summary per file."),
+    as_json: JSONOutput = False,
 ) -> None:
     """Import reactions (CSV, JSONL, reaction SMILES, ORD) or compounds (SDF, ChEBI OBO)."""
     failures = 0

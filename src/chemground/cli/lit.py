@@ -7,7 +7,16 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from chemground.cli.common import console, err_console, print_json, stage_progress, state
+from chemground.cli.common import (
+    JSONOutput,
+    LLMBaseURL,
+    LLMModel,
+    console,
+    err_console,
+    print_json,
+    stage_progress,
+    state,
+)
 from chemground.errors import ChemgroundError
 
 app = typer.Typer(help="Literature RAG: add papers, ask, QAC datasets.", no_args_is_help=True)
@@ -68,7 +77,7 @@ def add(
         help="Embed sentence windows for dense search (default: lit.dense, on).",
         show_default=False,
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    as_json: JSONOutput = False,
 ) -> None:
     """Add papers to the knowledge base (each file atomically; bad files are reported, the rest
     go on)."""
@@ -141,7 +150,7 @@ def add(
 
 
 @app.command("list")
-def list_(ctx: typer.Context, as_json: bool = typer.Option(False, "--json")) -> None:
+def list_(ctx: typer.Context, as_json: JSONOutput = False) -> None:
     """Papers in the knowledge base."""
     library = _library(ctx, dense=False)
     docs = library.store.documents()
@@ -178,7 +187,7 @@ def list_(ctx: typer.Context, as_json: bool = typer.Option(False, "--json")) -> 
 def show(
     ctx: typer.Context,
     item: str = typer.Argument(..., help="A document id or a chunk id (doc-…#n)."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: JSONOutput = False,
 ) -> None:
     """Show a paper (its chunks) or one chunk (its text, place and compound mentions)."""
     store = _library(ctx, dense=False).store
@@ -243,7 +252,7 @@ def index(
         help="Embed sentence windows for dense search (default: lit.dense, on).",
         show_default=False,
     ),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: JSONOutput = False,
 ) -> None:
     """Build or refresh the search index over the papers' chunks."""
     library = _library(ctx, dense)
@@ -320,11 +329,9 @@ def search(
         "--expand/--no-expand",
         help="Add synonyms and abbreviations of the compounds named to the query.",
     ),
-    llm_base_url: str | None = typer.Option(
-        None, "--llm-base-url", help="Endpoint for --rerank llm."
-    ),
-    llm_model: str | None = typer.Option(None, "--llm-model", help="Model for --rerank llm."),
-    as_json: bool = typer.Option(False, "--json"),
+    llm_base_url: LLMBaseURL = None,
+    llm_model: LLMModel = None,
+    as_json: JSONOutput = False,
 ) -> None:
     """The chunks that best match a question (with why each was found)."""
     reranker = _reranker(ctx, rerank, llm_base_url, llm_model)
@@ -373,10 +380,8 @@ def ask(
     use_llm: bool | None = typer.Option(
         None, "--llm/--no-llm", help="Answer with the LLM (default: when one is configured)."
     ),
-    llm_base_url: str | None = typer.Option(
-        None, "--llm-base-url", help="OpenAI-compatible endpoint."
-    ),
-    llm_model: str | None = typer.Option(None, "--llm-model", help="Model name at that endpoint."),
+    llm_base_url: LLMBaseURL = None,
+    llm_model: LLMModel = None,
     rerank: str | None = typer.Option(
         None, "--rerank", help="Second stage: llm (the same endpoint) or none."
     ),
@@ -384,7 +389,7 @@ def ask(
     expand: bool = typer.Option(
         False, "--expand/--no-expand", help="Add synonyms of the compounds named to the query."
     ),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: JSONOutput = False,
 ) -> None:
     """Answer from the papers: cited snippets without an LLM, a cited answer with one."""
     from chemground.qa_factory import build_qa
@@ -444,9 +449,9 @@ def qac_generate(
         True, "--multihop/--no-multihop", help="Also write multi-hop questions."
     ),
     workers: int = typer.Option(4, "--workers", help="Chunks processed at the same time."),
-    llm_base_url: str | None = typer.Option(None, "--llm-base-url"),
-    llm_model: str | None = typer.Option(None, "--llm-model"),
-    as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
+    llm_base_url: LLMBaseURL = None,
+    llm_model: LLMModel = None,
+    as_json: JSONOutput = False,
 ) -> None:
     """Generate and filter question-answer-context triples from the papers' chunks (needs an LLM).
 
@@ -493,7 +498,7 @@ def qac_import(
     ctx: typer.Context,
     path: Path = typer.Argument(..., help="A CSV in the ChemLit-QA layout."),
     out: Path | None = typer.Option(None, "--out", help="Write the records as JSON lines."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: JSONOutput = False,
 ) -> None:
     """Read a ChemLit-QA style CSV, check it, and summarise it (optionally convert to JSONL)."""
     import json

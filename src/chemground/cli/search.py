@@ -10,7 +10,7 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
-from chemground.cli.common import console, print_json, state
+from chemground.cli.common import JSONOutput, console, print_json, state
 from chemground.errors import ChemgroundError
 from chemground.kb.structure_search import ReactionMatch, match_to_dict, search_structures
 
@@ -46,7 +46,7 @@ def search(
     query_format: str = typer.Option(
         "auto", "--format", help="How to read --substructure: auto, smiles or smarts."
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    as_json: JSONOutput = False,
 ) -> None:
     """Find compounds, or reactions by participant role: substructure, similarity, exact."""
     given = [
