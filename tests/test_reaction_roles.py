@@ -323,6 +323,32 @@ def test_real_mapped_patent_reactions(shared_data, reaction_id, refiled, kept):
     assert {p.smiles for p in out if p.role is Role.REACTANT} == kept
 
 
+def _rdkit_elements(smiles: str) -> tuple:
+    mol = Chem.MolFromSmiles(smiles, sanitize=False)
+    counts: dict[str, int] = {}
+    for atom in mol.GetAtoms():
+        if atom.GetAtomicNum() > 1:
+            counts[atom.GetSymbol()] = counts.get(atom.GetSymbol(), 0) + 1
+    return tuple(sorted(counts.items()))
+
+
+def test_element_counts_read_from_smiles_text_agree_with_rdkit(shared_data):
+    """The counts are read from the SMILES tokens (fast); RDKit must read the same."""
+    rows = list(_flat_rows(str(shared_data / FLAT)).values())[:1500]
+    seen = 0
+    for row in rows:
+        texts = row["reaction_cxsmiles"].split(" ")[0].replace(">", ".").split(".")
+        for component in ("reactants_json", "products_json"):
+            texts += [c["smiles"] for c in json.loads(row[component]) if c["smiles"]]
+        for text in texts:
+            if text and Chem.MolFromSmiles(text, sanitize=False) is not None:
+                assert smiles_elements(text) == _rdkit_elements(text), text
+                seen += 1
+    assert seen > 10_000
+    for text in ("[se]1cccc1", "[13CH3:1][Sn](Cl)(Cl)Cl", "[Cs+].[F-]", "[2H]C([2H])Br", "*C"):
+        assert smiles_elements(text) == _rdkit_elements(text), text
+
+
 def test_refilings_on_real_patent_reactions_agree_with_the_maps(shared_data):
     """Over the first 400 ORD reactions: every atom-map re-filing is a molecule none of whose map
     numbers is in a product (checked with RDKit's reaction reader, independently of the module),

@@ -27,15 +27,14 @@ can say that a role was re-filed and by which rule.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from rdkit import Chem
-
 from chemground.chem.solvents import COMMON_SOLVENTS, agent_role
-from chemground.chem.structure import check_smiles, rdkit_messages, structure_from_smiles
+from chemground.chem.structure import MAX_SMILES_CHARS, structure_from_smiles
 from chemground.errors import ChemgroundError
 from chemground.kb.descriptions import read_data_tsv
 from chemground.kb.records import Participant, Role
@@ -125,7 +124,7 @@ class MappedFragment:
     elements: Elements
     contributes: bool  # one of its map numbers appears in a product
     agent: bool  # written in the agents part (reactants>AGENTS>products)
-    placed: int = 0  # heavy atoms of it that the map places in a product
+    placed: int = 0  # its atoms that the map places in a product
     doubtful: bool = False  # the map may have given its atoms to another molecule, or theirs to it
 
 
@@ -134,7 +133,6 @@ class AtomMaps:
     """What the atom maps of one reaction SMILES say about its reactant-side molecules."""
 
     fragments: tuple[MappedFragment, ...]
-    unmapped_product_elements: frozenset[str]  # elements of product atoms without a map number
 
     def fate(self, elements: Elements) -> str | None:
         """What the map says of the reactant-side molecule with these heavy-atom counts.
@@ -156,29 +154,63 @@ class AtomMaps:
         return found.pop() if len(found) == 1 else None
 
 
-def _elements(mol: Chem.Mol) -> Elements:
-    counts = Counter(atom.GetSymbol() for atom in mol.GetAtoms() if atom.GetAtomicNum() > 1)
-    return tuple(sorted(counts.items()))
+# SMILES tokens. Element symbols and atom classes (map numbers) are lexical in SMILES, so they
+# are read from the text: RDKit's atoms cost about 2.5 microseconds each from Python, and
+# reading a patent reaction (~80 atoms) and its participants through them made the whole
+# import 40 % slower. The tests check these readings against RDKit's on real patent reactions.
+_BRACKET_SYMBOL = re.compile(r"\[\d*([A-Z][a-z]?|[a-z]{1,2}|\*)")  # [13CH3:1] [nH] [Na+] [se]
+_BRACKET = re.compile(r"\[[^\]]*\]")
+_ORGANIC = re.compile(r"Cl|Br|[BCNOPSFIbcnops*]")  # atoms outside brackets
+_MAP_NUMBER = re.compile(r":(\d+)\]")  # the atom class closes a bracket atom
+_MAPPED_ATOM = re.compile(r"\[\d*([A-Z][a-z]?|[a-z]{1,2}|\*)[^\]:]*:(\d+)\]")
+_NOT_HEAVY = frozenset({"H", "*"})
 
 
 @lru_cache(maxsize=1 << 14)
+def _elements(smiles: str) -> Elements:
+    raw = Counter(_BRACKET_SYMBOL.findall(smiles))
+    raw.update(_ORGANIC.findall(_BRACKET.sub("", smiles)))
+    counts: Counter = Counter()
+    for symbol, count in raw.items():
+        element = symbol.capitalize()  # aromatic "c", "[se]"
+        if element not in _NOT_HEAVY:
+            counts[element] += count
+    return tuple(sorted(counts.items()))
+
+
 def smiles_elements(smiles: str) -> Elements | None:
-    """Heavy-atom element counts of a SMILES (unsanitised parse: cheap, and it does not matter
-    how aromaticity or hydrogens are drawn); None when RDKit cannot read it."""
-    try:
-        check_smiles(smiles)
-    except ChemgroundError:
+    """Heavy-atom counts (element symbol, count) of a SMILES, however aromaticity, hydrogens
+    and charges are drawn.
+
+    Args:
+        smiles: a SMILES (atom maps and CXSMILES extensions allowed).
+
+    Returns:
+        Sorted (symbol, count) pairs, without hydrogen (empty for H2); None for an empty
+        string or one over the SMILES size limit.
+    """
+    if not smiles or len(smiles) > MAX_SMILES_CHARS:
         return None
-    with rdkit_messages():
-        mol = Chem.MolFromSmiles(smiles, sanitize=False)
-    return None if mol is None else _elements(mol)
+    return _elements(smiles.split(" ", 1)[0])
+
+
+def _heavy_mapped(smiles: str) -> list[tuple[str, str]]:
+    """(element, map number) of each mapped heavy atom."""
+    return [
+        (symbol.capitalize(), number)
+        for symbol, number in _MAPPED_ATOM.findall(smiles)
+        if symbol.capitalize() not in _NOT_HEAVY
+    ]
+
+
+MAX_REACTION_CHARS = 4 * MAX_SMILES_CHARS
 
 
 def atom_maps(reaction_smiles: str | None) -> AtomMaps | None:
     """Read the atom maps of a reaction SMILES (``reactants>agents>products``, CXSMILES allowed).
 
     A molecule is a '.'-separated fragment, or a CXSMILES ``f:`` group of them (a salt's
-    ions). Parsing is unsanitised: only elements and map numbers are needed.
+    ions). Only element symbols and map numbers are read (see the note above ``_elements``).
 
     Args:
         reaction_smiles: the reaction SMILES as the source wrote it, maps kept.
@@ -186,66 +218,52 @@ def atom_maps(reaction_smiles: str | None) -> AtomMaps | None:
     Returns:
         The reactant-side molecules with whether each contributes a mapped atom to a product;
         None when the reaction is not mapped (no product atom carries a map number that a
-        reactant-side atom carries too), when its maps contradict themselves (one map number in
-        two products), or when it cannot be read or is over the structure limits.
+        reactant-side atom carries too), when its maps are incomplete (a product atom without
+        a map number: it may come from any molecule) or contradict themselves (one map number
+        in two products), or when it is not a reaction SMILES or is over the size limit.
     """
     if not reaction_smiles or ":" not in reaction_smiles:
         return None
     from chemground.kb.importers.reaction_smiles import split_reaction_smiles
 
-    try:
-        check_smiles(reaction_smiles.replace(">", "."))
-        reactants, agents, products = split_reaction_smiles(reaction_smiles, keep_maps=True)
-    except (ValueError, ChemgroundError):
+    if len(reaction_smiles) > MAX_REACTION_CHARS:
         return None
-    with rdkit_messages():
-        product_mols = [Chem.MolFromSmiles(s, sanitize=False) for s in products]
-        sides = [
-            (smiles, Chem.MolFromSmiles(smiles, sanitize=False), agent)
-            for group, agent in ((reactants, False), (agents, True))
-            for smiles in group
-        ]
-    if any(mol is None for mol in product_mols) or any(mol is None for _, mol, _ in sides):
-        return None  # a molecule RDKit cannot read may be the one that holds the maps
-    product_maps: set[int] = set()
-    unmapped = set()
-    for mol in product_mols:
-        numbers = set()
-        for atom in mol.GetAtoms():
-            number = atom.GetAtomMapNum()
-            if number:
-                numbers.add(number)
-            elif atom.GetAtomicNum() > 1:
-                unmapped.add(atom.GetSymbol())
-        if numbers & product_maps:
+    try:
+        reactants, agents, products = split_reaction_smiles(reaction_smiles, keep_maps=True)
+    except ValueError:
+        return None
+    product_maps: set[str] = set()
+    for smiles in products:
+        numbers = _MAP_NUMBER.findall(smiles)
+        if sum(count for _, count in _elements(smiles)) > len(_heavy_mapped(smiles)):
+            return None  # an unmapped product atom: the map is incomplete
+        if product_maps.intersection(numbers):
             # one reactant atom placed in two products: the mapper went wrong (it mapped the
             # epoxide of propylene + peracid onto the peracid, and left propylene unmapped)
             return None
-        product_maps |= numbers
+        product_maps.update(numbers)
     fragments = []
-    placed_elements = []
-    for smiles, mol, agent in sides:
-        placed = [atom for atom in mol.GetAtoms() if atom.GetAtomMapNum() in product_maps]
-        heavy = {atom.GetSymbol() for atom in placed if atom.GetAtomicNum() > 1}
-        fragments.append(
-            MappedFragment(
-                smiles=smiles,
-                elements=_elements(mol),
-                contributes=bool(placed),
-                agent=agent,
-                placed=sum(atom.GetAtomicNum() > 1 for atom in placed),
+    for group, agent in ((reactants, False), (agents, True)):
+        for smiles in group:
+            placed = product_maps.intersection(_MAP_NUMBER.findall(smiles)) if ":" in smiles else ()
+            fragments.append(
+                MappedFragment(
+                    smiles=smiles,
+                    elements=_elements(smiles),
+                    contributes=bool(placed),
+                    agent=agent,
+                    placed=len(placed),
+                )
             )
-        )
-        placed_elements.append(heavy)
     if not any(f.contributes for f in fragments):
         return None  # maps that tie nothing to a product say nothing
-    return AtomMaps(tuple(_doubts(fragments, placed_elements)), frozenset(unmapped))
+    return AtomMaps(tuple(_doubts(fragments, product_maps)))
 
 
 SMALL_CONTRIBUTION = 2  # heavy atoms: a methyl, a CH2, a cyanide
 
 
-def _doubts(fragments: list[MappedFragment], placed: list[set[str]]) -> list[MappedFragment]:
+def _doubts(fragments: list[MappedFragment], product_maps: set[str]) -> list[MappedFragment]:
     """Mark the fragments whose fate the map may have got wrong.
 
     The mapper places a one- or two-atom piece (the methyl of a methylation, the CH2 of a
@@ -261,10 +279,11 @@ def _doubts(fragments: list[MappedFragment], placed: list[set[str]]) -> list[Map
     for i, fragment in enumerate(fragments):
         if not fragment.contributes or fragment.placed > SMALL_CONTRIBUTION:
             continue
+        placed = {e for e, number in _heavy_mapped(fragment.smiles) if number in product_maps}
         rivals = {
             j
             for j, other in enumerate(fragments)
-            if not other.contributes and placed[i] & {e for e, _ in other.elements}
+            if not other.contributes and placed & {e for e, _ in other.elements}
         }
         if rivals:
             doubtful |= {i, *rivals}
@@ -310,7 +329,7 @@ class RoleChange:
 
 def reassign_roles(
     participants: list[Participant],
-    mapped_smiles: str | None = None,
+    mapped_smiles: str | AtomMaps | None = None,
     *,
     reagent_list: bool = True,
 ) -> tuple[list[Participant], list[RoleChange]]:
@@ -324,8 +343,9 @@ def reassign_roles(
     - ``atom-map`` applies to a participant whose heavy-atom composition matches exactly one
       kind of reactant-side molecule in the mapped SMILES. A match that is ambiguous (isomers
       with different fates) or absent (a name the mapper never saw) falls to the list rule.
-      It does not apply when a product has unmapped atoms of an element the participant has:
-      the map is then incomplete and those atoms may be its.
+      It does not apply to a reaction whose maps are incomplete (a product atom without a
+      map number may come from any molecule) or contradictory (see :func:`atom_maps`), nor to
+      a doubtful one-or-two-atom piece (see ``_doubts``): the list rule decides those.
     - ``reagent-list`` demotes a listed compound only when the reaction has a product with a
       structure, every product has one, and no product holds more atoms of one of the
       compound's elements than the reactants that stay reactants hold together: without maps,
@@ -338,7 +358,8 @@ def reassign_roles(
 
     Args:
         participants: the reaction's participants, linked (canonical SMILES and InChIKey set).
-        mapped_smiles: the source's reaction SMILES with atom maps, or None.
+        mapped_smiles: the source's reaction SMILES with atom maps (or what :func:`atom_maps`
+            read from it), or None.
         reagent_list: whether the curated list applies (sources that file reagents among
             reactants: patent text mining). Without it only the atom-map rule runs.
 
@@ -351,17 +372,15 @@ def reassign_roles(
     ]
     if not reactants:
         return participants, []
-    maps = atom_maps(mapped_smiles)
+    maps = mapped_smiles if isinstance(mapped_smiles, AtomMaps) else atom_maps(mapped_smiles)
+    counts = [smiles_elements(p.smiles) if p.smiles else None for p in participants]
     moves: dict[int, tuple[str, str]] = {}  # position -> (rule, reason)
     undecided = []
     for i in reactants:
         p = participants[i]
-        elements = smiles_elements(p.smiles or "")
         fate = None
-        if maps is not None and elements is not None:
-            fate = maps.fate(elements)
-            if fate == NO_ATOM and {e for e, _ in elements} & maps.unmapped_product_elements:
-                fate = None  # the map is incomplete, and the unplaced atoms may be its
+        if maps is not None and counts[i] is not None:
+            fate = maps.fate(counts[i])
         if fate == NO_ATOM:
             moves[i] = (RULE_ATOM_MAP, "contributes no mapped atom to a product")
         elif fate is None or (
@@ -369,21 +388,30 @@ def reassign_roles(
         ):
             undecided.append(i)  # a base said to give a methyl is judged as a listed reagent
     if reagent_list:
-        moves.update(_by_reagent_list(participants, undecided, kept=set(reactants) - set(moves)))
+        kept = set(reactants) - set(moves)
+        moves.update(_by_reagent_list(participants, counts, undecided, kept))
     if not moves or sum(p.role is Role.REACTANT for p in participants) == len(moves):
         return participants, []  # nothing to move, or it would leave no reactant at all
     out = list(participants)
     changes = []
     for i, (rule, reason) in sorted(moves.items()):
         p = participants[i]
-        new_role = agent_role(p.smiles or "")
+        new_role = _agent_role(p.smiles or "")
         out[i] = p.model_copy(update={"role": new_role})
         changes.append(RoleChange(i, p.name, p.smiles, Role.REACTANT, new_role, rule, reason))
     return out, changes
 
 
+@lru_cache(maxsize=4096)
+def _agent_role(smiles: str) -> Role:
+    return agent_role(smiles)  # the same few reagents, re-filed thousands of times
+
+
 def _by_reagent_list(
-    participants: list[Participant], candidates: list[int], kept: set[int]
+    participants: list[Participant],
+    counts: list[Elements | None],
+    candidates: list[int],
+    kept: set[int],
 ) -> dict[int, tuple[str, str]]:
     """The listed candidates whose atoms no product needs (see :func:`reassign_roles`)."""
     listed = [
@@ -391,22 +419,20 @@ def _by_reagent_list(
     ]
     if not listed:
         return {}
-    products = [p for p in participants if p.role is Role.PRODUCT]
-    product_elements = [smiles_elements(p.smiles) if p.smiles else None for p in products]
+    product_elements = [counts[i] for i, p in enumerate(participants) if p.role is Role.PRODUCT]
     if not product_elements or any(e is None for e in product_elements):
         return {}  # no product to compare with, or one whose atoms are unknown
     stay = kept - set(listed)
     supply: Counter = Counter()
     for i in stay:
-        supply.update(dict(smiles_elements(participants[i].smiles or "") or ()))
+        supply.update(dict(counts[i] or ()))
     need: Counter = Counter()
     for elements in product_elements:
         for element, count in elements or ():
             need[element] = max(need[element], count)
     moves = {}
     for i in listed:
-        elements = smiles_elements(participants[i].smiles or "") or ()
-        if not any(need[element] > supply[element] for element, _ in elements):
+        if not any(need[element] > supply[element] for element, _ in counts[i] or ()):
             moves[i] = (
                 RULE_REAGENT_LIST,
                 "a listed reagent, and no product needs its atoms from it",
