@@ -480,3 +480,13 @@ def test_a_route_does_not_start_from_dipea(imported_kb):
         ).rows
     finally:
         graph.close()
+
+
+def test_roles_a_person_wrote_are_left_alone(small_kb):
+    """The starter set (curated roles, no maps) is imported as written: the default KB's stored
+    roles are unchanged, so it needs no rebuild."""
+    starter = [r for r in small_kb.iter_reactions() if r.dataset == "starter"]
+    assert len(starter) > 200
+    assert not any(role_changes_of(r.provenance) for r in starter)
+    # listed compounds the curators filed as reactants stay so (nitric acid in a nitration)
+    assert any(is_listed_reagent(p.inchikey, p.smiles) for r in starter for p in r.reactants)
