@@ -116,6 +116,9 @@ def migrate(
         "compound_names": "compound names",
         "imports": "import ledger",
         "reactions": "reactions",
+        "documents": "papers",
+        "chunks": "paper chunks",
+        "chunk_mentions": "compounds named in papers",
     }
     with (
         SQLiteKB(source, readonly=True) as kb,
