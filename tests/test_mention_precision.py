@@ -210,3 +210,26 @@ def test_unresolved_compounds_are_listed_with_a_reason(parser):
     assert [m.text for m in query.unresolved_mentions] == ["XYZ-123"]
     assert query.unresolved_mentions[0].reason
     assert any("XYZ-123" in p for p in query.problems)
+
+
+# -- round 3 of the user questions (found on its dev split) -----------------------------------
+
+
+def test_an_alkylating_verb_is_not_the_salt_the_dictionary_names(full_parser):
+    # the dictionary files "ethylate" under acetic acid; "to ethylate X" is a verb
+    query = full_parser.parse("What solvent is used to ethylate paracetamol with iodoethane?")
+    assert texts(query) == ["paracetamol", "iodoethane"]
+    noun = full_parser.parse("What is the formula of sodium ethylate?")
+    assert [m.inchikey for m in noun.resolved_mentions] == [key("CC[O-].[Na+]")]
+
+
+def test_a_typo_of_a_name_the_dictionary_lists_with_a_greek_prefix_is_corrected(full_parser):
+    query = full_parser.parse("formula of caprolactum")  # the dictionary has "e-caprolactum"
+    [mention] = query.resolved_mentions
+    assert mention.inchikey == key("O=C1CCCCCN1") and mention.resolved_by == "fuzzy"
+
+
+def test_peptide_shorthand_is_named_as_unresolved_not_dropped(full_parser):
+    query = full_parser.parse("How long does the HCl/dioxane Boc removal from Boc-Phe-OMe take?")
+    assert "Boc-Phe-OMe" in texts(query)
+    assert any("Boc-Phe-OMe" in p and "shorthand" in p for p in query.problems), query.problems

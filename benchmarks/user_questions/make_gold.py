@@ -34,6 +34,7 @@ SOURCES = (
     "questions_reaction.txt",
     "questions_other.txt",
     "questions_round2.txt",  # written later, read last: earlier ids never move
+    "questions_round3.txt",  # the third session's fresh questions, after round 2
 )
 SEED = 13
 DEV_FRACTION = 0.7

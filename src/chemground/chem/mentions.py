@@ -142,6 +142,10 @@ reductant thiol sulfonamide lactone lactam
 _NOT_COMPOUND_AFTER = re.compile(
     r"^[\s-]*(?:bond|bonds|bonding|atom|atoms|count|counts|nmr|isotope|isotopes)\b", re.IGNORECASE
 )
+# "to ethylate paracetamol", "to benzylate the amine": an -ylate word after "to" is a verb, not
+# the salt some dictionary synonym makes of it ("ethylate" is filed under acetic acid).
+_VERB_BEFORE = re.compile(r"\bto\s*$", re.IGNORECASE)
+_ALKYLATE_VERB = re.compile(r"^[a-z]+(?:yl|oyl)ate$", re.IGNORECASE)
 # Contractions and possessives: "I'm", "it's", "don't", "ibuprofen's" (the word is its base).
 _CONTRACTION = re.compile(r"^(.+?)(?:n['’]t|['’](?:s|m|re|ve|ll|d))$", re.IGNORECASE)
 _CAS_TOKEN = re.compile(r"^\d{2,7}-\d{2}-\d$")
@@ -700,6 +704,11 @@ class MentionFinder:
                     norm in known
                     and self._acceptable(raw, known[norm], j - i + 1)
                     and not (known[norm] >= 0 and _NOT_COMPOUND_AFTER.match(text[words[j].end :]))
+                    and not (
+                        j == i
+                        and _ALKYLATE_VERB.match(raw)
+                        and _VERB_BEFORE.search(text[: words[i].start])
+                    )
                 ):
                     best = (j, raw, start)
                     break
@@ -1126,6 +1135,20 @@ class MentionFinder:
                 )
                 taken[i] = True
                 continue
+            if _PEPTIDE_SHORTHAND.match(word.text):
+                out.append(
+                    Mention(
+                        word.text,
+                        word.start,
+                        word.end,
+                        "common_name",
+                        confidence=0.0,
+                        reason="looks like protecting-group or amino-acid shorthand, which "
+                        "chemground cannot read; give the compound's name or SMILES",
+                    )
+                )
+                taken[i] = True
+                continue
             inner = (
                 word.text[1:-1] if word.text[:1] in "([" and word.text[-1:] in ")]" else word.text
             )
@@ -1183,10 +1206,30 @@ def _made_up_name(word: str) -> bool:
     )
 
 
+# Peptide chemists' shorthand: "Boc-Phe-OMe", "Fmoc-Gly-OH", "H-Pro-OtBu", "Cbz-Ala" (three-letter
+# amino-acid codes between protecting groups).
+_AMINO_ACID_CODES = (
+    "Ala|Arg|Asn|Asp|Cys|Gln|Glu|Gly|His|Ile|Leu|Lys|Met|Phe|Pro|Ser|Thr|Trp|Tyr|Val|Sar|Aib|Orn"
+)
+_PEPTIDE_SHORTHAND = re.compile(
+    rf"^(?:[A-Z][A-Za-z]{{0,4}}-)?(?:{_AMINO_ACID_CODES})(?:\([A-Za-z]+\))?"
+    rf"(?:-(?:{_AMINO_ACID_CODES})(?:\([A-Za-z]+\))?)*(?:-(?:O[A-Za-z]{{1,3}}|OH|NH2))?$"
+)
+# A Greek-letter or sign prefix that a name may carry or drop ("ε-caprolactam", "alpha-pinene").
+_GREEK_PREFIX = re.compile(
+    r"^(?:[a-zα-ω]|alpha|beta|gamma|delta|epsilon|omega|\([+-]\)|[+-])-(?=[a-z]{4})"
+)
+
+
 def _plausible_correction(raw: str, name: str) -> bool:
     """Whether ``name`` is a believable spelling of ``raw``: it keeps the name's class ending
     ("…hydrazone" is not "…hydrazine") and adds no charge or radical the text did not write."""
     low, target = raw.lower(), name.lower()
+    core = _GREEK_PREFIX.sub("", target)
+    if core != target and (
+        normalize_name(raw) == normalize_name(core) or _plausible_correction(raw, core)
+    ):
+        return True  # "caprolactum" for the dictionary's "e-caprolactum": the same name, prefixed
     if normalize_name(raw) in normalize_name(name):
         return False  # "carboxylic acid" is part of "dicarboxylic acid", not a typo of it
     for word in ("ion", "cation", "anion", "radical", "ylium", "ide ion"):

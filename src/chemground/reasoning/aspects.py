@@ -228,6 +228,7 @@ _RULES: list[tuple[Aspect, str]] = (
             r"|\babbreviat(ion|ed)\b|\bshort(hand)?[- ]names?\b|\bacronym\b"
             r"|\bwhat else (is|are) x (called|known as)\b|\bx (is )?(also )?known as what\b|\balso "
             r"(known|called)\b"
+            r"|\b(does|do) x stand for\b|\bx stands? for\b|\bx (is )?short for\b"
             r"|\baka\b|\bbrand names?\b|\balternative names?\b",
         ),
         (
@@ -253,7 +254,9 @@ _RULES: list[tuple[Aspect, str]] = (
         ),
         (
             Aspect.CATALYST,
-            r"\bcataly[sz](t|ts|ed|es|ing|is)\b|\bcatalytic\b|\bcatalist\b|\bcat\.?\s*\?\s*$",
+            r"\bcataly[sz](t|ts|ed|es|ing|is)\b|\bcatalytic\b|\bcatalist\b|\bcat\.?\s*\?\s*$"
+            # a radical initiator (AIBN, BPO) is filed as the catalyst of its records
+            r"|\b(radical )?initiators?\b",
         ),
         (Aspect.SOLVENT, r"\bsolvents?\b|\bmedium\b|\bdissolved in\b|\bin what (liquid|medium)\b"),
         (
@@ -310,7 +313,7 @@ _RULES: list[tuple[Aspect, str]] = (
             r"\bproducts?\b|\bwhat (forms|is formed|will form|would form|is produced|do (i|you|we) "
             r"get|happens)\b"
             r"|\bwhat (does|do|will|would) x (and x )?(give|form|produce|yield|afford|become|turn "
-            r"into|make)\b"
+            r"into|make)\b|\bwhat (does|do|will|would) x do to x\b"
             r"|\b(gives|forms|affords|yields|produces) what\b|\bresult(s|ing)? "
             r"(of|from)\b|\boutcome\b"
             r"|\breacts? with\b|\bwhat do i get\b|\bif (i|you|we) "

@@ -135,6 +135,7 @@ CLASSES: tuple[ReactionClass, ...] = (
         (
             r"\b(?:n-)?boc[- ]protections?",
             r"\bboc[- ]protect(?:ing|ed)?\b",
+            r"\b(?:install|introduc|put|add|attach)\w* (?:an? |the )?boc(?: group)?\b",
             r"protect(?:ion|ing)? \w+ (?:\w+ )?with (?:a )?boc\b",
         ),
     ),
@@ -304,7 +305,12 @@ CLASSES: tuple[ReactionClass, ...] = (
     _C(
         "Cbz protection",
         ("cbz_protection",),
-        (r"\b(?:cbz|z)[- ]protections?", r"protect(?:ion|ing)? \w+ (?:\w+ )?with (?:a )?cbz\b"),
+        (
+            r"\b(?:cbz|z)[- ]protections?",
+            r"protect(?:ion|ing)? \w+ (?:\w+ )?with (?:a )?cbz\b",
+            # "installs a Cbz group", "introduce the Cbz"
+            r"\b(?:install|introduc|put|add|attach)\w* (?:an? |the )?(?:cbz|z)(?: group)?\b",
+        ),
     ),
     # named reactions the starter set holds no example of: never answered from another class
     _C("ozonolysis", (), (r"ozonoly[sz]\w*", r"\bozonide\b")),
