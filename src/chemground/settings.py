@@ -110,7 +110,8 @@ class LLMSettings(_Section):
 
     base_url: str | None = Field(
         default=None,
-        description="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (unset: no LLM). "
+        description="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1, or local:PATH.gguf "
+        "to run a GGUF model in this process (the local-llm extra; no server) (unset: no LLM). "
         "Env CHEMGROUND_LLM_BASE_URL, else OPENAI_BASE_URL; CLI --llm-base-url.",
     )
     model: str | None = Field(
@@ -172,6 +173,17 @@ class LLMSettings(_Section):
         default=2_000_000,
         ge=1,
         description="Largest LLM reply read, in bytes; a larger one is refused, not buffered.",
+    )
+    n_ctx: int = Field(
+        default=8192,
+        ge=256,
+        description="Context window (tokens) of a local:PATH.gguf model run in-process.",
+    )
+    n_threads: int | None = Field(
+        default=None,
+        ge=1,
+        description="CPU threads of a local:PATH.gguf model run in-process (default: half the "
+        "cores; llama.cpp slows down sharply when its threads compete for busy cores).",
     )
     local_model: Path | None = Field(
         default=None,

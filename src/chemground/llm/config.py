@@ -3,15 +3,49 @@
 from __future__ import annotations
 
 from chemground.llm.base import LLM, LLMUnavailable
+from chemground.llm.inprocess import LOCAL_PREFIX, local_model_path
 from chemground.settings import Settings
 
 
 def llm_configured(settings: Settings) -> bool:
-    return bool(settings.llm.base_url and settings.llm.model)
+    """Whether an LLM is configured: an endpoint and a model, or a ``local:PATH.gguf`` file
+    (which names its own model)."""
+    base_url = settings.llm.base_url
+    if base_url and base_url.startswith(LOCAL_PREFIX):
+        return True
+    return bool(base_url and settings.llm.model)
 
 
 def llm_from_settings(settings: Settings, model: str | None = None) -> LLM:
-    """The configured endpoint as an LLM, or LLMUnavailable saying what to set."""
+    """The configured endpoint as an LLM.
+
+    ``local:PATH.gguf`` runs that model in this process (llama-cpp-python, the ``local-llm``
+    extra); anything else is an OpenAI-compatible HTTP endpoint.
+
+    Args:
+        settings: where the endpoint, model and limits come from.
+        model: a model name that overrides ``settings.llm.model``.
+
+    Returns:
+        The LLM client.
+
+    Raises:
+        LLMUnavailable: no endpoint or model is configured, or llama-cpp-python is missing.
+        LocalModelError: a ``local:`` file is missing or not a GGUF model.
+    """
+    local = local_model_path(settings.llm.base_url)
+    if local is not None:
+        from chemground.llm.inprocess import InProcessLLM  # loads llama.cpp on first call only
+
+        return InProcessLLM(
+            local,
+            n_ctx=settings.llm.n_ctx,
+            n_threads=settings.llm.n_threads,
+            temperature=settings.llm.temperature,
+            top_p=settings.llm.top_p,
+            max_tokens=settings.llm.max_tokens,
+            call_deadline_s=settings.llm.call_deadline_s or None,
+        )
     model = model or settings.llm.model
     if not settings.llm.base_url:
         raise LLMUnavailable(
