@@ -77,6 +77,22 @@ def test_kb_import_reports_summary_and_is_idempotent(kb_env, capsys, tmp_path):
     assert code == 0 and "already imported, nothing changed" in " ".join(out.split())
 
 
+def test_kb_import_says_how_many_reactants_were_refiled(kb_env, capsys, tmp_path):
+    path = tmp_path / "patent.smi"  # mapped: DIPEA and HCl give no atom to the amide
+    path.write_text(
+        "[CH3:1][C:2](Cl)=[O:3].[NH2:4][CH2:5][c:6]1[cH:7][cH:8][cH:9][cH:10][cH:11]1"
+        ".CCN(C(C)C)C(C)C.Cl>ClCCl>[CH3:1][C:2](=[O:3])[NH:4][CH2:5][c:6]1[cH:7][cH:8][cH:9]"
+        "[cH:10][cH:11]1\tUS-TEST\n"
+    )
+    code, out, _ = run(capsys, "kb", "import", str(path))
+    text = " ".join(out.split())
+    assert code == 0 and "re-filed as reagents, solvents or catalysts: 2 (atom-map 2;" in text
+    copy = tmp_path / "copy.smi"
+    copy.write_text(path.read_text().replace("US-TEST", "US-TEST-2"))
+    code, out, _ = run(capsys, "kb", "import", str(copy), "--json")
+    assert code == 0 and json.loads(out)["roles_reassigned"] == {"atom-map": 2}
+
+
 def test_kb_import_of_a_bad_file_exits_nonzero(kb_env, capsys, tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text("id,text\n1,x\n")

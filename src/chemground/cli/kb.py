@@ -214,6 +214,14 @@ def _print_summary(summary) -> None:
         if d["already_imported"]:
             line += " — already imported, nothing changed"
         console.print(line, highlight=False)
+        refiled = d.get("roles_reassigned") or {}
+        if refiled:
+            rules = ", ".join(f"{rule} {n:,}" for rule, n in refiled.items())
+            console.print(
+                f"  reactants re-filed as reagents, solvents or catalysts: "
+                f"{sum(refiled.values()):,} ({rules}; see provenance.role_changes)",
+                highlight=False,
+            )
         unresolved = d["unresolved_names"]
         if unresolved:
             shown = ", ".join(f"{name!r} ×{count}" for name, count in list(unresolved.items())[:15])
