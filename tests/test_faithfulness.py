@@ -259,6 +259,18 @@ def test_table_reasoners_are_checked(qa, reasoner, replies):
     )
 
 
+def test_a_value_is_rewritten_as_written_not_as_a_prefix(qa):
+    """The real 0.5B model gave aspirin's exact mass with all its digits, 180.042258736, for its
+    molecular weight: the rewrite puts the weight in its place (not '180.159258736')."""
+    scripted(qa, ["Answer: 180.042258736"])
+    answer = qa.ask("What is the molecular weight of aspirin?", reasoner="rag-direct")
+    report = answer.trace["faithfulness"]
+    assert answer.status == "unsupported" and report["kinds"] == ["contradicts-evidence"]
+    assert report["claims"][0]["text"] == "180.042258736"
+    assert report["corrected_answer"] == "180.159"
+    assert "it gives 180.159 for the molecular weight" in report["reason"]
+
+
 def test_a_table_answer_with_a_made_up_side_claim(qa):
     scripted(qa, ["Answer: 180.16 g/mol; aspirin melts at 512 °C"])
     answer = qa.ask("What is the molecular weight of aspirin?", reasoner="rag-direct")

@@ -840,9 +840,16 @@ def _check_value(
             )
             return True
         number = float(value)
-        decimals = _decimals_of(text, number)
+        written = _written(text, number)
+        decimals = written.decimals if written is not None else None
         fact = facts.match_number(number, aspect, decimals)
-        claim = Claim("value", f"{value:g}", fact is not None, label=aspect.value)
+        claim = Claim(
+            "value",
+            written.text if written is not None else f"{value:g}",
+            fact is not None,
+            label=aspect.value,
+            span=written.span if written is not None else None,
+        )
         if fact is not None:
             claim.source = fact.source
         else:
@@ -976,11 +983,13 @@ def _rewrite(text: str, report: FaithfulnessReport) -> str | None:
         decimals = len(number.split(".", 1)[1]) if "." in number else 0
         replacement = _format(claim.expected, decimals)
         if claim.span is not None and out[claim.span[0] : claim.span[1]].strip() == number:
-            out = out[: claim.span[0]] + replacement + out[claim.span[1] :]
-        elif number in out:
-            out = out.replace(number, replacement, 1)
-        else:
+            start = claim.span[0] + out[claim.span[0] : claim.span[1]].index(number)
+            out = out[:start] + replacement + out[start + len(number) :]
+            continue
+        whole = re.search(r"(?<![\d.])" + re.escape(number) + r"(?![\d])", out)
+        if whole is None:
             return None
+        out = out[: whole.start()] + replacement + out[whole.end() :]
     return out if out != text else None
 
 
@@ -998,10 +1007,11 @@ def _aspect_key(aspect: Aspect, key: str) -> bool:
     return aspect.value.split("_")[0] in words
 
 
-def _decimals_of(text: str, value: float) -> int | None:
+def _written(text: str, value: float) -> _NumberClaim | None:
+    """The number of ``text`` that ``value`` was read from (as written: its digits, place)."""
     for claim in number_claims(text):
         if abs(claim.value - value) < 1e-9:
-            return claim.decimals
+            return claim
     return None
 
 
@@ -1014,8 +1024,13 @@ def _distinct(values: list[float]) -> list[float]:
 
 
 def _format(value: float, decimals: int | None) -> str:
+    """``value`` with the answer's decimals, but no more than the evidence has (0.550 for
+    0.5501 where the answer wrote 0.985; 180.159, not 180.159000000, for 180.042258736)."""
     if decimals is None:
         return f"{value:g}"
+    shown = f"{float(value):.10g}"  # the evidence's own digits, without float noise
+    if "e" not in shown:
+        decimals = min(decimals, len(shown.split(".", 1)[1]) if "." in shown else 0)
     return f"{value:.{max(decimals, 0)}f}"
 
 
