@@ -7,6 +7,7 @@ import csv
 import gzip
 import json
 import shutil
+import time
 from functools import lru_cache
 
 import pytest
@@ -118,6 +119,27 @@ def test_atom_maps_say_which_molecules_give_atoms_to_the_product():
 )
 def test_reactions_without_usable_maps_are_not_mapped(reaction_smiles):
     assert atom_maps(reaction_smiles) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[C" * 5000 + ">>[C:1]",  # unclosed bracket atoms: no quadratic scan
+        "[C:1" * 4000 + ">>[C:1]",
+        "C(" * 19000 + ">>[C:1]",
+        "[C:1]" * 4000 + ">>" + "[C:1]" * 4000,
+        "[C:1]>>[C:1]" + "." * 50_000,  # over the size limit
+        "\x00[C:1]>>[C:1]",
+        ">>>",
+    ],
+)
+def test_hostile_reaction_smiles_are_read_quickly_or_refused(text):
+    started = time.perf_counter()
+    maps = atom_maps(text)
+    assert maps is None or isinstance(maps.fragments, tuple)
+    assert time.perf_counter() - started < 0.5
+    participants = [participant(Role.REACTANT, "CC"), participant(Role.PRODUCT, "CCO")]
+    reassign_roles(participants, text)  # never raises
 
 
 def test_maps_that_put_one_atom_in_two_products_are_not_trusted():
