@@ -106,6 +106,24 @@ def test_a_faithful_answer_is_not_flagged(answer, tool, result):
     assert report.claims and all(c.supported for c in report.claims)
 
 
+@pytest.mark.parametrize(
+    "answer, corrected",
+    [
+        ("The molecular weight of aspirin is 180.04 g/mol.", "is 180.16 g/mol."),
+        ("The molecular weight of aspirin is 180.04.", "is 180.16."),
+        ("Aspirin's molecular weight: 180.04 Da", "weight: 180.16 Da"),
+    ],
+)
+def test_an_exact_mass_is_no_molecular_weight(answer, corrected):
+    """The 1.5B model gave the exact mass (the ExactMolWt tool's result) as the weight."""
+    evidence = [tool_evidence("rdkit/CalculateExactMolWt", 180.042259)]
+    report = check_faithfulness(answer, evidence, question="?")
+    assert report.kinds == ["contradicts-evidence"], report.to_json()
+    assert report.corrected_answer.endswith(corrected)  # the weight of the tool's structure
+    exact = check_faithfulness("Its exact mass is 180.04 Da.", evidence, question="?")
+    assert exact.supported and check_faithfulness("It is 180.04 Da.", evidence).supported
+
+
 def test_a_made_up_number_is_not_in_the_evidence():
     report = check_faithfulness(
         "Aspirin melts at 212 °C.", [tool_evidence("cactus/CalculateQED", 0.55)], question="?"

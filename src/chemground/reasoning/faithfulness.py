@@ -348,12 +348,9 @@ class Facts:
             The matching fact, or None.
         """
         for fact in self.facts:
-            key = fact.key
-            if aspect == Aspect.MOLECULAR_WEIGHT and ("exact" in key or "monoisotopic" in key):
+            if not _fits(fact, aspect):
                 continue
-            if aspect == Aspect.EXACT_MASS and ("molecular_weight" in key or "molar" in key):
-                continue
-            for candidate in _conversions(fact.value, aspect, key):
+            for candidate in _conversions(fact.value, aspect, fact.key):
                 if abs(value - candidate) <= _tolerance(candidate, aspect, decimals):
                     return fact
         return None
@@ -368,7 +365,8 @@ class Facts:
         number of the answer, or its unit)."""
         if not label:
             return []
-        return [f for f in self.facts if f.label & label]
+        aspect = _unit_aspect(None, label)
+        return [f for f in self.facts if f.label & label and _fits(f, aspect)]
 
     # -- structures and names
     def structure_source(self, smiles: str) -> str | None:
@@ -429,6 +427,21 @@ class Facts:
         return any(w and w in known for w in wanted)
 
 
+def _fits(fact: _Fact, aspect: Aspect | None) -> bool:
+    """Whether an evidence number can be the quantity ``aspect``: a molecular weight is not the
+    exact mass beside it (a field or tool named exact or monoisotopic), nor the reverse."""
+    key = fact.key
+    if aspect == Aspect.MOLECULAR_WEIGHT:
+        return not ("exact" in key or "monoisotopic" in key or "exact" in fact.label)
+    if aspect == Aspect.EXACT_MASS:
+        return not (
+            "molecular_weight" in key
+            or "molar" in key
+            or ("weight" in fact.label and "exact" not in fact.label)
+        )
+    return True
+
+
 def _skipped_number(key: str, path: tuple[str, ...]) -> bool:
     """Fields whose numbers are not facts: ids, scores, timings, offsets, and the arguments a
     model passed to a tool (the model's own numbers, not the tool's)."""
@@ -478,7 +491,6 @@ _UNIT_LABELS = {
     "g/mol": _MW_LABEL,
     "g mol-1": _MW_LABEL,
     "g·mol−1": _MW_LABEL,
-    "da": _MW_LABEL,
     "°c": frozenset({"temperature"}),
     "°f": frozenset({"temperature"}),
     "k": frozenset({"temperature"}),
@@ -529,7 +541,7 @@ _UNIT = re.compile(
     r"Å²|Å\b|kcal/mol\b|kJ/mol\b|g/mL\b|g/cm3|g/cm³)"
 )
 _RANGE = re.compile(r"(?<=\d)\s*[-–~]\s*(?=\d)")
-_CLAUSE_END = re.compile(r"[.;:!?\n](?:\s|$)")
+_CLAUSE_END = re.compile(r"[.;!?\n](?:\s|$)")  # not ":", which introduces a value
 _STOP_LABEL = frozenset(
     "is are was were be of the a an approximately about around roughly nearly close to its it "
     "this that which with in at on for and or value equals equal".split()
@@ -607,7 +619,13 @@ def number_claims(text: str, masked: Sequence[tuple[int, int]] = ()) -> list[_Nu
 
 def _unit_aspect(unit: str | None, label: frozenset[str]) -> Aspect | None:
     """The quantity a unit (and the words before it) says a number is, for conversions."""
-    if unit is None:
+    if unit is None or unit.lower() in ("da", "amu"):  # Da: a weight or an exact mass
+        if "exact" in label:
+            return Aspect.EXACT_MASS
+        if "weight" in label:
+            return Aspect.MOLECULAR_WEIGHT
+        if unit is not None:
+            return None
         if "temperature" in label:
             return Aspect.TEMPERATURE
         return Aspect.YIELD if "yield" in label else None
@@ -618,7 +636,7 @@ def _unit_aspect(unit: str | None, label: frozenset[str]) -> Aspect | None:
         return Aspect.TIME
     if u == "%":
         return Aspect.YIELD if "yield" in label or not label - {"yield"} else None
-    if u in ("g/mol", "gmol-1", "g·mol−1", "da", "amu"):
+    if u in ("g/mol", "gmol-1", "g·mol−1"):
         return Aspect.EXACT_MASS if "exact" in label else Aspect.MOLECULAR_WEIGHT
     return None
 
@@ -731,8 +749,6 @@ def _check_number(facts: Facts, claim: _NumberClaim) -> Claim:
         span=claim.span,
     )
     fact = facts.match_number(claim.value, aspect, claim.decimals)
-    if fact is None and aspect is not None:  # a unit the conversions do not know: plain match
-        fact = facts.match_number(claim.value, None, claim.decimals)
     if fact is not None:
         base.source = fact.source
         return base
