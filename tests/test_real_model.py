@@ -94,8 +94,12 @@ def test_cot_agent_calls_the_tool_and_is_checked(llm, runner):
     answer = agent.run("What is the QED drug-likeness of aspirin (SMILES CC(=O)Oc1ccccc1C(=O)O)?")
     assert answer.status in ("answered", "unsupported", "failed", "budget_exhausted")
     assert answer.steps, "the model called no tool"
-    if answer.status in ("answered", "unsupported"):
-        assert "support" in answer.trace
+    if answer.status in ("answered", "unsupported"):  # the final text was checked
+        from chemground.reasoning.faithfulness import KINDS
+
+        report = answer.trace["faithfulness"]
+        assert report["supported"] == (answer.status == "answered")
+        assert all(c["problem"] in KINDS for c in report["claims"] if not c["supported"])
     repeats = [e for e in answer.trace["events"] if e["event"] == "repeated_failed_call"]
     assert len(repeats) <= 2
 
