@@ -160,3 +160,24 @@ def test_cli_ask_with_llm_flags(small_kb_path, tmp_path, monkeypatch, capsys):
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["reasoner"] == "adaptive" and len(data["trace"]["steps"]) == 3
     assert server.requests[0]["body"]["model"] == "fake-chem-7b"
+
+
+def test_evidence_is_cut_to_the_models_context_window_and_said(small_kb_path, opsin, tmp_path):
+    """A small model's window: the lowest-ranked records are left out of the prompt, the answer
+    says how many, and the prompt fits (issue 20, prompts sized to the model)."""
+    question = "What solvent is used for the Fischer esterification of acetic acid with ethanol?"
+    with FakeOpenAIServer() as server:
+        server.queue("From [E1].\nAnswer: ethanol", "From [E1].\nAnswer: ethanol")
+        roomy = make_qa(small_kb_path, opsin, tmp_path, server).ask(
+            question, reasoner="rag-direct", k=8
+        )
+        small = make_qa(
+            small_kb_path, opsin, tmp_path, server, context_tokens=1200, max_tokens=256
+        ).ask(question, reasoner="rag-direct", k=8)
+        big_prompt, small_prompt = (r["body"]["messages"][1]["content"] for r in server.requests)
+    last = f"[E{len(roomy.evidence)}]"
+    assert len(roomy.evidence) >= 3 and not any("context window" in n for n in roomy.notes)
+    assert last in big_prompt and last not in small_prompt and "[E1]" in small_prompt
+    assert len(small_prompt) <= (1200 - 256) * 2.5
+    assert any("left out of the prompt" in n and "1200 tokens" in n for n in small.notes)
+    assert small.status == "answered" and small.value == ["ethanol"]

@@ -174,6 +174,13 @@ class LLMSettings(_Section):
         ge=1,
         description="Largest LLM reply read, in bytes; a larger one is refused, not buffered.",
     )
+    context_tokens: int | None = Field(
+        default=None,
+        ge=256,
+        description="Context window (tokens) of the endpoint's model, when known: the reasoners "
+        "leave out the lowest-ranked evidence that would not fit, and say so (unset: no limit; a "
+        "local:PATH.gguf model uses n_ctx).",
+    )
     n_ctx: int = Field(
         default=8192,
         ge=256,
@@ -563,6 +570,12 @@ class Settings(BaseSettings):
         default="auto",
         description="Sentence-embedding runtime: auto (ONNX when available, else PyTorch), "
         "onnx or torch.",
+    )
+    aspect_classifier: bool = Field(
+        default=True,
+        description="Read a question no aspect rule understands with the exemplar classifier "
+        "(nearest MiniLM neighbours among hand-written phrasings; rules-only when the model is "
+        "missing). Env CHEMGROUND_ASPECT_CLASSIFIER.",
     )
 
     kb: KBSettings = Field(default_factory=KBSettings, description=KBSettings.__doc__)

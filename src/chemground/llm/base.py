@@ -210,6 +210,8 @@ class LLM(ABC):
     model: str = "unknown"
     is_real_model: bool = True  # False for the scripted test double
     call_deadline_s: float | None = None  # wall clock for one call, retries included (None: none)
+    # the model's context window in tokens, when known: prompts are sized to fit it (None: unknown)
+    context_tokens: int | None = None
     answer_deadline_s: float | None = (
         None  # wall clock shared by all calls of one answer (see answer_budget)
     )

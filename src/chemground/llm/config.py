@@ -62,7 +62,7 @@ def llm_from_settings(settings: Settings, model: str | None = None) -> LLM:
         OpenAICompatibleLLM,
     )  # httpx: imported when an LLM is used
 
-    return OpenAICompatibleLLM(
+    llm = OpenAICompatibleLLM(
         settings.llm.base_url,
         model,
         api_key=settings.llm.api_key,
@@ -80,3 +80,5 @@ def llm_from_settings(settings: Settings, model: str | None = None) -> LLM:
         max_response_bytes=settings.llm.max_response_bytes,
         cache_max_entries=settings.llm.cache_max_entries,
     )
+    llm.context_tokens = settings.llm.context_tokens
+    return llm

@@ -98,6 +98,7 @@ class InProcessLLM(LLM):
             ) from error
         self.model = str(self.info.metadata.get("general.name") or self.path.stem)
         self.n_ctx = n_ctx
+        self.context_tokens = n_ctx
         self.n_threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
         self.temperature = temperature
         self.top_p = top_p

@@ -93,6 +93,47 @@ def format_evidence(evidence: list[Evidence]) -> str:
     return "\n\n".join(blocks)
 
 
+# Characters per token assumed when sizing a prompt: chemistry text (SMILES, IUPAC names) splits
+# into short tokens, about 2.5-3 characters each with Qwen's and Llama's tokenizers; the lower
+# figure keeps the estimate on the safe side.
+CHARS_PER_TOKEN = 2.5
+# Room kept for the instructions, the system message and the question around the evidence.
+PROMPT_OVERHEAD_TOKENS = 700
+DEFAULT_REPLY_TOKENS = 1024
+
+
+def fit_evidence(
+    evidence: list[Evidence], llm: LLM, question: str = ""
+) -> tuple[list[Evidence], int]:
+    """The best-ranked evidence whose prompt text fits the model's context window.
+
+    A small local model has a context of a few thousand tokens; a prompt larger than that is
+    refused or silently truncated by the server. Evidence is kept in rank order while its text
+    fits what is left after the reply, the instructions and the question; the rest is left out
+    (the caller says so). With no known window (``llm.context_tokens`` None) nothing is cut.
+
+    Args:
+        evidence: the retrieved evidence, best first.
+        llm: the model; its ``context_tokens`` and ``max_tokens`` size the budget.
+        question: the question, which shares the prompt.
+
+    Returns:
+        The evidence kept (a prefix of ``evidence``, at least one record) and how many were
+        left out.
+    """
+    window = getattr(llm, "context_tokens", None)
+    if not window or not evidence:
+        return evidence, 0
+    reply = getattr(llm, "max_tokens", None) or DEFAULT_REPLY_TOKENS
+    budget = (window - reply - PROMPT_OVERHEAD_TOKENS) * CHARS_PER_TOKEN - len(question)
+    kept: list[Evidence] = []
+    for item in evidence:
+        if kept and len(format_evidence([*kept, item])) > budget:
+            break
+        kept.append(item)
+    return kept, len(evidence) - len(kept)
+
+
 @dataclass
 class _Run:
     """One reasoner run: the trace steps and the responses behind them."""
@@ -151,10 +192,17 @@ class LLMReasoner:
 
     def reason(self, query: QueryTuple, evidence: list[Evidence]) -> Reasoned:
         run = _Run()
+        evidence, left_out = fit_evidence(evidence, self.llm, query.question)
         budget = getattr(self.llm, "answer_budget", None)
         with budget() if budget is not None else contextlib.nullcontext():
             text = self._reason(query, evidence, run)
-        return self._finish(query, evidence, text, run)
+        reasoned = self._finish(query, evidence, text, run)
+        if left_out:
+            reasoned.notes.append(
+                f"{left_out} lower-ranked evidence record(s) left out of the prompt to fit the "
+                f"model's context window ({self.llm.context_tokens} tokens)"
+            )
+        return reasoned
 
     def _reason(
         self, query: QueryTuple, evidence: list[Evidence], run: _Run
