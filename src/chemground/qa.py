@@ -65,6 +65,8 @@ class QA:
             self.workspace.resolver,
             self.fuzzy,
             max_chars=self.workspace.settings.max_question_chars,
+            aspect_classifier=self.workspace.settings.aspect_classifier,
+            cache_dir=self.workspace.settings.cache_dir,
         )
 
     @property
@@ -180,7 +182,10 @@ class QA:
         mark = time.perf_counter()
         engine = self.reasoner(reasoner)
         try:
-            if decision.channel == "out_of_scope" and decision.rule == "data_not_held":
+            if decision.channel == "out_of_scope" and decision.rule in (
+                "data_not_held",
+                "classified_out_of_scope",
+            ):
                 reasoned = Reasoned(
                     f"I cannot answer this: {decision.why}.", None, "not_understood"
                 )
@@ -231,6 +236,11 @@ class QA:
             trace={
                 **reasoned.trace,
                 "parser": query.parser,
+                **(
+                    {"aspect_classifier": query.aspect_classifier}
+                    if query.aspect_classifier
+                    else {}
+                ),
                 "route": decision.to_json(),
                 **({"retrieval": retrieval_trace} if retrieval_trace else {}),
             },

@@ -201,7 +201,34 @@ DATA_NOT_HELD = re.compile(
 )
 
 
+def classified_out_of_scope(q: QueryTuple) -> bool:
+    """Whether the exemplar classifier read the question, which no rule read, as out of scope."""
+    decision = q.aspect_classifier
+    return (
+        q.aspect is None
+        and decision is not None
+        and decision.get("accepted") is True
+        and decision.get("label") == "out_of_scope"
+    )
+
+
+def _classified_why(q: QueryTuple) -> str:
+    decision = q.aspect_classifier or {}
+    nearest = (decision.get("neighbours") or [{}])[0].get("text", "")
+    return (
+        "the exemplar classifier reads it as not a question about a compound, a reaction or a "
+        f"property (out of scope, score {decision.get('score', 0):.2f}; nearest exemplar "
+        f"{nearest!r})"
+    )
+
+
 ROUTING_TABLE: tuple[Rule, ...] = (
+    Rule(
+        "classified_out_of_scope",
+        "out_of_scope",
+        lambda q, s: classified_out_of_scope(q),
+        lambda q, s: _classified_why(q),
+    ),
     Rule(
         "data_not_held",
         "out_of_scope",
@@ -362,12 +389,14 @@ def refine(query: QueryTuple) -> QueryTuple:
     aspect = query.aspect
     mentions = query.mentions
     problems = list(query.problems)
+    classifier = query.aspect_classifier
     if property_mentions:
         mentions = [m for m in query.mentions if m not in property_mentions]
         masked = mask_mentions(query.question, [(m.start, m.end) for m in mentions])
         new = classify_aspect(masked)
         if new is not None:
             aspect = new
+            classifier = None  # a rule read it after all: rules win over the exemplars
             problems = [
                 p
                 for p in problems
@@ -400,11 +429,22 @@ def refine(query: QueryTuple) -> QueryTuple:
                     for p in problems
                     if not p.startswith("no compound in the question could be resolved")
                 ]
-    if aspect is query.aspect and mentions is query.mentions and problems == query.problems:
+    if (
+        aspect is query.aspect
+        and mentions is query.mentions
+        and problems == query.problems
+        and classifier is query.aspect_classifier
+    ):
         return query
     level = aspect.level if aspect else query.level
     return query.model_copy(
-        update={"aspect": aspect, "mentions": mentions, "problems": problems, "level": level}
+        update={
+            "aspect": aspect,
+            "mentions": mentions,
+            "problems": problems,
+            "level": level,
+            "aspect_classifier": classifier,
+        }
     )
 
 
@@ -417,6 +457,7 @@ __all__ = [
     "Route",
     "Rule",
     "Signals",
+    "classified_out_of_scope",
     "override",
     "refine",
     "route",

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 from chemground.chem.mentions import MAX_MENTIONS, MentionFinder
 from chemground.chem.names import NameResolver
 from chemground.errors import ChemgroundError, InputLimitError, control_character, preview
+from chemground.reasoning.aspect_classifier import read_aspect
 from chemground.reasoning.aspects import classify_aspect, mask_mentions
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.roles import infer_roles
@@ -38,20 +40,38 @@ class RuleParser:
     Parsing takes time linear in the question's length, which is at most ``max_chars``
     characters (default: the setting ``max_question_chars``), and reads at most
     ``MAX_MENTIONS`` compound mentions.
+
+    The aspect is read by the rules; a question no rule reads goes to the exemplar classifier
+    (:mod:`chemground.reasoning.aspect_classifier`, its exemplar vectors cached under
+    ``cache_dir``) unless ``aspect_classifier`` is False (default: the setting
+    ``aspect_classifier``). Its decision is kept in ``QueryTuple.aspect_classifier``.
     """
 
     name = "rules"
 
-    def __init__(self, resolver: NameResolver, fuzzy=None, max_chars: int | None = None) -> None:
+    def __init__(
+        self,
+        resolver: NameResolver,
+        fuzzy=None,
+        max_chars: int | None = None,
+        aspect_classifier: bool | None = None,
+        cache_dir: Path | None = None,
+    ) -> None:
         self.finder = MentionFinder(resolver, fuzzy)
         self.max_chars = max_chars
+        self.aspect_classifier = aspect_classifier
+        self.cache_dir = cache_dir
 
     def parse(self, question: str) -> QueryTuple:
         max_chars = self.max_chars
-        if max_chars is None:
+        use_classifier = self.aspect_classifier
+        if max_chars is None or use_classifier is None:
             from chemground.settings import get_settings
 
-            max_chars = get_settings().max_question_chars
+            settings = get_settings()
+            max_chars = settings.max_question_chars if max_chars is None else max_chars
+            if use_classifier is None:
+                use_classifier = settings.aspect_classifier
         text = check_question(question, max_chars)
         mentions, cut, word_notes = self.finder.find_detailed(text, MAX_MENTIONS)
         masked = mask_mentions(text, [(m.start, m.end) for m in mentions])
@@ -60,6 +80,12 @@ class RuleParser:
         resolved = [m for m in mentions if m.resolved]
         if aspect is None and resolved and masked.strip(" ?.!") == "x":
             aspect = Aspect.DESCRIPTION  # the question is just a compound: show what we know
+        decision = None
+        if aspect is None and use_classifier:  # no rule reads it: the nearest exemplars may
+            reading = read_aspect(masked, cache_dir=self.cache_dir)
+            aspect, decision = reading.aspect, reading.decision
+            if reading.note:
+                problems.append(reading.note)
         if (
             aspect == Aspect.NAME_TO_SMILES
             and resolved
@@ -107,4 +133,5 @@ class RuleParser:
             input_format=input_format,
             problems=problems,
             parser=self.name,
+            aspect_classifier=decision.to_json() if decision is not None else None,
         )

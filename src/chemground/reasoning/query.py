@@ -132,6 +132,9 @@ class QueryTuple(BaseModel):
     )
     problems: list[str] = Field(default_factory=list)
     parser: str = "rules"
+    # the exemplar classifier's decision, when no rule read the aspect (AspectDecision.to_json:
+    # label, accepted, score, nearest exemplars); None when the rules decided
+    aspect_classifier: dict[str, Any] | None = None
 
     @property
     def resolved_mentions(self) -> list[QueryMention]:
