@@ -16,6 +16,7 @@ ORDER = [
     ("retrieval", "python benchmarks/retrieval_benchmark.py"),
     ("table_rag", "python benchmarks/table_rag_benchmark.py"),
     ("user_questions", "python benchmarks/user_questions_benchmark.py --split all"),
+    ("aspect_classifier", "python benchmarks/aspect_classifier.py --tune"),
     ("reaction_roles", "python benchmarks/reaction_roles.py"),
     ("tool_properties", "python benchmarks/tool_properties_benchmark.py"),
     ("api_load", "python benchmarks/api_load.py"),
