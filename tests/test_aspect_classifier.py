@@ -91,6 +91,19 @@ def test_the_nearest_exemplars_vote_and_the_decision_is_explained():
     assert {"k", "min_similarity", "min_share"} <= set(trace["thresholds"])
 
 
+def test_the_decision_is_explained_in_one_line():
+    from chemground.reasoning.aspect_classifier import explain_decision
+
+    accepted = fake_classifier().classify("at what temperature will x catch fire").to_json()
+    line = explain_decision(accepted)
+    assert line.startswith("read as flash_point by the nearest exemplar phrasings (score")
+    assert "nearest: 'when does x catch fire'" in line or "fire risk" in line
+    off = explain_decision(fake_classifier().classify("how much cash do i need").to_json())
+    assert off.startswith("read as out of scope")
+    unclear = explain_decision(fake_classifier().classify("fire melt").to_json())
+    assert unclear.startswith("no clear aspect")
+
+
 def test_an_off_topic_question_is_out_of_scope_not_an_aspect():
     decision = fake_classifier().classify("how much cash do i need")
     assert decision.out_of_scope and decision.aspect is None

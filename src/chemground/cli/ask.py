@@ -111,6 +111,11 @@ def print_answer(answer: Answer) -> None:
             record = f"[bold]{e.kind} {escape(e.id)}[/]\n{escape(_evidence_summary(e))}"
             table.add_row(str(i), f"{e.match}\n{e.score:.2f}", record, escape(e.why))
         console.print(table)
+    decision = answer.trace.get("aspect_classifier")
+    if decision:
+        from chemground.reasoning.aspect_classifier import explain_decision
+
+        console.print(f"[dim]aspect classifier: {escape(explain_decision(decision))}[/]")
     route = answer.trace.get("route") or {}
     if route.get("rule") not in (None, "override"):
         console.print(

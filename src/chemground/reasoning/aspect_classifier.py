@@ -272,6 +272,31 @@ class AspectClassifier:
         )
 
 
+def explain_decision(decision: dict[str, Any]) -> str:
+    """One line saying what the classifier decided and why (for ``chemground ask``).
+
+    Args:
+        decision: :meth:`AspectDecision.to_json` (``QueryTuple.aspect_classifier``).
+
+    Returns:
+        E.g. ``read as hazards by the nearest exemplar phrasings (score 0.98, cosine 0.77;
+        nearest: 'is x poisonous')``.
+    """
+    neighbours = decision.get("neighbours") or []
+    nearest = f"; nearest: {neighbours[0]['text']!r}" if neighbours else ""
+    score = f"score {decision.get('score', 0):.2f}, cosine {decision.get('similarity', 0):.2f}"
+    label = decision.get("label")
+    if not decision.get("accepted"):
+        return (
+            f"no clear aspect among the nearest exemplar phrasings (best {label}, {score}{nearest})"
+        )
+    if label == OUT_OF_SCOPE:
+        return f"read as out of scope by the nearest exemplar phrasings ({score}{nearest})"
+    if label == EXPLANATION:
+        return f"read as a why/how question by the nearest exemplar phrasings ({score}{nearest})"
+    return f"read as {label} by the nearest exemplar phrasings ({score}{nearest})"
+
+
 _DEFAULT: AspectClassifier | None = None
 _UNAVAILABLE: str | None = None
 _LOCK = threading.Lock()
@@ -373,6 +398,7 @@ __all__ = [
     "AspectReading",
     "Exemplar",
     "default_classifier",
+    "explain_decision",
     "load_exemplars",
     "read_aspect",
     "reset_default_classifier",

@@ -92,7 +92,7 @@ class RuleParser:
             and all(m.input_format == "smiles" for m in resolved)
         ):
             aspect = Aspect.SMILES_TO_NAME  # "what is the SMILES CCO?" means: what is this SMILES
-        if aspect is None:
+        if aspect is None and not (decision is not None and decision.out_of_scope):
             problems.append(
                 "could not tell what the question asks for; ask about a product, reactants, "
                 "solvent, catalyst, "
