@@ -4,8 +4,8 @@ Patent reaction data (Lowe's text-mined USPTO reactions, and the ORD datasets bu
 them) files everything put into the flask as a reactant: the acid, the base, the water, the
 drying salt. "Reactants of X" then lists HCl, and a route search may start from DIPEA. Two
 rules re-file such participants when a reaction is imported; both only ever move a
-*reactant* to an agent role, never the other way, and never touch a role a person wrote
-explicitly (our CSV/JSONL schema, the starter set, LLM extraction checked by a person).
+*reactant* to an agent role, never the other way, and never touch roles a source states
+role by role (our CSV/JSONL schema, the curated starter set, LLM extraction from text).
 
 1. ``atom-map``: a reaction SMILES with atom maps says which atoms end up in a product. A
    reactant-side molecule none of whose map numbers appears in a product contributes no atom
@@ -136,6 +136,9 @@ class AtomMaps:
 
     def fate(self, elements: Elements) -> str | None:
         """What the map says of the reactant-side molecule with these heavy-atom counts.
+
+        Args:
+            elements: a participant's heavy-atom counts (:func:`smiles_elements`).
 
         Returns:
             ``GIVES`` (it contributes atoms to a product), ``GIVES_DOUBTFULLY`` (a piece of at
