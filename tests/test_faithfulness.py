@@ -158,6 +158,25 @@ def test_a_structure_not_in_the_evidence_is_flagged(finder):
     assert bad.kinds == ["structure-not-in-evidence"]
 
 
+def test_a_smiles_in_brackets_is_read(finder):
+    """The real 0.5B model wrote "aspirin (CC(=O)Oc1ccccc1C(=O)O) is approximately 0.5501...":
+    the bracketed SMILES is the tool's structure, not a made-up one."""
+    evidence = [tool_evidence("cactus/CalculateQED", 0.5501217966938848)]
+    report = check_faithfulness(
+        "The QED drug-likeness of aspirin (CC(=O)Oc1ccccc1C(=O)O) is approximately "
+        "0.5501217966938848.",
+        evidence,
+        question="What is the QED drug-likeness of aspirin?",
+        finder=finder,
+    )
+    assert report.supported, report.to_json()
+    # a caffeine SMILES that lost its last methyl is another compound
+    other = check_faithfulness(
+        "Caffeine (CN1C=NC2=C1C(=O)N(C(=O)N2C)) has QED 0.55.", evidence, finder=finder
+    )
+    assert "structure-not-in-evidence" in other.kinds
+
+
 def test_a_name_not_in_the_evidence_is_flagged(finder):
     evidence = [tool_evidence("cactus/CalculateQED", 0.55)]
     # aspirin is not written in the evidence, but it is the structure the tool was given

@@ -806,7 +806,7 @@ def _check_mentions(
         kind = "structure" if is_structure else "name"
         checked.append("structures" if is_structure else "names")
         claim = Claim(kind, mention.text, True, span=(mention.start, mention.end))
-        structure = mention.structure
+        structure = mention.structure or _unwrapped(mention.text)
         norm = _norm(mention.text)
         if norm in facts.given_names or (
             structure is not None and structure.connectivity_key in facts.given_keys
@@ -1067,6 +1067,17 @@ def _structure(smiles: str) -> Structure | None:
         return structure_from_smiles(smiles)
     except Exception:
         return None
+
+
+def _unwrapped(text: str) -> Structure | None:
+    """The structure of a SMILES the finder could not read because the answer wrapped it in
+    brackets or punctuation ("aspirin (CC(=O)Oc1ccccc1C(=O)O)."), or None."""
+    token = text.strip().rstrip(".,;:")
+    if len(token) > 2 and token[0] + token[-1] in ("()", "[]", "{}"):
+        token = token[1:-1]
+    if token == text or not looks_like_smiles(token):
+        return None
+    return _structure(token)
 
 
 def _formula_counts(formula: str) -> dict[str, int]:
