@@ -699,11 +699,10 @@ def check_faithfulness(
     covered: list[tuple[int, int]] = []  # spans of the text the typed value already accounts for
     if query is not None and aspect is not None:
         if _check_value(report, facts, query, text, value, finder, checked):
+            report.checked = ", ".join(dict.fromkeys(checked))
             return report._close()
-        if aspect in NUMERIC and isinstance(value, (int, float)):
-            covered = [  # the value's own number is not checked twice
-                c.span for c in number_claims(text) if abs(c.value - float(value)) < 1e-9
-            ][:1]
+        # the value's own number is not checked twice
+        covered = [c.span for c in report.claims if c.kind == "value" and c.span is not None]
     mentions = _mentions(finder, text)
     _check_mentions(report, facts, _not_the_value(mentions, report), checked)
     masked = [(m.start, m.end) for m in mentions] + covered
