@@ -3,8 +3,8 @@ time.
 
 Run: python benchmarks/graph_tasks.py  [--per-type N]
 
-Also scores the reference queries (sanity run, no LLM: must be 1.0). No LLM result is
-reported here: none was available when this was written.
+Also scores the reference queries (sanity run, no LLM: must be 1.0). Text2Cypher with a real
+model is benchmarks/graph_text2cypher.py.
 """
 
 from __future__ import annotations
@@ -79,8 +79,8 @@ def main() -> None:
 {machine_note()}
 `generate_tasks(per_type={args.per_type}, seed=0, max_gold_rows=30)`: a candidate becomes a task only when its
 reference query returns 1-30 rows. The reference sanity run scores each reference query against its own gold
-(BLEU/METEOR/ROUGE-L/retrieval/path metrics all 1.0 expected). **No LLM was available, so no Text2Cypher accuracy
-is reported**: run `chemground bench graph-run --llm-base-url URL --llm-model M --mode MODE` for that.
+(BLEU/METEOR/ROUGE-L/retrieval/path metrics all 1.0 expected). No LLM runs here: Text2Cypher with a real model
+is measured by `benchmarks/graph_text2cypher.py` (section "Text2Cypher with a real model" below).
 
 {table}
 
