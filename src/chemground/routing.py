@@ -202,7 +202,15 @@ DATA_NOT_HELD = re.compile(
 
 
 def classified_out_of_scope(q: QueryTuple) -> bool:
-    """Whether the exemplar classifier read the question, which no rule read, as out of scope."""
+    """Whether the exemplar classifier read the question, which no rule read, as out of scope.
+
+    Args:
+        q: the parsed (and refined) question.
+
+    Returns:
+        True when it has no aspect and the classifier's accepted decision is ``out_of_scope``:
+        such a question is routed out of scope and gets no answer.
+    """
     decision = q.aspect_classifier
     return (
         q.aspect is None

@@ -210,6 +210,7 @@ class AspectClassifier:
 
     @property
     def thresholds(self) -> dict[str, float]:
+        """The settings a decision is judged by (shown in its trace)."""
         return {
             "k": self.k,
             "min_similarity": self.min_similarity,
