@@ -1121,50 +1121,19 @@ class MentionFinder:
                 break
             if taken[i] or _is_stop(word.text) or len(word.text) < 6:
                 continue
-            if _made_up_name(word.text):  # "flurbozamine": a name nothing here knows, not English
-                out.append(
-                    Mention(
-                        word.text,
-                        word.start,
-                        word.end,
-                        "common_name",
-                        confidence=0.0,
-                        reason="looks like a compound name but is not in the dictionary, and OPSIN "
-                        "cannot read it",
-                    )
-                )
-                taken[i] = True
-                continue
-            if _PEPTIDE_SHORTHAND.match(word.text):
-                out.append(
-                    Mention(
-                        word.text,
-                        word.start,
-                        word.end,
-                        "common_name",
-                        confidence=0.0,
-                        reason="looks like protecting-group or amino-acid shorthand, which "
-                        "chemground cannot read; give the compound's name or SMILES",
-                    )
-                )
-                taken[i] = True
-                continue
             inner = (
                 word.text[1:-1] if word.text[:1] in "([" and word.text[-1:] in ")]" else word.text
             )
-            if re.search(r"\d.*-|-.*\d|.\(.+\)", inner) and _SYSTEMATIC.search(inner):
-                out.append(
-                    Mention(
-                        word.text,
-                        word.start,
-                        word.end,
-                        "iupac",
-                        confidence=0.0,
-                        reason="looks like a systematic name but neither the dictionary nor OPSIN "
-                        "could resolve it",
-                    )
-                )
-                taken[i] = True
+            if _made_up_name(word.text):  # "flurbozamine": a name nothing here knows, not English
+                fmt, reason = "common_name", _UNKNOWN_NAME
+            elif _PEPTIDE_SHORTHAND.match(word.text):
+                fmt, reason = "common_name", _SHORTHAND
+            elif re.search(r"\d.*-|-.*\d|.\(.+\)", inner) and _SYSTEMATIC.search(inner):
+                fmt, reason = "iupac", _UNKNOWN_SYSTEMATIC
+            else:
+                continue
+            out.append(Mention(word.text, word.start, word.end, fmt, confidence=0.0, reason=reason))
+            taken[i] = True
         return out
 
 
@@ -1214,6 +1183,15 @@ _AMINO_ACID_CODES = (
 _PEPTIDE_SHORTHAND = re.compile(
     rf"^(?:[A-Z][A-Za-z]{{0,4}}-)?(?:{_AMINO_ACID_CODES})(?:\([A-Za-z]+\))?"
     rf"(?:-(?:{_AMINO_ACID_CODES})(?:\([A-Za-z]+\))?)*(?:-(?:O[A-Za-z]{{1,3}}|OH|NH2))?$"
+)
+# Why a word that looks like a compound is listed as unresolved.
+_UNKNOWN_NAME = "looks like a compound name but is not in the dictionary, and OPSIN cannot read it"
+_SHORTHAND = (
+    "looks like protecting-group or amino-acid shorthand, which chemground cannot read; give the "
+    "compound's name or SMILES"
+)
+_UNKNOWN_SYSTEMATIC = (
+    "looks like a systematic name but neither the dictionary nor OPSIN could resolve it"
 )
 # A Greek-letter or sign prefix that a name may carry or drop ("ε-caprolactam", "alpha-pinene").
 _GREEK_PREFIX = re.compile(

@@ -91,7 +91,7 @@ def graph_run(
     sanity run)."""
     from chemground.cli.graph import open_for
     from chemground.graph.bench.generate import read_tasks
-    from chemground.graph.bench.run import Prediction, reference_prediction, run_benchmark
+    from chemground.graph.bench.run import prediction_of, reference_prediction, run_benchmark
     from chemground.graph.text2cypher import Text2Cypher
     from chemground.llm.config import llm_configured, llm_from_settings
 
@@ -124,19 +124,7 @@ def graph_run(
 
             def predict(task):
                 compounds = compounds_of(parser.parse(task["question"])) if parser else None
-                r = pipeline.run(task["question"], compounds)
-                return Prediction(
-                    r.query,
-                    r.rows,
-                    r.ok,
-                    first_query=r.first_query,
-                    error=r.error,
-                    error_kind=r.error_kind,
-                    corrections=r.corrections,
-                    direction_fixes=r.direction_fixes,
-                    seconds=r.seconds,
-                    usage=r.usage,
-                )
+                return prediction_of(pipeline.run(task["question"], compounds))
 
         with stage_progress({"tasks": "tasks"}, enabled=not as_json) as progress:
             scores, summary = run_benchmark(tasks, graph, predict, progress=progress)

@@ -153,6 +153,22 @@ def score_prediction(
     return scores
 
 
+def prediction_of(result) -> Prediction:
+    """What the benchmark scores of one Text2Cypher run (a ``Text2CypherResult``)."""
+    return Prediction(
+        result.query,
+        result.rows,
+        result.ok,
+        first_query=result.first_query,
+        error=result.error,
+        error_kind=result.error_kind,
+        corrections=result.corrections,
+        direction_fixes=result.direction_fixes,
+        seconds=result.seconds,
+        usage=result.usage,
+    )
+
+
 def reference_prediction(graph: GraphBackend, task: dict[str, Any]) -> Prediction:
     """The sanity "model": the task's own reference query, executed."""
     try:
