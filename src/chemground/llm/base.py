@@ -212,6 +212,7 @@ class LLM(ABC):
     call_deadline_s: float | None = None  # wall clock for one call, retries included (None: none)
     # the model's context window in tokens, when known: prompts are sized to fit it (None: unknown)
     context_tokens: int | None = None
+    max_tokens: int | None = None  # the default reply limit in tokens (None: the model's own)
     answer_deadline_s: float | None = (
         None  # wall clock shared by all calls of one answer (see answer_budget)
     )

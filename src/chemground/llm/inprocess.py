@@ -97,7 +97,6 @@ class InProcessLLM(LLM):
                 f"running {self.path} in-process needs llama-cpp-python: {EXTRA_HINT}"
             ) from error
         self.model = str(self.info.metadata.get("general.name") or self.path.stem)
-        self.n_ctx = n_ctx
         self.context_tokens = n_ctx
         self.n_threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
         self.temperature = temperature
@@ -117,7 +116,7 @@ class InProcessLLM(LLM):
 
             self._llama = Llama(
                 model_path=str(self.path),
-                n_ctx=self.n_ctx,
+                n_ctx=self.context_tokens,
                 n_threads=self.n_threads,
                 seed=self.seed,
                 verbose=False,

@@ -163,6 +163,7 @@ class OpenAICompatibleLLM(LLM):
         self.base_url = base_url.rstrip("/")
         self.model = model
         self._schema_rejected = False  # the endpoint refused a JSON schema once: not sent again
+        self.max_tokens = max_tokens
         self.defaults = {"temperature": temperature, "top_p": top_p}
         if max_tokens:
             self.defaults["max_tokens"] = max_tokens

@@ -121,10 +121,10 @@ def fit_evidence(
         The evidence kept (a prefix of ``evidence``, at least one record) and how many were
         left out.
     """
-    window = getattr(llm, "context_tokens", None)
+    window = llm.context_tokens
     if not window or not evidence:
         return evidence, 0
-    reply = getattr(llm, "max_tokens", None) or DEFAULT_REPLY_TOKENS
+    reply = llm.max_tokens or DEFAULT_REPLY_TOKENS
     budget = (window - reply - PROMPT_OVERHEAD_TOKENS) * CHARS_PER_TOKEN - len(question)
     kept: list[Evidence] = []
     for item in evidence:
