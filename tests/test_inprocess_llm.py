@@ -87,3 +87,27 @@ def test_a_real_model_runs_in_process_with_schema_and_deadline():
         llm.chat([{"role": "user", "content": "Write a long essay on benzene."}], max_tokens=800)
     tokens = int(re.search(r"after (\d+) tokens", str(stopped.value)).group(1))
     assert tokens < 800
+
+
+def test_settings_select_the_in_process_model_and_pass_its_limits(tmp_path, monkeypatch):
+    from chemground.llm.config import llm_configured, llm_from_settings
+    from chemground.settings import Settings
+
+    absent = Settings(llm={"base_url": f"local:{tmp_path / 'absent.gguf'}"})
+    assert llm_configured(absent)  # a local file names its own model
+    with pytest.raises(LocalModelError, match="no model file"):
+        llm_from_settings(absent)
+    assert not llm_configured(Settings(llm={"base_url": "http://127.0.0.1:9/v1"}))
+    tiny = _tiny_gguf(tmp_path / "tiny.gguf")
+    if importlib.util.find_spec("llama_cpp") is not None:  # the limits reach the model
+        limits = {"n_ctx": 2048, "max_tokens": 300, "call_deadline_s": 30, "answer_deadline_s": 90}
+        local = llm_from_settings(Settings(llm={"base_url": f"local:{tiny}", **limits}))
+        assert (
+            local.context_tokens,
+            local.max_tokens,
+            local.call_deadline_s,
+            local.answer_deadline_s,
+        ) == (2048, 300, 30, 90)
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)
+    with pytest.raises(LLMUnavailable, match="local-llm"):
+        llm_from_settings(Settings(llm={"base_url": f"local:{tiny}"}))

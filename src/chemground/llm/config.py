@@ -44,7 +44,8 @@ def llm_from_settings(settings: Settings, model: str | None = None) -> LLM:
             temperature=settings.llm.temperature,
             top_p=settings.llm.top_p,
             max_tokens=settings.llm.max_tokens,
-            call_deadline_s=settings.llm.call_deadline_s or None,
+            call_deadline_s=settings.llm.call_deadline_s,
+            answer_deadline_s=settings.llm.answer_deadline_s,
         )
     model = model or settings.llm.model
     if not settings.llm.base_url:

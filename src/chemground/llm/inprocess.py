@@ -66,6 +66,7 @@ class InProcessLLM(LLM):
         top_p: float = 1.0,
         max_tokens: int | None = None,
         call_deadline_s: float | None = None,
+        answer_deadline_s: float | None = None,
         seed: int = 0,
     ) -> None:
         """Check the model file and the engine now; load the weights on the first call.
@@ -78,7 +79,9 @@ class InProcessLLM(LLM):
             temperature: default sampling temperature.
             top_p: default nucleus sampling.
             max_tokens: default reply limit (None: up to the context window).
-            call_deadline_s: wall-clock limit for one call (None: none).
+            call_deadline_s: wall-clock limit for one call (None or <= 0: none).
+            answer_deadline_s: wall-clock budget shared by the calls of one answer (None or
+                <= 0: none).
             seed: sampling seed, for repeatable replies.
 
         Raises:
@@ -102,7 +105,10 @@ class InProcessLLM(LLM):
         self.temperature = temperature
         self.top_p = top_p
         self.max_tokens = max_tokens
-        self.call_deadline_s = call_deadline_s
+        self.call_deadline_s = call_deadline_s if call_deadline_s and call_deadline_s > 0 else None
+        self.answer_deadline_s = (
+            answer_deadline_s if answer_deadline_s and answer_deadline_s > 0 else None
+        )
         self.seed = seed
         self._llama = None
         self._lock = threading.Lock()
