@@ -33,8 +33,13 @@ from graph_common import REPO, machine_note, write_section
 from chemground.graph.bench.generate import generate_tasks
 from chemground.graph.bench.run import all_reaction_ids, prediction_of, score_prediction
 from chemground.graph.config import open_graph
+from chemground.graph.linking import compounds_of
 from chemground.graph.text2cypher import Text2Cypher
+from chemground.jsonl import read_jsonl
 from chemground.llm.openai_client import OpenAICompatibleLLM
+from chemground.qa import QA
+from chemground.settings import get_settings
+from chemground.workspace import Workspace
 
 OUT_DIR = REPO / "benchmarks" / "results" / "text2cypher"
 
@@ -48,14 +53,10 @@ def parse_config(text: str) -> tuple[str, bool, bool]:
 
 
 def done_items(path: Path) -> dict[str, dict]:
+    """Items an earlier run scored, by id (a last line torn by a killed run is redone)."""
     if not path.exists():
         return {}
-    items = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            item = json.loads(line)
-            items[item["id"]] = item
-    return items
+    return {item["id"]: item for _, item in read_jsonl(path, torn_tail_ok=True)}
 
 
 def run_config(config, tasks, graph, llm, ids, out_path, parser) -> list[dict]:
@@ -70,8 +71,6 @@ def run_config(config, tasks, graph, llm, ids, out_path, parser) -> list[dict]:
             started = time.perf_counter()
             compounds = None
             if link:
-                from chemground.graph.linking import compounds_of
-
                 compounds = compounds_of(parser.parse(task["question"]))
             result = pipeline.run(task["question"], compounds)
             if result.error and "cannot reach the LLM endpoint" in result.error:
@@ -127,12 +126,8 @@ def main() -> None:
     parser.add_argument("--timeout-s", type=float, default=600.0)
     args = parser.parse_args()
 
-    from chemground.qa import QA
-    from chemground.settings import get_settings
-    from chemground.workspace import Workspace
-
     settings = get_settings()
-    kb_path = args.kb or Path(settings.kb.path if hasattr(settings, "kb") else settings.kb_path)
+    kb_path = args.kb or Path(settings.kb.path)
     workspace = Workspace(settings)
     qa = QA(workspace)
     llm = OpenAICompatibleLLM(
