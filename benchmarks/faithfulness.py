@@ -25,12 +25,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import machine_line, markdown_table, write_section
-from llm_smoke import cases, environment, prepare, run_case
+from llm_smoke import cases, open_run, run_case
 
 
 def per_path(rows: list[dict[str, Any]], order: list[str]) -> list[list[Any]]:
@@ -106,19 +104,7 @@ def main() -> None:
     parser.add_argument("--fresh", action="store_true", help="forget earlier rows")
     parser.add_argument("--no-write", action="store_true", help="do not write the results file")
     args = parser.parse_args()
-    base = args.base_url.rstrip("/")
-    model = args.model or httpx.get(f"{base}/models", timeout=10).json()["data"][0]["id"]
-    label = args.label or model
-    env = environment(base, model, args.work, args.limit_s)
-    kbs = prepare(args.work, env)
-    rows_file = args.work / "rows.jsonl"
-    if args.fresh:
-        rows_file.unlink(missing_ok=True)
-    done: dict[tuple[str, str, str], dict[str, Any]] = {}
-    if rows_file.exists():
-        for line in rows_file.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            done[(row["model"], row["path"], row["qid"])] = row
+    label, env, kbs, rows_file, done = open_run(args)
     wanted = [p.strip() for p in args.only.split(",") if p.strip()]
     todo, taken = [], Counter()
     for case in cases():

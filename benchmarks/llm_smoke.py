@@ -37,6 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import machine_line, markdown_table, write_section
 
+from chemground.jsonl import read_jsonl
+
 SOURCE_KB = Path("/tmp/chemground-bench/kb-default.sqlite")
 PAPER = """Synthesis of acetylsalicylic acid (aspirin) in a teaching laboratory
 
@@ -353,6 +355,29 @@ def run_case(
     return row
 
 
+def open_run(
+    args: argparse.Namespace,
+) -> tuple[str, dict[str, str], Any, Path, dict[tuple[str, str, str], dict[str, Any]]]:
+    """Set up a resumable run against the model server of ``args`` (shared with faithfulness.py).
+
+    Returns:
+        The model label, the CLI environment, the prepared KBs, the rows file and the rows
+        already done, by (model, path, question id).
+    """
+    base = args.base_url.rstrip("/")
+    model = args.model or httpx.get(f"{base}/models", timeout=10).json()["data"][0]["id"]
+    env = environment(base, model, args.work, args.limit_s)
+    kbs = prepare(args.work, env)
+    rows_file = args.work / "rows.jsonl"
+    if args.fresh:
+        rows_file.unlink(missing_ok=True)
+    done: dict[tuple[str, str, str], dict[str, Any]] = {}
+    if rows_file.exists():
+        for _, row in read_jsonl(rows_file, torn_tail_ok=True):
+            done[(row["model"], row["path"], row["qid"])] = row
+    return args.label or model, env, kbs, rows_file, done
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -386,19 +411,7 @@ def main() -> None:
         help="re-apply the answer checks to the stored rows (after a check was corrected)",
     )
     args = parser.parse_args()
-    base = args.base_url.rstrip("/")
-    model = args.model or httpx.get(f"{base}/models", timeout=10).json()["data"][0]["id"]
-    label = args.label or model
-    env = environment(base, model, args.work, args.limit_s)
-    kbs = prepare(args.work, env)
-    rows_file = args.work / "rows.jsonl"
-    if args.fresh:
-        rows_file.unlink(missing_ok=True)
-    done: dict[tuple[str, str, str], dict[str, Any]] = {}
-    if rows_file.exists():
-        for line in rows_file.read_text().splitlines():
-            row = json.loads(line)
-            done[(row["model"], row["path"], row["qid"])] = row
+    label, env, kbs, rows_file, done = open_run(args)
     if args.rescore:
         checks = {(c.path, c.qid): c for c in cases()}
         for row in done.values():
