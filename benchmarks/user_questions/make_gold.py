@@ -35,6 +35,7 @@ SOURCES = (
     "questions_other.txt",
     "questions_round2.txt",  # written later, read last: earlier ids never move
     "questions_round3.txt",  # the third session's fresh questions, after round 2
+    "questions_round4.txt",  # the fourth session's fresh questions, after round 3
 )
 SEED = 13
 DEV_FRACTION = 0.7
