@@ -184,6 +184,7 @@ class QA:
         try:
             if decision.channel == "out_of_scope" and decision.rule in (
                 "data_not_held",
+                "own_experiment",
                 "classified_out_of_scope",
             ):
                 reasoned = Reasoned(

@@ -201,6 +201,21 @@ DATA_NOT_HELD = re.compile(
 )
 
 
+# The asker's own experiment ("what yield did my Suzuki coupling give?", "the compound in flask
+# 3", "what I made last Tuesday"): no record holds it. Only when the question names no compound
+# we resolve: "MW of my compound, aspirin" is still aspirin's molecular weight.
+OWN_EXPERIMENT = re.compile(
+    r"\b(my|our)\s+(own\s+)?(\w+[- ]?){0,2}\b(samples?|reactions?|couplings?|products?|"
+    r"compounds?|batch(es)?|runs?|experiments?|flasks?|crude|materials?|synthes[ie]s|preps?|"
+    r"columns?|tlcs?|nmrs?|spectr(um|a)|mixtures?|vials?|results?)\b"
+    r"|\b(in|from) (flask|vial|tube|beaker|jar|bottle|fraction) #?\d+\b"
+    r"|\blast (monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|night|month)\b"
+    r"|\b(i|we) (just )?(made|synthesi[sz]ed|ran|isolated|prepared|obtained|got)\b[^?]*"
+    r"\b(yesterday|this morning|last)\b",
+    re.IGNORECASE,
+)
+
+
 def classified_out_of_scope(q: QueryTuple) -> bool:
     """Whether the exemplar classifier read the question, which no rule read, as out of scope.
 
@@ -246,6 +261,15 @@ ROUTING_TABLE: tuple[Rule, ...] = (
         lambda q, s: (
             f"it asks for {DATA_NOT_HELD.search(q.question).group(0).lower()!r}-type data "
             "(statistics, news, prices, dated figures), which no record, tool or paper here holds"
+        ),
+    ),
+    Rule(
+        "own_experiment",
+        "out_of_scope",
+        lambda q, s: s.resolved == 0 and bool(OWN_EXPERIMENT.search(q.question)),
+        lambda q, s: (
+            f"it asks about your own experiment ({OWN_EXPERIMENT.search(q.question).group(0)!r}), "
+            "and the knowledge base holds curated and published records, not your lab's results"
         ),
     ),
     Rule(

@@ -195,6 +195,11 @@ _RULES: list[tuple[Aspect, str]] = (
             Aspect.ROUTE,
             r"\broutes?\b|\bpath(way)?s? (from|to|between)\b|\bsynthetic (route|path|sequence)\b"
             r"|\bhow (can|do|could|would) (i|we|you|one) (get|go) from x to x\b|\bfrom x to x in\b"
+            # "how to get X starting from Y", "make X from Y": both ends named, so a route
+            # (unless it asks for one fact of that step: "which solvent to make X from Y")
+            r"|^(?!.*\b(solvents?|catalysts?|reagents?|bases?|oxidants?|reductants?|temp\w*|"
+            r"yields?|conditions?|how long|time)\b)"
+            r".*\b(get|make|prepare|synthesi[sz]e|obtain|reach|access) x,? (starting )?from x\b"
             r"|\bin (two|three|four|\d) steps\b|\b(two|three|four|\d)[- ]steps?\b"
             r"|\bx\s*(->|→|=>)\s*x\b[^?]*\bsteps?\b"
             r"|\bmulti-?step\b|\bwhat can (i|we|you|one) make "
@@ -248,6 +253,8 @@ _RULES: list[tuple[Aspect, str]] = (
             Aspect.REAGENT,
             r"^\s*(what|which)?\s*('s |is |are )?(the )?bases?\b(?! (peak|pair|metal))|\bbase "
             r"(for|in|used)\b"
+            # a notebook line that ends in its question: "A + B -> C. base?"
+            r"|[.:;,-]\s*(the |which |what )?bases?\s*\?\s*$"
             r"|\b(which|what) (oxidant|reductant|borohydride|hydride|reducing agent|oxidi[sz]ing "
             r"agent)s?\b"
             r"|\b(oxidant|reductant)s? (for|in|used)\b",

@@ -15,7 +15,7 @@ from chemground.reasoning.query import Aspect, QueryMention
 
 _BEFORE_PRODUCT = re.compile(
     r"(to (give|form|make|afford|yield|produce|obtain|prepare|synthesi[sz]e|get|reach)"
-    r"|into|giving|gives|forming|forms|"
+    r"|->|-->|→|=>|into|giving|gives|forming|forms|"
     r"yielding|affording|producing|synthesis of|preparation of|route "
     r"to|synthesi[sz]e|prepare|make|made|obtain|"
     r"towards?|target|product|products of|reactants of|precursors of|starting materials for|make "
@@ -41,6 +41,14 @@ _BEFORE_SOLVENT = re.compile(
 _BEFORE_AGENT = re.compile(
     r"(using|over|catalys[eiz]+d by|cataly[sz]ed by|in (the )?presence of|with (a |the )?catalyst|"
     r"promoted by|mediated by|by)\s*(the |a |an )?$"
+)
+# "refluxed in ethanol with H2SO4", "heated with a catalytic amount of TsOH": a compound added
+# "with" a heating or stirring verb, or after the solvent, is an agent (reagent or catalyst);
+# "reacts with B" and "treated with B" keep B a reactant
+_BEFORE_AGENT_WITH = re.compile(
+    r"(\b(reflux(ed|ing)?|heat(ed|ing)?|stir(red|ring)?|warm(ed|ing)?|boil(ed|ing)?|"
+    r"shak(en|ing)|sonicat(ed|ing))\b[^,;.]*|\bin \S+(?: \S+)?)"
+    r" with\s*(a |an |the |catalytic |cat\.? |some )*$"
 )
 _AFTER_ROLE = re.compile(
     r"^\s*,?\s*(?:is |was |are )?(?:used )?as (?:the |a |an "
@@ -82,7 +90,7 @@ def infer_roles(
             _BEFORE_SOLVENT.search(before) and mention.smiles and is_common_solvent(mention.smiles)
         ):
             role = Role.SOLVENT
-        elif _BEFORE_AGENT.search(before) and mention.smiles:
+        elif (_BEFORE_AGENT.search(before) or _BEFORE_AGENT_WITH.search(before)) and mention.smiles:
             role = Role.CATALYST if has_transition_metal(mention.smiles) else Role.REAGENT
         elif re.search(r"\band\s*$", before) and roles:
             role = roles[-1]  # "A and B": same role as A
@@ -96,6 +104,37 @@ def infer_roles(
     ):  # "A ... to give P": the other unassigned compounds are what P is made from
         roles = [Role.REACTANT if r is None else r for r in roles]
     return roles
+
+
+# The roles a chemist accepts for one another when matching a question to a record: a Lewis
+# acid or a base is filed as a reagent in one source and as a catalyst in another, and a
+# co-reactant the question names ("A reacts with HCl") is often filed as a reagent. A product
+# is never a starting material, and a solvent asked for stays a solvent.
+_ACCEPTED: dict[Role, frozenset[Role]] = {
+    Role.REACTANT: frozenset({Role.REACTANT, Role.REAGENT}),
+    Role.REAGENT: frozenset({Role.REAGENT, Role.CATALYST, Role.REACTANT}),
+    Role.CATALYST: frozenset({Role.CATALYST, Role.REAGENT}),
+    Role.PRODUCT: frozenset({Role.PRODUCT}),
+    Role.SOLVENT: frozenset({Role.SOLVENT}),
+}
+
+
+def role_accepts(wanted: Role | None, found: Role | None) -> bool:
+    """Whether a record's role answers the role a question implies.
+
+    Args:
+        wanted: the role the question implies for a compound (None: any role).
+        found: the role the compound has in the record.
+
+    Returns:
+        True when the same, or when chemists use the two for one another (reagent and
+        catalyst; a named co-reactant filed as a reagent).
+    """
+    if wanted is None:
+        return True
+    if found is None:
+        return False
+    return found in _ACCEPTED[wanted]
 
 
 def _default(aspect: Aspect | None, index: int, count: int) -> Role | None:

@@ -32,6 +32,7 @@ from chemground.reasoning.reaction_classes import (
     has_marker,
     in_class_span,
 )
+from chemground.reasoning.roles import role_accepts
 from chemground.retrieval.fuzzy import FuzzyNameIndex
 from chemground.retrieval.records import compound_record, reaction_record
 
@@ -254,8 +255,16 @@ class TableRetriever:
             if mention.smiles:
                 if mention.smiles not in looked_up:
                     structure = structure_from_smiles(mention.smiles)
+                    same_ids = [hit.compound_id for hit in self.kb.lookup_structure(structure)]
+                    if structure.inchikey.split("-")[1] == "UHFFFAOYSA":
+                        # no stereo given ("stilbene"): every stereoisomer is what was asked
+                        # for, as a chemist reads it; a question that gives (Z) is not (E)
+                        same_ids += [
+                            hit.compound_id
+                            for hit in self.kb.lookup_connectivity(structure.connectivity_key)
+                        ]
                     looked_up[mention.smiles] = (
-                        [hit.compound_id for hit in self.kb.lookup_structure(structure)],
+                        same_ids,
                         [
                             hit.compound_id
                             for hit in self.kb.lookup_parent(structure.parent_inchikey)
@@ -376,7 +385,7 @@ class TableRetriever:
                     continue
                 weight = target.compound_weights[link.compound_id]
                 wanted = target.mention.role
-                if wanted is not None and link.role != wanted:
+                if not role_accepts(wanted, link.role):
                     weight *= WRONG_ROLE_WEIGHT
                 row = coverage.get(link.reaction_id)
                 if row is None:
@@ -460,7 +469,7 @@ class TableRetriever:
                     continue  # a loosely similar compound's reactions are unrelated chemistry
                 compound_id = int(evidence.id)
                 for link in self.kb.reaction_links([compound_id])[:k]:
-                    if target.mention.role is not None and link.role != target.mention.role:
+                    if not role_accepts(target.mention.role, link.role):
                         continue
                     reaction = self.kb.get_reaction(link.reaction_id)
                     out.append(
