@@ -25,29 +25,28 @@ import json
 import re
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, ClassVar
 
-from chemground.chem.names import DictionaryHit, normalize_name
-from chemground.chem.structure import Structure
-from chemground.errors import ChemgroundError, NotFoundError
+from chemground.errors import ChemgroundError
+from chemground.kb.compound_records import CompoundRecords
 from chemground.kb.graph_rows import GraphRowQueries
+from chemground.kb.ledger import LedgerRecords
 from chemground.kb.named_queries import NamedQueries
 from chemground.kb.papers import PAPER_COLUMNS, POSTGRES_PAPER_SCHEMA, PaperTables
-from chemground.kb.records import Compound, Conditions, Participant, Reaction, Role
-from chemground.kb.sqlite_store import (
-    _COMPOUND_COLUMNS,
-    _FTS_TOKEN,
-    _REACTION_COLUMNS,
-    _SOURCE_PRIORITY_SQL,
-    SCHEMA_VERSION,
-    SQLiteKB,
-    _compound_from_row,
-    _json,
-    _matched_name,
-    _structure_from_row,
+from chemground.kb.reaction_records import ReactionRecords
+from chemground.kb.records import Compound, Reaction, Role
+from chemground.kb.rows import (
+    COMPOUND_COLUMNS,
+    PARTICIPANT_COLUMNS,
+    REACTION_COLUMNS,
+    compound_row,
+    name_rows,
+    participant_rows,
+    reaction_row,
 )
-from chemground.kb.store import KBStats, KnowledgeBase, ReactionLink
+from chemground.kb.sqlite_schema import SCHEMA_VERSION
+from chemground.kb.store import KnowledgeBase, ReactionLink
 from chemground.kb.structure_search import (
     QueryFormat,
     ReactionMatch,
@@ -59,6 +58,7 @@ from chemground.kb.structure_search import (
     parse_substructure_query,
     query_inchikey,
 )
+from chemground.kb.text_query import tsquery
 
 MORGAN_FP_SIZE = 2048  # as chemground.chem.fingerprints.MORGAN_BITS
 
@@ -163,9 +163,7 @@ CREATE TABLE IF NOT EXISTS imports (
 );
 """
 
-_PLAIN_COMPOUND_COLUMNS = [c.strip() for c in _COMPOUND_COLUMNS.split(",")] + ["fingerprint"]
-_PLAIN_REACTION_COLUMNS = [c.strip() for c in _REACTION_COLUMNS.split(",")]
-_C_COLUMNS = ", ".join("c." + c.strip() for c in _COMPOUND_COLUMNS.split(","))
+_PLAIN_COMPOUND_COLUMNS = [c.strip() for c in COMPOUND_COLUMNS.split(",")] + ["fingerprint"]
 _URL = re.compile(r"^postgres(?:ql)?:/", re.IGNORECASE)
 _PASSWORD = re.compile(r"(://[^:/@]*:)[^@/]*@")
 
@@ -241,7 +239,15 @@ def ensure_cartridge(conn) -> None:
         ) from None
 
 
-class PostgresKB(NamedQueries, GraphRowQueries, PaperTables, KnowledgeBase):
+class PostgresKB(
+    CompoundRecords,
+    ReactionRecords,
+    LedgerRecords,
+    NamedQueries,
+    GraphRowQueries,
+    PaperTables,
+    KnowledgeBase,
+):
     """Knowledge base in a PostgreSQL database with the RDKit cartridge.
 
     Args:
@@ -338,6 +344,24 @@ class PostgresKB(NamedQueries, GraphRowQueries, PaperTables, KnowledgeBase):
         """
         return self._q(_portable(sql), tuple(params))
 
+    def _mappings(self, sql: str, params: Sequence[Any] = ()) -> list[dict]:
+        """All rows of one SQLite-style query, as dicts by column name."""
+        return self._dicts(_portable(sql), tuple(params))
+
+    def _select_in(self, sql: str, values: Sequence[Any], by_name: bool = False) -> Iterator[Any]:
+        """The rows of SQLite-style ``sql`` with ``{values}`` read as ``= ANY(array)``: one
+        statement for any number of values; dicts with ``by_name``, else tuples."""
+        if not values:
+            return iter(())
+        query = _portable(sql.replace("{values}", "= ANY(?)"))
+        if by_name:
+            return iter(self._dicts(query, (list(values),)))
+        return iter(self._q(query, (list(values),)).fetchall())
+
+    def _write_scope(self) -> AbstractContextManager[None]:
+        """Writes on PostgreSQL run in one transaction (which takes the writer's table lock)."""
+        return self.transaction()
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         self._require_writable()
@@ -405,10 +429,6 @@ class PostgresKB(NamedQueries, GraphRowQueries, PaperTables, KnowledgeBase):
         self.close()
 
     # -- meta ----------------------------------------------------------------------------
-    def get_meta(self, key: str, default: str | None = None) -> str | None:
-        row = self._q("SELECT value FROM meta WHERE key = %s", (key,)).fetchone()
-        return row[0] if row else default
-
     def set_meta(self, key: str, value: str) -> None:
         self._require_writable()
         self._q(
@@ -417,99 +437,14 @@ class PostgresKB(NamedQueries, GraphRowQueries, PaperTables, KnowledgeBase):
             (key, value),
         )
 
-    def all_meta(self) -> dict[str, str]:
-        return {row[0]: row[1] for row in self._q("SELECT key, value FROM meta")}
-
     # -- compounds: reading --------------------------------------------------------------
-    def get_compound(self, compound_id: int, with_reactions: int = 50) -> Compound:
-        rows = self._dicts(
-            f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE id = %s", (compound_id,)
-        )
-        if not rows:
-            raise NotFoundError(f"no compound with id {compound_id}")
-        compound = _compound_from_row(rows[0])
-        if with_reactions:
-            found = self._q(
-                "SELECT reaction_id FROM participants WHERE compound_id = %s "
-                "GROUP BY reaction_rowid, reaction_id ORDER BY reaction_rowid LIMIT %s",
-                (compound_id, with_reactions),
-            ).fetchall()
-            compound.reaction_ids = [r[0] for r in found]
-        return compound
-
-    def count_reactions_of(self, compound_id: int) -> int:
-        row = self._q(
-            "SELECT COUNT(DISTINCT reaction_rowid) FROM participants WHERE compound_id = %s",
-            (compound_id,),
-        ).fetchone()
-        return int(row[0])
-
-    def get_compounds(self, compound_ids: Sequence[int]) -> dict[int, Compound]:
-        ids = list(dict.fromkeys(compound_ids))
-        if not ids:
-            return {}
-        rows = self._dicts(f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE id = ANY(%s)", (ids,))
-        return {row["id"]: _compound_from_row(row) for row in rows}
-
-    def _hits(
-        self, sql: str, params: Sequence[Any], normalized: str | None = None
-    ) -> list[DictionaryHit]:
-        hits = []
-        for row in self._dicts(sql, params):
-            name = (
-                _matched_name(row, normalized)
-                if normalized
-                else (row["common_name"] or row["iupac_name"] or "")
-            )
-            hits.append(
-                DictionaryHit(row["id"], _structure_from_row(row), name, row.get("rank", 0))
-            )
-        return hits
-
-    def lookup_name(self, normalized: str) -> list[DictionaryHit]:
-        """Compounds known by this (normalised) name, best first (the order of the SQLite store)."""
-        if not normalized:
-            return []
-        return self._hits(
-            f"SELECT n.rank AS rank, {_C_COLUMNS} FROM compound_names n JOIN compounds c ON c.id "
-            "= n.compound_id "
-            f"WHERE n.norm = %s ORDER BY n.rank < 0 DESC, {_SOURCE_PRIORITY_SQL} DESC, n.rank, "
-            "c.id",
-            (normalized,),
-            normalized,
-        )
-
-    def lookup_inchikey(self, inchikey: str) -> list[DictionaryHit]:
-        return self._hits(
-            f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE inchikey = %s "
-            f"UNION SELECT {_C_COLUMNS} FROM compound_keys k JOIN compounds c ON c.id = "
-            "k.compound_id "
-            "WHERE k.inchikey = %s ORDER BY id",
-            (inchikey, inchikey),
-        )
-
-    def compound_ids_for_structures(self, structures: Iterable[Structure]) -> dict[str, int]:
-        """InChIKey -> compound id for those of ``structures`` already in the KB (batched)."""
-        todo = {s.inchikey: s for s in structures}
-        found: dict[str, int] = {}
-        for sql, key_of in (
-            ("SELECT inchikey, id FROM compounds WHERE inchikey = ANY(%s)", lambda s: s.inchikey),
-            (
-                "SELECT inchikey, compound_id FROM compound_keys WHERE inchikey = ANY(%s)",
-                lambda s: s.inchikey,
-            ),
-            (
-                "SELECT smiles, id FROM compounds WHERE smiles = ANY(%s) ORDER BY id",
-                lambda s: s.smiles,
-            ),
-        ):
-            pending = [s for key, s in todo.items() if key not in found]
-            if not pending:
-                break
-            by_value = {key_of(s): s.inchikey for s in pending}
-            for value, compound_id in self._q(sql, (list(by_value),)):
-                found.setdefault(by_value[value], compound_id)
-        return found
+    def _first_reaction_ids(self, compound_id: int, limit: int) -> list[str]:
+        found = self._q(
+            "SELECT reaction_id FROM participants WHERE compound_id = %s "
+            "GROUP BY reaction_rowid, reaction_id ORDER BY reaction_rowid LIMIT %s",
+            (compound_id, limit),
+        ).fetchall()
+        return [r[0] for r in found]
 
     def known_names(self, pairs: Iterable[tuple[str, int]]) -> set[tuple[str, int]]:
         """Those (normalised name, compound id) pairs the KB already has."""
@@ -524,128 +459,21 @@ class PostgresKB(NamedQueries, GraphRowQueries, PaperTables, KnowledgeBase):
         )
         return {(norm, compound_id) for norm, compound_id in rows}
 
-    def compounds_for_inchikeys(
-        self, inchikeys: Iterable[str]
-    ) -> dict[str, tuple[int, str | None]]:
-        """InChIKey -> (compound id, canonical SMILES) for the keys the KB knows (aliases too)."""
-        todo = list(dict.fromkeys(inchikeys))
-        found: dict[str, tuple[int, str | None]] = {}
-        for sql in (
-            "SELECT inchikey, id, smiles FROM compounds WHERE inchikey = ANY(%s)",
-            "SELECT k.inchikey, c.id, c.smiles FROM compound_keys k JOIN compounds c ON c.id = "
-            "k.compound_id "
-            "WHERE k.inchikey = ANY(%s)",
-        ):
-            pending = [key for key in todo if key not in found]
-            if not pending:
-                break
-            for key, compound_id, smiles in self._q(sql, (pending,)):
-                found.setdefault(key, (compound_id, smiles))
-        return found
-
-    def lookup_connectivity(self, connectivity_key: str) -> list[DictionaryHit]:
-        return self._hits(
-            f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE substr(inchikey, 1, 14) = %s ORDER "
-            "BY id LIMIT 50",
-            (connectivity_key[:14],),
-        )
-
-    def lookup_parent(self, parent_inchikey: str) -> list[DictionaryHit]:
-        return self._hits(
-            f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE parent_inchikey = %s OR inchikey = "
-            "%s "
-            "ORDER BY id LIMIT 50",
-            (parent_inchikey, parent_inchikey),
-        )
-
-    def lookup_cas(self, cas: str) -> list[DictionaryHit]:
-        return self._hits(
-            f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE cas = %s ORDER BY id", (cas.strip(),)
-        ) or self.lookup_name(normalize_name(cas))
-
-    def lookup_smiles(self, canonical: str) -> list[DictionaryHit]:
-        return self._hits(
-            f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE smiles = %s ORDER BY id", (canonical,)
-        )
-
-    def lookup_structure(self, structure: Structure) -> list[DictionaryHit]:
-        return self.lookup_inchikey(structure.inchikey) or self.lookup_smiles(structure.smiles)
-
-    def iter_compounds(self, batch_size: int = 5000) -> Iterator[Compound]:
-        last = 0
-        while True:
-            rows = self._dicts(
-                f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE id > %s ORDER BY id LIMIT %s",
-                (last, batch_size),
-            )
-            if not rows:
-                return
-            for row in rows:
-                yield _compound_from_row(row)
-            last = rows[-1]["id"]
-
-    def fingerprints(self) -> tuple[list[int], list[Any]]:
-        if self._fingerprint_cache is None:
-            from rdkit import DataStructs
-
-            ids, fps = [], []
-            for compound_id, blob in self._q(
-                "SELECT id, fingerprint FROM compounds WHERE fingerprint IS NOT NULL ORDER BY id"
-            ):
-                ids.append(compound_id)
-                fps.append(DataStructs.ExplicitBitVect(bytes(blob)))
-            self._fingerprint_cache = (ids, fps)
-        return self._fingerprint_cache
-
-    def name_table(self) -> list[tuple[str, int, int]]:
-        out: list[tuple[str, int, int]] = []
-        for row in self._q(
-            "SELECT id, iupac_name, common_name, synonyms FROM compounds ORDER BY id"
-        ):
-            seen = set()
-            for rank, names in ((0, [row[1]]), (1, [row[2]]), (2, json.loads(row[3]))):
-                for name in names:
-                    if name and name not in seen:
-                        seen.add(name)
-                        out.append((name, row[0], rank))
-        return out
-
     # -- compounds: writing --------------------------------------------------------------
     def _find_existing(self, compound: Compound) -> dict | None:
+        """The stored record of ``compound``: by InChIKey (alias keys too) or canonical
+        SMILES, else by kind and primary name."""
         if compound.inchikey:
             hits = self.lookup_inchikey(compound.inchikey)
             if not hits and compound.smiles:
                 hits = self.lookup_smiles(compound.smiles)
             if hits:
                 return self._dicts(
-                    f"SELECT {_COMPOUND_COLUMNS} FROM compounds WHERE id = %s",
+                    f"SELECT {COMPOUND_COLUMNS} FROM compounds WHERE id = %s",
                     (hits[0].compound_id,),
                 )[0]
             return None
-        primary = normalize_name(compound.name)
-        if not primary:
-            return None
-        rows = self._dicts(
-            f"SELECT {_C_COLUMNS} FROM compound_names n JOIN compounds c ON c.id = n.compound_id "
-            "WHERE n.norm = %s AND c.inchikey IS NULL AND c.kind = %s AND n.rank <= 1 ORDER BY "
-            "c.id LIMIT 1",
-            (primary, compound.kind),
-        )
-        return rows[0] if rows else None
-
-    @staticmethod
-    def _name_rows(compound_id: int, compound: Compound) -> list[tuple[str, int, int]]:
-        rows = []
-        for rank, names in (
-            (0, [compound.iupac_name]),
-            (1, [compound.common_name]),
-            (2, compound.synonyms),
-        ):
-            for name in names:
-                norm = normalize_name(name) if name else ""
-                if norm:
-                    rows.append((norm, compound_id, rank))
-        return rows
+        return self._find_by_primary_name(compound)  # type: ignore[return-value]
 
     def _insert_names(self, rows: list[tuple[str, int, int]]) -> None:
         if not rows:
@@ -662,46 +490,15 @@ class PostgresKB(NamedQueries, GraphRowQueries, PaperTables, KnowledgeBase):
             ([k[0] for k in best], [k[1] for k in best], list(best.values())),
         )
 
-    def next_compound_id(self) -> int:
-        return (self._q("SELECT max(id) FROM compounds").fetchone()[0] or 0) + 1
-
     def insert_compounds(self, items: list[tuple[int, Compound, bytes | None]]) -> None:
         """Insert new compounds with ids the caller reserved, by COPY through a staging table
         (the cartridge's ``mol`` and ``mfp`` are computed by the server from the SMILES)."""
         self._require_writable()
         if not items:
             return
-        rows, names = [], []
-        for compound_id, compound, fingerprint in items:
-            provenance = dict(compound.provenance)
-            if compound.source and "sources" not in provenance:
-                provenance["sources"] = [compound.source]
-            rows.append(
-                (
-                    compound_id,
-                    compound.inchikey,
-                    compound.parent_inchikey,
-                    compound.smiles,
-                    compound.inchi,
-                    compound.formula,
-                    compound.molecular_weight,
-                    compound.exact_mass,
-                    compound.iupac_name,
-                    compound.common_name,
-                    _json(compound.synonyms),
-                    compound.description,
-                    compound.pubchem_cid,
-                    compound.cas,
-                    compound.kind,
-                    compound.source,
-                    _json(provenance),
-                    fingerprint,
-                )
-            )
-            names.extend(self._name_rows(compound_id, compound))
         with self.transaction():
-            self.copy_compound_rows(rows)
-            self._insert_names(names)
+            self.copy_compound_rows(compound_row(i, compound, fp) for i, compound, fp in items)
+            self._insert_names([row for i, compound, _ in items for row in name_rows(i, compound)])
         self._fingerprint_cache = None
 
     def copy_compound_rows(self, rows: Iterable[Sequence[Any]]) -> int:
@@ -732,55 +529,12 @@ class PostgresKB(NamedQueries, GraphRowQueries, PaperTables, KnowledgeBase):
             self._conn.execute("TRUNCATE compounds_stage")
         return count
 
-    def insert_compound(self, compound: Compound, fingerprint: bytes | None = None) -> int:
-        """Insert a compound the caller knows is new (no look-up); returns its id."""
+    def _insert_compound(self, compound: Compound, fingerprint: bytes | None) -> int:
+        """Insert one new compound, numbered after the last; returns its id."""
         with self.transaction():
             compound_id = self.next_compound_id()
             self.insert_compounds([(compound_id, compound, fingerprint)])
         return compound_id
-
-    def upsert_compound(
-        self, compound: Compound, fingerprint: bytes | None = None
-    ) -> tuple[int, bool]:
-        self._require_writable()
-        with self.transaction():
-            row = self._find_existing(compound)
-            if row is None:
-                return self.insert_compound(compound, fingerprint), True
-            existing = _compound_from_row(row)
-            merged = SQLiteKB._merge(existing, compound)
-            if merged != existing:
-                self._q(
-                    "UPDATE compounds SET iupac_name=%s, common_name=%s, synonyms=%s, "
-                    "description=%s, pubchem_cid=%s, "
-                    "cas=%s, inchi=%s, provenance=%s WHERE id=%s",
-                    (
-                        merged.iupac_name,
-                        merged.common_name,
-                        json.dumps(merged.synonyms),
-                        merged.description,
-                        merged.pubchem_cid,
-                        merged.cas,
-                        merged.inchi,
-                        json.dumps(merged.provenance),
-                        existing.id,
-                    ),
-                )
-                self._insert_names(self._name_rows(existing.id, merged))  # type: ignore[arg-type]
-            return existing.id, False  # type: ignore[return-value]
-
-    def add_synonyms(self, compound: Compound, names: list[str], source: str) -> None:
-        """Append names (as written by a source) to a stored compound's synonyms."""
-        self._require_writable()
-        updated = SQLiteKB._merge(compound, Compound(synonyms=names, source=source))
-        if updated == compound:
-            return
-        with self.transaction():
-            self._q(
-                "UPDATE compounds SET synonyms = %s, provenance = %s WHERE id = %s",
-                (json.dumps(updated.synonyms), json.dumps(updated.provenance), compound.id),
-            )
-            self._insert_names(self._name_rows(compound.id, Compound(synonyms=names)))  # type: ignore[arg-type]
 
     def add_alias_key(self, inchikey: str, compound_id: int) -> None:
         self._require_writable()
@@ -794,75 +548,12 @@ class PostgresKB(NamedQueries, GraphRowQueries, PaperTables, KnowledgeBase):
         self._q("UPDATE compounds SET description = %s WHERE id = %s", (description, compound_id))
 
     # -- reactions -----------------------------------------------------------------------
-    def _reactions_from_rows(self, rows: list[dict]) -> list[Reaction]:
-        if not rows:
-            return []
-        by_rowid = {row["rowid"]: row for row in rows}
-        participants: dict[int, list[Participant]] = {rowid: [] for rowid in by_rowid}
-        for p in self._q(
-            "SELECT reaction_rowid, role, compound_id, name, smiles, inchikey, amount, "
-            "unresolved_reason "
-            "FROM participants WHERE reaction_rowid = ANY(%s) ORDER BY reaction_rowid, position",
-            (list(by_rowid),),
-        ):
-            participants[p[0]].append(
-                Participant(
-                    role=Role(p[1]),
-                    compound_id=p[2],
-                    name=p[3],
-                    smiles=p[4],
-                    inchikey=p[5],
-                    amount=p[6],
-                    unresolved_reason=p[7],
-                )
-            )
-        out = []
-        for rowid, row in by_rowid.items():
-            out.append(
-                Reaction(
-                    id=row["id"],
-                    source=row["source"],
-                    dataset=row["dataset"],
-                    title=row["title"],
-                    reaction_class=row["reaction_class"],
-                    description=row["description"],
-                    reaction_smiles=row["reaction_smiles"],
-                    participants=participants[rowid],
-                    operations=json.loads(row["operations"]),
-                    conditions=Conditions(
-                        temperature_c=row["temperature_c"],
-                        temperature_text=row["temperature_text"],
-                        time_h=row["time_h"],
-                        ph=row["ph"],
-                        pressure_bar=row["pressure_bar"],
-                        atmosphere=row["atmosphere"],
-                    ),
-                    yield_percent=row["yield_percent"],
-                    notes=row["notes"],
-                    flags=json.loads(row["flags"]),
-                    provenance=json.loads(row["provenance"]),
-                )
-            )
-        return out
-
-    def get_reaction(self, reaction_id: str) -> Reaction:
-        found = self.get_reactions([reaction_id])
-        if reaction_id not in found:
-            raise NotFoundError(f"no reaction with id {reaction_id!r}")
-        return found[reaction_id]
-
     def get_reactions(self, reaction_ids: Sequence[str]) -> dict[str, Reaction]:
+        """The stored reactions among ``reaction_ids``, in the order asked (``= ANY`` returns
+        them in no particular order)."""
         ids = list(dict.fromkeys(reaction_ids))
-        if not ids:
-            return {}
-        rows = self._dicts(f"SELECT {_REACTION_COLUMNS} FROM reactions WHERE id = ANY(%s)", (ids,))
-        found = {r.id: r for r in self._reactions_from_rows(rows)}
+        found = {r.id: r for r in self._reactions_with_ids(ids)}
         return {i: found[i] for i in ids if i in found}
-
-    def has_reaction(self, reaction_id: str) -> bool:
-        return (
-            self._q("SELECT 1 FROM reactions WHERE id = %s", (reaction_id,)).fetchone() is not None
-        )
 
     def reaction_links(
         self, compound_ids: Iterable[int], roles: Iterable[Role] | None = None
@@ -879,87 +570,12 @@ class PostgresKB(NamedQueries, GraphRowQueries, PaperTables, KnowledgeBase):
         sql += " ORDER BY compound_id, role, reaction_rowid, position"
         return [ReactionLink(r[0], r[1], Role(r[2])) for r in self._q(sql, params)]
 
-    def iter_reactions(self, batch_size: int = 2000) -> Iterator[Reaction]:
-        last = 0
-        while True:
-            rows = self._dicts(
-                f"SELECT {_REACTION_COLUMNS} FROM reactions WHERE rowid > %s ORDER BY rowid "
-                "LIMIT %s",
-                (last, batch_size),
-            )
-            if not rows:
-                return
-            yield from self._reactions_from_rows(rows)
-            last = rows[-1]["rowid"]
-
-    def existing_reaction_ids(self, ids: Sequence[str]) -> set[str]:
-        """Those of ``ids`` the KB already holds."""
-        if not ids:
-            return set()
-        return {
-            row[0] for row in self._q("SELECT id FROM reactions WHERE id = ANY(%s)", (list(ids),))
-        }
-
-    def add_reaction(self, reaction: Reaction) -> bool:
-        return bool(self.add_reactions([reaction]))
-
-    def add_reactions(self, reactions: list[Reaction]) -> list[str]:
-        """Insert many reactions by COPY (ids already present, or repeated, are skipped).
-
-        Returns:
-            The ids actually added, in order.
-        """
-        self._require_writable()
-        with self.transaction():
-            existing = self.existing_reaction_ids([r.id for r in reactions])
-            next_rowid = (self._q("SELECT max(rowid) FROM reactions").fetchone()[0] or 0) + 1
-            rows, participants, added = [], [], []
-            for reaction in reactions:
-                if reaction.id in existing:
-                    continue
-                existing.add(reaction.id)
-                c = reaction.conditions
-                rows.append(
-                    (
-                        next_rowid,
-                        reaction.id,
-                        reaction.source,
-                        reaction.dataset,
-                        reaction.title,
-                        reaction.reaction_class,
-                        reaction.description,
-                        reaction.reaction_smiles,
-                        c.temperature_c,
-                        c.temperature_text,
-                        c.time_h,
-                        c.ph,
-                        c.pressure_bar,
-                        c.atmosphere,
-                        reaction.yield_percent,
-                        _json(reaction.operations),
-                        reaction.notes,
-                        _json(reaction.flags),
-                        _json(reaction.provenance),
-                    )
-                )
-                participants.extend(
-                    (
-                        next_rowid,
-                        i,
-                        Role(p.role).value,
-                        p.compound_id,
-                        p.name,
-                        p.smiles,
-                        p.inchikey,
-                        p.amount,
-                        p.unresolved_reason,
-                    )
-                    for i, p in enumerate(reaction.participants)
-                )
-                added.append(reaction.id)
-                next_rowid += 1
-            self.copy_reaction_rows(rows, participants)
-        return added
+    def _write_reactions(self, numbered: list[tuple[int, Reaction]]) -> None:
+        """The reaction and participant rows, by COPY."""
+        self.copy_reaction_rows(
+            (reaction_row(i, r) for i, r in numbered),
+            (row for i, r in numbered for row in participant_rows(i, r)),
+        )
 
     def copy_reaction_rows(
         self, rows: Iterable[Sequence[Any]], participants: Iterable[Sequence[Any]]
@@ -967,15 +583,12 @@ class PostgresKB(NamedQueries, GraphRowQueries, PaperTables, KnowledgeBase):
         """COPY reaction rows (the SQLite store's columns, rowid first) and participant rows in."""
         ids: dict[int, str] = {}
         with self._lock, self._conn.cursor() as cur:
-            with cur.copy(
-                f"COPY reactions ({', '.join(_PLAIN_REACTION_COLUMNS)}) FROM STDIN"
-            ) as copy:
+            with cur.copy(f"COPY reactions ({REACTION_COLUMNS}) FROM STDIN") as copy:
                 for row in rows:
                     ids[row[0]] = row[1]
                     copy.write_row(row)
             with cur.copy(
-                "COPY participants (reaction_rowid, position, role, compound_id, name, smiles, "
-                "inchikey, amount, unresolved_reason, reaction_id) FROM STDIN"
+                f"COPY participants ({PARTICIPANT_COLUMNS}, reaction_id) FROM STDIN"
             ) as copy:
                 for row in participants:
                     copy.write_row((*row, ids[row[0]]))
@@ -1024,46 +637,30 @@ class PostgresKB(NamedQueries, GraphRowQueries, PaperTables, KnowledgeBase):
         self._fingerprint_cache = None
 
     # -- text search ---------------------------------------------------------------------
-    @staticmethod
-    def _tsquery(text: str) -> str:
-        tokens = [t.strip("-") for t in _FTS_TOKEN.findall(text) if len(t) > 1]
-        return " or ".join(dict.fromkeys(t for t in tokens[:64] if t))
+    def _ranked(self, sql: str, query: str, limit: int) -> list[tuple[Any, float]]:
+        """(id, ``ts_rank``) of the best ``limit`` matches of ``sql`` (``%s``: the query)."""
+        q = tsquery(query)
+        if not q:
+            return []
+        return [(row[0], float(row[1])) for row in self._q(sql, (q, limit))]
 
     def search_reaction_text(self, query: str, limit: int = 10) -> list[tuple[str, float]]:
-        q = self._tsquery(query)
-        if not q:
-            return []
-        rows = self._q(
+        return self._ranked(
             "SELECT id, ts_rank(tsv, q) AS score FROM reactions, websearch_to_tsquery('simple', "
-            "%s) q "
-            "WHERE tsv @@ q ORDER BY score DESC, rowid LIMIT %s",
-            (q, limit),
+            "%s) q WHERE tsv @@ q ORDER BY score DESC, rowid LIMIT %s",
+            query,
+            limit,
         )
-        return [(row[0], float(row[1])) for row in rows]
 
     def search_compound_text(self, query: str, limit: int = 10) -> list[tuple[int, float]]:
-        q = self._tsquery(query)
-        if not q:
-            return []
-        rows = self._q(
+        return self._ranked(
             "SELECT id, ts_rank(tsv, q) AS score FROM compounds, websearch_to_tsquery('simple', "
-            "%s) q "
-            "WHERE tsv @@ q ORDER BY score DESC, id LIMIT %s",
-            (q, limit),
-        )
-        return [(row[0], float(row[1])) for row in rows]
-
-    # -- imports -------------------------------------------------------------------------
-    def import_record(self, sha256: str) -> dict[str, Any] | None:
-        row = self._q(
-            "SELECT path, format, summary FROM imports WHERE sha256 = %s", (sha256,)
-        ).fetchone()
-        return (
-            None
-            if row is None
-            else {"path": row[0], "format": row[1], "summary": json.loads(row[2])}
+            "%s) q WHERE tsv @@ q ORDER BY score DESC, id LIMIT %s",
+            query,
+            limit,
         )
 
+    # -- the imports ledger and size ---------------------------------------------------------
     def record_import(self, sha256: str, path: str, fmt: str, summary: dict[str, Any]) -> None:
         self._require_writable()
         self._q(
@@ -1071,43 +668,14 @@ class PostgresKB(NamedQueries, GraphRowQueries, PaperTables, KnowledgeBase):
             (sha256, path, fmt, json.dumps(summary)),
         )
 
-    # -- stats ---------------------------------------------------------------------------
-    def _count(self, sql: str) -> int:
-        return int(self._q(sql).fetchone()[0])
-
-    def stats(self) -> KBStats:
-        size = self._count(
-            "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c JOIN "
-            "pg_namespace n "
-            "ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'"
-        )
-        documents, chunks = self.paper_counts()
-        return KBStats(
-            path=self.path,
-            compounds=self._count("SELECT COUNT(*) FROM compounds"),
-            compounds_with_structure=self._count(
-                "SELECT COUNT(*) FROM compounds WHERE smiles IS NOT NULL"
-            ),
-            compound_names=self._count("SELECT COUNT(*) FROM compound_names"),
-            reactions=self._count("SELECT COUNT(*) FROM reactions"),
-            participants=self._count("SELECT COUNT(*) FROM participants"),
-            flagged_reactions=self._count("SELECT COUNT(*) FROM reactions WHERE flags != '[]'"),
-            reactions_by_source={
-                r[0] or "(none)": r[1]
-                for r in self._q(
-                    "SELECT dataset, COUNT(*) FROM reactions GROUP BY dataset ORDER BY 2 DESC, 1"
-                )
-            },
-            compounds_by_source={
-                r[0] or "(none)": r[1]
-                for r in self._q(
-                    "SELECT source, COUNT(*) FROM compounds GROUP BY source ORDER BY 2 DESC, 1"
-                )
-            },
-            documents=documents,
-            chunks=chunks,
-            size_bytes=size,
-            meta=self.all_meta(),
+    def _size_bytes(self) -> int:
+        """The KB's tables in the current schema, with their indexes and TOAST."""
+        return int(
+            self._q(
+                "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c JOIN "
+                "pg_namespace n "
+                "ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'"
+            ).fetchone()[0]
         )
 
     # -- structure search (the cartridge) ------------------------------------------------

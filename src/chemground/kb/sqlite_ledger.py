@@ -1,5 +1,7 @@
-"""The imports ledger (idempotent imports), record removal, export for ``kb migrate``, statistics.
+"""The imports ledger's writes (idempotent imports), record removal, export for ``kb migrate``
+and the KB's size on SQLite.
 
+Reading the ledger, meta and statistics is the shared :class:`~chemground.kb.ledger.LedgerRecords`.
 A mixin of :class:`~chemground.kb.sqlite_store.SQLiteKB`; see that module for the schema.
 """
 
@@ -7,46 +9,23 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 from collections.abc import Iterator, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from chemground.kb.sqlite_schema import (
-    _COMPOUND_COLUMNS,
-    _REACTION_COLUMNS,
-)
-from chemground.kb.store import KBStats
+from chemground.kb.ledger import LedgerRecords
+from chemground.kb.rows import COMPOUND_COLUMNS, PARTICIPANT_COLUMNS, REACTION_COLUMNS
 
 
-class SQLiteLedger:
-    """The imports ledger, record removal, export and statistics of the SQLite KB."""
+class SQLiteLedger(LedgerRecords):
+    """The imports ledger, record removal, export and size of the SQLite KB."""
 
-    if TYPE_CHECKING:  # provided by SQLiteKB (sqlite_store.py)
-        path: Path
-        readonly: bool
-        _conn: sqlite3.Connection
-        _lock: threading.RLock
-        _fingerprint_cache: Any
-        _screen_cache: Any
+    _conn: sqlite3.Connection
+    _screen_cache: Any
 
-        def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor: ...
-        def transaction(self) -> Any: ...
-        def _require_writable(self) -> None: ...
-        def _count(self, sql: str) -> int: ...
-        def table_exists(self, name: str) -> bool: ...
-        def all_meta(self) -> dict[str, str]: ...
-        def export_paper_rows(self, batch_size: int) -> Iterator[tuple[str, Any, int]]: ...
-        def paper_counts(self) -> tuple[int, int]: ...
-
-    def import_record(self, sha256: str) -> dict[str, Any] | None:
-        row = self.execute(
-            "SELECT path, format, summary FROM imports WHERE sha256 = ?", (sha256,)
-        ).fetchone()
-        return (
-            None
-            if row is None
-            else {"path": row[0], "format": row[1], "summary": json.loads(row[2])}
+    def _size_bytes(self) -> int:
+        """The database file and its companions (WAL, shared memory)."""
+        return sum(
+            p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file()
         )
 
     def record_import(self, sha256: str, path: str, fmt: str, summary: dict[str, Any]) -> None:
@@ -124,20 +103,12 @@ class SQLiteLedger:
             total,
         )
         total = self._count("SELECT COUNT(*) FROM compounds")
-        last = 0
-        while True:
-            rows = [
-                tuple(r)
-                for r in self.execute(
-                    f"SELECT {_COMPOUND_COLUMNS}, fingerprint FROM compounds WHERE id > ? ORDER "
-                    "BY id LIMIT ?",
-                    (last, batch_size),
-                )
-            ]
-            if not rows:
-                break
+        for rows in self._pages(
+            f"SELECT {COMPOUND_COLUMNS}, fingerprint FROM compounds WHERE id > ? ORDER BY id "
+            "LIMIT ?",
+            batch_size,
+        ):
             yield "compounds", rows, total
-            last = rows[-1][0]
         for table, order in (
             ("compound_keys", "inchikey"),
             ("compound_names", "norm, compound_id"),
@@ -149,24 +120,15 @@ class SQLiteLedger:
                 yield table, rows, total
         total = self._count("SELECT COUNT(*) FROM reactions")
         last = 0
-        while True:
-            rows = [
-                tuple(r)
-                for r in self.execute(
-                    f"SELECT {_REACTION_COLUMNS} FROM reactions WHERE rowid > ? ORDER BY rowid "
-                    "LIMIT ?",
-                    (last, batch_size),
-                )
-            ]
-            if not rows:
-                break
+        for rows in self._pages(
+            f"SELECT {REACTION_COLUMNS} FROM reactions WHERE rowid > ? ORDER BY rowid LIMIT ?",
+            batch_size,
+        ):
             participants = [
                 tuple(r)
                 for r in self.execute(
-                    "SELECT reaction_rowid, position, role, compound_id, name, smiles, inchikey, "
-                    "amount, unresolved_reason "
-                    "FROM participants WHERE reaction_rowid > ? AND reaction_rowid <= ? ORDER BY "
-                    "reaction_rowid, position",
+                    f"SELECT {PARTICIPANT_COLUMNS} FROM participants WHERE reaction_rowid > ? "
+                    "AND reaction_rowid <= ? ORDER BY reaction_rowid, position",
                     (last, rows[-1][0]),
                 )
             ]
@@ -174,35 +136,11 @@ class SQLiteLedger:
             last = rows[-1][0]
         yield from self.export_paper_rows(batch_size)
 
-    def stats(self) -> KBStats:
-        size = sum(
-            p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file()
-        )
-        documents, chunks = self.paper_counts()
-        return KBStats(
-            path=str(self.path),
-            compounds=self._count("SELECT COUNT(*) FROM compounds"),
-            compounds_with_structure=self._count(
-                "SELECT COUNT(*) FROM compounds WHERE smiles IS NOT NULL"
-            ),
-            compound_names=self._count("SELECT COUNT(*) FROM compound_names"),
-            reactions=self._count("SELECT COUNT(*) FROM reactions"),
-            participants=self._count("SELECT COUNT(*) FROM participants"),
-            flagged_reactions=self._count("SELECT COUNT(*) FROM reactions WHERE flags != '[]'"),
-            reactions_by_source={
-                r[0] or "(none)": r[1]
-                for r in self.execute(
-                    "SELECT dataset, COUNT(*) FROM reactions GROUP BY dataset ORDER BY 2 DESC"
-                )
-            },
-            compounds_by_source={
-                r[0] or "(none)": r[1]
-                for r in self.execute(
-                    "SELECT source, COUNT(*) FROM compounds GROUP BY source ORDER BY 2 DESC"
-                )
-            },
-            documents=documents,
-            chunks=chunks,
-            size_bytes=size,
-            meta=self.all_meta(),
-        )
+    def _pages(self, sql: str, batch_size: int) -> Iterator[list[tuple]]:
+        """The rows of ``sql`` (``... WHERE key > ? ORDER BY key LIMIT ?``, the key first) in
+        pages of ``batch_size``: each page starts after the last key of the one before, so a
+        large table is read without OFFSET scans."""
+        last = 0
+        while rows := [tuple(r) for r in self.execute(sql, (last, batch_size))]:
+            yield rows
+            last = rows[-1][0]

@@ -1,4 +1,5 @@
-"""The SQLite KB's schema and the conversions between its rows and records.
+"""The SQLite KB's schema (the conversions between rows and records are shared by both
+stores: :mod:`chemground.kb.rows`).
 
 Tables: ``compounds`` (one row per structure, keyed by InChIKey), ``compound_names``
 (normalised name -> compound, for exact name look-up), ``compound_keys`` (extra InChIKeys
@@ -11,14 +12,25 @@ store uses the same tables and columns.
 
 from __future__ import annotations
 
-import json
-import re
-import sqlite3
-
-from chemground.chem.names import normalize_name
-from chemground.chem.structure import Structure
-from chemground.kb.records import Compound
+from chemground.kb.rows import (
+    COMPOUND_COLUMNS,
+    CURATED_DICTIONARY_SOURCES,
+    REACTION_COLUMNS,
+    SOURCE_PRIORITY_SQL,
+    compound_from_row,
+    json_text,
+    matched_name,
+    structure_from_row,
+)
 from chemground.kb.sqlite_structure import SCREEN_SCHEMA
+from chemground.kb.text_query import FTS_TOKEN, fts_query
+
+__all__ = [
+    "CURATED_DICTIONARY_SOURCES",
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "fts_query",
+]
 
 SCHEMA_VERSION = "1"
 
@@ -117,89 +129,13 @@ CREATE TABLE IF NOT EXISTS imports (
     + SCREEN_SCHEMA
 )
 
-_COMPOUND_COLUMNS = (
-    "id, inchikey, parent_inchikey, smiles, inchi, formula, molecular_weight, exact_mass, "
-    "iupac_name, common_name, synonyms, description, pubchem_cid, cas, kind, source, provenance"
-)
-_REACTION_COLUMNS = (
-    "rowid, id, source, dataset, title, reaction_class, description, reaction_smiles, "
-    "temperature_c, "
-    "temperature_text, time_h, ph, pressure_bar, atmosphere, yield_percent, operations, notes, "
-    "flags, provenance"
-)
-# Which compound wins a shared name: the curated dictionary files beat the large PubChem
-# file (as in ``chemicals``, where later files override), and any dictionary record beats a
-# compound first seen in an imported dataset.
-CURATED_DICTIONARY_SOURCES = (
-    "pubchem-small",
-    "chemicals-user-db",
-    "chemicals-cations",
-    "chemicals-anions",
-    "chemicals-inorganic",
-    "chemicals-elements",
-    "chemicals-mixtures",
-    "abbreviations",
-    "chemground-descriptions",
-)
-_SOURCE_PRIORITY_SQL = (
-    "CASE WHEN c.source IN ("
-    + ", ".join(f"'{s}'" for s in CURATED_DICTIONARY_SOURCES)
-    + ") THEN 2 "
-    "WHEN c.source = 'pubchem-large' THEN 1 ELSE 0 END"
-)
-_FTS_TOKEN = re.compile(r"[\w\-]+", re.UNICODE)
-
-
-def _structure_from_row(row: sqlite3.Row) -> Structure | None:
-    if not row["smiles"] or not row["inchikey"]:
-        return None
-    return Structure(
-        smiles=row["smiles"],
-        inchikey=row["inchikey"],
-        formula=row["formula"] or "",
-        molecular_weight=row["molecular_weight"] or 0.0,
-        exact_mass=row["exact_mass"] or 0.0,
-        parent_inchikey=row["parent_inchikey"] or row["inchikey"],
-    )
-
-
-def _compound_from_row(row: sqlite3.Row) -> Compound:
-    return Compound(
-        id=row["id"],
-        inchikey=row["inchikey"],
-        parent_inchikey=row["parent_inchikey"],
-        smiles=row["smiles"],
-        inchi=row["inchi"],
-        formula=row["formula"],
-        molecular_weight=row["molecular_weight"],
-        exact_mass=row["exact_mass"],
-        iupac_name=row["iupac_name"],
-        common_name=row["common_name"],
-        synonyms=json.loads(row["synonyms"]),
-        description=row["description"],
-        pubchem_cid=row["pubchem_cid"],
-        cas=row["cas"],
-        kind=row["kind"],
-        source=row["source"],
-        provenance=json.loads(row["provenance"]),
-    )
-
-
-def _matched_name(row: sqlite3.Row, normalized: str) -> str:
-    for name in [row["iupac_name"], row["common_name"], *json.loads(row["synonyms"])]:
-        if name and normalize_name(name) == normalized:
-            return name
-    return normalized
-
-
-def fts_query(text: str) -> str:
-    """A safe FTS5 query: every word quoted, OR-ed (so punctuation cannot break the syntax)."""
-    tokens = [t for t in _FTS_TOKEN.findall(text) if len(t) > 1]
-    return " OR ".join('"' + t.replace('"', "") + '"' for t in tokens[:64])
-
-
-def _json(value: list | dict) -> str:
-    """JSON text of a list/dict column; empty ones (most flags and synonyms) without the encoder."""
-    if not value:
-        return "[]" if isinstance(value, list) else "{}"
-    return json.dumps(value)
+# The row names below lived here before both stores shared them (chemground.kb.rows);
+# sqlite_store re-exports them, so the old names keep working.
+_COMPOUND_COLUMNS = COMPOUND_COLUMNS
+_REACTION_COLUMNS = REACTION_COLUMNS
+_SOURCE_PRIORITY_SQL = SOURCE_PRIORITY_SQL
+_FTS_TOKEN = FTS_TOKEN
+_structure_from_row = structure_from_row
+_compound_from_row = compound_from_row
+_matched_name = matched_name
+_json = json_text

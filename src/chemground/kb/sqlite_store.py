@@ -67,6 +67,7 @@ __all__ = [
 ]
 
 WAL_CHECKPOINT_BYTES = 4 << 20  # SQLite's default automatic checkpoint: 1000 pages of 4 KiB
+_IN_BATCH = 500  # values in one IN (...) list
 
 
 class _BackgroundCheckpointer:
@@ -245,6 +246,25 @@ class SQLiteKB(
         with self._lock:
             return self._conn.execute(sql, params)
 
+    def _mappings(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        """All rows of one query (a ``sqlite3.Row`` reads by position and by column name)."""
+        return self.execute(sql, params).fetchall()
+
+    def _select_in(
+        self, sql: str, values: Sequence[Any], by_name: bool = False
+    ) -> Iterator[sqlite3.Row]:
+        """The rows of ``sql`` with ``{values}`` read as ``IN (?, ...)``, in batches of 500
+        values (SQLite limits the parameters of one statement). Rows read both ways, so
+        ``by_name`` changes nothing here."""
+        for start in range(0, len(values), _IN_BATCH):
+            chunk = list(values[start : start + _IN_BATCH])
+            marks = ",".join("?" * len(chunk))
+            yield from self.execute(sql.replace("{values}", f"IN ({marks})"), chunk)
+
+    def _write_scope(self) -> threading.RLock:
+        """Writes on SQLite hold the store's lock (the one connection writes in order)."""
+        return self._lock
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         self._require_writable()
@@ -323,19 +343,9 @@ class SQLiteKB(
                 reader.conn.close()
 
     # -- meta ----------------------------------------------------------------------------
-    def get_meta(self, key: str, default: str | None = None) -> str | None:
-        row = self.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else default
-
     def set_meta(self, key: str, value: str) -> None:
         self._require_writable()
         self.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
-
-    def all_meta(self) -> dict[str, str]:
-        return {row[0]: row[1] for row in self.execute("SELECT key, value FROM meta")}
-
-    def _count(self, sql: str) -> int:
-        return int(self.execute(sql).fetchone()[0])
 
     def table_exists(self, name: str) -> bool:
         return (
