@@ -51,12 +51,9 @@ from chemground.kb.structure_search import (
     QueryFormat,
     ReactionMatch,
     StructureMatch,
-    check_limit,
-    check_roles,
     group_reaction_matches,
     parse_similarity_query,
     parse_substructure_query,
-    query_inchikey,
 )
 from chemground.kb.text_query import tsquery
 
@@ -690,16 +687,9 @@ class PostgresKB(
             "qmol_from_smarts(%s::cstring)" if q.is_smarts else "mol_from_smiles(%s::cstring)"
         ), q.text
 
-    def search_compounds_by_structure(
-        self,
-        query: str,
-        *,
-        mode: str = "substructure",
-        threshold: float = 0.7,
-        limit: int = 50,
-        query_format: QueryFormat = "auto",
+    def _compounds_by_structure(
+        self, query: str, mode: str, threshold: float, limit: int, query_format: QueryFormat
     ) -> list[StructureMatch]:
-        check_limit(limit)
         if mode == "substructure":
             expr, text = self._query_mol_sql(query, query_format)
             rows = self._q(
@@ -725,30 +715,23 @@ class PostgresKB(
                 ).fetchall()
             out = [StructureMatch(r[0], r[1], round(float(r[3]), 6), r[2]) for r in rows]
             return sorted(out, key=lambda m: (-m.score, m.compound_id))
-        if mode == "exact":
-            ids = sorted({hit.compound_id for hit in self.lookup_inchikey(query_inchikey(query))})
-            rows = self._q(
-                "SELECT id, smiles, coalesce(common_name, iupac_name) FROM compounds WHERE id = "
-                "ANY(%s) ORDER BY id",
-                (ids,),
-            ).fetchall()
-            return [StructureMatch(r[0], r[1], 1.0, r[2]) for r in rows][:limit]
-        raise ValueError(
-            f"unknown structure search mode {mode!r}; choose substructure, similarity or exact"
-        )
+        ids = self._exact_compound_ids(query)  # mode "exact"
+        rows = self._q(
+            "SELECT id, smiles, coalesce(common_name, iupac_name) FROM compounds WHERE id = "
+            "ANY(%s) ORDER BY id",
+            (ids,),
+        ).fetchall()
+        return [StructureMatch(r[0], r[1], 1.0, r[2]) for r in rows][:limit]
 
-    def search_reactions_by_structure(
+    def _reactions_by_structure(
         self,
         query: str,
-        *,
-        mode: str = "substructure",
-        roles: Iterable[Role | str] | None = None,
-        threshold: float = 0.7,
-        limit: int = 50,
-        query_format: QueryFormat = "auto",
+        mode: str,
+        role_tuple: tuple[Role, ...] | None,
+        threshold: float,
+        limit: int,
+        query_format: QueryFormat,
     ) -> list[ReactionMatch]:
-        check_limit(limit)
-        role_tuple = check_roles(roles)
         role_values = [r.value for r in role_tuple] if role_tuple else [r.value for r in Role]
         if mode in ("substructure", "exact"):
             # three plain queries, so the planner sees the matched compounds as constants: a
@@ -759,9 +742,7 @@ class PostgresKB(
                     r[0] for r in self._q(f"SELECT id FROM compounds WHERE mol @> {expr}", (text,))
                 ]
             else:
-                ids = sorted(
-                    {hit.compound_id for hit in self.lookup_inchikey(query_inchikey(query))}
-                )
+                ids = self._exact_compound_ids(query)
             if not ids:
                 return []
             # the first ``limit`` reactions of each matched compound (an ordered index-only scan
@@ -785,35 +766,27 @@ class PostgresKB(
                 (rowids, ids, role_values),
             ).fetchall()
             return group_reaction_matches([(r[0], r[1], r[2], r[3], r[4]) for r in rows], limit)
-        if mode == "similarity":
-            q = parse_similarity_query(query, threshold)
-            matched_sql = (
-                "SELECT c.id, c.smiles, round(tanimoto_sml(c.mfp, q.fp)::numeric, 6)::float8 AS "
-                "s FROM compounds c, "
-                "(SELECT morganbv_fp(mol_from_smiles(%s::cstring)) AS fp) q "
-                "WHERE c.mfp %% q.fp AND tanimoto_sml(c.mfp, q.fp) >= %s"
-            )
-            matched_params = [q.smiles, q.threshold - 1e-9]
-        else:
-            raise ValueError(
-                f"unknown structure search mode {mode!r}; choose substructure, similarity or exact"
-            )
-        order = "b.best DESC, b.reaction_rowid" if mode == "similarity" else "b.reaction_rowid"
+        # similarity: the matched compounds scored in the database, reactions by best score
+        q = parse_similarity_query(query, threshold)
         sql = (
-            f"WITH m AS MATERIALIZED ({matched_sql}), "
+            "WITH m AS MATERIALIZED (SELECT c.id, c.smiles, "
+            "round(tanimoto_sml(c.mfp, q.fp)::numeric, 6)::float8 AS s FROM compounds c, "
+            "(SELECT morganbv_fp(mol_from_smiles(%s::cstring)) AS fp) q "
+            "WHERE c.mfp %% q.fp AND tanimoto_sml(c.mfp, q.fp) >= %s), "
             "p AS MATERIALIZED (SELECT p.reaction_rowid, p.position, p.compound_id, p.role, "
             "m.smiles, m.s "
             "FROM participants p JOIN m ON m.id = p.compound_id WHERE p.role = ANY(%s)), "
             "b AS (SELECT reaction_rowid, max(s) AS best FROM p GROUP BY reaction_rowid "
-            f"ORDER BY {order.replace('b.', '')} LIMIT %s) "
+            "ORDER BY best DESC, reaction_rowid LIMIT %s) "
             "SELECT r.id, p.compound_id, p.role, p.smiles, p.s FROM b JOIN p ON p.reaction_rowid "
-            "= b.reaction_rowid "
-            f"JOIN reactions r ON r.rowid = b.reaction_rowid ORDER BY {order}, p.position"
+            "= b.reaction_rowid JOIN reactions r ON r.rowid = b.reaction_rowid "
+            "ORDER BY b.best DESC, b.reaction_rowid, p.position"
         )
         with self._lock, self._conn.transaction():
-            if mode == "similarity":
-                self._conn.execute(
-                    f"SET LOCAL rdkit.tanimoto_threshold = {max(q.threshold - 1e-9, 0.0)}"
-                )
-            rows = self._conn.execute(sql, (*matched_params, role_values, limit)).fetchall()
+            self._conn.execute(
+                f"SET LOCAL rdkit.tanimoto_threshold = {max(q.threshold - 1e-9, 0.0)}"
+            )
+            rows = self._conn.execute(
+                sql, (q.smiles, q.threshold - 1e-9, role_values, limit)
+            ).fetchall()
         return group_reaction_matches([(r[0], r[1], r[2], r[3], r[4]) for r in rows], limit)

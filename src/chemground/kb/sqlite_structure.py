@@ -27,12 +27,9 @@ from chemground.kb.structure_search import (
     QueryFormat,
     ReactionMatch,
     StructureMatch,
-    check_limit,
-    check_roles,
     group_reaction_matches,
     parse_similarity_query,
     parse_substructure_query,
-    query_inchikey,
 )
 
 if TYPE_CHECKING:
@@ -228,16 +225,9 @@ class SQLiteStructureSearch:
         pairs.sort(key=lambda pair: (-pair[1], pair[0]))
         return pairs
 
-    def search_compounds_by_structure(
-        self,
-        query: str,
-        *,
-        mode: str = "substructure",
-        threshold: float = 0.7,
-        limit: int = 50,
-        query_format: QueryFormat = "auto",
+    def _compounds_by_structure(
+        self, query: str, mode: str, threshold: float, limit: int, query_format: QueryFormat
     ) -> list[StructureMatch]:
-        check_limit(limit)
         if mode == "substructure":
             return [
                 StructureMatch(i, s, 1.0, n)
@@ -249,13 +239,8 @@ class SQLiteStructureSearch:
             return [
                 StructureMatch(i, rows[i][1], score, rows[i][2]) for i, score in pairs if i in rows
             ]
-        if mode == "exact":
-            key = query_inchikey(query)
-            ids = sorted({hit.compound_id for hit in self.lookup_inchikey(key)})
-            return [StructureMatch(i, s, 1.0, n) for i, s, n in self._compound_rows(ids)][:limit]
-        raise ValueError(
-            f"unknown structure search mode {mode!r}; choose substructure, similarity or exact"
-        )
+        ids = self._exact_compound_ids(query)  # mode "exact"
+        return [StructureMatch(i, s, 1.0, n) for i, s, n in self._compound_rows(ids)][:limit]
 
     # -- reactions -------------------------------------------------------------------------
     def _reaction_rows(
@@ -289,18 +274,15 @@ class SQLiteStructureSearch:
         rows.sort(key=lambda row: row[0])
         return rows
 
-    def search_reactions_by_structure(
+    def _reactions_by_structure(
         self,
         query: str,
-        *,
-        mode: str = "substructure",
-        roles: Iterable[Role | str] | None = None,
-        threshold: float = 0.7,
-        limit: int = 50,
-        query_format: QueryFormat = "auto",
+        mode: str,
+        role_tuple: tuple[Role, ...] | None,
+        threshold: float,
+        limit: int,
+        query_format: QueryFormat,
     ) -> list[ReactionMatch]:
-        check_limit(limit)
-        role_tuple = check_roles(roles)
         if mode == "substructure":
             restrict = self._participant_compounds(role_tuple)
             scored = {
@@ -309,13 +291,8 @@ class SQLiteStructureSearch:
         elif mode == "similarity":
             restrict = self._participant_compounds(role_tuple)
             scored = dict(self._similar_ids(query, threshold, restrict))
-        elif mode == "exact":
-            key = query_inchikey(query)
-            scored = {hit.compound_id: 1.0 for hit in self.lookup_inchikey(key)}
-        else:
-            raise ValueError(
-                f"unknown structure search mode {mode!r}; choose substructure, similarity or exact"
-            )
+        else:  # mode "exact"
+            scored = dict.fromkeys(self._exact_compound_ids(query), 1.0)
         if not scored:
             return []
         if mode != "similarity":

@@ -18,7 +18,15 @@ from chemground.chem.structure import Structure
 from chemground.kb.graph_rows import MoleculeRow, ParticipantRow, ReactionRow
 from chemground.kb.papers import MentionHit, MentionLike
 from chemground.kb.records import Compound, Reaction, Role
-from chemground.kb.structure_search import QueryFormat, ReactionMatch, StructureMatch
+from chemground.kb.structure_search import (
+    QueryFormat,
+    ReactionMatch,
+    StructureMatch,
+    check_limit,
+    check_mode,
+    check_roles,
+    query_inchikey,
+)
 from chemground.lit.records import Chunk, Document
 
 
@@ -107,7 +115,8 @@ class KnowledgeBase(ABC):
     def search_reaction_text(self, query: str, limit: int = 10) -> list[tuple[str, float]]: ...
 
     # -- structure search (see chemground.kb.structure_search) ---------------------------
-    @abstractmethod
+    # The arguments are checked here, once for every store; a store implements the search
+    # itself (_compounds_by_structure, _reactions_by_structure) with its engine.
     def search_compounds_by_structure(
         self,
         query: str,
@@ -136,8 +145,10 @@ class KnowledgeBase(ABC):
             StructureError: an invalid query; StructureLimitError: one over the limits;
             InputLimitError: a bad threshold or limit; ValueError: an unknown mode.
         """
+        check_limit(limit)
+        check_mode(mode)
+        return self._compounds_by_structure(query, mode, threshold, limit, query_format)
 
-    @abstractmethod
     def search_reactions_by_structure(
         self,
         query: str,
@@ -158,6 +169,34 @@ class KnowledgeBase(ABC):
             by their best participant's score, ties in KB order. Each lists its matching
             participants in the roles asked.
         """
+        check_limit(limit)
+        role_tuple = check_roles(roles)
+        check_mode(mode)
+        return self._reactions_by_structure(query, mode, role_tuple, threshold, limit, query_format)
+
+    @abstractmethod
+    def _compounds_by_structure(
+        self, query: str, mode: str, threshold: float, limit: int, query_format: QueryFormat
+    ) -> list[StructureMatch]:
+        """:meth:`search_compounds_by_structure`, its limit and mode checked."""
+
+    @abstractmethod
+    def _reactions_by_structure(
+        self,
+        query: str,
+        mode: str,
+        role_tuple: tuple[Role, ...] | None,
+        threshold: float,
+        limit: int,
+        query_format: QueryFormat,
+    ) -> list[ReactionMatch]:
+        """:meth:`search_reactions_by_structure`, its limit, roles (None: every role) and
+        mode checked."""
+
+    def _exact_compound_ids(self, query: str) -> list[int]:
+        """The compounds an exact query (an InChIKey or a SMILES) names, alias keys included,
+        in KB order."""
+        return sorted({hit.compound_id for hit in self.lookup_inchikey(query_inchikey(query))})
 
     @abstractmethod
     def table_exists(self, name: str) -> bool:

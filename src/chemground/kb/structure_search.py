@@ -45,6 +45,7 @@ MAX_QUERY_CHARS = 1_000  # a substructure pattern is a fragment, not a molecule 
 MAX_QUERY_ATOMS = 100  # matching cost grows with pattern size; no useful fragment is larger
 MAX_RECURSIONS = 10  # recursive SMARTS ($(...)) multiply the matching cost
 MAX_RESULTS = 10_000  # the most hits one search returns (a limit above is refused)
+SEARCH_MODES = ("substructure", "similarity", "exact")
 PATTERN_FP_BITS = 1024  # RDKit pattern fingerprint used to pre-screen substructure candidates
 
 _INCHIKEY = re.compile(r"^[A-Z]{14}-[A-Z]{8}[SN][A-Z]-[A-Z]$")
@@ -127,6 +128,19 @@ def check_limit(limit: int) -> int:
     if not isinstance(limit, int) or limit < 1 or limit > MAX_RESULTS:
         raise InputLimitError(f"limit must be between 1 and {MAX_RESULTS:,}; got {limit!r}")
     return limit
+
+
+def check_mode(mode: str) -> str:
+    """The search mode, refused when it is not one of :data:`SEARCH_MODES`.
+
+    Raises:
+        ValueError: for an unknown mode.
+    """
+    if mode not in SEARCH_MODES:
+        raise ValueError(
+            f"unknown structure search mode {mode!r}; choose substructure, similarity or exact"
+        )
+    return mode
 
 
 def check_roles(roles: object) -> tuple[Role, ...] | None:
