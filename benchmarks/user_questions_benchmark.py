@@ -165,6 +165,10 @@ def value_right(gold: dict, answer: dict) -> bool:
     if kind == "number":
         targets = gold.get("any_of") or [gold["value"]]
         candidates = numbers_in(value) if value is not None else numbers_in(text)
+        if gold.get("unit") == "g/mol":
+            # "3.0 g of piperonal (C8H6O3, 150.13 g/mol) is 19.98 mmol": a conversion that
+            # also states the molar mass asked for; only a number written with g/mol counts
+            candidates += [float(x) for x in re.findall(r"(\d+(?:\.\d+)?)\s*g/mol", text)]
         tol = gold.get("tol", 0) + 1e-9
         return any(abs(c - t) <= tol for c in candidates for t in targets)
     if kind == "bool":

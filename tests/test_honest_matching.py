@@ -328,3 +328,16 @@ def test_make_x_from_y_is_answered_as_a_route(qa):
     assert out["status"] == "answered"
     assert "claisen_schmidt_condensation-02" in out["answer"]
     assert "catalytic_hydrogenation-04" in out["answer"]
+
+
+def test_a_purification_solvent_is_not_answered_with_a_reaction_solvent(qa):
+    """The records hold the solvent a reaction is run in: water for making acetanilide is no
+    answer to 'which solvent to recrystallise acetanilide from'."""
+    out = qa.ask("Give me three solvents for recrystallising acetanilide").to_json()
+    assert out["status"] != "answered"
+    assert "purification or work-up" in out["answer"]
+    reaction = qa.ask(
+        "What solvent is used for the Suzuki coupling of 4-bromoacetophenone with "
+        "phenylboronic acid?"
+    ).to_json()
+    assert reaction["status"] == "answered" and "dioxane" in reaction["answer"]

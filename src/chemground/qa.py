@@ -185,6 +185,7 @@ class QA:
             if decision.channel == "out_of_scope" and decision.rule in (
                 "data_not_held",
                 "own_experiment",
+                "workup_solvent",
                 "classified_out_of_scope",
             ):
                 reasoned = Reasoned(

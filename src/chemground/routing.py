@@ -216,6 +216,16 @@ OWN_EXPERIMENT = re.compile(
 )
 
 
+# Solvents for purification and work-up ("three solvents for recrystallising acetanilide",
+# "eluent for the column"): the records hold the solvent a reaction is run in, and answering
+# that one would be confidently wrong.
+WORKUP_SOLVENT = re.compile(
+    r"\b(re-?crystalli[sz]\w*|purif\w*|chromatograph\w*|columns?|eluents?|eluants?|"
+    r"extract(ion|ions|ing|ed)?|work-?ups?|wash(ing|ed)?|triturat\w*|tlc)\b",
+    re.IGNORECASE,
+)
+
+
 def classified_out_of_scope(q: QueryTuple) -> bool:
     """Whether the exemplar classifier read the question, which no rule read, as out of scope.
 
@@ -270,6 +280,16 @@ ROUTING_TABLE: tuple[Rule, ...] = (
         lambda q, s: (
             f"it asks about your own experiment ({OWN_EXPERIMENT.search(q.question).group(0)!r}), "
             "and the knowledge base holds curated and published records, not your lab's results"
+        ),
+    ),
+    Rule(
+        "workup_solvent",
+        "out_of_scope",
+        lambda q, s: q.aspect == Aspect.SOLVENT and bool(WORKUP_SOLVENT.search(q.question)),
+        lambda q, s: (
+            "it asks for a solvent for "
+            f"{WORKUP_SOLVENT.search(q.question).group(0).lower()!r}, and the records hold the "
+            "solvent a reaction is run in, not solvents for purification or work-up"
         ),
     ),
     Rule(
