@@ -42,6 +42,22 @@ def test_onnx_vectors_equal_pytorch_vectors(tmp_path):
     assert np.abs(single[0] - batch[1]).max() < 1e-5
     assert np.allclose(np.linalg.norm(batch, axis=1), 1.0, atol=1e-5)
 
+    # the first encoder kept its optimised graph; the next one loads it (faster start, issue 17)
+    # and computes the very same vectors, one text or a batch
+    import onnxruntime
+
+    optimized = onnx_encoder.optimized_path_for(target, onnxruntime.__version__)
+    assert optimized.is_file() and optimized.with_name("model.onnx.data").is_file()
+    again = onnx_encoder.OnnxEncoder(target, embeddings.model_path())
+    assert again._optimized == optimized
+    assert np.array_equal(again.encode(TEXTS * 3, batch_size=4), batch)
+    assert np.array_equal(again.encode([TEXTS[1]]), single)
+    # a damaged optimised graph is passed over for the export
+    optimized.write_bytes(b"not a graph")
+    fallback = onnx_encoder.OnnxEncoder(target, embeddings.model_path())
+    assert fallback._optimized is None
+    assert np.array_equal(fallback.encode([TEXTS[1]]), single)
+
 
 def test_backend_choice_and_fallback(monkeypatch, caplog):
     monkeypatch.setenv("CHEMGROUND_EMBED_BACKEND", "torch")

@@ -8,6 +8,15 @@ PyTorch on sample texts (any difference above ``MAX_EXPORT_DIFFERENCE`` discards
 kept in the cache directory. Tokenisation uses the model's own ``tokenizer.json`` with the
 model's settings (truncation at 256 word pieces), pooling is the model's mean pooling, and
 vectors are L2-normalised, as in :func:`chemground.retrieval.embeddings.load_model`.
+
+Start-up (issue 17): building a session from the exported file re-runs ONNX Runtime's graph
+optimisations and copies 90 MB of weights out of one protobuf (~110 ms of a ~900 ms
+``lit search``). So the first session also saves its optimised graph next to the export
+(``<export>.opt-<ort version>/``: the graph, with its weights in a separate file that ONNX
+Runtime memory-maps), and later sessions load that with no optimisation passes (~30 ms).
+The saved graph holds the same fused operators the session computed with (level
+``ORT_ENABLE_EXTENDED``, no hardware-specific layouts) and is checked once against the
+session that wrote it: any difference in the vectors discards it.
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -109,7 +119,7 @@ def export_onnx(model_dir: Path, target: Path) -> Path:
             dynamo=False,
         )
     try:
-        encoder = OnnxEncoder(partial, model_dir)
+        encoder = OnnxEncoder(partial, model_dir, optimized=False)
         reference = model.encode(
             _CHECK_TEXTS, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
         )
@@ -123,10 +133,19 @@ def export_onnx(model_dir: Path, target: Path) -> Path:
     return target
 
 
+def optimized_path_for(onnx_file: Path, ort_version: str) -> Path:
+    """Where the optimised graph of ``onnx_file`` is kept: a folder per ONNX Runtime version
+    (another version fuses differently) and per export (its size and time: an export made
+    again gets a new graph)."""
+    stat = onnx_file.stat()
+    folder = f"{onnx_file.name}.opt-{ort_version}-{stat.st_size}-{stat.st_mtime_ns}"
+    return onnx_file.with_name(folder) / "model.onnx"
+
+
 class OnnxEncoder:
     """Sentence embeddings from an exported MiniLM; the same vectors as sentence-transformers."""
 
-    def __init__(self, onnx_file: Path, model_dir: Path) -> None:
+    def __init__(self, onnx_file: Path, model_dir: Path, *, optimized: bool = True) -> None:
         import onnxruntime
         from tokenizers import Tokenizer
 
@@ -139,21 +158,106 @@ class OnnxEncoder:
         self._sessions: dict[int, object] = {}
         self._lock = threading.Lock()
         self._ort = onnxruntime
+        self._optimized = (
+            optimized_path_for(Path(onnx_file), onnxruntime.__version__) if optimized else None
+        )
+        self._save_optimized = False
+        if self._optimized is not None and not self._optimized.is_file():
+            self._save_optimized, self._optimized = True, None
         self._session(1)  # fail here, not on the first question, if the file is unusable
+
+    def _options(self, threads: int):
+        options = self._ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        return options
 
     def _session(self, threads: int):
         """One session per thread count: one thread for a single question (more only contend
         with the BM25 search running beside it), all cores for a corpus batch."""
         with self._lock:
             if threads not in self._sessions:
-                options = self._ort.SessionOptions()
-                options.intra_op_num_threads = threads
-                options.inter_op_num_threads = 1
-                options.log_severity_level = 3
-                self._sessions[threads] = self._ort.InferenceSession(
-                    self._file, options, providers=["CPUExecutionProvider"]
-                )
+                self._sessions[threads] = self._new_session(threads)
             return self._sessions[threads]
+
+    def _new_session(self, threads: int):
+        """A session on the saved optimised graph (no optimisation passes, weights
+        memory-mapped) when there is one; else on the export, saving its optimised graph the
+        first time."""
+        ort = self._ort
+        if self._optimized is not None:
+            options = self._options(threads)
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+            try:
+                return ort.InferenceSession(
+                    str(self._optimized), options, providers=["CPUExecutionProvider"]
+                )
+            except Exception as error:  # a damaged or partial folder: use the export
+                log.warning("the optimised ONNX graph %s is unusable (%s)", self._optimized, error)
+                self._optimized = None
+        session = ort.InferenceSession(
+            self._file, self._options(threads), providers=["CPUExecutionProvider"]
+        )
+        if self._save_optimized:
+            self._save_optimized = False
+            try:
+                self._write_optimized(session)
+            except Exception as error:  # a read-only cache: every start optimises again
+                log.info("could not keep the optimised ONNX graph (%s)", error)
+        return session
+
+    def _write_optimized(self, session) -> None:
+        """Save the export's optimised graph and weights (atomically, as one folder), and keep
+        them only if they give the vectors ``session`` gives."""
+        ort = self._ort
+        target = optimized_path_for(Path(self._file), ort.__version__)
+        partial = target.parent.with_name(target.parent.name + f".{os.getpid()}.tmp")
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        try:
+            options = self._options(1)
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+            options.optimized_model_filepath = str(partial / target.name)
+            options.add_session_config_entry(
+                "session.optimized_model_external_initializers_file_name", target.name + ".data"
+            )
+            options.add_session_config_entry(
+                "session.optimized_model_external_initializers_min_size_in_bytes", "1024"
+            )
+            ort.InferenceSession(self._file, options, providers=["CPUExecutionProvider"])
+            options = self._options(1)
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+            saved = ort.InferenceSession(
+                str(partial / target.name), options, providers=["CPUExecutionProvider"]
+            )
+            arrays = self._arrays(self.tokenizer.encode_batch(_CHECK_TEXTS), range(2))
+            expected = session.run(None, arrays)[0]
+            if not np.array_equal(saved.run(None, arrays)[0], expected):
+                raise RuntimeError("the optimised graph computes other vectors")
+            del saved
+            try:
+                partial.rename(target.parent)
+            except OSError:  # another process kept its copy first
+                return
+            for stale in target.parent.parent.glob(Path(self._file).name + ".opt-*"):
+                if stale != target.parent and not stale.name.endswith(".tmp"):
+                    shutil.rmtree(stale, ignore_errors=True)  # an earlier export's or version's
+        finally:
+            shutil.rmtree(partial, ignore_errors=True)
+
+    @staticmethod
+    def _arrays(encodings, batch) -> dict[str, np.ndarray]:
+        """The model's inputs for the ``batch`` rows of ``encodings``, zero-padded."""
+        width = max(len(encodings[i].ids) for i in batch)
+        arrays = {name: np.zeros((len(batch), width), dtype=np.int64) for name in _INPUTS}
+        for row, i in enumerate(batch):
+            e = encodings[i]
+            n = len(e.ids)
+            arrays["input_ids"][row, :n] = e.ids
+            arrays["attention_mask"][row, :n] = e.attention_mask
+            arrays["token_type_ids"][row, :n] = e.type_ids
+        return arrays
 
     def encode(self, texts: Sequence[str], batch_size: int = 64, progress=None) -> np.ndarray:
         texts = list(texts)
@@ -167,14 +271,7 @@ class OnnxEncoder:
         )  # similar lengths pad less
         for start in range(0, len(order), batch_size):
             batch = order[start : start + batch_size]
-            width = max(len(encodings[i].ids) for i in batch)
-            arrays = {name: np.zeros((len(batch), width), dtype=np.int64) for name in _INPUTS}
-            for row, i in enumerate(batch):
-                e = encodings[i]
-                n = len(e.ids)
-                arrays["input_ids"][row, :n] = e.ids
-                arrays["attention_mask"][row, :n] = e.attention_mask
-                arrays["token_type_ids"][row, :n] = e.type_ids
+            arrays = self._arrays(encodings, batch)
             hidden = session.run(None, arrays)[0]
             mask = arrays["attention_mask"][..., None].astype(np.float32)
             pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
