@@ -341,3 +341,19 @@ def test_a_purification_solvent_is_not_answered_with_a_reaction_solvent(qa):
         "phenylboronic acid?"
     ).to_json()
     assert reaction["status"] == "answered" and "dioxane" in reaction["answer"]
+
+
+def test_every_compound_named_gets_its_answer(qa):
+    """'MW of water and ethanol', 'formula of aspirin and caffeine': answering the first compound
+    alone dropped the rest of the question silently."""
+    weights = qa.ask("What is the molecular weight of water and ethanol?").to_json()
+    assert "18.02" in weights["answer"] and "46.07" in weights["answer"]
+    formulas = qa.ask("formula of aspirin and caffeine").to_json()
+    assert formulas["status"] == "answered"
+    assert formulas["value"] == ["C9H8O4", "C8H10N4O2"]
+
+
+def test_a_fact_of_the_product_asks_for_the_product(qa):
+    out = qa.ask("What's the SMILES of the product of benzaldehyde + NaBH4?").to_json()
+    assert out["status"] == "answered"
+    assert "benzyl alcohol" in out["answer"] and "OCc1ccccc1" in out["answer"]

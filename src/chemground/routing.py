@@ -316,7 +316,9 @@ ROUTING_TABLE: tuple[Rule, ...] = (
     Rule(
         "comparison",
         "tools",
-        lambda q, s: q.aspect in COMPARABLE_TABLE_ASPECTS and s.resolved >= 2 and s.comparison,
+        # "MW of water and ethanol" asks for both, as "which is heavier" does: answering the
+        # first alone would drop half the question silently
+        lambda q, s: q.aspect in COMPARABLE_TABLE_ASPECTS and s.resolved >= 2,
         lambda q, s: (
             f"a comparison of {_aspect(q)} over {s.resolved} compounds: one tool call per compound"
         ),

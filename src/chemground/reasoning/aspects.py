@@ -145,7 +145,11 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"|\bwhat (do|will|would|should) (i|you|we) end up with\b"
         r"|^\s*(give|name|predict|draw|what "
         r"is|what's)"
-        r" (me )?(the )?(main |major )?products?\b",
+        r" (me )?(the )?(main |major )?products?\b"
+        # "the SMILES (formula, name, MW) of the product of X + Y": the product is asked for,
+        # not a fact of X
+        r"|\b(smiles|formula|structure|name|weight|mw|mass)\b.{0,30}\b(the )?(main |major )?"
+        r"products? (of|from|when|formed)\b",
     ),
     (
         Aspect.REACTIONS,

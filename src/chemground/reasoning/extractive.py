@@ -239,6 +239,9 @@ class ExtractiveReasoner:
             return Reasoned(
                 "The knowledge base holds no record for this compound.", None, "no_evidence"
             )
+        each = self._per_compound(query, exact)
+        if each is not None:
+            return each
         top = exact[0]
         r = top.record
         name = r.get("name") or r.get("common_name") or r.get("iupac_name") or r.get("smiles")
@@ -371,6 +374,33 @@ class ExtractiveReasoner:
             r.get("smiles"),
             "partial",
             cite,
+        )
+
+    def _per_compound(self, query: QueryTuple, exact: list[Evidence]) -> Reasoned | None:
+        """ "Formula of aspirin and caffeine": one answer per compound the question names.
+
+        Answering the first alone would drop the rest of the question silently. None when the
+        question names fewer than two distinct compounds with an exact record each.
+        """
+        by_id = {e.id: e for e in reversed(exact)}  # the best-ranked record of each compound
+        wanted = list(
+            dict.fromkeys(
+                str(m.compound_id)
+                for m in query.mentions
+                if m.resolved and m.compound_id is not None
+            )
+        )
+        if len(wanted) < 2 or any(cid not in by_id for cid in wanted):
+            return None
+        parts = [self._compound(query, [by_id[cid]]) for cid in wanted]
+        rank = {"answered": 0, "partial": 1, "no_evidence": 2}
+        worst = max((p.status for p in parts), key=lambda status: rank.get(status, 3))
+        return Reasoned(
+            " ".join(p.answer for p in parts),
+            [p.value for p in parts],
+            worst,
+            [c for p in parts for c in p.citations],
+            list(dict.fromkeys(n for p in parts for n in p.notes)),
         )
 
     # -- reactions -----------------------------------------------------------------------------
