@@ -357,3 +357,17 @@ def test_a_fact_of_the_product_asks_for_the_product(qa):
     out = qa.ask("What's the SMILES of the product of benzaldehyde + NaBH4?").to_json()
     assert out["status"] == "answered"
     assert "benzyl alcohol" in out["answer"] and "OCc1ccccc1" in out["answer"]
+
+
+@pytest.mark.parametrize(
+    "question, aspect",
+    [
+        ("what reacts with x to make x?", Aspect.REACTANTS),
+        ("which acid do i react with x to give x?", Aspect.REACTANTS),
+        ("what reacts with x?", Aspect.REACTIONS),
+        ("name of x", Aspect.SMILES_TO_NAME),
+        ("what's the smiles of the product of x + x?", Aspect.PRODUCT),
+    ],
+)
+def test_co_reactant_reactions_and_name_phrasings(question, aspect):
+    assert classify_aspect(question) == aspect

@@ -134,6 +134,10 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         Aspect.REACTANTS,
         r"<-\s*\?|\bfrom\s*\?\s*$|\b(which|what) (\w+ )?and (\w+ )?(give|gives|form|forms)\b"
         r"|\bwhat goes in(to)?( to)? (make|give|form|prepare)\b"
+        # "what reacts with ethanol to make ethyl acetate?": the co-reactant is asked for
+        r"|\b(what |which (\w+ )?)(reacts?|do (i|you|we) (react|need to react|combine|mix)|"
+        r"should (i|you|we) (react|combine|mix)|is (reacted|combined|mixed)) with x to "
+        r"(make|give|form|produce|yield|afford|get|obtain|prepare)\b"
         r"|\b(the )?\w+ and (the )?\w+ (that|which) (give|form|make|produce|yield)s?\b",
     ),
     (
@@ -154,6 +158,7 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
     (
         Aspect.REACTIONS,
         r"^\s*(which|what) reactions\b|\b(list|show|find)( me)?( all)?( the)? reactions\b"
+        r"|^\s*(what|which \w+) (reacts?|can react|will react) with x\s*[?.]?\s*$"
         r"|\breactions (that |which )?(use|used|using|involve|involving|employ|have)\b",
     ),
     (
@@ -223,7 +228,8 @@ _RULES: list[tuple[Aspect, str]] = (
             r")?(compound|molecule|structure|smiles)\b"
             r"|\bwhat is (the )?name\b|\bname (this|it)\b|\bwhat is x called\b|\bx is "
             r"called\b|\bhow is x named\b"
-            r"|\bconvert x (in)?to (a |its |the )?(iupac )?name\b|\bwhat'?s x called\b",
+            r"|\bconvert x (in)?to (a |its |the )?(iupac )?name\b|\bwhat'?s x called\b"
+            r"|^\s*(what is |what's |give )?(the |a )?name (of|for) x\s*[?.]?\s*$",
         ),
         (
             Aspect.NAME_TO_SMILES,
