@@ -90,17 +90,12 @@ class CompoundRecords(StoreDialect):
         return {row["id"]: compound_from_row(row) for row in rows}
 
     def iter_compounds(self, batch_size: int = 5000) -> Iterator[Compound]:
-        last = 0
-        while True:
-            rows = self._mappings(
-                f"SELECT {COMPOUND_COLUMNS} FROM compounds WHERE id > ? ORDER BY id LIMIT ?",
-                (last, batch_size),
-            )
-            if not rows:
-                return
-            for row in rows:
-                yield compound_from_row(row)
-            last = rows[-1]["id"]
+        for rows in self._pages(
+            f"SELECT {COMPOUND_COLUMNS} FROM compounds WHERE id > ? ORDER BY id LIMIT ?",
+            batch_size,
+            "id",
+        ):
+            yield from map(compound_from_row, rows)
 
     def fingerprints(self) -> tuple[list[int], list[Any]]:
         if self._fingerprint_cache is None:

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 
 class StoreDialect:
-    """The primitives a store gives its mixins (declarations only; see the module docstring)."""
+    """The primitives a store gives its mixins (see the module docstring), and the one way
+    every mixin reads a large table on top of them (:meth:`_pages`)."""
 
     if TYPE_CHECKING:
         path: Any
@@ -49,3 +50,12 @@ class StoreDialect:
         def table_exists(self, name: str) -> bool: ...
         def export_paper_rows(self, batch_size: int) -> Iterator[tuple[str, Any, int]]: ...
         def paper_counts(self) -> tuple[int, int]: ...
+
+    def _pages(self, sql: str, batch_size: int, key: str) -> Iterator[list[Mapping[str, Any]]]:
+        """The rows of ``sql`` (``... WHERE key > ? ORDER BY key LIMIT ?``) in pages of
+        ``batch_size``, each starting after the last ``key`` of the one before: a large table
+        is read in key order without OFFSET scans, and rows added meanwhile are not skipped."""
+        last = 0
+        while rows := self._mappings(sql, (last, batch_size)):
+            yield rows
+            last = rows[-1][key]

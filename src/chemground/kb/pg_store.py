@@ -45,48 +45,52 @@ from chemground.kb.rows import (
     participant_rows,
     reaction_row,
 )
+from chemground.kb.schema_tables import POSTGRES_TYPES, create_table
 from chemground.kb.sqlite_schema import SCHEMA_VERSION
-from chemground.kb.store import KnowledgeBase, ReactionLink
+from chemground.kb.store import KnowledgeBase
 from chemground.kb.structure_search import (
     QueryFormat,
     ReactionMatch,
     StructureMatch,
+    StructureSearch,
     group_reaction_matches,
     parse_similarity_query,
     parse_substructure_query,
 )
-from chemground.kb.text_query import tsquery
+from chemground.kb.text_query import TextSearch, tsquery
 
 MORGAN_FP_SIZE = 2048  # as chemground.chem.fingerprints.MORGAN_BITS
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
-
-CREATE TABLE IF NOT EXISTS compounds (
-    id BIGINT PRIMARY KEY,
-    inchikey TEXT UNIQUE,
-    parent_inchikey TEXT,
-    smiles TEXT,
-    inchi TEXT,
-    formula TEXT,
-    molecular_weight DOUBLE PRECISION,
-    exact_mass DOUBLE PRECISION,
-    iupac_name TEXT,
-    common_name TEXT,
-    synonyms TEXT NOT NULL DEFAULT '[]',
-    description TEXT NOT NULL DEFAULT '',
-    pubchem_cid BIGINT,
-    cas TEXT,
-    kind TEXT NOT NULL DEFAULT 'compound',
-    source TEXT NOT NULL DEFAULT '',
-    provenance TEXT NOT NULL DEFAULT '{}',
-    fingerprint BYTEA,
+# what PostgreSQL adds to the shared tables (chemground.kb.schema_tables): the cartridge's
+# molecule and fingerprint, the text-search vectors, and each link's reaction id repeated, so
+# that links are read from the index alone
+_COMPOUND_EXTRA = """,
     mol mol,
     mfp bfp,
     tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple',
         coalesce(iupac_name, '') || ' ' || coalesce(common_name, '') || ' ' || synonyms || ' '
-        || description)) STORED
-);
+        || description)) STORED"""
+_REACTION_EXTRA = """,
+    tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple',
+        coalesce(title, '') || ' ' || description || ' ' || notes)) STORED"""
+_PARTICIPANT_EXTRA = """,
+    reaction_id TEXT NOT NULL"""
+
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+
+{
+    create_table(
+        "compounds",
+        POSTGRES_TYPES,
+        ''',
+    mol mol,
+    mfp bfp,
+    tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple',
+        coalesce(iupac_name, '') || ' ' || coalesce(common_name, '') || ' ' || synonyms || ' '
+        || description)) STORED''',
+    )
+}
 CREATE INDEX IF NOT EXISTS compounds_parent ON compounds(parent_inchikey);
 CREATE INDEX IF NOT EXISTS compounds_connectivity ON compounds(substr(inchikey, 1, 14));
 CREATE INDEX IF NOT EXISTS compounds_smiles ON compounds(smiles);
@@ -96,68 +100,29 @@ CREATE INDEX IF NOT EXISTS compounds_mol ON compounds USING gist(mol);
 CREATE INDEX IF NOT EXISTS compounds_mfp ON compounds USING gist(mfp);
 CREATE INDEX IF NOT EXISTS compounds_tsv ON compounds USING gin(tsv);
 
-CREATE TABLE IF NOT EXISTS compound_keys (
-    inchikey TEXT PRIMARY KEY,
-    compound_id BIGINT NOT NULL REFERENCES compounds(id)
-);
+{create_table("compound_keys", POSTGRES_TYPES)}
 
-CREATE TABLE IF NOT EXISTS compound_names (
-    norm TEXT NOT NULL,
-    compound_id BIGINT NOT NULL REFERENCES compounds(id),
-    rank INTEGER NOT NULL,
-    PRIMARY KEY (norm, compound_id)
-);
+{create_table("compound_names", POSTGRES_TYPES)}
 
-CREATE TABLE IF NOT EXISTS reactions (
-    rowid BIGINT PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
-    source TEXT NOT NULL DEFAULT '',
-    dataset TEXT NOT NULL DEFAULT '',
-    title TEXT,
-    reaction_class TEXT,
-    description TEXT NOT NULL DEFAULT '',
-    reaction_smiles TEXT,
-    temperature_c DOUBLE PRECISION,
-    temperature_text TEXT,
-    time_h DOUBLE PRECISION,
-    ph DOUBLE PRECISION,
-    pressure_bar DOUBLE PRECISION,
-    atmosphere TEXT,
-    yield_percent DOUBLE PRECISION,
-    operations TEXT NOT NULL DEFAULT '[]',
-    notes TEXT NOT NULL DEFAULT '',
-    flags TEXT NOT NULL DEFAULT '[]',
-    provenance TEXT NOT NULL DEFAULT '{}',
+{
+    create_table(
+        "reactions",
+        POSTGRES_TYPES,
+        ''',
     tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple',
-        coalesce(title, '') || ' ' || description || ' ' || notes)) STORED
-);
+        coalesce(title, '') || ' ' || description || ' ' || notes)) STORED''',
+    )
+}
 CREATE INDEX IF NOT EXISTS reactions_source ON reactions(source);
 CREATE INDEX IF NOT EXISTS reactions_tsv ON reactions USING gin(tsv);
 
-CREATE TABLE IF NOT EXISTS participants (
-    reaction_rowid BIGINT NOT NULL REFERENCES reactions(rowid),
-    position INTEGER NOT NULL,
-    role TEXT NOT NULL,
-    compound_id BIGINT REFERENCES compounds(id),
-    name TEXT,
-    smiles TEXT,
-    inchikey TEXT,
-    amount TEXT,
-    unresolved_reason TEXT,
-    reaction_id TEXT NOT NULL,  -- the reaction's id, repeated: links are read from the index alone
-    PRIMARY KEY (reaction_rowid, position)
-);
+{create_table("participants", POSTGRES_TYPES, _PARTICIPANT_EXTRA)}
 -- A compound's links by role in reaction order, with the reaction id: "reactions of ethanol" is
 -- an index-only scan even for a solvent in 200,000 reactions, in the order SQLite's index gives.
 CREATE INDEX IF NOT EXISTS participants_compound
     ON participants(compound_id, role, reaction_rowid, position) INCLUDE (reaction_id);
 
-CREATE TABLE IF NOT EXISTS imports (
-    sha256 TEXT PRIMARY KEY,
-    path TEXT NOT NULL,
-    format TEXT NOT NULL,
-    summary TEXT NOT NULL
-);
+{create_table("imports", POSTGRES_TYPES)}
 """
 
 _PLAIN_COMPOUND_COLUMNS = [c.strip() for c in COMPOUND_COLUMNS.split(",")] + ["fingerprint"]
@@ -239,6 +204,7 @@ def ensure_cartridge(conn) -> None:
 class PostgresKB(
     CompoundRecords,
     ReactionRecords,
+    TextSearch,
     LedgerRecords,
     NamedQueries,
     GraphRowQueries,
@@ -259,6 +225,17 @@ class PostgresKB(
     """
 
     _PAPER_SCHEMA = POSTGRES_PAPER_SCHEMA
+    # full-text search (text_query.TextSearch): the generated tsvector columns, by ts_rank
+    _REACTION_TEXT_SQL = (
+        "SELECT id, ts_rank(tsv, q) AS score FROM reactions, websearch_to_tsquery('simple', ?) q "
+        "WHERE tsv @@ q ORDER BY score DESC, rowid LIMIT ?"
+    )
+    _COMPOUND_TEXT_SQL = (
+        "SELECT id, ts_rank(tsv, q) AS score FROM compounds, websearch_to_tsquery('simple', ?) q "
+        "WHERE tsv @@ q ORDER BY score DESC, id LIMIT ?"
+    )
+    _text_query = staticmethod(tsquery)
+    _text_score = staticmethod(float)
 
     def __init__(self, url: str, readonly: bool = False, create: bool = True) -> None:
         self.url = normalize_url(url)
@@ -552,20 +529,15 @@ class PostgresKB(
         found = {r.id: r for r in self._reactions_with_ids(ids)}
         return {i: found[i] for i in ids if i in found}
 
-    def reaction_links(
-        self, compound_ids: Iterable[int], roles: Iterable[Role] | None = None
-    ) -> list[ReactionLink]:
-        ids = list(dict.fromkeys(compound_ids))
-        if not ids:
-            return []
-        sql = "SELECT reaction_id, compound_id, role FROM participants WHERE compound_id = ANY(%s)"
-        params: list[Any] = [ids]
-        if roles:
-            sql += " AND role = ANY(%s)"
-            params.append([Role(r).value for r in roles])
-        # the order SQLite's (compound, role) index gives: rankings that tie keep the same order
-        sql += " ORDER BY compound_id, role, reaction_rowid, position"
-        return [ReactionLink(r[0], r[1], Role(r[2])) for r in self._q(sql, params)]
+    def _link_rows(self, compound_ids: list[int], roles: list[str] | None) -> list[Any]:
+        """In the order SQLite's (compound, role) index gives: rankings that tie keep the same
+        order on both stores."""
+        role_sql = " AND role = ANY(%s)" if roles else ""
+        return self._q(
+            "SELECT reaction_id, compound_id, role FROM participants WHERE compound_id = ANY(%s)"
+            f"{role_sql} ORDER BY compound_id, role, reaction_rowid, position",
+            [compound_ids, roles] if roles else [compound_ids],
+        ).fetchall()
 
     def _write_reactions(self, numbered: list[tuple[int, Reaction]]) -> None:
         """The reaction and participant rows, by COPY."""
@@ -633,30 +605,6 @@ class PostgresKB(
             self._q("DELETE FROM compounds WHERE id = ANY(%s)", (ids,))
         self._fingerprint_cache = None
 
-    # -- text search ---------------------------------------------------------------------
-    def _ranked(self, sql: str, query: str, limit: int) -> list[tuple[Any, float]]:
-        """(id, ``ts_rank``) of the best ``limit`` matches of ``sql`` (``%s``: the query)."""
-        q = tsquery(query)
-        if not q:
-            return []
-        return [(row[0], float(row[1])) for row in self._q(sql, (q, limit))]
-
-    def search_reaction_text(self, query: str, limit: int = 10) -> list[tuple[str, float]]:
-        return self._ranked(
-            "SELECT id, ts_rank(tsv, q) AS score FROM reactions, websearch_to_tsquery('simple', "
-            "%s) q WHERE tsv @@ q ORDER BY score DESC, rowid LIMIT %s",
-            query,
-            limit,
-        )
-
-    def search_compound_text(self, query: str, limit: int = 10) -> list[tuple[int, float]]:
-        return self._ranked(
-            "SELECT id, ts_rank(tsv, q) AS score FROM compounds, websearch_to_tsquery('simple', "
-            "%s) q WHERE tsv @@ q ORDER BY score DESC, id LIMIT %s",
-            query,
-            limit,
-        )
-
     # -- the imports ledger and size ---------------------------------------------------------
     def record_import(self, sha256: str, path: str, fmt: str, summary: dict[str, Any]) -> None:
         self._require_writable()
@@ -687,11 +635,10 @@ class PostgresKB(
             "qmol_from_smarts(%s::cstring)" if q.is_smarts else "mol_from_smiles(%s::cstring)"
         ), q.text
 
-    def _compounds_by_structure(
-        self, query: str, mode: str, threshold: float, limit: int, query_format: QueryFormat
-    ) -> list[StructureMatch]:
+    def _compounds_by_structure(self, search: StructureSearch) -> list[StructureMatch]:
+        query, mode, threshold, limit = search.query, search.mode, search.threshold, search.limit
         if mode == "substructure":
-            expr, text = self._query_mol_sql(query, query_format)
+            expr, text = self._query_mol_sql(query, search.query_format)
             rows = self._q(
                 "SELECT id, smiles, coalesce(common_name, iupac_name) FROM compounds WHERE mol "
                 f"@> {expr} "
@@ -723,21 +670,15 @@ class PostgresKB(
         ).fetchall()
         return [StructureMatch(r[0], r[1], 1.0, r[2]) for r in rows][:limit]
 
-    def _reactions_by_structure(
-        self,
-        query: str,
-        mode: str,
-        role_tuple: tuple[Role, ...] | None,
-        threshold: float,
-        limit: int,
-        query_format: QueryFormat,
-    ) -> list[ReactionMatch]:
+    def _reactions_by_structure(self, search: StructureSearch) -> list[ReactionMatch]:
+        query, mode, threshold, limit = search.query, search.mode, search.threshold, search.limit
+        role_tuple = search.roles
         role_values = [r.value for r in role_tuple] if role_tuple else [r.value for r in Role]
         if mode in ("substructure", "exact"):
             # three plain queries, so the planner sees the matched compounds as constants: a
             # common solvent is found by walking participants in order, a rare group by its index
             if mode == "substructure":
-                expr, text = self._query_mol_sql(query, query_format)
+                expr, text = self._query_mol_sql(query, search.query_format)
                 ids = [
                     r[0] for r in self._q(f"SELECT id FROM compounds WHERE mol @> {expr}", (text,))
                 ]

@@ -9,13 +9,14 @@ way (SQLite's batched inserts and FTS5 rows, PostgreSQL's ``COPY``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from chemground.errors import NotFoundError
 from chemground.kb.dialect import StoreDialect
-from chemground.kb.records import Reaction
+from chemground.kb.records import Reaction, Role
 from chemground.kb.rows import REACTION_COLUMNS, reactions_from_rows
+from chemground.kb.store import ReactionLink
 
 
 class ReactionRecords(StoreDialect):
@@ -25,6 +26,11 @@ class ReactionRecords(StoreDialect):
 
         def _write_reactions(self, numbered: list[tuple[int, Reaction]]) -> None:
             """Store the rows of reactions :meth:`_number_new_reactions` numbered."""
+
+        def _link_rows(
+            self, compound_ids: list[int], roles: list[str] | None
+        ) -> Iterable[Sequence[Any]]:
+            """(reaction id, compound id, role) of the compounds' participations."""
 
     def _reactions_from_rows(self, rows: Sequence[Mapping[str, Any]]) -> list[Reaction]:
         if not rows:
@@ -62,16 +68,22 @@ class ReactionRecords(StoreDialect):
         )
 
     def iter_reactions(self, batch_size: int = 2000) -> Iterator[Reaction]:
-        last = 0
-        while True:
-            rows = self._mappings(
-                f"SELECT {REACTION_COLUMNS} FROM reactions WHERE rowid > ? ORDER BY rowid LIMIT ?",
-                (last, batch_size),
-            )
-            if not rows:
-                return
+        for rows in self._pages(
+            f"SELECT {REACTION_COLUMNS} FROM reactions WHERE rowid > ? ORDER BY rowid LIMIT ?",
+            batch_size,
+            "rowid",
+        ):
             yield from self._reactions_from_rows(rows)
-            last = rows[-1]["rowid"]
+
+    def reaction_links(
+        self, compound_ids: Iterable[int], roles: Iterable[Role] | None = None
+    ) -> list[ReactionLink]:
+        """The links of these compounds (in ``roles``; None: any), in the store's link order."""
+        ids = list(dict.fromkeys(compound_ids))
+        if not ids:
+            return []
+        role_values = [Role(r).value for r in roles] if roles else None
+        return [ReactionLink(r[0], r[1], Role(r[2])) for r in self._link_rows(ids, role_values)]
 
     def existing_reaction_ids(self, ids: Sequence[str]) -> set[str]:
         """Those of ``ids`` the KB already holds."""

@@ -21,6 +21,10 @@ COMPOUND_COLUMNS = (
     "id, inchikey, parent_inchikey, smiles, inchi, formula, molecular_weight, exact_mass, "
     "iupac_name, common_name, synonyms, description, pubchem_cid, cas, kind, source, provenance"
 )
+# the columns read as they are stored (the others hold JSON text)
+_COMPOUND_PLAIN = [
+    c.strip() for c in COMPOUND_COLUMNS.split(",") if c.strip() not in ("synonyms", "provenance")
+]
 # the same columns of a compound joined as ``c`` (name and key look-ups join compounds)
 C_COLUMNS = ", ".join("c." + c.strip() for c in COMPOUND_COLUMNS.split(","))
 REACTION_COLUMNS = (
@@ -29,6 +33,13 @@ REACTION_COLUMNS = (
     "temperature_text, time_h, ph, pressure_bar, atmosphere, yield_percent, operations, notes, "
     "flags, provenance"
 )
+_CONDITIONS = ("temperature_c", "temperature_text", "time_h", "ph", "pressure_bar", "atmosphere")
+# the reaction's own columns read as they are stored (not its row number, conditions or JSON)
+_REACTION_PLAIN = [
+    c.strip()
+    for c in REACTION_COLUMNS.split(",")
+    if c.strip() not in ("rowid", "operations", "flags", "provenance", *_CONDITIONS)
+]
 PARTICIPANT_COLUMNS = (
     "reaction_rowid, position, role, compound_id, name, smiles, inchikey, amount, unresolved_reason"
 )
@@ -83,22 +94,8 @@ def structure_from_row(row: Mapping[str, Any]) -> Structure | None:
 
 def compound_from_row(row: Mapping[str, Any]) -> Compound:
     return Compound(
-        id=row["id"],
-        inchikey=row["inchikey"],
-        parent_inchikey=row["parent_inchikey"],
-        smiles=row["smiles"],
-        inchi=row["inchi"],
-        formula=row["formula"],
-        molecular_weight=row["molecular_weight"],
-        exact_mass=row["exact_mass"],
-        iupac_name=row["iupac_name"],
-        common_name=row["common_name"],
+        **{column: row[column] for column in _COMPOUND_PLAIN},
         synonyms=json.loads(row["synonyms"]),
-        description=row["description"],
-        pubchem_cid=row["pubchem_cid"],
-        cas=row["cas"],
-        kind=row["kind"],
-        source=row["source"],
         provenance=json.loads(row["provenance"]),
     )
 
@@ -255,25 +252,10 @@ def reactions_from_rows(
         )
     return [
         Reaction(
-            id=row["id"],
-            source=row["source"],
-            dataset=row["dataset"],
-            title=row["title"],
-            reaction_class=row["reaction_class"],
-            description=row["description"],
-            reaction_smiles=row["reaction_smiles"],
+            **{column: row[column] for column in _REACTION_PLAIN},
             participants=linked[rowid],
             operations=json.loads(row["operations"]),
-            conditions=Conditions(
-                temperature_c=row["temperature_c"],
-                temperature_text=row["temperature_text"],
-                time_h=row["time_h"],
-                ph=row["ph"],
-                pressure_bar=row["pressure_bar"],
-                atmosphere=row["atmosphere"],
-            ),
-            yield_percent=row["yield_percent"],
-            notes=row["notes"],
+            conditions=Conditions(**{column: row[column] for column in _CONDITIONS}),
             flags=json.loads(row["flags"]),
             provenance=json.loads(row["provenance"]),
         )

@@ -107,8 +107,9 @@ class SQLiteLedger(LedgerRecords):
             f"SELECT {COMPOUND_COLUMNS}, fingerprint FROM compounds WHERE id > ? ORDER BY id "
             "LIMIT ?",
             batch_size,
+            "id",
         ):
-            yield "compounds", rows, total
+            yield "compounds", [tuple(r) for r in rows], total
         for table, order in (
             ("compound_keys", "inchikey"),
             ("compound_names", "norm, compound_id"),
@@ -123,24 +124,16 @@ class SQLiteLedger(LedgerRecords):
         for rows in self._pages(
             f"SELECT {REACTION_COLUMNS} FROM reactions WHERE rowid > ? ORDER BY rowid LIMIT ?",
             batch_size,
+            "rowid",
         ):
             participants = [
                 tuple(r)
                 for r in self.execute(
                     f"SELECT {PARTICIPANT_COLUMNS} FROM participants WHERE reaction_rowid > ? "
                     "AND reaction_rowid <= ? ORDER BY reaction_rowid, position",
-                    (last, rows[-1][0]),
+                    (last, rows[-1]["rowid"]),
                 )
             ]
-            yield "reactions", (rows, participants), total
-            last = rows[-1][0]
+            yield "reactions", ([tuple(r) for r in rows], participants), total
+            last = rows[-1]["rowid"]
         yield from self.export_paper_rows(batch_size)
-
-    def _pages(self, sql: str, batch_size: int) -> Iterator[list[tuple]]:
-        """The rows of ``sql`` (``... WHERE key > ? ORDER BY key LIMIT ?``, the key first) in
-        pages of ``batch_size``: each page starts after the last key of the one before, so a
-        large table is read without OFFSET scans."""
-        last = 0
-        while rows := [tuple(r) for r in self.execute(sql, (last, batch_size))]:
-            yield rows
-            last = rows[-1][0]

@@ -1,5 +1,5 @@
-"""Reactions and their participants on SQLite: links by compound and role, and batched
-inserts with the FTS5 rows that follow each reaction's text.
+"""Reactions and their participants on SQLite: links by compound and role in batches, and
+batched inserts with the FTS5 rows that follow each reaction's text.
 
 Reading reactions and numbering new ones is the shared
 :class:`~chemground.kb.reaction_records.ReactionRecords`. A mixin of
@@ -9,13 +9,12 @@ Reading reactions and numbering new ones is the shared
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterator
 from typing import Any
 
 from chemground.kb.reaction_records import ReactionRecords
-from chemground.kb.records import Reaction, Role
+from chemground.kb.records import Reaction
 from chemground.kb.rows import REACTION_INSERT, participant_rows, reaction_row
-from chemground.kb.store import ReactionLink
 
 
 class SQLiteReactions(ReactionRecords):
@@ -23,27 +22,17 @@ class SQLiteReactions(ReactionRecords):
 
     _conn: sqlite3.Connection
 
-    def reaction_links(
-        self, compound_ids: Iterable[int], roles: Iterable[Role] | None = None
-    ) -> list[ReactionLink]:
-        ids = list(dict.fromkeys(compound_ids))
-        if not ids:
-            return []
-        role_values = [Role(r).value for r in roles] if roles else None
-        links = []
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            sql = (
+    def _link_rows(self, compound_ids: list[int], roles: list[str] | None) -> Iterator[Any]:
+        """In batches of 500 compounds; each batch in the order of the (compound, role) index."""
+        role_sql = f" AND p.role IN ({','.join('?' * len(roles))})" if roles else ""
+        for start in range(0, len(compound_ids), 500):
+            chunk = compound_ids[start : start + 500]
+            yield from self.execute(
                 "SELECT r.id, p.compound_id, p.role FROM participants p JOIN reactions r ON "
-                "r.rowid = p.reaction_rowid "
-                f"WHERE p.compound_id IN ({','.join('?' * len(chunk))})"
+                f"r.rowid = p.reaction_rowid WHERE p.compound_id IN ({','.join('?' * len(chunk))})"
+                f"{role_sql}",
+                [*chunk, *(roles or ())],
             )
-            params: list[Any] = list(chunk)
-            if role_values:
-                sql += f" AND p.role IN ({','.join('?' * len(role_values))})"
-                params += role_values
-            links.extend(ReactionLink(r[0], r[1], Role(r[2])) for r in self.execute(sql, params))
-        return links
 
     def _write_reactions(self, numbered: list[tuple[int, Reaction]]) -> None:
         """The reaction, participant and FTS5 rows, one batched statement each."""

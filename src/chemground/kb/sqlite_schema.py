@@ -7,7 +7,7 @@ that identify the same compound, e.g. the dictionary's own key where RDKit's dif
 ``reactions`` and the link table ``participants`` (reaction, compound, role), FTS5 indexes
 over reaction and compound text, ``imports`` (what was imported, for idempotency),
 ``compound_screens`` (substructure pre-screen fingerprints) and ``meta``. The PostgreSQL
-store uses the same tables and columns.
+store uses the same tables and columns (:mod:`chemground.kb.schema_tables`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from chemground.kb.rows import (
     matched_name,
     structure_from_row,
 )
+from chemground.kb.schema_tables import SQLITE_TYPES, create_table
 from chemground.kb.sqlite_structure import SCREEN_SCHEMA
 from chemground.kb.text_query import FTS_TOKEN, fts_query
 
@@ -34,82 +35,25 @@ __all__ = [
 
 SCHEMA_VERSION = "1"
 
-SCHEMA = (
-    """
+_NO_ROWID = " WITHOUT ROWID"  # tables read by their primary key only
+
+SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 
-CREATE TABLE IF NOT EXISTS compounds (
-    id INTEGER PRIMARY KEY,
-    inchikey TEXT UNIQUE,
-    parent_inchikey TEXT,
-    smiles TEXT,
-    inchi TEXT,
-    formula TEXT,
-    molecular_weight REAL,
-    exact_mass REAL,
-    iupac_name TEXT,
-    common_name TEXT,
-    synonyms TEXT NOT NULL DEFAULT '[]',
-    description TEXT NOT NULL DEFAULT '',
-    pubchem_cid INTEGER,
-    cas TEXT,
-    kind TEXT NOT NULL DEFAULT 'compound',
-    source TEXT NOT NULL DEFAULT '',
-    provenance TEXT NOT NULL DEFAULT '{}',
-    fingerprint BLOB
-);
+{create_table("compounds", SQLITE_TYPES)}
 CREATE INDEX IF NOT EXISTS compounds_parent ON compounds(parent_inchikey);
 CREATE INDEX IF NOT EXISTS compounds_connectivity ON compounds(substr(inchikey, 1, 14));
 CREATE INDEX IF NOT EXISTS compounds_smiles ON compounds(smiles);
 CREATE INDEX IF NOT EXISTS compounds_cas ON compounds(cas);
 
-CREATE TABLE IF NOT EXISTS compound_keys (
-    inchikey TEXT PRIMARY KEY,
-    compound_id INTEGER NOT NULL REFERENCES compounds(id)
-) WITHOUT ROWID;
+{create_table("compound_keys", SQLITE_TYPES, options=_NO_ROWID)}
 
-CREATE TABLE IF NOT EXISTS compound_names (
-    norm TEXT NOT NULL,
-    compound_id INTEGER NOT NULL REFERENCES compounds(id),
-    rank INTEGER NOT NULL,
-    PRIMARY KEY (norm, compound_id)
-) WITHOUT ROWID;
+{create_table("compound_names", SQLITE_TYPES, options=_NO_ROWID)}
 
-CREATE TABLE IF NOT EXISTS reactions (
-    rowid INTEGER PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
-    source TEXT NOT NULL DEFAULT '',
-    dataset TEXT NOT NULL DEFAULT '',
-    title TEXT,
-    reaction_class TEXT,
-    description TEXT NOT NULL DEFAULT '',
-    reaction_smiles TEXT,
-    temperature_c REAL,
-    temperature_text TEXT,
-    time_h REAL,
-    ph REAL,
-    pressure_bar REAL,
-    atmosphere TEXT,
-    yield_percent REAL,
-    operations TEXT NOT NULL DEFAULT '[]',
-    notes TEXT NOT NULL DEFAULT '',
-    flags TEXT NOT NULL DEFAULT '[]',
-    provenance TEXT NOT NULL DEFAULT '{}'
-);
+{create_table("reactions", SQLITE_TYPES)}
 CREATE INDEX IF NOT EXISTS reactions_source ON reactions(source);
 
-CREATE TABLE IF NOT EXISTS participants (
-    reaction_rowid INTEGER NOT NULL REFERENCES reactions(rowid),
-    position INTEGER NOT NULL,
-    role TEXT NOT NULL,
-    compound_id INTEGER REFERENCES compounds(id),
-    name TEXT,
-    smiles TEXT,
-    inchikey TEXT,
-    amount TEXT,
-    unresolved_reason TEXT,
-    PRIMARY KEY (reaction_rowid, position)
-) WITHOUT ROWID;
+{create_table("participants", SQLITE_TYPES, options=_NO_ROWID)}
 CREATE INDEX IF NOT EXISTS participants_compound ON participants(compound_id, role);
 
 CREATE VIRTUAL TABLE IF NOT EXISTS reactions_fts USING fts5(
@@ -119,15 +63,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS compounds_fts USING fts5(
     iupac_name, common_name, synonyms, description, content='compounds', content_rowid='id'
 );
 
-CREATE TABLE IF NOT EXISTS imports (
-    sha256 TEXT PRIMARY KEY,
-    path TEXT NOT NULL,
-    format TEXT NOT NULL,
-    summary TEXT NOT NULL
-);
-"""
-    + SCREEN_SCHEMA
-)
+{create_table("imports", SQLITE_TYPES)}
+{SCREEN_SCHEMA}"""
 
 # The row names below lived here before both stores shared them (chemground.kb.rows);
 # sqlite_store re-exports them, so the old names keep working.

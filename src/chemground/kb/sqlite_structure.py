@@ -27,6 +27,7 @@ from chemground.kb.structure_search import (
     QueryFormat,
     ReactionMatch,
     StructureMatch,
+    StructureSearch,
     group_reaction_matches,
     parse_similarity_query,
     parse_substructure_query,
@@ -225,13 +226,12 @@ class SQLiteStructureSearch:
         pairs.sort(key=lambda pair: (-pair[1], pair[0]))
         return pairs
 
-    def _compounds_by_structure(
-        self, query: str, mode: str, threshold: float, limit: int, query_format: QueryFormat
-    ) -> list[StructureMatch]:
+    def _compounds_by_structure(self, search: StructureSearch) -> list[StructureMatch]:
+        query, mode, threshold, limit = search.query, search.mode, search.threshold, search.limit
         if mode == "substructure":
             return [
                 StructureMatch(i, s, 1.0, n)
-                for i, s, n in self._substructure_ids(query, query_format, None, limit)
+                for i, s, n in self._substructure_ids(query, search.query_format, None, limit)
             ]
         if mode == "similarity":
             pairs = self._similar_ids(query, threshold, None)[:limit]
@@ -274,19 +274,14 @@ class SQLiteStructureSearch:
         rows.sort(key=lambda row: row[0])
         return rows
 
-    def _reactions_by_structure(
-        self,
-        query: str,
-        mode: str,
-        role_tuple: tuple[Role, ...] | None,
-        threshold: float,
-        limit: int,
-        query_format: QueryFormat,
-    ) -> list[ReactionMatch]:
+    def _reactions_by_structure(self, search: StructureSearch) -> list[ReactionMatch]:
+        query, mode, threshold, limit = search.query, search.mode, search.threshold, search.limit
+        role_tuple = search.roles
         if mode == "substructure":
             restrict = self._participant_compounds(role_tuple)
             scored = {
-                i: 1.0 for i, _, _ in self._substructure_ids(query, query_format, restrict, None)
+                i: 1.0
+                for i, _, _ in self._substructure_ids(query, search.query_format, restrict, None)
             }
         elif mode == "similarity":
             restrict = self._participant_compounds(role_tuple)

@@ -22,6 +22,7 @@ from chemground.kb.structure_search import (
     QueryFormat,
     ReactionMatch,
     StructureMatch,
+    StructureSearch,
     check_limit,
     check_mode,
     check_roles,
@@ -147,7 +148,9 @@ class KnowledgeBase(ABC):
         """
         check_limit(limit)
         check_mode(mode)
-        return self._compounds_by_structure(query, mode, threshold, limit, query_format)
+        return self._compounds_by_structure(
+            StructureSearch(query, mode, threshold, limit, query_format)
+        )
 
     def search_reactions_by_structure(
         self,
@@ -170,28 +173,19 @@ class KnowledgeBase(ABC):
             participants in the roles asked.
         """
         check_limit(limit)
-        role_tuple = check_roles(roles)
+        checked_roles = check_roles(roles)
         check_mode(mode)
-        return self._reactions_by_structure(query, mode, role_tuple, threshold, limit, query_format)
+        return self._reactions_by_structure(
+            StructureSearch(query, mode, threshold, limit, query_format, checked_roles)
+        )
 
     @abstractmethod
-    def _compounds_by_structure(
-        self, query: str, mode: str, threshold: float, limit: int, query_format: QueryFormat
-    ) -> list[StructureMatch]:
-        """:meth:`search_compounds_by_structure`, its limit and mode checked."""
+    def _compounds_by_structure(self, search: StructureSearch) -> list[StructureMatch]:
+        """:meth:`search_compounds_by_structure`, by the store's engine."""
 
     @abstractmethod
-    def _reactions_by_structure(
-        self,
-        query: str,
-        mode: str,
-        role_tuple: tuple[Role, ...] | None,
-        threshold: float,
-        limit: int,
-        query_format: QueryFormat,
-    ) -> list[ReactionMatch]:
-        """:meth:`search_reactions_by_structure`, its limit, roles (None: every role) and
-        mode checked."""
+    def _reactions_by_structure(self, search: StructureSearch) -> list[ReactionMatch]:
+        """:meth:`search_reactions_by_structure`, by the store's engine."""
 
     def _exact_compound_ids(self, query: str) -> list[int]:
         """The compounds an exact query (an InChIKey or a SMILES) names, alias keys included,

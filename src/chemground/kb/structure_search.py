@@ -84,6 +84,22 @@ class SimilarityQuery:
 
 
 @dataclass(frozen=True)
+class StructureSearch:
+    """A structure search whose limit, mode and roles were checked: what the public search
+    methods of :class:`~chemground.kb.store.KnowledgeBase` hand to a store's engine.
+
+    ``roles`` is None for any role (and for a compound search).
+    """
+
+    query: str
+    mode: str
+    threshold: float
+    limit: int
+    query_format: QueryFormat
+    roles: tuple[Role, ...] | None = None
+
+
+@dataclass(frozen=True)
 class StructureMatch:
     """One compound found by a structure search.
 
