@@ -8,7 +8,6 @@ from pathlib import Path
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from chemground.cli.common import (
@@ -47,6 +46,14 @@ def _embed_progress():
 
     def report(stage: str, advance: int, total: int | None) -> None:
         if "progress" not in bar:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
             bar["progress"] = Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),
@@ -184,6 +191,8 @@ def ask(
 
 
 def _batch(qa, path: Path, output: Path | None, method: str, reasoner: str, k: int) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     if not path.exists():
         raise ChemgroundError(f"{path}: no such file")
     lines = path.read_text(encoding="utf-8").splitlines()

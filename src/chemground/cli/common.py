@@ -8,14 +8,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from chemground.settings import Settings, get_settings
-from chemground.workspace import Workspace
+
+if TYPE_CHECKING:  # imported when used: the KB, RDKit and OPSIN layers (~60 ms), rich.progress
+    from rich.progress import Progress
+
+    from chemground.workspace import Workspace
 
 # Options that many commands take, declared once (issue 16: --llm-base-url was declared 13 times,
 # --json 29 times, with drifting help texts). Use as ``llm_base_url: LLMBaseURL = None``.
@@ -95,9 +98,13 @@ class CLIState:
         )
 
     def workspace(self, readonly: bool = False) -> Workspace:
+        from chemground.workspace import Workspace
+
         return Workspace(self.settings, readonly=readonly, build_progress=build_progress())
 
     def workspace_for(self, settings: Settings, readonly: bool = True) -> Workspace:
+        from chemground.workspace import Workspace
+
         return Workspace(settings, readonly=readonly, build_progress=build_progress())
 
 
@@ -139,6 +146,8 @@ def stage_progress(labels: dict[str, str], enabled: bool = True) -> Iterator[Sta
     if not enabled:
         yield None
         return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     progress = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -157,6 +166,14 @@ def build_progress():
     def report(stage: str, advance: int, total: int | None) -> None:
         nonlocal bar
         if bar is None:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
             err_console.print(
                 "[bold]Building the knowledge base[/] (first run only): the compound dictionary "
                 "from the "

@@ -10,13 +10,18 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from chemground.errors import ConfigError
 from chemground.lit.index import IndexStats, LitIndex, Progress, default_index_dir, open_index
-from chemground.lit.ingest import DEFAULT_MAX_FILE_MB, AddSummary, Ingestor
 from chemground.lit.retriever import LitRetriever
 from chemground.lit.store import LitStore
 from chemground.workspace import Workspace
+
+if TYPE_CHECKING:  # the readers and cleaning rules: imported by add() only, search needs none
+    from chemground.lit.ingest import AddSummary
+
+_DEFAULT_MAX_FILE_MB = object()  # lit.ingest.DEFAULT_MAX_FILE_MB, read when add() runs
 
 
 def dense_available() -> tuple[bool, str]:
@@ -83,8 +88,12 @@ class Library:
         fmt: str | None = None,
         progress: Progress | None = None,
         encoding: str | None = None,
-        max_file_mb: float | None = DEFAULT_MAX_FILE_MB,
+        max_file_mb: float | None = _DEFAULT_MAX_FILE_MB,  # type: ignore[assignment]
     ) -> AddSummary:
+        from chemground.lit.ingest import DEFAULT_MAX_FILE_MB, Ingestor
+
+        if max_file_mb is _DEFAULT_MAX_FILE_MB:
+            max_file_mb = DEFAULT_MAX_FILE_MB
         ingestor = Ingestor(
             self.workspace.kb,
             chunk_size=chunk_size,

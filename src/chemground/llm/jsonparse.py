@@ -12,8 +12,6 @@ import json
 import re
 from typing import Any
 
-import json_repair
-
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 MAX_REPAIR_CHARS = 100_000
 MAX_REPAIR_DEPTH = 64
@@ -58,6 +56,8 @@ def parse_json(text: str) -> Any:
             f"the reply is not valid JSON and nested too deeply to repair (over {MAX_REPAIR_DEPTH} "
             "levels)"
         )
+    import json_repair  # only a broken reply needs it (~10 ms to import)
+
     try:
         value = json_repair.loads(candidate)
     except Exception as error:

@@ -10,9 +10,6 @@ from __future__ import annotations
 import threading
 from collections import defaultdict
 
-from rapidfuzz import fuzz, process
-from rapidfuzz.distance import LCSseq
-
 from chemground.chem.names import normalize_name
 from chemground.chem.structure import MAX_NAME_CHARS
 from chemground.kb.sqlite_store import CURATED_DICTIONARY_SOURCES
@@ -25,6 +22,8 @@ def rouge_l(candidate: str | list[str], reference: str | list[str]) -> float:
     """ROUGE-L F1 between two sequences (characters of strings, or token lists)."""
     if not candidate or not reference:
         return 0.0
+    from rapidfuzz.distance import LCSseq  # imported on first use: ~10 ms a question may not need
+
     lcs = LCSseq.similarity(candidate, reference)
     if lcs == 0:
         return 0.0
@@ -87,6 +86,8 @@ class FuzzyNameIndex:
         if len(norm) < 5:
             return None
         choices = self.candidates(norm, slack=2)
+        from rapidfuzz import fuzz, process
+
         best = process.extractOne(norm, choices, scorer=fuzz.ratio, score_cutoff=min_score)
         if best is None or best[0] == norm:
             return None
@@ -103,6 +104,8 @@ class FuzzyNameIndex:
         if not norm:
             return []
         choices = self.candidates(norm, slack=max(3, len(norm) // 3))
+        from rapidfuzz import fuzz, process
+
         found = process.extract(
             norm, choices, scorer=fuzz.ratio, limit=limit * 3, score_cutoff=min_score
         )
