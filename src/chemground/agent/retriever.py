@@ -8,6 +8,7 @@ meets the tool that answers it. Hybrid search fuses both rankings by reciprocal 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from functools import cached_property
@@ -54,9 +55,37 @@ class ToolRetriever:
 
     @cached_property
     def bm25(self):
+        """The BM25 index of the manifests; with a cache dir, built once and kept on disk
+        (keyed by the indexed texts), so a search loads it instead of building it, which
+        would import scipy.sparse (~140 ms of start-up)."""
         from chemground.retrieval.bm25 import BM25Index
 
-        return BM25Index(self.texts, self.names)
+        if self.cache_dir is None:
+            return BM25Index(self.texts, self.names)
+        import hashlib
+        import json
+        import shutil
+
+        from chemground.retrieval.bm25 import bm25s_module
+
+        stamp = hashlib.sha256(
+            json.dumps([bm25s_module().__version__, self.names, self.texts]).encode()
+        ).hexdigest()[:16]
+        folder = self.cache_dir / "tool-index" / stamp
+        if (folder / "ids.json").is_file():
+            try:
+                return BM25Index.load(folder)
+            except (OSError, ValueError, KeyError):
+                shutil.rmtree(folder, ignore_errors=True)  # damaged: built again
+        index = BM25Index(self.texts, self.names)
+        partial = folder.with_name(f"{stamp}.{os.getpid()}.tmp")
+        try:
+            shutil.rmtree(partial, ignore_errors=True)
+            index.save(partial)
+            partial.rename(folder)
+        except OSError:  # a read-only cache, or another process was first: keep it in memory
+            shutil.rmtree(partial, ignore_errors=True)
+        return index
 
     @cached_property
     def embedder(self):

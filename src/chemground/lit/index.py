@@ -130,8 +130,7 @@ class LitIndex:
         known = sorted({t for t in tokens if 0 < t < vocabulary})
         if not known:
             return np.zeros(len(windows), dtype=np.float32)
-        rows = self.window_bm25[windows]
-        return np.asarray(rows[:, known].sum(axis=1), dtype=np.float32).ravel()
+        return self.window_bm25.row_sums(np.asarray(windows), known)
 
     def windows_of(self, position: int) -> range:
         return range(int(self.window_start[position]), int(self.window_start[position + 1]))
@@ -264,13 +263,15 @@ class LitIndex:
             index.position = {cid: i for i, cid in enumerate(index.chunk_ids)}
             index.bm25 = BM25Index.load(folder / "bm25")
             index.bm25_stem = BM25Index.load(folder / "bm25_stem")
+            from chemground.retrieval.bm25 import bm25s_module
+
+            bm25s_module()  # without scipy when only searching
             from bm25s.tokenization import Tokenizer
-            from scipy import sparse
 
             index.window_tokenizer = Tokenizer(lower=True)
             index.window_tokenizer.load_vocab(str(folder / "bm25_windows"))
             index.window_tokenizer.load_stopwords(str(folder / "bm25_windows"))
-            index.window_bm25 = sparse.load_npz(folder / "window_bm25.npz").tocsr()
+            index.window_bm25 = TermScores.load(folder / "window_bm25.npz")
             index.window_owner = np.load(folder / "window_owner.npy")
             index.window_start = np.load(folder / "window_start.npy")
             index.window_spans = np.load(folder / "window_spans.npy")
@@ -314,6 +315,52 @@ def open_index(
 
 
 ChunkVectorSearch = ExactVectorSearch  # the coarse dense stage: top-k of chunk vectors (one class)
+
+
+class TermScores:
+    """The windows x vocabulary BM25 term scores, as the CSR arrays scipy saved them: reading
+    a search's few rows needs numpy only (scipy.sparse costs ~140 ms of start-up)."""
+
+    def __init__(self, data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, shape) -> None:
+        self.data, self.indices, self.indptr = data, indices, indptr
+        self.shape = (int(shape[0]), int(shape[1]))
+
+    @classmethod
+    def load(cls, path: Path) -> TermScores:
+        """The matrix in a ``scipy.sparse.save_npz`` file (CSR; another layout through scipy)."""
+        with np.load(path, allow_pickle=False) as npz:
+            layout = npz["format"].item()
+            layout = layout.decode() if isinstance(layout, bytes) else str(layout)
+            if layout == "csr":
+                return cls(npz["data"], npz["indices"], npz["indptr"], npz["shape"])
+        from scipy import sparse
+
+        matrix = sparse.load_npz(path).tocsr()
+        return cls(matrix.data, matrix.indices, matrix.indptr, matrix.shape)
+
+    def row_sums(self, rows: np.ndarray, columns: list[int]) -> np.ndarray:
+        """For each of ``rows``, the sum of its entries in ``columns`` (sorted, distinct), as
+        float32: bit for bit what scipy gives for ``matrix[rows][:, columns].sum(axis=1)`` (the
+        entries kept in each row's stored order, summed by ``np.add.reduceat`` over the rows
+        that have any)."""
+        rows = rows.astype(np.int64, copy=False)
+        out = np.zeros(len(rows), dtype=self.data.dtype)
+        starts = self.indptr[rows].astype(np.int64)
+        lengths = self.indptr[rows + 1].astype(np.int64) - starts
+        total = int(lengths.sum())
+        if not total:
+            return out.astype(np.float32, copy=False)
+        row_of = np.repeat(np.arange(len(rows)), lengths)
+        offsets = np.cumsum(lengths) - lengths
+        positions = starts[row_of] + (np.arange(total) - offsets[row_of])
+        keep = np.isin(self.indices[positions], np.asarray(columns, dtype=self.indices.dtype))
+        values = self.data[positions[keep]]
+        counts = np.bincount(row_of[keep], minlength=len(rows))
+        filled = np.flatnonzero(counts)
+        if len(filled):
+            bounds = (np.cumsum(counts) - counts)[filled]
+            out[filled] = np.add.reduceat(values, bounds)
+        return out.astype(np.float32, copy=False)
 
 
 def _window_matrix(index: BM25Index):
