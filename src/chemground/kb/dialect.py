@@ -4,8 +4,9 @@ Both stores (:class:`~chemground.kb.sqlite_store.SQLiteKB`,
 :class:`~chemground.kb.pg_store.PostgresKB`) are assembled from mixins. The logic that does
 not depend on the SQL dialect (compound and reaction records, look-ups, the ledger) lives
 once in the shared mixins; each store supplies the few primitives below, which are all that
-differ between SQLite and PostgreSQL. Declared here once, for type checkers only, so every
-mixin (shared or SQLite's own) inherits the same declarations instead of repeating them.
+differ between SQLite and PostgreSQL. They are declared here once (for type checkers: the
+stores define them), so every mixin, shared or SQLite's own, inherits the same declarations
+instead of repeating them.
 
 SQL given to the primitives is written SQLite-style, with ``?`` placeholders; PostgreSQL's
 store translates it. ``{values}`` in :meth:`StoreDialect._select_in` stands for a list

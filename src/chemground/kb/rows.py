@@ -40,6 +40,8 @@ _REACTION_PLAIN = [
     for c in REACTION_COLUMNS.split(",")
     if c.strip() not in ("rowid", "operations", "flags", "provenance", *_CONDITIONS)
 ]
+# a participant's fields after its role, in the order reactions_from_rows reads them
+_PARTICIPANT_FIELDS = ("compound_id", "name", "smiles", "inchikey", "amount", "unresolved_reason")
 PARTICIPANT_COLUMNS = (
     "reaction_rowid, position, role, compound_id, name, smiles, inchikey, amount, unresolved_reason"
 )
@@ -239,17 +241,7 @@ def reactions_from_rows(
     by_rowid = {row["rowid"]: row for row in rows}
     linked: dict[int, list[Participant]] = {rowid: [] for rowid in by_rowid}
     for p in participants:
-        linked[p[0]].append(
-            Participant(
-                role=Role(p[1]),
-                compound_id=p[2],
-                name=p[3],
-                smiles=p[4],
-                inchikey=p[5],
-                amount=p[6],
-                unresolved_reason=p[7],
-            )
-        )
+        linked[p[0]].append(Participant(role=Role(p[1]), **dict(zip(_PARTICIPANT_FIELDS, p[2:]))))
     return [
         Reaction(
             **{column: row[column] for column in _REACTION_PLAIN},
