@@ -17,6 +17,11 @@ the SQLite store (so a KB migrates row for row, ids and reaction order kept), pl
 Writes are serialised by a table lock taken at the start of each outermost transaction
 (readers are never blocked); imports stream rows with ``COPY`` inside that one transaction,
 so they stay atomic and idempotent as on SQLite.
+
+What does not depend on the engine (rows and records, look-ups, merging, reactions, the
+ledger, text search) is shared with the SQLite store through mixins
+(:mod:`chemground.kb.dialect` names what this module supplies to them); structure search is
+the mixin :mod:`chemground.kb.pg_structure`.
 """
 
 from __future__ import annotations

@@ -1,10 +1,14 @@
 """The embedded knowledge base: one SQLite file (WAL mode, FTS5 for text).
 
 This module holds the connection side (opening, read-only per-thread readers, transactions,
-the background WAL checkpointer, meta); each other concern is a mixin in its own module:
-schema and row conversions (``sqlite_schema``), compounds and names (``sqlite_compounds``),
-reactions and participants (``sqlite_reactions``), text search (``sqlite_text``), the imports
-ledger, statistics and export (``sqlite_ledger``), structure search (``sqlite_structure``).
+the background WAL checkpointer) and the primitives the shared mixins build on
+(:mod:`chemground.kb.dialect`); each other concern is a mixin in its own module: the schema
+(``sqlite_schema``), compounds and names (``sqlite_compounds``), reactions and participants
+(``sqlite_reactions``), text search (``sqlite_text``), the imports ledger, removal and export
+(``sqlite_ledger``), structure search (``sqlite_structure``). What does not depend on SQLite
+is shared with the PostgreSQL store: rows and records (``rows``), compound look-ups and
+merging (``compound_records``), reactions (``reaction_records``), meta, ledger and statistics
+(``ledger``), text queries (``text_query``), the tables (``schema_tables``).
 
 Tables: ``compounds`` (one row per structure, keyed by InChIKey), ``compound_names``
 (normalised name -> compound, for exact name look-up), ``compound_keys`` (extra InChIKeys
