@@ -290,6 +290,9 @@ def build_kb(
         from chemground.kb.descriptions import add_descriptions
 
         add_descriptions(kb)
+        from chemground.kb.drugs import add_drugs
+
+        add_drugs(kb)
         if with_starter:
             from chemground.kb.starter_import import import_starter_set
 

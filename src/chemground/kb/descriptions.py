@@ -52,20 +52,41 @@ def load_descriptions() -> list[CompoundDescription]:
 def add_descriptions(kb) -> int:
     """Give the KB compounds with these structures their curated description (adding missing
     compounds); a description already in the KB is kept. Returns how many were set."""
+    return add_curated(
+        kb,
+        (([e.name], e.smiles, e.description) for e in load_descriptions()),
+        source="chemground-descriptions",
+        meta_key="descriptions",
+    )
+
+
+def add_curated(kb, entries, source: str, meta_key: str) -> int:
+    """Give the KB curated names and descriptions, adding the compounds it lacks.
+
+    Args:
+        kb: the knowledge base, writable.
+        entries: (names, SMILES, description) triples; the first name is the compound's common
+            name when it is added.
+        source: the provenance written on added names and compounds.
+        meta_key: the KB meta key that records how many descriptions were set.
+
+    Returns:
+        How many descriptions were set (a description already in the KB is kept).
+    """
     from chemground.chem.fingerprints import fingerprint_to_bytes, morgan_fingerprint
     from chemground.chem.structure import structure_from_smiles
     from chemground.kb.records import Compound
 
     added = 0
     with kb.transaction():
-        for entry in load_descriptions():
-            structure = structure_from_smiles(entry.smiles)
+        for names, smiles, description in entries:
+            structure = structure_from_smiles(smiles)
             hits = kb.lookup_structure(structure)
             if hits:
                 compound = kb.get_compound(hits[0].compound_id, with_reactions=0)
-                kb.add_synonyms(compound, [entry.name], "chemground-descriptions")
+                kb.add_synonyms(compound, list(names), source)
                 if not compound.description:
-                    kb.set_description(compound.id, entry.description)
+                    kb.set_description(compound.id, description)
                     added += 1
             else:
                 kb.insert_compound(
@@ -76,13 +97,13 @@ def add_descriptions(kb) -> int:
                         molecular_weight=structure.molecular_weight,
                         exact_mass=structure.exact_mass,
                         parent_inchikey=structure.parent_inchikey,
-                        common_name=entry.name,
-                        synonyms=[entry.name],
-                        description=entry.description,
-                        source="chemground-descriptions",
+                        common_name=names[0],
+                        synonyms=list(names),
+                        description=description,
+                        source=source,
                     ),
-                    fingerprint_to_bytes(morgan_fingerprint(entry.smiles)),
+                    fingerprint_to_bytes(morgan_fingerprint(smiles)),
                 )
                 added += 1
-        kb.set_meta("descriptions", str(added))
+        kb.set_meta(meta_key, str(added))
     return added
