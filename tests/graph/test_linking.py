@@ -5,8 +5,19 @@ formula in a `smiles:` property)."""
 from __future__ import annotations
 
 from chemground.chem.structure import structure_from_smiles
-from chemground.graph.linking import LinkedCompound, link_anchors, prompt_lines
-from chemground.graph.text2cypher import Text2Cypher
+from chemground.graph.exemplars import Exemplar, ExemplarSelector, parameterized
+from chemground.graph.linking import (
+    LinkedCompound,
+    anchoring_problems,
+    bind_parameters,
+    in_question_order,
+    link_anchors,
+    parameter_lines,
+    parameterize_question,
+    parameters,
+    unbind_parameters,
+)
+from chemground.graph.text2cypher import Text2Cypher, extract_cypher
 from chemground.llm import ScriptedLLM
 
 
@@ -56,7 +67,7 @@ def test_two_anchors_are_matched_to_their_own_compounds_and_unknown_ones_reporte
 def test_no_compounds_means_no_change():
     query = "MATCH (m:Molecule {smiles: 'CCO'}) RETURN m"
     assert link_anchors(query, []).query == query
-    assert prompt_lines([]) == ""
+    assert parameter_lines([]) == ""
 
 
 def test_text2cypher_tells_the_model_the_keys_and_fixes_its_invented_anchor(graph):
@@ -69,7 +80,8 @@ def test_text2cypher_tells_the_model_the_keys_and_fixes_its_invented_anchor(grap
         "Which reactants are used to make aniline?", [ANILINE]
     )
     prompt = llm.calls[0]["messages"][1]["content"]
-    assert ANILINE.inchikey in prompt  # the model was given the key
+    # the model was given the compound as a parameter, in the question and in the list
+    assert "make $c1?" in prompt and f"$c1 = {ANILINE.smiles}" in prompt
     assert result.ok and result.rows and ANILINE.inchikey in result.query
     assert result.anchor_fixes and "C12H10" in result.anchor_fixes[0]
 
@@ -89,6 +101,87 @@ def test_rows_the_checklist_still_faults_are_partial_not_answered(graph):
     assert any("checklist still reports: direction" in note for note in answer.notes)
 
 
-def test_the_prompt_names_the_role_the_question_gives_a_compound():
-    product = LinkedCompound("aniline", "aniline", ANILINE.smiles, ANILINE.inchikey, "product")
-    assert "the question's product" in prompt_lines([product])
+# -- compounds as parameters (issue 20, with the real qwen2.5-coder-1.5b's queries) --------------
+STILBENE = compound("C(=C\\c1ccccc1)/c1ccccc1", "C(=C\\c1ccccc1)/c1ccccc1")
+ROUTE_2 = Exemplar(
+    "ex-route-2",
+    "two-step routes to a target",
+    "Propose ways to reach CC(=O)Nc1ccccc1 by way of exactly one isolated intermediate.",
+    "MATCH (a:Molecule)-[:REACTANT_OF]->(r1:Reaction)-[:PRODUCES]->(mid:Molecule)"
+    "-[:REACTANT_OF]->(r2:Reaction)-[:PRODUCES]->(goal:Molecule {smiles: 'CC(=O)Nc1ccccc1'})\n"
+    "WHERE r1.main_product = mid.key AND r2.main_product = goal.key AND a.key <> goal.key\n"
+    "RETURN DISTINCT a.smiles AS start_smiles, mid.smiles AS intermediate_smiles, "
+    "[r1.id, r2.id] AS path",
+)
+
+
+def test_the_question_and_the_example_name_compounds_by_parameter():
+    question = "How can C(=C\\c1ccccc1)/c1ccccc1 be made from OCc1ccccc1, in two steps?"
+    alcohol = compound("OCc1ccccc1", "OCc1ccccc1")
+    ordered = in_question_order(question, [alcohol, STILBENE])
+    assert ordered == [STILBENE, alcohol]
+    assert parameterize_question(question, ordered) == "How can $c1 be made from $c2, in two steps?"
+    # "CCO" inside a longer SMILES is not a mention of ethanol
+    ethanol = compound("CCO", "CCO")
+    assert parameterize_question("Is CCOC(C)=O made from CCO?", [ethanol]) == (
+        "Is CCOC(C)=O made from $c1?"
+    )
+    shown_question, cypher = parameterized(ROUTE_2)
+    assert shown_question.startswith("Propose ways to reach $c1 by way")
+    assert "(goal:Molecule {key: $c1})" in cypher and "smiles: '" not in cypher
+    bound, unknown = bind_parameters("MATCH (m {key: $c1})-->(x {key: $c9}) RETURN m", {"c1": "K"})
+    assert bound == "MATCH (m {key: 'K'})-->(x {key: $c9}) RETURN m" and unknown == ["$c9"]
+    assert unbind_parameters(bound, {"c1": "K"}) == "MATCH (m {key: $c1})-->(x {key: $c9}) RETURN m"
+
+
+def test_a_compound_anchored_on_both_ends_of_a_route_keeps_the_end_the_example_anchors(graph):
+    """The real model wrote `{key: $c1}` on the start and the goal of the example's two-step
+    chain for "How can $c1 be made in exactly two steps?" (no row can come back), and wrote the
+    same query again when told so."""
+    doubled = (
+        "```cypher\nMATCH (a:Molecule {key: $c1})-[:REACTANT_OF]->(r1:Reaction)-[:PRODUCES]->"
+        "(mid1:Molecule)-[:REACTANT_OF]->(r2:Reaction)-[:PRODUCES]->(goal:Molecule {key: $c1})\n"
+        "WHERE r1.main_product = mid1.key AND r2.main_product = goal.key AND a.key <> mid1.key "
+        "AND mid1.key <> goal.key AND a.key <> goal.key\nRETURN DISTINCT a.smiles AS "
+        "start_smiles, mid1.smiles AS intermediate_smiles, [r1.id, r2.id] AS path\n```"
+    )
+    llm = ScriptedLLM([doubled, '{"ok": true, "problems": []}'])
+    selector = ExemplarSelector(exemplars=(ROUTE_2,))
+    result = Text2Cypher(graph, llm, mode="one-shot-static", selector=selector).run(
+        "How can C(=C\\c1ccccc1)/c1ccccc1 be made in exactly two steps?", [STILBENE]
+    )
+    assert result.ok and result.corrections == 0 and result.anchor_fixes == ["dropped $c1 on a"]
+    assert {"start_smiles": "OCc1ccccc1", "intermediate_smiles": "O=Cc1ccccc1"}.items() <= (
+        result.rows[0].items()
+    )
+    user = llm.calls[0]["messages"][1]["content"]
+    assert "How can $c1 be made in exactly two steps?" in user and "{key: $c1}" in user
+    # the same query with no example to follow: the deterministic check tells the model why
+    assert anchoring_problems(
+        bind_parameters(extract_cypher(doubled), parameters([STILBENE]))[0], [STILBENE]
+    ) == [
+        "$c1 is anchored on both a and goal, two ends of one chain: the question names it once, "
+        "so anchor it only where the question puts it and leave the other end open"
+    ]
+
+
+def test_a_compound_the_query_leaves_out_is_reported_and_main_product_counts_as_use():
+    """The real model answered "catalysts of the reaction converting $c1 into $c2" with
+    `WHERE rxn.main_product = $c2` alone."""
+    one = "MATCH (r:Reaction)<-[:CATALYST_OF]-(c:Molecule) WHERE r.main_product = '{}' RETURN c"
+    problems = anchoring_problems(one.format(ANILINE.inchikey), [NITROBENZENE, ANILINE])
+    assert problems == ["$c1 is not used: anchor it where the question puts it"]
+
+
+def test_an_unknown_parameter_goes_back_to_the_model_with_the_known_ones(graph):
+    wrong = "```cypher\nMATCH (m:Molecule {key: $aniline}) RETURN m.smiles AS smiles\n```"
+    right = "```cypher\nMATCH (m:Molecule {key: $c1}) RETURN m.smiles AS smiles\n```"
+    llm = ScriptedLLM([wrong, right])
+    result = Text2Cypher(graph, llm, mode="zero-shot", validate=False).run(
+        "What is the SMILES of aniline?", [ANILINE]
+    )
+    assert result.ok and result.rows == [{"smiles": "Nc1ccccc1"}] and result.corrections == 1
+    assert (
+        "unknown parameter(s) $aniline; the parameters are $c1"
+        in (llm.calls[1]["messages"][-1]["content"])
+    )

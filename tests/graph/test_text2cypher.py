@@ -97,7 +97,8 @@ def test_prompt_carries_schema_rules_and_the_chosen_example(graph):
     llm = ScriptedLLM([fenced(GOOD), OK])
     result = Text2Cypher(graph, llm, mode="one-shot-static").run(QUESTION)
     system, user = llm.calls[0]["messages"][0]["content"], llm.calls[0]["messages"][1]["content"]
-    assert "(:Molecule)-[:REACTANT_OF]->(:Reaction)" in system and "synthesis flow" in system
+    assert "(:Molecule)-[:REACTANT_OF|REAGENT_OF|SOLVENT_OF|CATALYST_OF]->(:Reaction)" in system
+    assert "synthesis flow" in system
     assert "LadybugDB" in system
     assert result.exemplar_id == "ex-precursors" and "Example" in user and QUESTION in user
     zero = ScriptedLLM([fenced(GOOD), OK])
@@ -170,3 +171,76 @@ def test_a_failed_cypher_run_reaches_the_answer_as_a_note(graph_kb_path, opsin, 
     assert answer.evidence == [] and answer.status != "answered"
     assert any("generated Cypher failed" in note for note in answer.notes), answer.notes
     assert "reaction_number" in answer.trace["retrieval"]["query"]
+
+
+# -- issue 20: what the real qwen2.5-coder-1.5b did with the reviewer and corrections -------------
+FORWARD = (
+    "MATCH (a:Molecule {smiles: 'Nc1ccccc1'})-[:REACTANT_OF]->(r1:Reaction)-[:PRODUCES]->"
+    "(out:Molecule)\nWHERE r1.main_product = out.key\n"
+    "RETURN DISTINCT out.smiles AS product_smiles, [r1.id] AS path"
+)
+WRONG_DIRECTION = (
+    '{"ok": false, "problems": [{"check": "direction", "detail": "the query does not follow the '
+    'synthesis flow"}], "corrected_query": null}'
+)
+
+
+def test_a_reviewer_doubting_directions_the_schema_confirms_is_overruled(graph):
+    """The reviewer said "direction: the query does not follow the synthesis flow" of a correct
+    two-step query; the model's "fix" added ORDER BY path, which the engine rejects."""
+    llm = ScriptedLLM([fenced(FORWARD), WRONG_DIRECTION])
+    result = Text2Cypher(graph, llm, mode="zero-shot").run("What is Nc1ccccc1 turned into?")
+    assert result.ok and result.query == FORWARD and result.corrections == 0 and result.rows
+    assert [s["step"] for s in result.trace][-1] == "checklist_overruled"
+    assert llm.remaining == 0
+
+
+def test_a_correction_that_breaks_a_query_keeps_the_last_answer(graph):
+    broken = FORWARD + " ORDER BY path DESC"  # Kuzu: Order by STRING[] is not supported
+    missing = (
+        '{"ok": false, "problems": [{"check": "missing_components", "detail": "sort the paths"}],'
+        ' "corrected_query": null}'
+    )
+    llm = ScriptedLLM([fenced(FORWARD), missing, fenced(broken), fenced(broken)])
+    result = Text2Cypher(graph, llm, mode="zero-shot").run("What is Nc1ccccc1 turned into?")
+    assert result.ok and result.query == FORWARD and result.rows and result.error is None
+    steps = [s["step"] for s in result.trace]
+    assert "engine_error" in steps and steps[-1] == "kept_last_answer"
+
+
+def test_an_empty_answer_is_tried_with_the_compound_where_the_example_anchors_it(graph):
+    """'starting materials of every reaction that yields $c1': the model anchored $c1 on the
+    reactant side of the example's pattern, which anchors it on the product."""
+    from chemground.chem.structure import structure_from_smiles
+    from chemground.graph.linking import LinkedCompound
+
+    made = structure_from_smiles("N#CC(C#N)=Cc1ccccc1")  # a product only, never a reactant
+    compound = LinkedCompound("N#CC(C#N)=Cc1ccccc1", "", made.smiles, made.inchikey)
+    wrong_end = (
+        "MATCH (m:Molecule {key: $c1})-[:REACTANT_OF]->(rxn:Reaction)-[:PRODUCES]->(:Molecule)\n"
+        "RETURN DISTINCT rxn.id AS reaction_id, m.smiles AS reactant_smiles"
+    )
+    llm = ScriptedLLM([fenced(wrong_end), OK])
+    result = Text2Cypher(graph, llm, mode="one-shot-static", max_corrections=0).run(
+        "List the starting materials of every reaction that yields N#CC(C#N)=Cc1ccccc1.",
+        [compound],
+    )
+    assert result.exemplar_id == "ex-precursors"
+    assert result.anchor_fixes == ["moved $c1 from m to an unnamed node"]
+    assert sorted(r["reactant_smiles"] for r in result.rows) == ["N#CCC#N", "O=Cc1ccccc1"]
+
+
+def test_semantic_selection_sees_the_number_of_compounds_and_of_steps():
+    """A sentence embedding put "exactly three steps" next to the two-step example and
+    "two steps, one compound" next to routes between two compounds."""
+    selector = ExemplarSelector()
+    pick = lambda q: selector.select(q, "one-shot-semantic").id  # noqa: E731
+    assert pick("Show me 3-step preparations of CCOC(C)=O, with the reactions in order.") == (
+        "ex-route-3"
+    )
+    assert pick("Give 2-step preparations of CCOC(C)=O, with the reactions in order.") == (
+        "ex-route-2"
+    )
+    assert pick("List every route from CCO to CCOC(C)=O of at most two reactions.") == (
+        "ex-routes-up-to"
+    )

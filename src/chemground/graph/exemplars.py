@@ -12,10 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Literal
+
+import numpy as np
 
 from chemground.chem.structure import looks_like_smiles
 from chemground.errors import ChemgroundError
@@ -24,6 +27,7 @@ Mode = Literal["zero-shot", "one-shot-static", "one-shot-random", "one-shot-sema
 MODES: tuple[str, ...] = ("zero-shot", "one-shot-static", "one-shot-random", "one-shot-semantic")
 STATIC_EXEMPLAR = "ex-precursors"
 MASK = "[MOL]"
+SHAPE_BONUS = 0.1
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,7 @@ class ExemplarSelector:
         self.embedder = embedder
         self.seed = seed
         self._vectors = None
+        self._shapes: list[tuple[int, frozenset[int]]] | None = None
 
     def _embedder(self):
         if self.embedder is None:
@@ -93,7 +98,16 @@ class ExemplarSelector:
             self.embedder = Embedder()
         return self.embedder
 
-    def select(self, question: str, mode: str) -> Exemplar | None:
+    def select(self, question: str, mode: str, n_compounds: int | None = None) -> Exemplar | None:
+        """The example for ``question`` (None in zero-shot mode).
+
+        Semantic selection adds ``SHAPE_BONUS`` to the similarity of the example questions
+        that name as many compounds as the question does (``n_compounds``, else the question's
+        SMILES count), and again to those that say the same numbers ("two", "3"...): both are
+        the shape of the query (one anchor or two, two steps or three), which a sentence
+        embedding barely sees ("two-step routes to X", "three-step routes to X" and "routes
+        from X to Y of at most two steps" embed alike and need different queries).
+        """
         if mode == "zero-shot":
             return None
         if mode == "one-shot-static":
@@ -108,8 +122,76 @@ class ExemplarSelector:
                 texts = [mask_smiles(q) for e in self.exemplars for q in e.all_questions]
                 self._vectors = (embedder.encode(texts), owners)
             vectors, owners = self._vectors
-            scores = vectors @ embedder.encode([mask_smiles(question)])[0]
+            masked = mask_smiles(question)
+            wanted = n_compounds if n_compounds is not None else masked.split().count(MASK)
+            scores = vectors @ embedder.encode([masked])[0]
+            if self._shapes is None:
+                self._shapes = [
+                    (len(_smiles_mentions(q)), _numbers(q))
+                    for e in self.exemplars
+                    for q in e.all_questions
+                ]
+            numbers = _numbers(question)
+            scores = scores + SHAPE_BONUS * (
+                np.asarray([count == wanted for count, _ in self._shapes], dtype=float)
+                + np.asarray([found == numbers for _, found in self._shapes], dtype=float)
+            )
             return self.exemplars[owners[int(scores.argmax())]]
         raise ChemgroundError(
             f"unknown Text2Cypher mode {mode!r}; choose one of {', '.join(MODES)}"
         )
+
+
+_NUMBER_WORDS = {"one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+_NUMBER = re.compile(r"\b(one|single|two|three|four|five|[1-9])\b", re.IGNORECASE)
+
+
+def _numbers(question: str) -> frozenset[int]:
+    """The small numbers a question says, as words or digits (SMILES ring digits left out)."""
+    words = mask_smiles(question)
+    return frozenset(
+        _NUMBER_WORDS.get(m.group(1).lower()) or int(m.group(1)) for m in _NUMBER.finditer(words)
+    )
+
+
+def _smiles_mentions(question: str) -> list[str]:
+    """The SMILES the question names, in order, once each (trailing punctuation dropped)."""
+    found: list[str] = []
+    from chemground.chem.structure import try_structure_from_smiles
+
+    for word in question.split():
+        for candidate in (word, word.rstrip("?,;:!.'\"`"), word.strip("?,;:!.'\"`")):
+            if (
+                len(candidate) >= 2
+                and looks_like_smiles(candidate)
+                and (len(candidate) >= 3 or _SMILES_SYNTAX & set(candidate))
+                and try_structure_from_smiles(candidate) is not None
+            ):
+                if candidate not in found:
+                    found.append(candidate)
+                break
+    return found
+
+
+def parameterized(exemplar: Exemplar) -> tuple[str, str]:
+    """The example as a linked question is shown: its SMILES become parameters ``$c1``, ``$c2``
+    in the order the question names them, and the query anchors on them with
+    ``{key: $c1}`` (``linking`` binds the parameters to the compounds' keys)."""
+    from chemground.graph.lexer import code_tokens
+    from chemground.graph.linking import PARAM_PREFIX, _anchor_sites, _mention
+
+    mentions = _smiles_mentions(exemplar.question)
+    names = {smiles: f"${PARAM_PREFIX}{i}" for i, smiles in enumerate(mentions, start=1)}
+    question = exemplar.question
+    for smiles in sorted(mentions, key=len, reverse=True):
+        question = _mention(smiles).sub(names[smiles], question)
+    cypher = exemplar.cypher
+    tokens = code_tokens(cypher)
+    edits = []
+    for prop, literal in _anchor_sites(tokens):
+        if tokens[prop].value == "smiles" and tokens[literal].value in names:
+            edits.append((tokens[prop].start, tokens[prop].end, "key"))
+            edits.append((tokens[literal].start, tokens[literal].end, names[tokens[literal].value]))
+    for start, end, text in sorted(edits, reverse=True):
+        cypher = cypher[:start] + text + cypher[end:]
+    return question, cypher

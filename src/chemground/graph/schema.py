@@ -201,3 +201,43 @@ def describe_schema() -> str:
             f"{props}"
         )
     return "\n".join(lines)
+
+
+# Properties the generation prompt lists (the rest are rarely asked for and cost tokens).
+_COMPACT = {
+    "Molecule": ("key", "smiles", "name", "formula", "molecular_weight"),
+    "Reaction": (
+        "id",
+        "title",
+        "reaction_class",
+        "yield_percent",
+        "temperature_c",
+        "time_h",
+        "atmosphere",
+        "conditions",
+        "main_product",
+    ),
+}
+
+
+def describe_schema_compact() -> str:
+    """The schema in five lines for the generation and review prompts: labels with their
+    commonly asked properties and the one direction of every edge.
+
+    The full description (``describe_schema``) is about 700 tokens; a small local model reads a
+    prompt at 30-100 tokens/s on one CPU thread, so every line the model does not need costs
+    seconds per question. Built from the same definitions, so it cannot drift from them.
+    """
+    lines = []
+    for node in NODES:
+        props = ", ".join(
+            f"{p.name}" + (" (InChIKey)" if (node.label, p.name) == ("Molecule", "key") else "")
+            for p in node.properties
+            if p.name in _COMPACT[node.label]
+        )
+        lines.append(f"(:{node.label} {{{props}}})")
+    inputs = "|".join(rel.type for rel in RELATIONSHIPS if rel.target == REACTION.label)
+    lines.append(f"(:Molecule)-[:{inputs}]->(:Reaction)  inputs point INTO a reaction")
+    lines.append("(:Reaction)-[:PRODUCES]->(:Molecule)  a reaction points OUT to its products")
+    lines.append("Reaction.main_product = key of its main product; a synthesis step follows it.")
+    return "\n".join(lines)

@@ -30,12 +30,24 @@ from pydantic import BaseModel, Field
 from chemground.errors import ChemgroundError
 from chemground.evidence import Evidence
 from chemground.graph.backend import GraphBackend, GraphQueryError, QueryResult, is_path
-from chemground.graph.exemplars import MODES, Exemplar, ExemplarSelector
+from chemground.graph.exemplars import MODES, Exemplar, ExemplarSelector, parameterized
 from chemground.graph.lexer import CypherSyntaxError, quote_string
-from chemground.graph.linking import LinkedCompound, link_anchors, prompt_lines
-from chemground.graph.patterns import analyse, fix_direction
+from chemground.graph.linking import (
+    LinkedCompound,
+    anchoring_problems,
+    bind_parameters,
+    in_question_order,
+    link_anchors,
+    move_anchors_as_example,
+    parameter_lines,
+    parameterize_question,
+    parameters,
+    repair_doubled_anchors,
+    unbind_parameters,
+)
+from chemground.graph.patterns import analyse, direction_issues, fix_direction
 from chemground.graph.readonly import ReadOnlyViolation, read_only_problem
-from chemground.graph.schema import describe_schema
+from chemground.graph.schema import describe_schema_compact
 from chemground.llm.base import LLM, LLMError
 from chemground.llm.prompts import render
 from chemground.protocols import Retrieval
@@ -234,12 +246,13 @@ class Text2Cypher:
         self.selector = selector or ExemplarSelector()
         self.row_limit = row_limit
         self.timeout_s = timeout_s
-        self._schema = describe_schema()
+        self._schema = describe_schema_compact()
 
     # -- prompts -------------------------------------------------------------------------
-    def system_prompt(self) -> str:
+    def system_prompt(self, linked: bool = False) -> str:
         dialect = render(f"graph/dialect_{self.graph.dialect}")
-        return render("graph/system", schema=self._schema, dialect=dialect)
+        anchoring = render("graph/anchor_parameters" if linked else "graph/anchor_literal")
+        return render("graph/system", schema=self._schema, dialect=dialect, anchoring=anchoring)
 
     def user_prompt(
         self,
@@ -247,15 +260,18 @@ class Text2Cypher:
         exemplar: Exemplar | None,
         compounds: list[LinkedCompound] | None = None,
     ) -> str:
-        example = (
-            render("graph/example", question=exemplar.question, cypher=exemplar.cypher)
-            if exemplar
-            else ""
-        )
+        example = ""
+        if exemplar is not None:
+            shown_question, cypher = (
+                parameterized(exemplar) if compounds else (exemplar.question, exemplar.cypher)
+            )
+            example = render("graph/example", question=shown_question, cypher=cypher)
+        if compounds:
+            question = parameterize_question(question, compounds)
         return render(
             "graph/generate",
             example=example,
-            entities=prompt_lines(compounds or []),
+            entities=parameter_lines(compounds or []),
             question=question,
         )
 
@@ -275,10 +291,11 @@ class Text2Cypher:
         """
         started = time.perf_counter()
         before = self.llm.ledger.snapshot()
-        exemplar = self.selector.select(question, self.mode)
-        compounds = list(compounds or [])
+        compounds = in_question_order(question, list(compounds or []))
+        exemplar = self.selector.select(question, self.mode, n_compounds=len(compounds) or None)
+        ran: list[tuple[str, QueryResult]] = []  # the queries that ran and returned rows
         messages = [
-            {"role": "system", "content": self.system_prompt()},
+            {"role": "system", "content": self.system_prompt(linked=bool(compounds))},
             {"role": "user", "content": self.user_prompt(question, exemplar, compounds)},
         ]
         out = Text2CypherResult(
@@ -294,10 +311,18 @@ class Text2Cypher:
             query = self._ask(messages)
             out.first_query = query
             out.trace.append({"step": "generate", "query": query, "exemplar": out.exemplar_id})
-            self._loop(question, query, messages, out, compounds)
+            example = parameterized(exemplar)[1] if exemplar and compounds else None
+            self._loop(question, query, messages, out, compounds, example, ran)
         except LLMError as error:
             out.ok, out.error, out.error_kind = False, str(error), "llm"
             out.trace.append({"step": "llm_error", "detail": str(error)})
+        if (not out.ok or not out.rows) and ran:
+            # a correction must not lose rows a query already returned: a reviewer's complaint
+            # the model could not fix (or a fix the engine rejects) leaves the last query that
+            # answered, and the complaint stays in unresolved_checklist
+            out.query, out.result = ran[-1]
+            out.ok, out.error, out.error_kind = True, None, None
+            out.trace.append({"step": "kept_last_answer", "query": out.query})
         out.usage = self.llm.ledger.since(before).to_dict()
         out.seconds = time.perf_counter() - started
         return out
@@ -327,15 +352,21 @@ class Text2Cypher:
         messages,
         out: Text2CypherResult,
         compounds: list[LinkedCompound],
+        example: str | None = None,
+        ran: list[tuple[str, QueryResult]] | None = None,
     ) -> None:
+        # with linking the model saw the question with parameters in place of its compounds:
+        # corrections and the review speak the same language
+        params = parameters(compounds)
+        asked = parameterize_question(question, compounds) if compounds else question
+        tried_example_anchors = False
         while True:
-            out.query = query
+            out.query = written = query  # as the model wrote it
+            engine_error = None
             problem = read_only_problem(query)
             if problem is not None:
                 clause, reason = problem
-                if clause == "syntax":
-                    engine_error = reason
-                else:
+                if clause != "syntax":
                     out.ok, out.error_kind = False, "refused"
                     out.error = str(
                         ReadOnlyViolation(
@@ -347,8 +378,16 @@ class Text2Cypher:
                     )
                     out.trace.append({"step": "refused", "detail": reason})
                     return
+                engine_error = reason
             else:
-                engine_error = None
+                query, unknown_params = bind_parameters(query, params)
+                if unknown_params:
+                    engine_error = f"unknown parameter(s) {', '.join(unknown_params)}; " + (
+                        f"the parameters are {', '.join(f'${n}' for n in params)}"
+                        if params
+                        else "there are no parameters: write the molecules as literals"
+                    )
+            if engine_error is None:
                 query, flips = fix_direction(query)
                 if flips:
                     out.direction_fixes.extend(issue.describe() for issue in flips)
@@ -371,8 +410,8 @@ class Text2Cypher:
                         messages,
                         render(
                             "graph/fix_error",
-                            error=f"{linked.refused}. {prompt_lines(compounds)}".strip(),
-                            question=question,
+                            error=f"{linked.refused}. {parameter_lines(compounds)}".strip(),
+                            question=asked,
                         ),
                         out,
                         "fix_anchors",
@@ -395,6 +434,12 @@ class Text2Cypher:
                             "query": query,
                         }
                     )
+                query, undoubled = repair_doubled_anchors(query, compounds, example)
+                if undoubled:
+                    out.anchor_fixes.extend(f"dropped {u}" for u in undoubled)
+                    out.trace.append(
+                        {"step": "anchors_undoubled", "removed": undoubled, "query": query}
+                    )
                 out.query = query
                 try:
                     self.graph.explain(query)
@@ -405,7 +450,7 @@ class Text2Cypher:
                 out.trace.append({"step": "engine_error", "detail": engine_error})
                 fixed = self._correct(
                     messages,
-                    render("graph/fix_error", error=engine_error, question=question),
+                    render("graph/fix_error", error=engine_error, question=asked),
                     out,
                     "fix_error",
                     engine_error,
@@ -422,48 +467,84 @@ class Text2Cypher:
             out.trace.append(
                 {"step": "executed", "rows": len(result.rows), "truncated": result.truncated}
             )
-            if not self.validate or out.corrections >= self.max_corrections:
+            if result.rows and ran is not None:
+                ran.append((query, result))
+            if not result.rows and not tried_example_anchors:
+                tried_example_anchors = True
+                moved, moves = move_anchors_as_example(query, compounds, example)
+                if moves:
+                    out.anchor_fixes.extend(f"moved {m}" for m in moves)
+                    out.trace.append({"step": "anchors_moved", "moved": moves, "query": moved})
+                    query = moved
+                    continue
+            if not self.validate:
                 return
-            verdict = self._checklist(question, query, result, out)
-            if verdict is None or verdict.ok:
+            # deterministic checks of where the question's compounds are anchored: precise
+            # feedback, no review call
+            problems = anchoring_problems(query, compounds)
+            if problems:
+                out.trace.append({"step": "anchoring_check", "problems": problems})
+            elif out.corrections >= self.max_corrections:
                 return
-            problems = [f"{p.check}: {p.detail}" for p in verdict.problems] or [
-                "the reviewer rejected the query"
-            ]
-            if verdict.corrected_query and extract_cypher(verdict.corrected_query) != query:
-                out.corrections += 1
-                query = extract_cypher(verdict.corrected_query)
-                out.trace.append(
-                    {
-                        "step": "checklist_correction",
-                        "detail": problems,
-                        "query": query,
-                        "correction": out.corrections,
-                    }
+            else:
+                verdict = self._checklist(
+                    asked, unbind_parameters(query, params), result, out, compounds
                 )
-                continue
+                if verdict is None or verdict.ok:
+                    return
+                complaints = [
+                    p
+                    for p in verdict.problems
+                    if not (p.check == "direction" and _directions_verified(query))
+                ]
+                if verdict.problems and not complaints:
+                    # the reviewer only doubted edge directions, which were checked (and fixed)
+                    # against the schema already: a 1.5B reviewer says so of correct queries
+                    out.trace.append({"step": "checklist_overruled", "detail": "direction"})
+                    return
+                problems = [f"{p.check}: {p.detail}" for p in complaints] or [
+                    "the reviewer rejected the query"
+                ]
+                if verdict.corrected_query and extract_cypher(verdict.corrected_query) != query:
+                    out.corrections += 1
+                    query = extract_cypher(verdict.corrected_query)
+                    out.trace.append(
+                        {
+                            "step": "checklist_correction",
+                            "detail": problems,
+                            "query": query,
+                            "correction": out.corrections,
+                        }
+                    )
+                    continue
             fixed = self._correct(
                 messages,
                 render(
                     "graph/fix_checklist",
                     problems="\n".join(f"- {p}" for p in problems),
-                    question=question,
+                    question=asked,
                 ),
                 out,
                 "fix_checklist",
                 "; ".join(problems),
             )
-            if fixed is None or fixed == query:
+            if fixed is None or fixed in (query, unbind_parameters(query, params), written):
                 out.unresolved_checklist = problems
                 return
             query = fixed
 
     def _checklist(
-        self, question: str, query: str, result: QueryResult, out: Text2CypherResult
+        self,
+        question: str,
+        query: str,
+        result: QueryResult,
+        out: Text2CypherResult,
+        compounds: list[LinkedCompound] | None = None,
     ) -> ChecklistVerdict | None:
         prompt = render(
             "graph/checklist",
             schema=self._schema,
+            entities=parameter_lines(compounds or []),
             question=question,
             query=query,
             result=_summarise(result),
@@ -483,6 +564,33 @@ class Text2Cypher:
             }
         )
         return verdict
+
+
+def _directions_verified(query: str) -> bool:
+    """True when every typed edge of ``query`` has end labels that show it follows the schema's
+    direction (so a reviewer's "wrong direction" is wrong)."""
+    from chemground.graph.schema import REL_BY_TYPE
+
+    try:
+        patterns = analyse(query)
+        if direction_issues(query, patterns):
+            return False
+    except CypherSyntaxError:
+        return False
+    for rel in patterns.rels:
+        if not rel.types or rel.direction == "none" or rel.variable_length:
+            return False
+        if any(t not in REL_BY_TYPE for t in rel.types):
+            return False
+        sources = {REL_BY_TYPE[t].source for t in rel.types}
+        targets = {REL_BY_TYPE[t].target for t in rel.types}
+        if len(sources) != 1 or len(targets) != 1:
+            return False
+        if not (
+            sources <= patterns.labels_of(rel.source) and targets <= patterns.labels_of(rel.target)
+        ):
+            return False
+    return True
 
 
 # -- evidence ------------------------------------------------------------------------------
