@@ -149,3 +149,21 @@ def test_example_bank_is_disjoint_from_benchmark_phrasing():
     for exemplar in load_exemplars():
         for question in exemplar.all_questions:
             assert not (ngrams(question) & bench), (exemplar.id, ngrams(question) & bench)
+
+
+def test_an_anchor_on_the_molecule_key_is_placed_like_one_on_its_smiles():
+    """Issue 20: every linked query anchors on InChIKeys, and all were counted as
+    endpoint_anchoring errors because only the SMILES literal was looked for."""
+    from chemground.chem.structure import structure_from_smiles
+    from chemground.graph.bench.run import anchoring_problems
+
+    key = structure_from_smiles("Nc1ccccc1").inchikey
+    task = {
+        "anchors": [
+            {"slot": "product", "value": "Nc1ccccc1", "rel_type": "PRODUCES", "end": "target"}
+        ]
+    }
+    on_product = f"MATCH (r:Reaction)-[:PRODUCES]->(p:Molecule {{key: '{key}'}}) RETURN r.id"
+    on_reactant = f"MATCH (p:Molecule {{key: '{key}'}})-[:REACTANT_OF]->(r:Reaction) RETURN r.id"
+    assert anchoring_problems(task, on_product) == []
+    assert anchoring_problems(task, on_reactant) == ["product is not on the target of PRODUCES"]

@@ -51,6 +51,18 @@ class Prediction:
     usage: dict[str, Any] = field(default_factory=dict)
 
 
+def _anchor_values(smiles: str) -> set[str]:
+    """The literals that name an anchor: its SMILES and its InChIKey (the node key a linked
+    query anchors on), lower case."""
+    from chemground.chem.structure import try_structure_from_smiles
+
+    structure = try_structure_from_smiles(smiles)
+    values = {smiles.lower()}
+    if structure is not None and structure.inchikey:
+        values.add(structure.inchikey.lower())
+    return values
+
+
 def anchoring_problems(task: dict[str, Any], query: str) -> list[str]:
     """Anchors of the task that ``query`` leaves out or attaches to the wrong end of an edge."""
     try:
@@ -59,11 +71,11 @@ def anchoring_problems(task: dict[str, Any], query: str) -> list[str]:
         return ["query cannot be read"]
     problems = []
     for anchor in task.get("anchors", []):
-        value = str(anchor["value"]).lower()
+        values = _anchor_values(str(anchor["value"]))
         bound = {
             var
             for var, prop, literal in patterns.anchors
-            if prop in _ANCHOR_PROPS and str(literal).lower() == value
+            if prop in _ANCHOR_PROPS and str(literal).lower() in values
         }
         if not bound:
             problems.append(f"{anchor['slot']} {anchor['value']} is not in the query")
