@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from rdkit import Chem, DataStructs
 
+from chemground.kb.dialect import StoreDialect
 from chemground.kb.records import Role
 from chemground.kb.structure_search import (
     PATTERN_FP_BITS,
@@ -81,17 +82,15 @@ class _ScreenIndex:
         return self.ids[keep]
 
 
-class SQLiteStructureSearch:
+class SQLiteStructureSearch(StoreDialect):
     """Structure-search methods of :class:`~chemground.kb.sqlite_store.SQLiteKB` (a mixin)."""
 
-    readonly: bool
     _screen_cache: _ScreenIndex | None
     _participant_cache: dict[tuple, tuple[tuple, np.ndarray]]
 
-    if TYPE_CHECKING:
+    if TYPE_CHECKING:  # the store's primitives are StoreDialect's; these are its other parts
+        _conn: sqlite3.Connection
 
-        def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor: ...
-        def transaction(self) -> Any: ...
         def fingerprints(self) -> tuple[list[int], list[Any]]: ...
         def lookup_inchikey(self, inchikey: str) -> list[Any]: ...
         def _table_exists(self, name: str) -> bool: ...
@@ -112,7 +111,7 @@ class SQLiteStructureSearch:
         Raises:
             ChemgroundError: when the KB was opened read-only.
         """
-        self._require_writable()  # type: ignore[attr-defined]
+        self._require_writable()
         rows = self.execute(
             "SELECT c.id, c.smiles FROM compounds c LEFT JOIN compound_screens s ON "
             "s.compound_id = c.id "
@@ -124,7 +123,7 @@ class SQLiteStructureSearch:
         with self.transaction():
             self._conn.executemany(
                 "INSERT OR REPLACE INTO compound_screens VALUES (?, ?)", computed
-            )  # type: ignore[attr-defined]
+            )
         return len(computed)
 
     def _screen_index(self) -> _ScreenIndex:
