@@ -15,11 +15,34 @@ import time
 from pathlib import Path
 
 from chemground.errors import ChemgroundError
-from chemground.kb.pg_store import is_postgres_url, normalize_url, shown_url
 from chemground.kb.store import KnowledgeBase
 from chemground.progress import Progress
 
 MIGRATE_BATCH = 20_000
+
+
+# The PostgreSQL store is imported only for a PostgreSQL location: a SQLite KB (every CLI start)
+# does not pay for its module (~10 ms). The rules stay in pg_store; a location that does not
+# start with "postgres" is never one of its URLs.
+def is_postgres_url(location: object) -> bool:
+    """True for a ``postgresql://`` (or ``postgres://``) location (see ``pg_store``)."""
+    if not str(location)[:8].lower().startswith("postgres"):
+        return False
+    from chemground.kb import pg_store
+
+    return pg_store.is_postgres_url(location)
+
+
+def normalize_url(location: object) -> str:
+    from chemground.kb import pg_store
+
+    return pg_store.normalize_url(location)
+
+
+def shown_url(url: str) -> str:
+    from chemground.kb import pg_store
+
+    return pg_store.shown_url(url)
 
 
 def open_kb(location: str | Path, readonly: bool = False) -> KnowledgeBase:
