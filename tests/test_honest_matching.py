@@ -371,3 +371,13 @@ def test_a_fact_of_the_product_asks_for_the_product(qa):
 )
 def test_co_reactant_reactions_and_name_phrasings(question, aspect):
     assert classify_aspect(question) == aspect
+
+
+def test_a_property_nothing_here_holds_is_refused_not_described(qa):
+    """'What's aspirin's pKa?' was read as 'what's X' and answered with the description."""
+    for question in ("What's aspirin's pKa?", "What is the solubility of caffeine in water?"):
+        out = qa.ask(question).to_json()
+        assert out["status"] != "answered", question
+        assert "no record or tool here holds" in out["answer"]
+    described = qa.ask("What is acetone?").to_json()
+    assert described["status"] == "answered"

@@ -186,6 +186,7 @@ class QA:
                 "data_not_held",
                 "own_experiment",
                 "workup_solvent",
+                "property_not_held",
                 "classified_out_of_scope",
             ):
                 reasoned = Reasoned(

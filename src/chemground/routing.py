@@ -226,6 +226,19 @@ WORKUP_SOLVENT = re.compile(
 )
 
 
+# Properties no record or tool here holds: "What's aspirin's pKa?" was read as "what's X" and
+# answered with aspirin's description, a confident answer to a question it did not answer.
+PROPERTY_NOT_HELD = re.compile(
+    r"\b(pk[ab]s?|solubilit\w*|soluble|miscib\w*|colou?rs?|odou?rs?|smells?|tastes?|ld50|"
+    r"lethal dose|viscosit\w*|refractive index|vapou?r pressure|half-?li(fe|ves)|"
+    r"dipole moments?|heats? of (formation|combustion)|enthalp\w*|entrop\w*|gibbs|"
+    r"oxidation (state|number)s?|hybridi[sz]ation|ph of|conjugate (acid|base)|"
+    r"(nmr|ir|uv|raman|mass) (spectr\w*|shifts?|peaks?|bands?)|chemical shifts?|"
+    r"crystal structures?|shelf[- ]li(fe|ves))\b",
+    re.IGNORECASE,
+)
+
+
 def classified_out_of_scope(q: QueryTuple) -> bool:
     """Whether the exemplar classifier read the question, which no rule read, as out of scope.
 
@@ -280,6 +293,20 @@ ROUTING_TABLE: tuple[Rule, ...] = (
         lambda q, s: (
             f"it asks about your own experiment ({OWN_EXPERIMENT.search(q.question).group(0)!r}), "
             "and the knowledge base holds curated and published records, not your lab's results"
+        ),
+    ),
+    Rule(
+        "property_not_held",
+        "out_of_scope",
+        lambda q, s: (
+            (q.aspect == Aspect.DESCRIPTION or (q.aspect is None and not s.has_papers))
+            and bool(PROPERTY_NOT_HELD.search(q.question))
+        ),
+        lambda q, s: (
+            f"it asks for {PROPERTY_NOT_HELD.search(q.question).group(0).lower()!r}, which no "
+            "record or tool here holds (the KB has structures, identifiers, names, descriptions "
+            "and reactions; the tools compute descriptors and look up boiling and melting points, "
+            "densities, flash points and hazards)"
         ),
     ),
     Rule(
