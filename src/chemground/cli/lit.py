@@ -304,7 +304,12 @@ def _search(
     rerank_depth: int = 20,
     expand: bool = False,
 ):
-    library = _library(ctx, dense and method in ("hybrid", "dense"))
+    dense = dense and method in ("hybrid", "dense")
+    if dense:
+        from chemground.retrieval.onnx_encoder import load_in_background
+
+        load_in_background()  # the question's encoder starts while the index loads (issue 17)
+    library = _library(ctx, dense)
     with stage_progress(
         _INDEX_LABELS
     ) as progress:  # on stderr: only shown if the index must be rebuilt

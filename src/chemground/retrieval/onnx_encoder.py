@@ -321,6 +321,33 @@ def onnx_encoder(model_dir: Path, cache_dir: Path) -> OnnxEncoder | None:
         return _ENCODER
 
 
+def load_in_background() -> threading.Thread | None:
+    """Start loading the process-wide ONNX encoder on another thread, for a command that will
+    encode a question after loading other things (``lit search`` loads ~0.5 s of modules and its
+    index first): the encoder's start (ONNX Runtime, the tokenizer, the session) then overlaps
+    them instead of following them. The same :func:`onnx_encoder` call the first encode makes,
+    so nothing else changes; errors are left for that call to meet and report.
+
+    Returns:
+        The thread, or None when the settings ask for PyTorch.
+    """
+
+    def load() -> None:
+        try:
+            from chemground.retrieval.embeddings import model_path
+            from chemground.settings import get_settings
+
+            onnx_encoder(model_path(), get_settings().cache_dir)
+        except Exception:  # the first encode meets and reports the same error
+            log.debug("loading the ONNX encoder in the background failed", exc_info=True)
+
+    if backend_wanted() == "torch":
+        return None
+    thread = threading.Thread(target=load, name="chemground-onnx-load")
+    thread.start()
+    return thread
+
+
 def onnx_failure() -> str | None:
     """Why the ONNX encoder is not in use (None when it is, or was not tried)."""
     return _ENCODER_FAILED
