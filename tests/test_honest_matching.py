@@ -381,3 +381,23 @@ def test_a_property_nothing_here_holds_is_refused_not_described(qa):
         assert "no record or tool here holds" in out["answer"]
     described = qa.ask("What is acetone?").to_json()
     assert described["status"] == "answered"
+
+
+def test_a_class_word_inside_a_named_compound_is_not_a_class(qa):
+    """'which reactions give benzyl alcohol?' listed unrelated reactions of alcohols."""
+    out = qa.ask("which reactions give benzyl alcohol?").to_json()
+    assert out["status"] == "answered"
+    assert "as product" in out["answer"] and "borohydride_reduction" in out["answer"]
+    assert "fischer_esterification" not in out["answer"]
+    boronic = qa.ask("Which reactions use a boronic acid?").to_json()
+    assert "suzuki_coupling" in boronic["answer"]
+
+
+def test_an_amount_the_records_do_not_hold_is_refused(qa):
+    for question in (
+        "How much catalyst is used in the Suzuki coupling of 4-bromoacetophenone?",
+        "How many equivalents of NaBH4 for the reduction of benzophenone?",
+    ):
+        out = qa.ask(question).to_json()
+        assert out["status"] != "answered", question
+        assert "without amounts" in out["answer"]

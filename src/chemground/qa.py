@@ -187,6 +187,7 @@ class QA:
                 "own_experiment",
                 "workup_solvent",
                 "property_not_held",
+                "amount_not_held",
                 "classified_out_of_scope",
             ):
                 reasoned = Reasoned(

@@ -239,6 +239,27 @@ PROPERTY_NOT_HELD = re.compile(
 )
 
 
+# Amounts the reaction records do not hold: "how much catalyst is used in the Suzuki coupling"
+# was answered with the catalyst's name.
+AMOUNT_NOT_HELD = re.compile(
+    r"\bhow (much|many (equivalents|eq|grams|moles|mmol|ml|millilitres|milliliters))\b|"
+    r"\bloadings?\b|\bequivalents?\b|\bmol ?%|\bmolar ratios?\b|\bratio of\b|"
+    r"\bstoichiometr\w*|\bconcentration\b",
+    re.IGNORECASE,
+)
+AMOUNT_ASPECTS = frozenset(
+    {
+        None,
+        Aspect.CATALYST,
+        Aspect.REAGENT,
+        Aspect.SOLVENT,
+        Aspect.REACTANTS,
+        Aspect.CONDITIONS,
+        Aspect.PRODUCT,
+    }
+)
+
+
 def classified_out_of_scope(q: QueryTuple) -> bool:
     """Whether the exemplar classifier read the question, which no rule read, as out of scope.
 
@@ -307,6 +328,16 @@ ROUTING_TABLE: tuple[Rule, ...] = (
             "record or tool here holds (the KB has structures, identifiers, names, descriptions "
             "and reactions; the tools compute descriptors and look up boiling and melting points, "
             "densities, flash points and hazards)"
+        ),
+    ),
+    Rule(
+        "amount_not_held",
+        "out_of_scope",
+        lambda q, s: q.aspect in AMOUNT_ASPECTS and bool(AMOUNT_NOT_HELD.search(q.question)),
+        lambda q, s: (
+            f"it asks for an amount ({AMOUNT_NOT_HELD.search(q.question).group(0).lower()!r}), "
+            "and the reaction records name their reagents, catalysts and solvents without "
+            "amounts, loadings or ratios"
         ),
     ),
     Rule(
@@ -413,14 +444,24 @@ def signals(query: QueryTuple, has_papers: bool = True) -> Signals:
         formula_token=bool(FORMULA_TOKEN.search(text)),
         has_papers=has_papers,
         chemistry=is_chemistry(query),
-        compound_class=_names_compound_class(query.question),
+        compound_class=_names_compound_class(query),
     )
 
 
-def _names_compound_class(question: str) -> bool:
-    from chemground.kb.functional_groups import match_group_question
+def _names_compound_class(query: QueryTuple) -> bool:
+    """Whether the question names a class of compounds ("reactions that give an ester").
 
-    return match_group_question(question) is not None
+    A class word inside a compound the question names is not a class: "which reactions give
+    benzyl alcohol?" asks about benzyl alcohol, not about alcohols (it listed unrelated esters).
+    """
+    from chemground.kb.functional_groups import class_name, match_group_question
+
+    text = query.question
+    for mention in query.resolved_mentions:
+        if class_name(mention.text) is not None:
+            continue  # the mention is the class word itself ("a boronic acid")
+        text = text[: mention.start] + "X" * (mention.end - mention.start) + text[mention.end :]
+    return match_group_question(text) is not None
 
 
 def is_chemistry(query: QueryTuple) -> bool:

@@ -137,6 +137,20 @@ class GroupQuestion:
     role: Role
 
 
+def class_name(text: str) -> str | None:
+    """The class a phrase is the name of ("boronic acids" -> "boronic acid"), or None.
+
+    Args:
+        text: a phrase, such as a compound mention's text.
+
+    Returns:
+        The key of :data:`GROUPS` the whole phrase names, singular, or None.
+    """
+    name = text.strip().lower()
+    name = _PLURALS.get(name, name)
+    return name if name in GROUPS else None
+
+
 def match_group_question(question: str) -> GroupQuestion | None:
     """The compound class and role a reaction question asks about, or None.
 

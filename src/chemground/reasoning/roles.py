@@ -15,7 +15,8 @@ from chemground.reasoning.query import Aspect, QueryMention
 
 _BEFORE_PRODUCT = re.compile(
     r"(to (give|form|make|afford|yield|produce|obtain|prepare|synthesi[sz]e|get|reach)"
-    r"|->|-->|→|=>|into|giving|gives|forming|forms|"
+    r"|->|-->|→|=>|reactions? (that |which )?(give|make|form|produce|yield|afford)"
+    r"|into|giving|gives|forming|forms|"
     r"yielding|affording|producing|synthesis of|preparation of|route "
     r"to|synthesi[sz]e|prepare|make|made|obtain|"
     r"towards?|target|product|products of|reactants of|precursors of|starting materials for|make "
