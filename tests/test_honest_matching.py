@@ -401,3 +401,11 @@ def test_an_amount_the_records_do_not_hold_is_refused(qa):
         out = qa.ask(question).to_json()
         assert out["status"] != "answered", question
         assert "without amounts" in out["answer"]
+
+
+def test_a_roman_numeral_is_not_a_formula(qa):
+    """'Grubbs II' was answered with the molar mass of 'II' read as I2."""
+    out = qa.ask("What is the MW of Grubbs II catalyst?").to_json()
+    assert out["status"] != "answered"
+    assert "253.8" not in out["answer"]
+    assert qa.ask("fw of NaCl").to_json()["value"] == pytest.approx(58.44, abs=0.01)

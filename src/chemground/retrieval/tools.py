@@ -167,6 +167,9 @@ def formula_of(smiles: str) -> str | None:
 MAX_FORMULA_CHARS = 60  # longer than any formula a chemist types; the input limits apply to SMILES
 BARE_SYMBOL_RUN = re.compile(r"([A-Z][a-z]?)(?![a-z\d])\1(?![a-z\d])\1(?![a-z\d])")
 
+# "Grubbs II", "copper(II)", "step IV": a Roman numeral, not I2 or IV (iodine-vanadium)
+ROMAN_NUMERAL = re.compile(r"(?:I{1,3}|IV|VI{0,3}|IX|XI{0,3}|XI?V|XV?I{0,3})")
+
 
 def is_formula(text: str) -> bool:
     """True when ``text`` reads as a molecular formula (H2O, CH3COOH, CuSO4·5H2O), not a SMILES."""
@@ -178,6 +181,7 @@ def is_formula(text: str) -> bool:
         len(text) > MAX_FORMULA_CHARS
         or not FORMULA.fullmatch(text)
         or not re.search(r"[A-Z]", text)
+        or ROMAN_NUMERAL.fullmatch(text)
     ):
         return False
     if BARE_SYMBOL_RUN.search(
