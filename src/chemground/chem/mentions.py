@@ -9,7 +9,15 @@ The finder tries, at each position, the longest span first:
   3. OPSIN for runs of words that look systematic;
   4. fuzzy matching (rapidfuzz, with a similarity floor) for words that look like names
      but matched nothing, reporting the correction.
-Common English and question words never count as compounds on their own.
+Common English and question words never count as compounds on their own (one stop list,
+``data/stopwords.txt``, for every path).
+
+The same finder reads papers' passages for the literature index (``passages=True``): there
+the dictionary's names come from a ``MemoryNameIndex`` (every name in memory, as thousands of
+passages are read) rather than one SQL query per text, no typo is corrected, and running text
+is read more strictly (``_plausible_in_passage``, formulas, SMILES syntax), because a paper,
+unlike a question, is not written to the tool. The literature retriever reads its question
+the same way, so both sides name the same compounds.
 
 The work is linear in the length of the text and bounded whatever the text: at most
 ``MAX_MENTIONS`` mentions, ``MAX_OPSIN_ATTEMPTS`` OPSIN calls (``MAX_OPSIN_CHARS`` characters in
@@ -21,8 +29,11 @@ and only the first ``MAX_SCAN_CHARS`` characters are read (questions are shorter
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from importlib import resources
+from typing import Protocol
 
 from rdkit import Chem
 
@@ -54,65 +65,36 @@ MAX_SMILES_ATTEMPTS = 64
 MAX_SCAN_CHARS = 20_000
 CONTINUATION_MIN_SCORE = 90.0
 
-# Words that are never a compound on their own (some are junk PubChem synonyms, e.g. "product").
-STOPWORDS = set(
+
+def _word_list(resource: str) -> frozenset[str]:
+    """The words of a list in ``chem/data`` (whitespace-separated; '#' starts a comment line).
+
+    Args:
+        resource: the file name inside ``chemground/chem/data``.
+
+    Returns:
+        The words, lower case.
     """
-a about above after again against all also am an and any are as at be because been before being
-below between both but by can could did do does doing done down during each few for from further
-had has have having he her here hers him his how i if in into is it its itself just me more most
-my no nor not now of off on once only or other our out over own same she should so some such
-than that the their them then there these they this those through to too under until up very was
-we were what when where which while who whom why will with would you your what's whats how's
-hows which's whose get gets got give gives given giving make makes made making form forms formed
-forming use uses used using react reacts reacted reacting reaction reactions mix mixed mixing
-combine combined add added adding treat treated treating produce produces produced yield yields
-yielded obtain obtained happen happens happened result results resulting convert converted
-conversion synthesize synthesise synthesized synthesis prepare prepared preparation product
-products reactant reactants reagent reagents solvent solvents catalyst catalysts catalyzed
-catalysed condition conditions temperature temperatures time pressure ph yield percent weight
-molecular mass molar formula formulas name names iupac smiles structure structures compound
-compounds molecule molecules chemical chemicals substance describe description tell show give
-find list known called call also other similar analog analogs analogue analogues related like
-many much long hot cold warm heat heated heating cool cooled reflux refluxed room rt overnight
-hour hours minute minutes day days degree degrees c k f mw mol g kg mg ml l per question answer
-please need want know would typical typically usually step steps starting material materials
-route routes pathway way ways method methods procedure procedures patent paper data entry record
-records value values one two three first second third main major minor new done else via medium
-system systems presence absence amount amounts equivalent equivalents equiv eq stir stirred
-stirring water-free dry wet aqueous organic layer phase solution solutions mixture mixtures salt
-salts acid acids base bases alcohol alcohols ester esters ether ethers amine amines ketone
-ketones aldehyde aldehydes oil solid liquid gas crystals lead leads tin air work worked workup
+    text = (resources.files("chemground.chem") / "data" / resource).read_text(encoding="utf-8")
+    lines = (line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    return frozenset(word.lower() for line in lines for word in line.split())
+
+
+# Words that are never a compound on their own (some are junk PubChem synonyms, e.g. "product"):
+# one list, kept as data, for questions and papers' passages alike.
+STOPWORDS = _word_list("stopwords.txt")
+
+# Function words never start or end a name of several words ("of aspirin", "ethanol and").
+FUNCTION_WORDS = set(
+    """
+a all also among an and any are as at be been between both but by can could did do does each
+few for from give gives had has have he her here his how however if in into is it its just many
+may might more most much must never new no nor not now of off on once one only or other our out
+over per same she should since so some still such than that the their them then there these
+they this those three through thus to too two under up used using very versus via vs was we well
+were what when where whether which while who why will with within without would yet you
 """.split()
 )
-
-FUNCTION_WORDS = {
-    "in",
-    "of",
-    "the",
-    "a",
-    "an",
-    "to",
-    "from",
-    "with",
-    "and",
-    "or",
-    "for",
-    "at",
-    "by",
-    "on",
-    "as",
-    "is",
-    "are",
-    "was",
-    "were",
-    "into",
-    "than",
-    "via",
-    "using",
-    "give",
-    "gives",
-    "per",
-}
 
 # Named reactions and reaction words: in a question they name a reaction, not a compound
 # ("Appel", "aldol", "Swern"); never a mention on their own, nor a typo of some name.
@@ -148,6 +130,8 @@ _VERB_BEFORE = re.compile(r"\bto\s*$", re.IGNORECASE)
 _ALKYLATE_VERB = re.compile(r"^[a-z]+(?:yl|oyl)ate$", re.IGNORECASE)
 # Contractions and possessives: "I'm", "it's", "don't", "ibuprofen's" (the word is its base).
 _CONTRACTION = re.compile(r"^(.+?)(?:n['’]t|['’](?:s|m|re|ve|ll|d))$", re.IGNORECASE)
+# "ca. 1", "rt; 2 h. E": a name does not run across sentences or clauses
+_CLAUSE_BREAK = re.compile(r"[.;:!?]\s")
 _CAS_TOKEN = re.compile(r"^\d{2,7}-\d{2}-\d$")
 _INCHIKEY_TOKEN = re.compile(r"^[A-Z]{14}-[A-Z]{10}-[A-Z]$")
 # Letters-only SMILES chemists type for small halogen compounds ("BrBr", "ClCCl", "BrCCBr").
@@ -318,6 +302,74 @@ class Mention:
     def resolved(self) -> bool:
         return self.structure is not None or self.compound_id is not None
 
+    @property
+    def inchikey(self) -> str:
+        """The structure's InChIKey ("" without a structure): how papers and questions meet."""
+        return self.structure.inchikey if self.structure is not None else ""
+
+    @property
+    def connectivity(self) -> str:
+        """InChIKey skeleton (first block): same compound up to stereo, isotopes, charge."""
+        return self.inchikey[:14]
+
+    @property
+    def source(self) -> str:
+        """How it was resolved (dictionary, smiles, opsin, abbreviation...), as papers store it."""
+        return self.resolved_by
+
+
+class NameIndex(Protocol):
+    """Which normalised names the compound dictionary knows, and their best rank.
+
+    The one finder reads questions and papers alike; only this look-up differs: one SQL query
+    per text (``SQLNameIndex``) for a question or a few texts, or every name in memory
+    (``MemoryNameIndex``) when thousands of passages are read while papers are added.
+    """
+
+    def ranks(self, norms: Iterable[str]) -> dict[str, int]:
+        """Normalised name -> best rank (negative: a curated abbreviation), for known names."""
+        ...
+
+
+class SQLNameIndex:
+    """One indexed look-up per batch of candidate spans: right for a question or a few texts."""
+
+    def __init__(self, kb) -> None:
+        self.kb = kb
+
+    def ranks(self, norms: Iterable[str]) -> dict[str, int]:
+        """Normalised name -> best rank, for those of ``norms`` the KB knows.
+
+        Args:
+            norms: normalised candidate spans.
+
+        Returns:
+            The known ones with their best rank.
+        """
+        return self.kb.name_ranks(n for n in norms if n)
+
+
+class MemoryNameIndex:
+    """Every normalised dictionary name in a Python set, for reading many passages: most
+    candidate spans are not names, and a set answers that without a query; the few that are
+    names get their ranks in one query."""
+
+    def __init__(self, kb) -> None:
+        self.kb = kb
+        self.names = kb.all_name_norms()
+
+    def ranks(self, norms: Iterable[str]) -> dict[str, int]:
+        """Normalised name -> best rank, for those of ``norms`` the KB knows.
+
+        Args:
+            norms: normalised candidate spans.
+
+        Returns:
+            The known ones with their best rank.
+        """
+        known = [n for n in norms if n in self.names]
+        return self.kb.name_ranks(known) if known else {}
+
 
 @dataclass
 class _Word:
@@ -352,9 +404,21 @@ def _words(text: str) -> list[_Word]:
         if contraction and contraction.group(1).isalpha():
             word = contraction.group(1)  # "I'm" -> "I", "ibuprofen's" -> "ibuprofen"
             word, start = _strip(word, start)
+        if len(word) > 2 and word[0] == "(" and _closing_paren(word) == len(word) - 1:
+            word, start = word[1:-1], start + 1  # "(THF)", "(green)": the brackets are the text's
         if word:
             out.append(_Word(word, start, start + len(word)))
     return out
+
+
+def _closing_paren(token: str) -> int:
+    """Where the bracket that opens ``token`` closes (-1: it does not)."""
+    depth = 0
+    for index, char in enumerate(token):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0:
+            return index
+    return -1
 
 
 def _split_lists(words: list[_Word]) -> list[_Word]:
@@ -390,6 +454,9 @@ def _punctuation(word: _Word) -> bool:
 
 COMMON_WORD_ZIPF = 4.0  # wordfreq Zipf frequency: 4 = once per 100,000 words of English
 FUZZY_WORD_ZIPF = 3.0
+# An element this frequent in English ("carbon", "copper", "sodium"; not "palladium") names, alone
+# in a paper, the element as a material or an atom rather than a compound to index.
+PLAIN_ELEMENT_ZIPF = 3.4
 
 
 def is_common_word(word: str, threshold: float = COMMON_WORD_ZIPF) -> bool:
@@ -443,12 +510,63 @@ class _Budget:
 
 
 class MentionFinder:
-    """Finds and resolves chemical mentions in a question (see the module docstring)."""
+    """Finds and resolves chemical mentions in a question or a paper's passage (see the module
+    docstring).
 
-    def __init__(self, resolver: NameResolver, fuzzy=None) -> None:
-        self.resolver = resolver
-        self.kb = resolver.dictionary
+    One finder, with the same rules, for both: what differs between a question and a bulk
+    reading of papers is passed in, not a second class. ``names`` is how dictionary names
+    are looked up (``SQLNameIndex`` by default, ``MemoryNameIndex`` for many passages); a
+    resolver without OPSIN reads no systematic names the dictionary lacks, and no ``fuzzy``
+    index means no typo correction (papers are not corrected).
+    """
+
+    def __init__(
+        self,
+        resolver: NameResolver | None = None,
+        fuzzy=None,
+        *,
+        kb=None,
+        names: NameIndex | None = None,
+        passages: bool = False,
+    ) -> None:
+        """Set up a finder over one KB.
+
+        Args:
+            resolver: resolves identifiers and (with OPSIN) systematic names; its dictionary is
+                the KB read unless ``kb`` is given. None: a resolver over ``kb`` without OPSIN.
+            fuzzy: a ``FuzzyNameIndex``, or None to skip typo correction.
+            kb: the compound dictionary, when it is not the resolver's.
+            names: the name look-up; None: ``SQLNameIndex`` over the KB.
+            passages: read a paper's running text rather than a question written to the tool:
+                a dictionary synonym must look like a name there (``_plausible_in_passage``:
+                not a generic class word, nor an element common in English, alone), a
+                formula-like token names only a compound of that formula, a SMILES must show
+                SMILES syntax, a carbene ("methylene") is kept, and look-alikes nothing
+                resolves are not reported.
+
+        Raises:
+            ValueError: with neither a resolver nor a KB.
+        """
+        if resolver is None and kb is None:
+            raise ValueError("a MentionFinder needs a resolver or a KB")
+        self.kb = kb if kb is not None else resolver.dictionary  # type: ignore[union-attr]
+        self.resolver = resolver if resolver is not None else NameResolver(self.kb)
+        self.names = names or (SQLNameIndex(self.kb) if self.kb is not None else None)
         self.fuzzy = fuzzy  # a FuzzyNameIndex, or None to skip typo correction
+        self.passages = passages
+
+    def find_compounds(self, text: str, max_mentions: int = MAX_MENTIONS) -> list[Mention]:
+        """The mentions of ``find`` that have a structure, so an InChIKey: what a paper's passage
+        is indexed by and what a question is matched to passages with.
+
+        Args:
+            text: a question or a passage.
+            max_mentions: at most this many mentions are looked for.
+
+        Returns:
+            The resolved mentions with a structure, in order.
+        """
+        return [m for m in self.find(text, max_mentions) if m.structure is not None]
 
     def find(self, text: str, max_mentions: int = MAX_MENTIONS) -> list[Mention]:
         """The mentions in ``text`` (its first ``MAX_SCAN_CHARS`` characters), in order; at most
@@ -587,17 +705,17 @@ class MentionFinder:
             if entry is None:
                 continue
             structure = curated_structure(word.text)
-            hits = self.kb.lookup_structure(structure) if self.kb is not None else []
+            formula = formula_counts(word.text) if self.passages else None
+            if formula is not None and formula != formula_counts(structure.formula, strict=False):
+                continue  # in a paper "PCC" is rarely pyridinium chlorochromate
             out.append(
-                Mention(
+                self._structure_mention(
                     word.text,
                     word.start,
-                    word.end,
                     "common_name",
-                    structure=structure,
-                    compound_id=hits[0].compound_id if hits else None,
-                    resolved_by="abbreviation",
-                    matched_name=entry.abbreviation,
+                    structure,
+                    "abbreviation",
+                    entry.abbreviation,
                 )
             )
             taken[i] = True
@@ -616,8 +734,8 @@ class MentionFinder:
             token = word.text
             quoted = word.start > 0 and text[word.start - 1] in "\"'`“‘"
             letters_only = token.isalpha()
-            if not looks_like_smiles(token):
-                continue
+            if not looks_like_smiles(token) or (self.passages and not _smiles_syntax(token)):
+                continue  # in a passage "CO", "SCN" or "C-S" are formulas and bonds, not SMILES
             halogen = (
                 letters_only
                 and bool(_HALOGEN_SMILES.match(token))
@@ -657,19 +775,7 @@ class MentionFinder:
                     )
                     taken[i] = True
                 continue
-            hits = self.kb.lookup_structure(structure) if self.kb is not None else []
-            out.append(
-                Mention(
-                    token,
-                    word.start,
-                    word.end,
-                    "smiles",
-                    structure=structure,
-                    compound_id=hits[0].compound_id if hits else None,
-                    resolved_by="smiles",
-                    matched_name=hits[0].matched_name if hits else None,
-                )
-            )
+            out.append(self._structure_mention(token, word.start, "smiles", structure, "smiles"))
             taken[i] = True
         return out
 
@@ -679,41 +785,45 @@ class MentionFinder:
     ) -> list[Mention]:
         if self.kb is None:
             return []
-        spans: dict[str, list[tuple[int, int, str]]] = {}
+        # every span of words that may be a name, normalised once: (first, last) -> (raw, start,
+        # norm); a span never starts or ends with punctuation ("EtOH -", "+ NaBH4": arrows) nor,
+        # with several words, with a function word, and never runs across a sentence or clause
+        punctuation = [_punctuation(w) for w in words]
+        function = [w.text.lower() in FUNCTION_WORDS for w in words]
+        spans: dict[tuple[int, int], tuple[str, int, str]] = {}
         for i in range(len(words)):
+            if punctuation[i]:
+                continue
             for j in range(i, min(len(words), i + MAX_SPAN_WORDS)):
-                if any(taken[i : j + 1]):
+                if taken[j] or (
+                    j > i and _CLAUSE_BREAK.search(text, words[j - 1].end, words[j].start)
+                ):
                     break
-                if _punctuation(words[i]) or _punctuation(words[j]):
-                    continue  # "EtOH -", "+ NaBH4": a name does not start or end with an arrow
+                if punctuation[j] or (j > i and (function[i] or function[j])):
+                    continue
                 raw, start = _strip(text[words[i].start : words[j].end], words[i].start)
                 norm = normalize_name(raw)
                 if norm:
-                    spans.setdefault(norm, []).append((i, j, raw))
-        known = self._known_names(list(spans))
+                    spans[i, j] = (raw, start, norm)
+        known = self._known_names(list({norm for _, _, norm in spans.values()}))
+        ends: dict[int, list[int]] = {}  # first word -> last words of known names, longest first
+        for i, j in sorted(spans, key=lambda span: (span[0], -span[1])):
+            if spans[i, j][2] in known:
+                ends.setdefault(i, []).append(j)
         out = []
         i = 0
         while i < len(words) and not budget.full(out):
             best = None
-            for j in range(min(len(words), i + MAX_SPAN_WORDS) - 1, i - 1, -1):
-                if any(taken[i : j + 1]) or _punctuation(words[i]) or _punctuation(words[j]):
+            for j in ends.get(i, ()):
+                if any(taken[i : j + 1]):
                     continue
-                raw, start = _strip(text[words[i].start : words[j].end], words[i].start)
-                norm = normalize_name(raw)
-                if (
-                    norm in known
-                    and self._acceptable(raw, known[norm], j - i + 1)
-                    and not (known[norm] >= 0 and _NOT_COMPOUND_AFTER.match(text[words[j].end :]))
-                    and not (
-                        j == i
-                        and _ALKYLATE_VERB.match(raw)
-                        and _VERB_BEFORE.search(text[: words[i].start])
-                    )
-                ):
-                    best = (j, raw, start)
+                raw, start, norm = spans[i, j]
+                hit = self._name_hit(text, words, i, j, raw, norm, known[norm])
+                if hit is not None:
+                    best = (j, raw, start, hit)
                     break
                 if (
-                    norm in known
+                    not self.passages
                     and j == i
                     and known[norm] >= 1
                     and raw.isalpha()
@@ -731,8 +841,7 @@ class MentionFinder:
             if best is None:
                 i += 1
                 continue
-            j, raw, start = best
-            hit = self.kb.lookup_name(normalize_name(raw))[0]
+            j, raw, start, hit = best
             if POLYMER_NAME.match(raw):  # the dictionary files polymers under their monomers
                 out.append(
                     Mention(
@@ -750,7 +859,7 @@ class MentionFinder:
                 continue
             if (
                 hit.structure is not None
-                and _carbon_radical(hit.structure.smiles)
+                and _substituent(hit.structure.smiles, self.passages)
                 and "radical" not in text.lower()
             ):
                 # "propan-2-yl", "phenylmethyl": a substituent, i.e. part of a longer (misspelt)
@@ -816,13 +925,73 @@ class MentionFinder:
                     compound_id=hit.compound_id,
                     resolved_by="dictionary",
                     matched_name=recase_name(hit.matched_name),
-                    ambiguous=_ambiguity(raw, hit.name_rank, hit.matched_name),
+                    # in a passage ``_name_hit`` has already asked whether a word is a name
+                    ambiguous=None
+                    if self.passages
+                    else _ambiguity(raw, hit.name_rank, hit.matched_name),
                 )
             )
             for k in range(i, j + 1):
                 taken[k] = True
             i = j + 1
         return out
+
+    def _name_hit(
+        self, text: str, words: list[_Word], i: int, j: int, raw: str, norm: str, rank: int
+    ):
+        """The dictionary's compound for the known name ``raw`` (words i..j), or None when the
+        words are not read as that name here: English words, function words at its ends, "bond"
+        or "atom" after it, a verb ("to ethylate"); in a passage also what ``_plausible_in_passage``
+        refuses, and a formula ("CO2", "TiO 2") names only a compound of that formula."""
+        if self.passages:
+            formula = formula_counts(re.sub(r"\s+", "", raw))
+            if formula is not None:  # "CO2" is carbon dioxide, not the Co2+ ion
+                return next(
+                    (
+                        h
+                        for h in self.kb.lookup_name(norm)
+                        if h.structure is not None
+                        and formula_counts(h.structure.formula, strict=False) == formula
+                    ),
+                    None,
+                )
+        if (
+            not self._acceptable(raw, rank, j - i + 1)
+            or (rank >= 0 and _NOT_COMPOUND_AFTER.match(text[words[j].end :]))
+            or (
+                j == i and _ALKYLATE_VERB.match(raw) and _VERB_BEFORE.search(text[: words[i].start])
+            )
+        ):
+            return None
+        hits = self.kb.lookup_name(norm)
+        if self.passages:
+            hits = [h for h in hits if h.structure is not None]
+            if not hits or not _plausible_in_passage(raw, norm, min(h.name_rank for h in hits)):
+                return None
+        return hits[0] if hits else None
+
+    def _structure_mention(
+        self,
+        raw: str,
+        start: int,
+        fmt: str,
+        structure: Structure,
+        resolved_by: str,
+        matched_name: str | None = None,
+    ) -> Mention:
+        """A mention of a structure read from the text (SMILES, OPSIN, a curated reagent), with
+        the KB's compound of that structure when there is one (and its name, unless given)."""
+        hits = self.kb.lookup_structure(structure) if self.kb is not None else []
+        return Mention(
+            raw,
+            start,
+            start + len(raw),
+            fmt,
+            structure=structure,
+            compound_id=hits[0].compound_id if hits else None,
+            resolved_by=resolved_by,
+            matched_name=matched_name or (hits[0].matched_name if hits else None),
+        )
 
     def _common_name(self, hit) -> str:
         """The name a note shows for a dictionary hit ("imipramine" for the synonym "im")."""
@@ -903,25 +1072,11 @@ class MentionFinder:
                 structure = _opsin_compound(self.resolver.opsin.translate(raw))
                 if structure is None:
                     continue
-                hits = self.kb.lookup_structure(structure) if self.kb is not None else []
-                return (
-                    Mention(
-                        raw,
-                        start,
-                        start + len(raw),
-                        "iupac",
-                        structure=structure,
-                        compound_id=hits[0].compound_id if hits else None,
-                        resolved_by="opsin",
-                        matched_name=hits[0].matched_name if hits else None,
-                    ),
-                    first,
-                    last,
-                )
+                return self._structure_mention(raw, start, "iupac", structure, "opsin"), first, last
         return None
 
     def _known_names(self, norms: list[str]) -> dict[str, int]:
-        return self.kb.name_ranks(norms)  # type: ignore[union-attr]
+        return self.names.ranks(norms)  # type: ignore[union-attr]
 
     @staticmethod
     def _acceptable(raw: str, rank: int, n_words: int) -> bool:
@@ -950,12 +1105,12 @@ class MentionFinder:
         words = raw.split()
         if all(_is_stop(w) for w in words):
             return False
-        if (
-            n_words > 1
-            and rank >= 0
-            and (words[0].lower() in FUNCTION_WORDS or words[-1].lower() in FUNCTION_WORDS)
+        if n_words > 1 and (
+            words[0].lower() in FUNCTION_WORDS or words[-1].lower() in FUNCTION_WORDS
         ):
-            return False  # "in 3", "of aspirin": a name does not start or end with a function word
+            # "in 3", "of aspirin": a name does not start or end with a function word, and "N is"
+            # is not NIS (a curated abbreviation is written as one word)
+            return False
         letters = re.sub(r"[^A-Za-z]", "", raw)
         if len(raw) <= 2:
             if rank < 0:
@@ -988,7 +1143,10 @@ class MentionFinder:
             shortest = i + 1 if prefix else i  # a bare "butyl" is not a compound
             for end in range(j, shortest - 1, -1):  # longest run first
                 raw, start = _strip(text[words[i].start : words[end].end], words[i].start)
-                if not (_SYSTEMATIC.search(raw) or raw.lower() in ELEMENT_NAMES):
+                element = raw.lower() in ELEMENT_NAMES and not (
+                    self.passages and _plain_element(raw)
+                )  # "tungsten" is read; in a passage "copper" alone is the metal
+                if not (_SYSTEMATIC.search(raw) or element):
                     continue
                 if not budget.take_opsin(raw):
                     if budget.opsin <= 0:
@@ -1002,19 +1160,7 @@ class MentionFinder:
                 i += 1  # "Translate 4-(aminomethyl)...": the name may start at the next word
                 continue
             end, raw, start, structure = found
-            hits = self.kb.lookup_structure(structure) if self.kb is not None else []
-            out.append(
-                Mention(
-                    raw,
-                    start,
-                    start + len(raw),
-                    "iupac",
-                    structure=structure,
-                    compound_id=hits[0].compound_id if hits else None,
-                    resolved_by="opsin",
-                    matched_name=hits[0].matched_name if hits else None,
-                )
-            )
+            out.append(self._structure_mention(raw, start, "iupac", structure, "opsin"))
             for k in range(i, end + 1):
                 taken[k] = True
             i = end + 1
@@ -1115,6 +1261,8 @@ class MentionFinder:
     def _unresolved(
         self, text: str, words: list[_Word], taken: list[bool], budget: _Budget
     ) -> list[Mention]:
+        if self.passages:
+            return []  # a passage is not asked about: what it names without a structure is moot
         out = []
         for i, word in enumerate(words):
             if budget.full(out):
@@ -1241,6 +1389,19 @@ def _carbon_radical(smiles: str) -> bool:
     return any(a.GetSymbol() == "C" and a.GetNumRadicalElectrons() for a in mol.GetAtoms())
 
 
+def _substituent(smiles: str, passage: bool) -> bool:
+    """Whether a dictionary compound is a substituent rather than a compound the text names: a
+    carbon radical ("propan-2-yl", "phenylmethyl"). In a paper a carbene ("methylene",
+    "carbene": two unpaired electrons on one carbon) is a species or a CH2 unit named alike in
+    the passages and in the question put to them, so it is kept there."""
+    if not _carbon_radical(smiles):
+        return False
+    if not passage:
+        return True
+    mol = mol_from_smiles(smiles)
+    return any(a.GetSymbol() == "C" and a.GetNumRadicalElectrons() == 1 for a in mol.GetAtoms())
+
+
 def _opsin_compound(result) -> Structure | None:
     """The structure OPSIN read, if it is a compound a question can mean. A substituent name
     on its own ("propan-2-yl", "phenylmethyl") parses to a carbon radical: that is a piece
@@ -1253,3 +1414,112 @@ def _opsin_compound(result) -> Structure | None:
         return structure_from_smiles(result.smiles or "")
     except StructureError:
         return None
+
+
+# -- passages of papers ---------------------------------------------------------------------------
+# A paper's running text, unlike a question, is not written to the tool: PubChem's synonym lists
+# hold brand names and stray words ("optimal", "challenge", "DFT") that a passage uses as words.
+
+# Kept although they are plain words: each names one well-defined compound.
+KEEP_WORDS = frozenset(
+    """
+water ethanol methanol acetone benzene toluene urea glucose sucrose ammonia ozone methane ethane
+propane butane caffeine aspirin glycerol chloroform phenol
+""".split()
+)
+_CHEMICAL_ENDING = re.compile(
+    r"(?:ane|ene|yne|ol|one|anal|enal|ide|ate|ite|ine|ium|amine|amide|ose|yl|ile|azole|azine|"
+    r"ether|ester|acid|oxide|mer)$"
+)
+_SYSTEMATIC_MARKS = re.compile(r"[\d,()\[\]]|^[a-z]{1,3}-")
+
+
+def _plausible_in_passage(surface: str, norm: str, rank: int) -> bool:
+    """Whether a dictionary name is plausibly a compound in a paper's running text.
+
+    A curated abbreviation (rank < 0) always is; several words need a preferred name or a
+    chemical last word; one word needs a chemical ending, systematic marks ("2-butanol",
+    "n-hexane") or, with capitals inside, to be a preferred name ("HEPES" yes, "DFT" no); a
+    class word ("amide") or an element common in English ("hydrogen", "copper": the element as a
+    material or an atom) alone names no compound to index.
+    """
+    if rank < 0:
+        return True  # curated names and abbreviations (benzoic acid, THF, DMSO, MeCN...)
+    if len(norm) < 3:
+        return False  # "Cu", "Gd": a symbol in a paper is the element or a label
+    words = surface.lower().split()
+    if len(words) > 1:
+        return rank <= 1 or bool(_CHEMICAL_ENDING.search(words[-1]))
+    lower = words[0]
+    if lower in KEEP_WORDS:
+        return True
+    if lower in GENERIC_WORDS or _plain_element(lower) or surface.isdigit():
+        return False
+    if _SYSTEMATIC_MARKS.search(surface) and re.search(r"[a-z]{3}", surface):
+        return True  # "2-butanol", "n-hexane", "N,N-dimethylformamide": names, not words
+    if any(c.isupper() for c in surface[1:]):
+        return rank <= 1  # abbreviations: "HEPES" (a common name) yes, "DFT" (a synonym) no
+    chemical = bool(_CHEMICAL_ENDING.search(lower))
+    if rank <= 1:
+        return chemical or len(lower) >= 12
+    return chemical and len(lower) >= 7
+
+
+def _plain_element(word: str) -> bool:
+    """An element name common in English ("carbon", "copper", "sodium"; not "palladium"): alone
+    in a paper it names the element as a material or an atom, not a compound to index."""
+    lower = word.lower()
+    return lower in ELEMENT_NAMES and is_common_word(lower, PLAIN_ELEMENT_ZIPF)
+
+
+def _smiles_syntax(token: str) -> bool:
+    """In running text, a SMILES must show SMILES syntax (bonds, rings, branches, charges);
+    bare capitals such as "CO", "NO" or "CCl" are formulas or abbreviations far more often."""
+    return bool(re.search(r"[=#@\[\]()/\\%]|\d", token)) and not re.fullmatch(
+        r"[A-Z][a-z]?\d*(?:[A-Z][a-z]?\d*)*", token
+    )
+
+
+_ELEMENT_SYMBOLS = frozenset(
+    Chem.GetPeriodicTable().GetElementSymbol(number) for number in range(1, 119)
+)
+_NOT_ELEMENTS = {"D", "T"}  # deuterium/tritium symbols are abbreviations more often ("DFT")
+_ELEMENT_TOKEN = re.compile(r"([A-Z][a-z]?)(\d*)")
+_FORMULA_LIKE = re.compile(r"^(?:[A-Z][a-z]?\d*){1,12}(?:\d*[+\-−])?$")
+_CHARGE = re.compile(r"(?:\d*[+\-]+|[+\-]\d+)$")
+
+
+def formula_counts(text: str, strict: bool = True) -> dict[str, int] | None:
+    """Element counts of a formula-like token ("CO2", "NH3", "Zn2+"), or None if it is not one.
+
+    Args:
+        text: the token, or a stored formula.
+        strict: a token from text: every symbol must be a real element (not D or T) and a lone
+            symbol needs a count or a charge ("C" and "I" are letters). Without it (a stored
+            formula such as "H3N" or "C6H6FNO2S") any formula parses, charges and hydrates
+            ignored.
+
+    Returns:
+        Element symbol -> count, or None.
+    """
+    text = text.strip().replace("−", "-")
+    if strict and not _FORMULA_LIKE.match(text):
+        return None
+    body = re.split(r"[.·*]", text)[0] if not strict else text
+    charged = bool(_CHARGE.search(body))  # a sign, with or without a number: "Zn2+", "Cl-", "Zn+2"
+    body = _CHARGE.sub("", body)
+    counts: dict[str, int] = {}
+    position = 0
+    for match in _ELEMENT_TOKEN.finditer(body):
+        if match.start() != position:
+            return None
+        symbol, count = match.group(1), match.group(2)
+        if symbol not in _ELEMENT_SYMBOLS or (strict and symbol in _NOT_ELEMENTS):
+            return None
+        counts[symbol] = counts.get(symbol, 0) + (int(count) if count else 1)
+        position = match.end()
+    if position != len(body) or not counts:
+        return None
+    if strict and len(counts) < 2 and sum(counts.values()) < 2 and not charged:
+        return None
+    return counts
