@@ -34,10 +34,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from lit_results import write_section
 
+from chemground.chem.mentions import MemoryNameIndex, MentionFinder
 from chemground.kb.sqlite_store import SQLiteKB
 from chemground.lit.index import LitIndex
 from chemground.lit.library import dense_available
-from chemground.lit.mentions import MemoryNameIndex, MentionFinder
 from chemground.lit.records import Chunk, Document
 from chemground.lit.retriever import LitRetriever
 from chemground.lit.sentences import sentence_spans
@@ -197,10 +197,10 @@ def main() -> int:
         )
 
         if base_kb.exists():
-            finder = MentionFinder(kb, names=MemoryNameIndex(kb))
+            finder = MentionFinder(kb=kb, names=MemoryNameIndex(kb), passages=True)
             sample = texts[:2000]
             started = time.perf_counter()
-            found = sum(len(finder.find(t)) for t in sample)
+            found = sum(len(finder.find_compounds(t)) for t in sample)
             seconds = time.perf_counter() - started
             rows.append(
                 (

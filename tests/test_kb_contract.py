@@ -9,11 +9,13 @@ directly, never from the backend under test.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
 from rdkit import Chem
 
+from chemground.chem.mentions import Mention
 from chemground.chem.names import NameResolver, normalize_name
 from chemground.errors import ChemgroundError, ImportFileError, StructureError
 from chemground.kb.backends import migrate, open_kb
@@ -21,7 +23,6 @@ from chemground.kb.importers import import_file
 from chemground.kb.records import Compound, Conditions, Participant, Reaction, Role
 from chemground.kb.sqlite_store import SQLiteKB
 from chemground.kb.structure_search import parse_substructure_query
-from chemground.lit.mentions import Mention
 from chemground.lit.records import Chunk, Document
 from chemground.lit.store import LitStore
 from tests.conftest import copy_kb
@@ -483,9 +484,20 @@ def _paper(kb, suffix="", text=None):
         Chunk(f"{document_id}#1", document_id, 1, split + 1, len(text), text[split + 1 :], page=1),
     ]
     second = chunks[1].text.index("ethanol")
+    deuterated = dataclasses.replace(ethanol.structure, inchikey=variant)
     mentions = [
-        [Mention("Ethanol", 0, 7, key, ethanol.compound_id, "dictionary")],
-        [Mention("ethanol-d", second, second + 9, variant, None, "opsin")],
+        [
+            Mention(
+                "Ethanol",
+                0,
+                7,
+                "common_name",
+                structure=ethanol.structure,
+                compound_id=ethanol.compound_id,
+                resolved_by="dictionary",
+            )
+        ],
+        [Mention("ethanol-d", second, second + 9, "iupac", deuterated, resolved_by="opsin")],
     ]
     return document, chunks, mentions, key, variant
 

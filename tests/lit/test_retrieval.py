@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from chemground.chem.mentions import MentionFinder
 from chemground.errors import ChemgroundError
 from chemground.lit.answer import NOT_AVAILABLE, answer_extractive, answer_with_llm
 from chemground.lit.index import open_index
 from chemground.lit.library import Library, dense_available
-from chemground.lit.mentions import MentionFinder
 from chemground.llm import ScriptedLLM
 from chemground.settings import get_settings
 from chemground.workspace import Workspace
@@ -124,12 +124,12 @@ def test_without_vectors_hybrid_fuses_the_bm25_views(library):
 
 
 def test_mention_finder_resolves_names_formulas_and_smiles_and_skips_plain_words(kb_copy):
-    finder = MentionFinder(kb_copy)
+    finder = MentionFinder(kb=kb_copy, passages=True)
     text = (
         "The capital cost of the optimal plant was high. CO2 and benzyl alcohol reacted in THF; "
         "phenol (c1ccc(O)cc1) was added."
     )
-    found = {m.text: m for m in finder.find(text)}
+    found = {m.text: m for m in finder.find_compounds(text)}
     assert "capital" not in found and "optimal" not in found
     assert found["CO2"].inchikey == CARBON_DIOXIDE  # the formula decides: not the Co2+ ion
     assert "benzyl alcohol" in found and "THF" in found and "phenol" in found

@@ -94,7 +94,7 @@ _BATCH = 500  # ids per IN (...) list
 
 
 class MentionLike(Protocol):
-    """What a stored mention needs (``chemground.lit.mentions.Mention`` is one)."""
+    """What a stored mention needs (``chemground.chem.mentions.Mention`` is one)."""
 
     text: str
     start: int  # relative to the chunk

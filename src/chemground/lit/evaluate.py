@@ -33,10 +33,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from chemground.chem.mentions import MemoryNameIndex, MentionFinder
 from chemground.kb.sqlite_store import SQLiteKB
 from chemground.lit.answer import NOT_AVAILABLE, answer_with_llm
 from chemground.lit.index import LitIndex
-from chemground.lit.mentions import MemoryNameIndex, MentionFinder
 from chemground.lit.qac.schema import QACRecord
 from chemground.lit.records import Chunk, Document
 from chemground.lit.retriever import CHANNELS, LitRetriever
@@ -122,7 +122,9 @@ def build_corpus(
     timings: dict[str, float] = {}
     started = time.perf_counter()
     finder = (
-        MentionFinder(kb, names=MemoryNameIndex(kb)) if mentions and base_kb is not None else None
+        MentionFinder(kb=kb, names=MemoryNameIndex(kb), passages=True)
+        if mentions and base_kb is not None
+        else None
     )
     ids = []
     if progress:
@@ -134,7 +136,7 @@ def build_corpus(
         store.insert(
             Document(document_id, sha, f"corpus:{document_id}", "text", text),
             [chunk],
-            [finder.find(text)] if finder else None,
+            [finder.find_compounds(text)] if finder else None,
         )
         ids.append(chunk.id)
         if progress:

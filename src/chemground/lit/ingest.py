@@ -23,12 +23,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from chemground.chem.mentions import MemoryNameIndex, MentionFinder
 from chemground.errors import ChemgroundError
 from chemground.kb.store import KnowledgeBase
 from chemground.lit.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_OVERLAP, chunk_text
 from chemground.lit.cleaning import clean
 from chemground.lit.errors import DocumentReadError
-from chemground.lit.mentions import MemoryNameIndex, MentionFinder
 from chemground.lit.readers import SUFFIXES, read_document
 from chemground.lit.readers.text import check_encoding
 from chemground.lit.records import Chunk, Document
@@ -226,7 +226,7 @@ class Ingestor:
 
     def finder(self) -> MentionFinder:
         if self._finder is None:
-            self._finder = MentionFinder(self.kb, names=MemoryNameIndex(self.kb))
+            self._finder = MentionFinder(kb=self.kb, names=MemoryNameIndex(self.kb), passages=True)
         return self._finder
 
     def add(self, paths: Iterable[Path], progress: Progress | None = None) -> AddSummary:
@@ -334,7 +334,7 @@ class Ingestor:
                     page_end=s.page_end,
                     section=s.section,
                 )
-                found = self.finder().find(chunk.text) if self.find_mentions else []
+                found = self.finder().find_compounds(chunk.text) if self.find_mentions else []
                 counted["mentions"] += len(found)
                 yield chunk, found
 

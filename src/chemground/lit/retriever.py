@@ -21,12 +21,12 @@ from typing import Literal
 
 import numpy as np
 
+from chemground.chem.mentions import Mention, MentionFinder
 from chemground.chem.names import NameResolver, normalize_name
 from chemground.errors import ChemgroundError
 from chemground.evidence import Evidence
 from chemground.kb.store import KnowledgeBase
 from chemground.lit.index import LitIndex, stem_text
-from chemground.lit.mentions import Mention, MentionFinder, SQLNameIndex
 from chemground.lit.store import LitStore
 from chemground.retrieval.fusion import RRF_K, reciprocal_rank_fusion
 from chemground.retrieval.rerank import DEFAULT_DEPTH, Reranker, rerank_order
@@ -129,9 +129,9 @@ class LitRetriever:
         self.store = LitStore(kb)
         self.index = index
         self.embedder = embedder  # without a cache: questions are not worth storing
-        self.finder = mention_finder or MentionFinder(
-            kb, names=SQLNameIndex(kb), resolver=resolver, strict_smiles=False
-        )
+        # the question is read by the rules its passages were read by (passages=True), so both
+        # sides name the same compounds; one SQL look-up of names per question
+        self.finder = mention_finder or MentionFinder(resolver, kb=kb, passages=True)
 
     # -- channels ---------------------------------------------------------------------------
     def rank_bm25(self, query: str, depth: int = CANDIDATES) -> Ranking:
@@ -355,7 +355,7 @@ class LitRetriever:
         lexical_query = query
         if want_mentions or (expand and method in ("hybrid", "bm25")):
             out.mentions = timed(
-                "mentions_find", self.finder.find, query
+                "mentions_find", self.finder.find_compounds, query
             )  # while the encoder works
         if expand and method in ("hybrid", "bm25") and out.mentions:
             lexical_query, out.expansions = timed("expand", self.expansion, query, out.mentions)

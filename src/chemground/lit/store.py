@@ -11,10 +11,10 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 
+from chemground.chem.mentions import Mention
 from chemground.errors import NotFoundError
 from chemground.kb.papers import MentionHit
 from chemground.kb.store import KnowledgeBase
-from chemground.lit.mentions import Mention
 from chemground.lit.records import Chunk, Document
 
 __all__ = ["LitStore", "MentionHit", "chunk_id_for", "document_id_for"]
