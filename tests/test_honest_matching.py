@@ -409,3 +409,22 @@ def test_a_roman_numeral_is_not_a_formula(qa):
     assert out["status"] != "answered"
     assert "253.8" not in out["answer"]
     assert qa.ask("fw of NaCl").to_json()["value"] == pytest.approx(58.44, abs=0.01)
+
+
+def test_medical_legal_and_economic_questions_are_refused(qa):
+    for question in (
+        "Is paracetamol safe during pregnancy?",
+        "Which country produces the most sulfuric acid?",
+        "what's the legal limit of methanol in spirits",
+        "What are the side effects of metformin?",
+    ):
+        out = qa.ask(question).to_json()
+        assert out["status"] != "answered", question
+        assert "medical, legal or economic" in out["answer"], question
+
+
+def test_a_product_question_naming_only_an_agent_is_not_exact(qa):
+    """'what does sulfuric acid produce?': a nitration that uses it tells what benzene gives."""
+    out = ask(qa, "what does sulfuric acid produce?")
+    assert out["status"] != "answered"
+    assert all(e["match"] != "exact" for e in out["evidence"])

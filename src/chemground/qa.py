@@ -188,6 +188,7 @@ class QA:
                 "workup_solvent",
                 "property_not_held",
                 "amount_not_held",
+                "not_chemistry_data",
                 "classified_out_of_scope",
             ):
                 reasoned = Reasoned(

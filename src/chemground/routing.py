@@ -260,6 +260,21 @@ AMOUNT_ASPECTS = frozenset(
 )
 
 
+# Questions for a clinician, a regulator or an economist, whatever compound they name: "Is
+# paracetamol safe during pregnancy?" was answered with its safety data, "Which country produces
+# the most sulfuric acid?" with a nitration, "the legal limit of methanol in spirits" with a
+# rule-of-five check.
+NOT_CHEMISTRY_DATA = re.compile(
+    r"\b(side[- ]effects?|dos(e|es|age|ing)|pregnan\w*|breast-?feed\w*|overdos\w*|"
+    r"prescri\w*|(bad|good|safe|healthy) for (you|me|us|skin|the skin|health|kids|children)|"
+    r"addictive|addiction|withdrawal|out of (my|your) (system|body)|"
+    r"legal(ly)?|illegal|regulat\w*|permitted|allowed limit|"
+    r"countr(y|ies)|compan(y|ies)|manufacturers?|brand names? in|"
+    r"(produces|makes|manufactures) the most|(global|world|annual|worldwide) production)\b",
+    re.IGNORECASE,
+)
+
+
 def classified_out_of_scope(q: QueryTuple) -> bool:
     """Whether the exemplar classifier read the question, which no rule read, as out of scope.
 
@@ -314,6 +329,16 @@ ROUTING_TABLE: tuple[Rule, ...] = (
         lambda q, s: (
             f"it asks about your own experiment ({OWN_EXPERIMENT.search(q.question).group(0)!r}), "
             "and the knowledge base holds curated and published records, not your lab's results"
+        ),
+    ),
+    Rule(
+        "not_chemistry_data",
+        "out_of_scope",
+        lambda q, s: bool(NOT_CHEMISTRY_DATA.search(q.question)),
+        lambda q, s: (
+            f"it asks about {NOT_CHEMISTRY_DATA.search(q.question).group(0).lower()!r}: medical, "
+            "legal or economic matters, which no record, tool or paper here holds (for a drug's "
+            "use and safety ask a clinician or pharmacist)"
         ),
     ),
     Rule(

@@ -428,6 +428,14 @@ class TableRetriever:
                 if score == 0
             ]
             held = sum(1 for s, _ in row if s > 0)
+            if (
+                query.aspect == Aspect.PRODUCT
+                and exact == len(targets)
+                and not any(role == Role.REACTANT for s, role in row if s > 0)
+            ):
+                # "what does H2SO4 give?": a record where every compound asked is only an agent
+                # tells what its other reactants give, not what the question's compounds give
+                exact = 0
             why = "has " + ", ".join(found) + f" ({held} of {len(targets)} question compounds"
             if exact == len(targets):
                 why += ", in the roles asked)"
