@@ -11,11 +11,19 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Protocol
 
 from chemground.chem.opsin import Opsin
+from chemground.chem.resolvers import (
+    DictionaryResolver,
+    NameChain,
+    NameHit,
+    NameResolverStep,
+    OpsinResolver,
+    Unresolved,
+)
 from chemground.chem.structure import (
     MAX_NAME_CHARS,
     Structure,
@@ -172,6 +180,11 @@ class NameResolver:
     def __init__(self, dictionary: NameDictionary | None, opsin: Opsin | None = None) -> None:
         self.dictionary = dictionary
         self.opsin = opsin
+        steps: list[NameResolverStep] = [DictionaryResolver(dictionary)]
+        if opsin is not None:  # no "OPSIN disabled" note: a resolver without OPSIN is a choice
+            # no Java is raised, not passed over: the user must hear how to fix it
+            steps.append(OpsinResolver(opsin, errors_pass=False))
+        self.chain = NameChain(steps, attach=dictionary)
 
     def resolve(self, text: str) -> Resolution:
         """Resolve ``text`` or raise a ChemgroundError that says what was tried and why it
@@ -228,10 +241,27 @@ class NameResolver:
         return self.resolve_name(query, smiles_error=smiles_error)
 
     def resolve_name(self, name: str, smiles_error: StructureError | None = None) -> Resolution:
+        """Resolve a compound name through the shared chain (dictionary, then OPSIN).
+
+        Args:
+            name: the name as typed.
+            smiles_error: why the text did not parse as SMILES either, if it was tried, so
+                that the failure says both.
+
+        Returns:
+            The resolution; its source says which resolver found the structure.
+
+        Raises:
+            NameLimitError: the name is too long or holds a control character.
+            NameResolutionError: a polymer, or a name no resolver knows (the message lists
+                what each said).
+            ChemgroundError: OPSIN cannot run (no Java), so that the user hears how to fix it.
+        """
+        also = f"as SMILES: {clip(smiles_error, 200)}" if smiles_error is not None else None
         try:
             check_name(name)
         except NameLimitError as error:
-            raise NameLimitError(self._failure(name, str(error), smiles_error)) from None
+            raise Unresolved(name, (str(error),)).error(also, NameLimitError) from None
         if POLYMER_NAME.match(name.strip()):
             # PubChem files "polyethylene" and "PEG" under their monomers; answering ethene's
             # SMILES or weight for the polymer would be confidently wrong
@@ -239,36 +269,19 @@ class NameResolver:
                 f"{preview(name)} is a polymer: it has no single structure, and chemground's "
                 "compounds are small molecules (its monomer can be asked for by name)"
             )
-        fmt = guess_name_format(name)
-        hits = self.dictionary.lookup_name(normalize_name(name)) if self.dictionary else []
-        if hits:
-            hit = hits[0]  # the dictionary orders shared names by preference
-            notes = []
-            if len({h.compound_id for h in hits}) > 1:
-                notes.append(
-                    f"{len(hits)} dictionary entries share this name; using the best-ranked one"
-                )
-            return Resolution(
-                name, hit.structure, "dictionary", fmt, hit.compound_id, hit.matched_name, notes
-            )
-        if self.opsin is None:
-            raise NameResolutionError(
-                self._failure(name, "not in the compound dictionary", smiles_error)
-            )
-        result = self.opsin.translate(name)
-        if not result.ok:
-            raise NameResolutionError(
-                self._failure(
-                    name, f"not in the compound dictionary; OPSIN: {result.message}", smiles_error
-                )
-            )
-        try:
-            structure = structure_from_smiles(result.smiles or "")
-        except StructureError as error:
-            raise NameResolutionError(
-                f"OPSIN parsed {preview(name)} but RDKit rejected the structure: {error}"
-            ) from error
-        return self._attach_compound(Resolution(name, structure, "opsin", "iupac"))
+        found = self.chain.attempt(name)
+        if isinstance(found, Unresolved):
+            raise found.error(also)
+        fmt = guess_name_format(name) if found.source == "dictionary" else "iupac"
+        return Resolution(
+            name,
+            found.structure,
+            found.source,
+            fmt,
+            found.compound_id,
+            found.matched_name,
+            list(found.notes),
+        )
 
     def resolve_many(self, texts: Sequence[str]) -> dict[str, Resolution | ChemgroundError]:
         """Resolve each distinct text; failures are returned, not raised."""
@@ -281,20 +294,9 @@ class NameResolver:
         return out
 
     def _attach_compound(self, resolution: Resolution) -> Resolution:
-        if self.dictionary is None or resolution.structure is None:
-            return resolution
-        hits = self.dictionary.lookup_structure(resolution.structure)
-        if not hits:
-            return resolution
-        return Resolution(
-            resolution.query,
-            resolution.structure,
-            resolution.source,
-            resolution.input_format,
-            hits[0].compound_id,
-            hits[0].matched_name,
-            resolution.notes,
-        )
+        """``resolution`` with the dictionary's compound of its structure, if it has one."""
+        hit = self.chain.with_compound(NameHit(resolution.structure, resolution.source))
+        return replace(resolution, compound_id=hit.compound_id, matched_name=hit.matched_name)
 
     def _resolve_inchikey(self, key: str) -> Resolution:
         hits = self.dictionary.lookup_inchikey(key) if self.dictionary else []
@@ -318,13 +320,6 @@ class NameResolver:
         return Resolution(
             cas, hit.structure, "dictionary", "cas", hit.compound_id, hit.matched_name
         )
-
-    @staticmethod
-    def _failure(name: str, reason: str, smiles_error: StructureError | None) -> str:
-        message = f"could not resolve {preview(name)}: {clip(reason, 200)}"
-        if smiles_error is not None:
-            message += f"; as SMILES: {clip(smiles_error, 200)}"
-        return message
 
 
 def _curated(token: str) -> Structure | None:
