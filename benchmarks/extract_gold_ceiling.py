@@ -24,7 +24,7 @@ from extract_common import DATA, WORK, full_kb, write_section
 from chemground.chem.opsin import Opsin
 from chemground.extract import gold as gold_data
 from chemground.extract.bench import gold_ceiling
-from chemground.extract.resolve import CompoundLookup
+from chemground.extract.resolve import ExtractedNameResolver
 from chemground.extract.scoring import ROLES
 from chemground.kb.sqlite_store import SQLiteKB
 
@@ -131,7 +131,7 @@ def main() -> int:
     kb = SQLiteKB(full_kb(args.kb), readonly=True)
     opsin_cache = WORK / "opsin-cache.sqlite"
     warm = _cached_names(opsin_cache)
-    lookup = CompoundLookup(kb, Opsin(opsin_cache))
+    lookup = ExtractedNameResolver(kb, Opsin(opsin_cache))
     reports, seconds = {}, {}
     for name, split in ((gold_data.TEXT2JSON, "all"), (gold_data.USPTO_GRANTS, "")):
         started = time.perf_counter()

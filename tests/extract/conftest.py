@@ -11,7 +11,7 @@ import pytest
 
 from chemground.chem.names import NameResolver
 from chemground.chem.opsin import Opsin
-from chemground.extract.resolve import CompoundLookup
+from chemground.extract.resolve import ExtractedNameResolver
 from chemground.llm import ScriptedLLM
 
 
@@ -23,8 +23,8 @@ def opsin(tmp_path):
 
 
 @pytest.fixture
-def lookup(kb_copy, opsin) -> CompoundLookup:
-    return CompoundLookup(kb_copy, opsin)
+def lookup(kb_copy, opsin) -> ExtractedNameResolver:
+    return ExtractedNameResolver(kb_copy, opsin)
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs
 import pytest
 
 from chemground.extract.resolve import (
-    CompoundLookup,
+    ExtractedNameResolver,
     formula_counts,
     hill_formula,
     lookup_for_workspace,
@@ -114,7 +114,7 @@ def fake_pubchem():
 
 def test_pubchem_fallback_with_cache(kb_copy, tmp_path, fake_pubchem):
     client = PubChem(fake_pubchem.url, tmp_path / "pubchem.sqlite")
-    lookup = CompoundLookup(kb_copy, None, client)
+    lookup = ExtractedNameResolver(kb_copy, None, client)
     check = lookup.resolve("frobnozzle blue")
     assert check.source == "pubchem" and check.structure.smiles == "CCO"
     assert not lookup.resolve("no such thing").resolved

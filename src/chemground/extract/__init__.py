@@ -17,7 +17,7 @@ from chemground.extract.pipeline import (
     store_records,
     write_records,
 )
-from chemground.extract.resolve import CompoundLookup, NameCheck
+from chemground.extract.resolve import ExtractedNameResolver, NameCheck
 from chemground.extract.schema import (
     CheckResult,
     ExtractedConditions,
@@ -29,9 +29,9 @@ from chemground.extract.validate import Validation, validate_reaction
 
 __all__ = [
     "CheckResult",
-    "CompoundLookup",
     "ExtractOptions",
     "ExtractedConditions",
+    "ExtractedNameResolver",
     "ExtractedReaction",
     "Extraction",
     "ExtractionRun",

@@ -18,7 +18,7 @@ from chemground.errors import StructureError
 from chemground.extract.gold import GoldRecord
 from chemground.extract.journal import RunJournal
 from chemground.extract.pipeline import VALID, ExtractionRun, ExtractOptions, RecordResult
-from chemground.extract.resolve import CompoundLookup
+from chemground.extract.resolve import ExtractedNameResolver
 from chemground.extract.schema import EXTRACTED_ROLES, ExtractedReaction
 from chemground.extract.scoring import ROLES, Scoreboard, Tolerances
 from chemground.extract.validate import UNRESOLVED, validate_reaction
@@ -27,7 +27,7 @@ from chemground.kb.records import Role
 from chemground.llm.base import LLM
 
 
-def _key_of(lookup: CompoundLookup) -> Callable[[str], str | None]:
+def _key_of(lookup: ExtractedNameResolver) -> Callable[[str], str | None]:
     def key_of(name: str) -> str | None:
         check = lookup.resolve(name)
         return check.structure.inchikey if check.structure is not None else None
@@ -39,7 +39,7 @@ def run_extraction_bench(
     records: Sequence[GoldRecord],
     extract_llm: LLM,
     check_llm: LLM,
-    lookup: CompoundLookup,
+    lookup: ExtractedNameResolver,
     journal: RunJournal,
     options: ExtractOptions | None = None,
     tolerances: Tolerances | None = None,
@@ -100,7 +100,7 @@ def gold_as_extraction(gold: GoldRecord) -> ExtractedReaction:
 
 def gold_ceiling(
     records: Sequence[GoldRecord],
-    lookup: CompoundLookup,
+    lookup: ExtractedNameResolver,
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """The validation stage run on gold names: what share resolves, and what the filter would
@@ -198,7 +198,7 @@ def _agree(counter: Counter, smiles: str, key: str) -> None:
 
 
 def _unresolved_examples(
-    records: Sequence[GoldRecord], lookup: CompoundLookup, top: int = 15
+    records: Sequence[GoldRecord], lookup: ExtractedNameResolver, top: int = 15
 ) -> dict[str, list]:
     out: dict[str, Counter] = {role: Counter() for role in ROLES}
     for gold in records:

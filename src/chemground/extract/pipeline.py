@@ -23,7 +23,7 @@ from typing import Any
 from chemground.chem.names import NameResolver
 from chemground.errors import ChemgroundError
 from chemground.extract.journal import RunJournal, SnippetOutcome, run_fingerprint, snippet_key
-from chemground.extract.resolve import CompoundLookup
+from chemground.extract.resolve import ExtractedNameResolver
 from chemground.extract.schema import ExtractedReaction
 from chemground.extract.snippets import Snippet
 from chemground.extract.stages import MeteredLLM, check_reaction, extract_reactions, prompts_text
@@ -162,7 +162,7 @@ class ExtractionRun:
         self,
         extract_llm: LLM,
         check_llm: LLM,
-        lookup: CompoundLookup,
+        lookup: ExtractedNameResolver,
         journal: RunJournal,
         options: ExtractOptions | None = None,
         progress: CountsReport | None = None,

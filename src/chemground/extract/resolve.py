@@ -4,29 +4,32 @@ Order, cheapest and most trustworthy first: SMILES written as such; the KB's nam
 compound dictionary and the curated laboratory abbreviations such as "THF" or "DIPEA", exact
 normalised match); British/American spelling variants ("aluminum"); a formula written as a
 name ("K2CO3") when exactly one KB compound has it; OPSIN for systematic names; and PubChem
-only when the user allowed the network. Results are cached per name.
+only when the user allowed the network. Results are cached per name. The dictionary, OPSIN
+and PubChem are the shared chain of :mod:`chemground.chem.resolvers`; spelling variants and
+formulas are this module's, since only extracted text writes them as names.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
-from dataclasses import dataclass
-from functools import lru_cache
-
-from rdkit.Chem import Descriptors
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from chemground.chem.names import normalize_name
 from chemground.chem.opsin import Opsin
-from chemground.chem.structure import (
-    Structure,
-    looks_like_smiles,
-    mol_from_smiles,
-    structure_from_inchi,
-    structure_from_smiles,
+from chemground.chem.resolvers import (
+    NOT_IN_DICTIONARY,
+    DictionaryResolver,
+    NameChain,
+    NameHit,
+    NotResolved,
+    OpsinResolver,
+    PubChemResolver,
+    Unresolved,
 )
-from chemground.errors import ChemgroundError, StructureError
+from chemground.chem.structure import Structure, looks_like_smiles, structure_from_smiles
+from chemground.errors import StructureError
 from chemground.kb.importers.base import is_generic_name
 from chemground.kb.store import KnowledgeBase
 from chemground.pubchem import PubChem
@@ -172,8 +175,20 @@ def hill_formula(counts: Counter) -> str:
     return "".join(term(e) for e in order)
 
 
-class CompoundLookup:
-    """Resolves names for the extraction pipeline; thread-safe for reads, cached per name."""
+class ExtractedNameResolver:
+    """Resolves the names the extraction pipeline found, in bulk, with why each failure failed.
+
+    The KB's own names come first, through :class:`_KnownNames` (the dictionary, spelling
+    variants and formulas, all offline); the shared chain then asks OPSIN, once for all the
+    names left, and PubChem if the network is allowed. Results are cached per name (a reagent
+    recurs in every record); the cache is not locked, so share one instance between threads
+    only for names already resolved.
+
+    Args:
+        kb: the knowledge base whose dictionary and formulas are searched.
+        opsin: OPSIN, or None when turned off (each failure then says so).
+        pubchem: the PubChem client, or None when the network is off (likewise).
+    """
 
     def __init__(
         self, kb: KnowledgeBase, opsin: Opsin | None = None, pubchem: PubChem | None = None
@@ -182,171 +197,124 @@ class CompoundLookup:
         self.opsin = opsin
         self.pubchem = pubchem
         self._cache: dict[str, NameCheck] = {}
-        self._by_formula: dict[str, list[int]] | None = None
+        self.chain = NameChain(
+            [_KnownNames(kb), OpsinResolver(opsin), PubChemResolver(pubchem)], attach=kb
+        )
 
     def resolve(self, name: str) -> NameCheck:
+        """What ``name`` resolved to, or why it did not (see :meth:`resolve_many`)."""
         return self.resolve_many([name])[name]
 
     def resolve_many(self, names: Iterable[str]) -> dict[str, NameCheck]:
-        """One :class:`NameCheck` per distinct name; OPSIN is asked once for all the leftovers."""
+        """One :class:`NameCheck` per distinct name; OPSIN is asked once for all the leftovers.
+
+        Args:
+            names: names as extracted (spacing need not be tidy).
+
+        Returns:
+            Each distinct name's check; a failed one carries the reasons, never an exception.
+        """
         out: dict[str, NameCheck] = {}
-        pending: list[str] = []
+        pending: dict[str, list[str]] = {}  # tidied text -> the names written that way
         for name in dict.fromkeys(names):
             if name in self._cache:
                 out[name] = self._cache[name]
                 continue
-            found = self._offline(name)
+            text = " ".join(name.split())
+            found = self._screen(name, text)
             if found is None:
-                pending.append(name)
+                pending.setdefault(text, []).append(name)
             else:
                 out[name] = found
-        if pending:
-            for name, found in self._opsin_and_online(pending).items():
-                out[name] = found
+        for text, found in self.chain.resolve_many(pending).items():
+            for name in pending[text]:
+                if isinstance(found, Unresolved):
+                    out[name] = NameCheck(name, reason=found.reason)
+                else:
+                    out[name] = NameCheck(name, found.structure, found.compound_id, found.source)
         for name, found in out.items():
             self._cache[name] = found
         return out
 
-    # -- the offline steps ------------------------------------------------------------------
-    def _offline(self, name: str) -> NameCheck | None:
-        text = " ".join(name.split())
+    def _screen(self, name: str, text: str) -> NameCheck | None:
+        """What needs no resolver: no name at all, a label, or a SMILES written as such."""
         if not text:
             return NameCheck(name, reason="empty name")
         if is_generic_name(text) or _NOT_A_COMPOUND.match(text) or len(normalize_name(text)) < 2:
             return NameCheck(name, reason="not a compound name (a label or a description)")
-        smiles_like = looks_like_smiles(text)
-        if smiles_like and not text.isalpha():
-            found = self._smiles(name, text)
+        if looks_like_smiles(text) and not text.isalpha():
+            found = _smiles_hit(text)
             if found is not None:
-                return found
+                hit = self.chain.with_compound(found)
+                return NameCheck(name, hit.structure, hit.compound_id, hit.source)
+        return None
+
+
+class _KnownNames:
+    """The extraction chain's first resolver: what the KB knows a name as, offline.
+
+    The dictionary (closed shells first); a letters-only SMILES ("CCO") once the names failed,
+    so that "NBS" stays the reagent; British/American spellings ("aluminum"); and a formula
+    written as a name ("K2CO3") when exactly one KB compound has it. A dictionary hit for a
+    name that is a formula must have that formula: PubChem synonym lists file formulas under
+    unrelated compounds ("CS2" for a magnesium silicate).
+    """
+
+    def __init__(self, kb: KnowledgeBase) -> None:
+        self.kb = kb
+        self.dictionary = DictionaryResolver(kb, prefer_closed_shell=True)
+        self._by_formula: dict[str, list[int]] | None = None
+
+    def resolve(self, text: str) -> NameHit:
+        """Raises NotResolved ("not in the compound dictionary") when the KB has nothing."""
         counts = formula_counts(text)
-        hit = self._dictionary(text)
+        hit = self.dictionary.find(text)
         if hit is not None:
-            # PubChem synonym lists file formulas under unrelated compounds ("CS2" for a magnesium
-            # silicate): a name that is a formula must have that formula, else the formula decides.
-            if counts is None or hit[0] is None or hit[0].formula == hill_formula(counts):
-                return NameCheck(name, hit[0], hit[1], "dictionary")
-            by_formula = self._by_formula_unique(name, counts)
-            return by_formula or NameCheck(name, hit[0], hit[1], "dictionary")
-        if smiles_like and text.isalpha():  # "CCO": letters only, so names ("NBS") were tried first
-            found = self._smiles(name, text)
+            if (
+                counts is None
+                or hit.structure is None
+                or hit.structure.formula == hill_formula(counts)
+            ):
+                return hit
+            return self._by_formula_unique(counts) or hit
+        if looks_like_smiles(text) and text.isalpha():
+            found = _smiles_hit(text)
             if found is not None:
                 return found
         for variant in _spelling_variants(text):
-            hit = self._dictionary(variant)
+            hit = self.dictionary.find(variant)
             if hit is not None:
-                return NameCheck(name, hit[0], hit[1], "spelling")
-        if counts is not None:
-            return self._by_formula_unique(name, counts)
-        return None
+                return replace(hit, source="spelling")
+        found = self._by_formula_unique(counts) if counts is not None else None
+        if found is None:
+            raise NotResolved(NOT_IN_DICTIONARY)
+        return found
 
-    def _by_formula_unique(self, name: str, counts: Counter) -> NameCheck | None:
-        ids = self._formula_index().get(hill_formula(counts), [])
+    def resolve_many(self, names: Sequence[str]) -> dict[str, NameHit | NotResolved]:
+        """:meth:`resolve` for each name (the KB answers each in one indexed query)."""
+        out: dict[str, NameHit | NotResolved] = {}
+        for name in dict.fromkeys(names):
+            try:
+                out[name] = self.resolve(name)
+            except NotResolved as miss:
+                out[name] = miss
+        return out
+
+    def _by_formula_unique(self, counts: Counter) -> NameHit | None:
+        if self._by_formula is None:
+            self._by_formula = self.kb.compound_ids_by_formula()
+        ids = self._by_formula.get(hill_formula(counts), [])
         if len(ids) != 1:
             return None
         structure = _structure_of(self.kb.get_compound(ids[0], with_reactions=0))
-        return NameCheck(name, structure, ids[0], "formula") if structure is not None else None
-
-    def _smiles(self, name: str, text: str) -> NameCheck | None:
-        try:
-            structure = structure_from_smiles(text)
-        except StructureError:
-            return None
-        return self._with_compound(NameCheck(name, structure, source="smiles"))
-
-    def _dictionary(self, text: str) -> tuple[Structure | None, int] | None:
-        hits = self.kb.lookup_name(normalize_name(text))
-        if not hits:
-            return None
-        # The KB orders shared names by preference; PubChem also files some radicals under the
-        # parent's name ("methanol" for the hydroxymethyl radical), so a closed shell wins.
-        hit = next(
-            (h for h in hits if h.structure is not None and not _is_radical(h.structure)), hits[0]
-        )
-        return hit.structure, hit.compound_id
-
-    def _formula_index(self) -> dict[str, list[int]]:
-        if self._by_formula is None:
-            self._by_formula = self.kb.compound_ids_by_formula()
-        return self._by_formula
-
-    def _with_compound(self, check: NameCheck) -> NameCheck:
-        if check.structure is None:
-            return check
-        hits = self.kb.lookup_structure(check.structure)
-        if not hits:
-            return check
-        return NameCheck(check.name, check.structure, hits[0].compound_id, check.source)
-
-    # -- OPSIN, then PubChem ----------------------------------------------------------------
-    def _opsin_and_online(self, names: list[str]) -> dict[str, NameCheck]:
-        out: dict[str, NameCheck] = {}
-        queries = {name: " ".join(name.split()) for name in names}
-        reasons = {name: "not in the compound dictionary" for name in names}
-        if self.opsin is not None:
-            try:
-                results = self.opsin.translate_many(list(dict.fromkeys(queries.values())))
-            except ChemgroundError as error:  # no Java: say so for every name
-                results = {}
-                for name in names:
-                    reasons[name] += f"; OPSIN unavailable: {error}"
-            for name in names:
-                result = results.get(queries[name])
-                if result is None:
-                    continue
-                if result.ok:
-                    try:
-                        structure = structure_from_smiles(result.smiles or "")
-                    except StructureError as error:
-                        reasons[name] += f"; OPSIN gave a structure RDKit rejects: {error}"
-                        continue
-                    out[name] = self._with_compound(NameCheck(name, structure, source="opsin"))
-                else:
-                    reasons[name] += "; OPSIN could not interpret it"
-        else:
-            for name in names:
-                reasons[name] += "; OPSIN disabled"
-        for name in names:
-            if name in out:
-                continue
-            if self.pubchem is not None:
-                found = self._pubchem(name)
-                if found.resolved:
-                    out[name] = found
-                    continue
-                reasons[name] += f"; {found.reason}"
-            else:
-                reasons[name] += "; PubChem not asked (network off)"
-            out[name] = NameCheck(name, reason=reasons[name])
-        return out
-
-    def _pubchem(self, name: str) -> NameCheck:
-        assert self.pubchem is not None
-        try:
-            found = self.pubchem.inchi_for_name(name)
-        except ChemgroundError as error:
-            return NameCheck(name, reason=f"PubChem failed: {error}")
-        if found is None:
-            return NameCheck(name, reason="not in PubChem")
-        try:
-            structure = structure_from_inchi(found[1])
-        except StructureError as error:
-            return NameCheck(
-                name, reason=f"PubChem's InChI for CID {found[0]} is not usable: {error}"
-            )
-        return self._with_compound(NameCheck(name, structure, source="pubchem"))
+        return NameHit(structure, "formula", ids[0]) if structure is not None else None
 
 
-@lru_cache(maxsize=65536)
-def _radical_smiles(smiles: str) -> bool:
+def _smiles_hit(text: str) -> NameHit | None:
     try:
-        return Descriptors.NumRadicalElectrons(mol_from_smiles(smiles)) > 0
+        return NameHit(structure_from_smiles(text), "smiles")
     except StructureError:
-        return False
-
-
-def _is_radical(structure: Structure | None) -> bool:
-    return structure is not None and "[" in structure.smiles and _radical_smiles(structure.smiles)
+        return None
 
 
 def _spelling_variants(text: str) -> list[str]:
@@ -372,9 +340,16 @@ def _structure_of(compound) -> Structure | None:
     )
 
 
-def lookup_for_workspace(workspace) -> CompoundLookup:
-    """The lookup a command uses: the workspace's KB and OPSIN, PubChem only if the network is
-    allowed."""
+def lookup_for_workspace(workspace) -> ExtractedNameResolver:
+    """The resolver a command uses.
+
+    Args:
+        workspace: the command's workspace.
+
+    Returns:
+        A resolver over the workspace's KB and OPSIN, with PubChem only if the network is
+        allowed.
+    """
     settings = workspace.settings
     pubchem = PubChem.from_settings(settings) if settings.allow_network else None
-    return CompoundLookup(workspace.kb, workspace.opsin, pubchem)
+    return ExtractedNameResolver(workspace.kb, workspace.opsin, pubchem)

@@ -18,7 +18,7 @@ from typing import Any
 
 from chemground.chem.structure import Structure, mol_from_smiles
 from chemground.errors import StructureError
-from chemground.extract.resolve import CompoundLookup, NameCheck
+from chemground.extract.resolve import ExtractedNameResolver, NameCheck
 from chemground.extract.schema import ROLES, ExtractedReaction
 from chemground.kb.records import Role
 
@@ -108,7 +108,7 @@ def element_counts(smiles: str) -> Counter:
     return counts
 
 
-def validate_reaction(record: ExtractedReaction, lookup: CompoundLookup) -> Validation:
+def validate_reaction(record: ExtractedReaction, lookup: ExtractedNameResolver) -> Validation:
     """Resolve every participant of ``record`` and run the completeness and element checks."""
     checks = lookup.resolve_many(name for _, name in record.names())
     compounds = [
