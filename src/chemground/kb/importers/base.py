@@ -28,8 +28,15 @@ from typing import Any
 from rdkit import Chem
 
 from chemground.chem.names import NameResolver, guess_name_format, normalize_name
+from chemground.chem.resolvers import (
+    NOT_IN_DICTIONARY,
+    DictionaryResolver,
+    NotResolved,
+    OpsinResolver,
+    Unresolved,
+)
 from chemground.chem.structure import Structure, rdkit_messages
-from chemground.errors import ChemgroundError, ImportFileError
+from chemground.errors import ImportFileError, StructureError
 from chemground.kb.reaction_roles import reassign_roles
 from chemground.kb.records import ROLE_CHANGES, Compound, Conditions, Participant, Reaction, Role
 from chemground.kb.store import KnowledgeBase
@@ -308,6 +315,10 @@ class ParticipantLinker:
         self.kb = kb
         self.resolver = resolver
         self.source = source
+        # the shared name chain's resolvers, called one at a time: the dictionary here, OPSIN
+        # in its own thread while the pool computes structures, its SMILES then in the pool
+        self._dictionary = DictionaryResolver(kb)
+        self._opsin = OpsinResolver(resolver.opsin, build=self._build)
         self.structures: dict[str, ComputedStructure] = {}
         self.inchi_structures: dict[str, ComputedStructure] = {}
         self.name_structures: dict[str, tuple[Structure | None, int | None, str]] = {}
@@ -434,43 +445,41 @@ class ParticipantLinker:
         """Resolve ``names`` from the KB's dictionary; returns those it does not know."""
         pending = []
         for name in names:
-            hits = self.kb.lookup_name(normalize_name(name))
-            if hits:
-                hit = hits[0]  # the KB orders shared names by preference
+            hit = self._dictionary.find(name)
+            if hit is not None:
                 self.name_structures[name] = (hit.structure, hit.compound_id, "")
             else:
                 pending.append(name)
         return pending
 
-    def _translate(self, names: list[str]) -> dict[str, object]:
-        """OPSIN's results for ``names`` (or the reason there are none: OPSIN off, no Java)."""
-        if not names:
-            return {}
-        if self.resolver.opsin is None:
-            return {name: "not in the dictionary (OPSIN disabled)" for name in names}
-        try:
-            return dict(self.resolver.opsin.translate_many(names))
-        except ChemgroundError as error:  # no Java: names stay unresolved, with the reason
-            return {name: str(error) for name in names}
+    def _translate(self, names: list[str]) -> dict[str, str | NotResolved]:
+        """OPSIN's SMILES for ``names`` (or why there are none: OPSIN off, no Java, no parse).
 
-    def _apply_translations(self, results: dict[str, object]) -> None:
-        computed = compute_many(
-            {r.smiles for r in results.values() if not isinstance(r, str) and r.ok}
-        )
-        for name, result in results.items():
-            if isinstance(result, str):
-                self.name_structures[name] = (None, None, result)
-                continue
-            found = computed.get(result.smiles or "")
-            if result.ok and found is not None and found.structure is not None:
-                self.name_structures[name] = (found.structure, None, "")
-                self.structures.setdefault(found.text, found)
+        Runs in the OPSIN thread, so it builds no structures (see _apply_translations).
+        """
+        return self._opsin.translate_many(names)
+
+    def _apply_translations(self, results: dict[str, str | NotResolved]) -> None:
+        """Structures for OPSIN's SMILES, built in the worker pool; failures get the chain's
+        reason (the dictionary's, then OPSIN's)."""
+        for name, found in self._opsin.structures(results).items():
+            if isinstance(found, NotResolved):
+                reason = Unresolved(name, (NOT_IN_DICTIONARY, found.reason)).reason
+                self.name_structures[name] = (None, None, reason)
             else:
-                self.name_structures[name] = (
-                    None,
-                    None,
-                    f"not in the dictionary; OPSIN: {result.message}",
-                )
+                self.name_structures[name] = (found.structure, None, "")
+
+    def _build(self, smiles: Iterable[str]) -> dict[str, Structure | StructureError]:
+        """OPSIN's SMILES as structures, computed in the worker pool; each is kept (with its
+        fingerprint) for when its compound is inserted."""
+        out: dict[str, Structure | StructureError] = {}
+        for text, found in compute_many(set(smiles)).items():
+            if found.structure is not None:
+                self.structures.setdefault(found.text, found)
+                out[text] = found.structure
+            else:
+                out[text] = StructureError(found.error or "no structure")
+        return out
 
     def _structure_of(self, raw: RawParticipant) -> ComputedStructure | None:
         for table, key in ((self.structures, raw.smiles), (self.inchi_structures, raw.inchi)):
