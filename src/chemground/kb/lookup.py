@@ -18,7 +18,10 @@ from chemground.kb.store import KnowledgeBase
 
 
 @dataclass
-class CompoundLookup:
+class CompoundReport:
+    """What ``chemground compound`` shows for one query: how it resolved and the compound's
+    record (the KB's, or one computed from the structure), with its reactions counted."""
+
     query: str
     resolution: Resolution
     compound: Compound
@@ -61,15 +64,30 @@ class CompoundLookup:
 
 def lookup_compound(
     kb: KnowledgeBase, resolver: NameResolver, query: str, max_reactions: int = 20
-) -> CompoundLookup:
-    """Resolve ``query`` and return the KB record (or a record computed from the structure)."""
+) -> CompoundReport:
+    """Resolve ``query`` and report the KB record (or a record computed from the structure).
+
+    Resolution is the resolver's (the shared name chain for names); this adds only the record.
+
+    Args:
+        kb: the knowledge base holding the records.
+        resolver: the resolver that turns the query into a structure.
+        query: a name, SMILES, InChI, InChIKey or CAS number.
+        max_reactions: at most this many reaction ids on the record.
+
+    Returns:
+        The report; ``in_kb`` says whether the record is the KB's.
+
+    Raises:
+        ChemgroundError: the query resolves to nothing (the resolver's error, which says why).
+    """
     resolution = resolver.resolve(query)
     if resolution.compound_id is not None:
         compound = kb.get_compound(resolution.compound_id, with_reactions=max_reactions)
         links = kb.reaction_links([resolution.compound_id])
         roles = Counter(link.role.value for link in links)
         count = len({link.reaction_id for link in links})
-        return CompoundLookup(query, resolution, compound, True, count, dict(roles))
+        return CompoundReport(query, resolution, compound, True, count, dict(roles))
     s = resolution.structure
     assert s is not None  # a resolution without a compound always has a structure
     compound = Compound(
@@ -82,4 +100,4 @@ def lookup_compound(
         iupac_name=query if resolution.source == "opsin" else None,
         source=f"computed from the structure ({resolution.source})",
     )
-    return CompoundLookup(query, resolution, compound, False)
+    return CompoundReport(query, resolution, compound, False)
