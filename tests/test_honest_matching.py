@@ -428,3 +428,20 @@ def test_a_product_question_naming_only_an_agent_is_not_exact(qa):
     out = ask(qa, "what does sulfuric acid produce?")
     assert out["status"] != "answered"
     assert all(e["match"] != "exact" for e in out["evidence"])
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how many stereoisomers does menthol have?",
+        "number of double bonds in limonene",
+        "molar refractivity of benzene",
+        "logD of ibuprofen at pH 7.4",
+        "exact mass of caffeine [M+H]+",
+    ],
+)
+def test_a_value_no_tool_computes_is_not_answered_with_a_neighbour(qa, question):
+    """Each was answered with a near property: stereocentres, rotatable bonds, MW, logP, M."""
+    out = qa.ask(question).to_json()
+    assert out["status"] != "answered"
+    assert "no record or tool here holds" in out["answer"]

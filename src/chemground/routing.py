@@ -234,7 +234,17 @@ PROPERTY_NOT_HELD = re.compile(
     r"dipole moments?|heats? of (formation|combustion)|enthalp\w*|entrop\w*|gibbs|"
     r"oxidation (state|number)s?|hybridi[sz]ation|ph of|conjugate (acid|base)|"
     r"(nmr|ir|uv|raman|mass) (spectr\w*|shifts?|peaks?|bands?)|chemical shifts?|"
-    r"crystal structures?|shelf[- ]li(fe|ves))\b",
+    r"crystal structures?|shelf[- ]li(fe|ves)|"
+    # counts and values no tool here computes, which a near rule answered with another one:
+    # "stereoisomers" with the stereocentres, "double bonds" with the rotatable bonds, "molar
+    # refractivity" with the molecular weight, "logD" and "XlogP3" with Crippen's logP, "[M+H]+"
+    # with the neutral exact mass
+    r"stereoisomers?|enantiomers? (count|number)|(double|triple|single) bonds?|"
+    r"molar refractivit\w*|refractivit\w*|log ?d(7\.4)?|xlog ?p\d?|"
+    r"fraction (sp3|csp3)|fsp3|degrees? of unsaturation|double bond equivalents?|"
+    r"(carbon|hydrogen|nitrogen|oxygen|sulfur|halogen|hetero) ?atoms|hydrogens|"
+    r"how many atoms|m/z|adducts?)\b"
+    r"|\[m ?[+-] ?\w+\][+-]?",
     re.IGNORECASE,
 )
 
@@ -345,7 +355,7 @@ ROUTING_TABLE: tuple[Rule, ...] = (
         "property_not_held",
         "out_of_scope",
         lambda q, s: (
-            (q.aspect == Aspect.DESCRIPTION or (q.aspect is None and not s.has_papers))
+            (q.aspect is not None or not s.has_papers)  # the papers may hold it
             and bool(PROPERTY_NOT_HELD.search(q.question))
         ),
         lambda q, s: (
