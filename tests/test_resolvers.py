@@ -5,17 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from chemground.chem import resolvers
 from chemground.chem.names import DictionaryHit
 from chemground.chem.opsin import OpsinResult
-from chemground.chem.resolvers import (
-    DictionaryResolver,
-    NameChain,
-    NameHit,
-    NotResolved,
-    OpsinResolver,
-    PubChemResolver,
-    Unresolved,
-)
 from chemground.chem.structure import structure_from_smiles
 from chemground.errors import ExternalToolError, NameResolutionError
 
@@ -71,19 +63,19 @@ class FakePubChem:
         return (702, "InChI=1S/C2H6O/c1-2-3/h3H,2H2,1H3") if name == "alcohol" else None
 
 
-def chain(opsin=None, pubchem=None, errors_pass=True) -> NameChain:
+def chain(opsin=None, pubchem=None, errors_pass=True) -> resolvers.NameChain:
     dictionary = FakeDictionary()
     steps = [
-        DictionaryResolver(dictionary),
-        OpsinResolver(opsin, errors_pass=errors_pass),
-        PubChemResolver(pubchem),
+        resolvers.DictionaryResolver(dictionary),
+        resolvers.OpsinResolver(opsin, errors_pass=errors_pass),
+        resolvers.PubChemResolver(pubchem),
     ]
-    return NameChain(steps, attach=dictionary)
+    return resolvers.NameChain(steps, attach=dictionary)
 
 
 def test_first_hit_wins_and_later_hits_get_the_dictionary_compound():
     names = chain(FakeOpsin({"ethan-1-ol": "OCC", "propan-1-ol": "CCCO"}), FakePubChem())
-    assert names.resolve("Ethanol") == NameHit(ETHANOL, "dictionary", 1, "ethanol")
+    assert names.resolve("Ethanol") == resolvers.NameHit(ETHANOL, "dictionary", 1, "ethanol")
     by_opsin = names.resolve("ethan-1-ol")
     assert (by_opsin.source, by_opsin.compound_id, by_opsin.structure) == ("opsin", 1, ETHANOL)
     assert names.resolve("propan-1-ol").compound_id is None  # not in the dictionary
@@ -93,7 +85,7 @@ def test_first_hit_wins_and_later_hits_get_the_dictionary_compound():
 def test_a_name_no_resolver_knows_lists_each_reason_in_order():
     names = chain(FakeOpsin({}))
     found = names.attempt("wobble")
-    assert found == Unresolved(
+    assert found == resolvers.Unresolved(
         "wobble",
         (
             "not in the compound dictionary",
@@ -124,14 +116,14 @@ def test_broken_opsin_passes_or_raises_as_the_caller_asks():
 
 def test_opsin_structure_rdkit_rejects_is_a_miss():
     found = chain(FakeOpsin({"pentavalent": "C(C)(C)(C)(C)C"})).attempt("pentavalent")
-    assert isinstance(found, Unresolved)
+    assert isinstance(found, resolvers.Unresolved)
     assert "OPSIN gave a structure RDKit rejects" in found.reason
 
 
 def test_closed_shell_preference_is_the_callers_choice():
     dictionary = FakeDictionary()
-    assert DictionaryResolver(dictionary).resolve("methanol").compound_id == 7
-    closed = DictionaryResolver(dictionary, prefer_closed_shell=True).resolve("methanol")
+    assert resolvers.DictionaryResolver(dictionary).resolve("methanol").compound_id == 7
+    closed = resolvers.DictionaryResolver(dictionary, prefer_closed_shell=True).resolve("methanol")
     assert closed.compound_id == 2 and closed.notes  # the note says the name is shared
-    with pytest.raises(NotResolved):
-        DictionaryResolver(None).resolve("ethanol")
+    with pytest.raises(resolvers.NotResolved):
+        resolvers.DictionaryResolver(None).resolve("ethanol")

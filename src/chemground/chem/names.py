@@ -23,6 +23,7 @@ from chemground.chem.resolvers import (
     NameResolverStep,
     OpsinResolver,
     Unresolved,
+    each,
 )
 from chemground.chem.structure import (
     MAX_NAME_CHARS,
@@ -285,13 +286,7 @@ class NameResolver:
 
     def resolve_many(self, texts: Sequence[str]) -> dict[str, Resolution | ChemgroundError]:
         """Resolve each distinct text; failures are returned, not raised."""
-        out: dict[str, Resolution | ChemgroundError] = {}
-        for text in dict.fromkeys(texts):
-            try:
-                out[text] = self.resolve(text)
-            except ChemgroundError as error:
-                out[text] = error
-        return out
+        return each(texts, self.resolve, ChemgroundError)
 
     def _attach_compound(self, resolution: Resolution) -> Resolution:
         """``resolution`` with the dictionary's compound of its structure, if it has one."""

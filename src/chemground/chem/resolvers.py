@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from chemground.chem.structure import (
     Structure,
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from chemground.pubchem import PubChem
 
 NOT_IN_DICTIONARY = "not in the compound dictionary"
+T = TypeVar("T")
+E = TypeVar("E", bound=Exception)
 
 
 class NotResolved(Exception):
@@ -103,23 +105,38 @@ class NameResolverStep(Protocol):
         ...
 
 
-class _OneByOne:
+def each(names: Iterable[str], resolve: Callable[[str], T], miss: type[E]) -> dict[str, T | E]:
+    """``resolve`` for each distinct name, a ``miss`` it raises kept as that name's answer.
+
+    Args:
+        names: the names (repeats are resolved once).
+        resolve: resolves one name.
+        miss: the exception that means "not this name", kept instead of raised.
+
+    Returns:
+        Each distinct name's result or miss, in first-seen order.
+    """
+    out: dict[str, T | E] = {}
+    for name in dict.fromkeys(names):
+        try:
+            out[name] = resolve(name)
+        except miss as error:
+            out[name] = error
+    return out
+
+
+class OneByOne:
     """``resolve_many`` for resolvers that have no batch mode."""
 
     def resolve(self, name: str) -> NameHit:  # pragma: no cover - every subclass defines it
         raise NotImplementedError
 
     def resolve_many(self, names: Sequence[str]) -> dict[str, NameHit | NotResolved]:
-        out: dict[str, NameHit | NotResolved] = {}
-        for name in dict.fromkeys(names):
-            try:
-                out[name] = self.resolve(name)
-            except NotResolved as miss:
-                out[name] = miss
-        return out
+        """:meth:`resolve` for each name, a NotResolved kept as that name's answer."""
+        return each(names, self.resolve, NotResolved)
 
 
-class DictionaryResolver(_OneByOne):
+class DictionaryResolver(OneByOne):
     """The compound dictionary (the KB): exact match on the normalised name.
 
     The dictionary orders compounds sharing a name by preference and the best-ranked one is
@@ -282,7 +299,7 @@ class OpsinResolver:
         return out
 
 
-class PubChemResolver(_OneByOne):
+class PubChemResolver(OneByOne):
     """PubChem by name: the online fallback, used only where the user allowed the network.
 
     ``pubchem`` None (network off) answers "PubChem not asked (network off)", so that a report

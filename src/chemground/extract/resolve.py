@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from chemground.chem.names import normalize_name
@@ -24,6 +24,7 @@ from chemground.chem.resolvers import (
     NameChain,
     NameHit,
     NotResolved,
+    OneByOne,
     OpsinResolver,
     PubChemResolver,
     Unresolved,
@@ -250,7 +251,7 @@ class ExtractedNameResolver:
         return None
 
 
-class _KnownNames:
+class _KnownNames(OneByOne):
     """The extraction chain's first resolver: what the KB knows a name as, offline.
 
     The dictionary (closed shells first); a letters-only SMILES ("CCO") once the names failed,
@@ -289,16 +290,6 @@ class _KnownNames:
         if found is None:
             raise NotResolved(NOT_IN_DICTIONARY)
         return found
-
-    def resolve_many(self, names: Sequence[str]) -> dict[str, NameHit | NotResolved]:
-        """:meth:`resolve` for each name (the KB answers each in one indexed query)."""
-        out: dict[str, NameHit | NotResolved] = {}
-        for name in dict.fromkeys(names):
-            try:
-                out[name] = self.resolve(name)
-            except NotResolved as miss:
-                out[name] = miss
-        return out
 
     def _by_formula_unique(self, counts: Counter) -> NameHit | None:
         if self._by_formula is None:
