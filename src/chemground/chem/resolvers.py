@@ -191,13 +191,7 @@ class DictionaryResolver(OneByOne):
 
 def structures_from_smiles(smiles: Iterable[str]) -> dict[str, Structure | StructureError]:
     """RDKit's structure (or its error) for each SMILES, one by one: OPSIN's default builder."""
-    out: dict[str, Structure | StructureError] = {}
-    for text in dict.fromkeys(smiles):
-        try:
-            out[text] = structure_from_smiles(text)
-        except StructureError as error:
-            out[text] = error
-    return out
+    return each(smiles, structure_from_smiles, StructureError)
 
 
 StructureBuilder = Callable[[Iterable[str]], Mapping[str, "Structure | StructureError"]]
