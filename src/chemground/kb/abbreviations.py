@@ -103,13 +103,8 @@ def add_abbreviations(kb: SQLiteKB) -> int:
                 kb.add_synonyms(compound, [entry.abbreviation, entry.name], "abbreviations")
             else:
                 compound_id = kb.insert_compound(
-                    Compound(
-                        smiles=structure.smiles,
-                        inchikey=structure.inchikey,
-                        formula=structure.formula,
-                        molecular_weight=structure.molecular_weight,
-                        exact_mass=structure.exact_mass,
-                        parent_inchikey=structure.parent_inchikey,
+                    Compound.from_structure(
+                        structure,
                         common_name=entry.name,
                         synonyms=[entry.name, entry.abbreviation],
                         source="abbreviations",

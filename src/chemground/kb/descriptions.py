@@ -90,13 +90,8 @@ def add_curated(kb, entries, source: str, meta_key: str) -> int:
                     added += 1
             else:
                 kb.insert_compound(
-                    Compound(
-                        smiles=structure.smiles,
-                        inchikey=structure.inchikey,
-                        formula=structure.formula,
-                        molecular_weight=structure.molecular_weight,
-                        exact_mass=structure.exact_mass,
-                        parent_inchikey=structure.parent_inchikey,
+                    Compound.from_structure(
+                        structure,
                         common_name=names[0],
                         synonyms=list(names),
                         description=description,

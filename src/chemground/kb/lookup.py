@@ -90,13 +90,8 @@ def lookup_compound(
         return CompoundReport(query, resolution, compound, True, count, dict(roles))
     s = resolution.structure
     assert s is not None  # a resolution without a compound always has a structure
-    compound = Compound(
-        smiles=s.smiles,
-        inchikey=s.inchikey,
-        formula=s.formula,
-        molecular_weight=s.molecular_weight,
-        exact_mass=s.exact_mass,
-        parent_inchikey=s.parent_inchikey,
+    compound = Compound.from_structure(
+        s,
         iupac_name=query if resolution.source == "opsin" else None,
         source=f"computed from the structure ({resolution.source})",
     )

@@ -7,9 +7,12 @@ returns them inside Evidence, so the rest of the system never sees a file format
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from chemground.chem.structure import Structure
 
 
 class Role(StrEnum):
@@ -89,6 +92,29 @@ class Compound(BaseModel):
     reaction_ids: list[str] = Field(
         default_factory=list, description="filled on read via the link table"
     )
+
+    @classmethod
+    def from_structure(cls, structure: Structure, **fields: Any) -> Compound:
+        """A record for ``structure``: the identity fields (SMILES, InChIKey, formula, masses,
+        parent) computed from it, so that every place that adds a compound fills them alike.
+
+        Args:
+            structure: the compound's structure.
+            **fields: the other fields (names, source, ...); one given here overrides the
+                structure's (an importer may keep the InChIKey its source gave).
+
+        Returns:
+            The record, not yet stored.
+        """
+        identity = {
+            "smiles": structure.smiles,
+            "inchikey": structure.inchikey,
+            "formula": structure.formula,
+            "molecular_weight": structure.molecular_weight,
+            "exact_mass": structure.exact_mass,
+            "parent_inchikey": structure.parent_inchikey,
+        }
+        return cls(**{**identity, **fields})
 
     @property
     def name(self) -> str:

@@ -600,13 +600,8 @@ class ParticipantLinker:
         compound_id = self._compound_ids.get(structure.inchikey)
         if compound_id is None:
             fmt = guess_name_format(name) if name else None
-            compound = Compound(
-                smiles=structure.smiles,
-                inchikey=structure.inchikey,
-                formula=structure.formula,
-                molecular_weight=structure.molecular_weight,
-                exact_mass=structure.exact_mass,
-                parent_inchikey=structure.parent_inchikey,
+            compound = Compound.from_structure(
+                structure,
                 iupac_name=name if fmt == "iupac" else None,
                 common_name=name if fmt == "common_name" else None,
                 source=self.source,

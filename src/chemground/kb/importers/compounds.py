@@ -315,13 +315,9 @@ def run_compound_import(
                     )
             elif structure is not None:
                 fmt_guess = guess_name_format(primary) if primary else None
-                compound = Compound(
-                    smiles=structure.smiles,
+                compound = Compound.from_structure(
+                    structure,
                     inchikey=raw.inchikey or structure.inchikey,
-                    formula=structure.formula,
-                    molecular_weight=structure.molecular_weight,
-                    exact_mass=structure.exact_mass,
-                    parent_inchikey=structure.parent_inchikey,
                     iupac_name=raw.iupac_name or (primary if fmt_guess == "iupac" else None),
                     common_name=primary if fmt_guess == "common_name" or raw.iupac_name else None,
                     synonyms=raw.names,
