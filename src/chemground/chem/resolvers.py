@@ -249,6 +249,12 @@ class OpsinResolver:
         The importers call this in a thread of its own (OPSIN runs in its own JVM) and build
         the structures later, in their worker pool, with :meth:`structures`.
 
+        Args:
+            names: the names (repeats are asked once).
+
+        Returns:
+            Each distinct name's SMILES, or the NotResolved that says why there is none.
+
         Raises:
             ChemgroundError: OPSIN cannot run and ``errors_pass`` is false.
         """
@@ -277,7 +283,15 @@ class OpsinResolver:
     def structures(
         self, translations: Mapping[str, str | NotResolved]
     ) -> dict[str, NameHit | NotResolved]:
-        """Hits for the names OPSIN translated (built by ``build``), misses passed through."""
+        """Hits for the names OPSIN translated, misses passed through.
+
+        Args:
+            translations: :meth:`translate_many`'s answer.
+
+        Returns:
+            Each name's hit (its SMILES built by ``build``) or NotResolved, RDKit's rejection
+            of a SMILES included.
+        """
         built = self.build({t for t in translations.values() if isinstance(t, str)})
         out: dict[str, NameHit | NotResolved] = {}
         for name, translation in translations.items():
@@ -340,6 +354,12 @@ class NameChain:
     def attempt(self, name: str) -> NameHit | Unresolved:
         """The first resolver's hit for ``name``, or what each resolver said.
 
+        Args:
+            name: the name as the resolvers should see it.
+
+        Returns:
+            The hit (with the dictionary's compound attached), or an Unresolved.
+
         Raises:
             ChemgroundError: a resolver failed in a way its caller asked to hear about (OPSIN
                 with no Java and ``errors_pass`` false).
@@ -365,7 +385,14 @@ class NameChain:
 
     def resolve_many(self, names: Iterable[str]) -> dict[str, NameHit | Unresolved]:
         """:meth:`attempt` for many names, each resolver asked once for all the names still
-        left (OPSIN in one batch)."""
+        left (OPSIN in one batch).
+
+        Args:
+            names: the names (repeats are resolved once).
+
+        Returns:
+            Each distinct name's hit or Unresolved, in first-seen order.
+        """
         left = list(dict.fromkeys(names))
         reasons: dict[str, list[str]] = {name: [] for name in left}
         out: dict[str, NameHit | Unresolved] = {}

@@ -3,7 +3,8 @@
 A reader turns a file into :class:`RawReaction` rows (or :class:`RowError` for rows it
 cannot read). The engine then: refuses the file on bad rows before writing anything (unless
 told to skip them); computes structures in the worker pool, batch by batch, while it reads
-and writes; resolves name-only participants (dictionary, then OPSIN); links each participant
+and writes; resolves name-only participants (the shared name chain of
+chem/resolvers: dictionary, then OPSIN); links each participant
 to the compound table, adding compounds when needed; and writes everything in ONE
 transaction, so a bad row or a killed process
 leaves the KB exactly as it was. Reaction ids are deterministic, so re-importing a file
