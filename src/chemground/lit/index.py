@@ -27,6 +27,7 @@ import logging
 import re
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,7 +39,7 @@ from chemground.lit.sentences import WINDOW_SENTENCES, sentence_windows
 from chemground.lit.store import LitStore
 from chemground.progress import Progress
 from chemground.retrieval.bm25 import BM25Index
-from chemground.retrieval.vectors import ExactVectorSearch
+from chemground.retrieval.vectors import VectorIndex
 
 INDEX_VERSION = "2"
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
@@ -107,7 +108,10 @@ class LitIndex:
         self.window_spans = np.zeros((0, 2), dtype=np.int32)  # offsets inside the chunk text
         self.window_vectors: np.ndarray | None = None  # float16, n_windows x 384
         self.chunk_vectors: np.ndarray | None = None  # float32 mean of windows, unit length
-        self.chunk_search: ChunkVectorSearch | None = None  # top-k over chunk_vectors
+        # the one vector index (retrieval.vectors) over each: the chunks are scanned (faiss
+        # float16 when installed), the windows only re-scored (candidates' rows, read as float32)
+        self.chunk_search: VectorIndex | None = None
+        self.window_search: VectorIndex | None = None
 
     # -- state -------------------------------------------------------------------------------
     @property
@@ -134,6 +138,34 @@ class LitIndex:
 
     def windows_of(self, position: int) -> range:
         return range(int(self.window_start[position]), int(self.window_start[position + 1]))
+
+    def best_windows(
+        self, chunks: np.ndarray, score_windows: Callable[[np.ndarray], np.ndarray]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each chunk's score as that of its best sentence window, and that window.
+
+        Why: a chunk is longer than one statement, so both the window BM25 view and the dense
+        view score a chunk by its best window (one sentence is diluted in a whole chunk); this
+        is that rule, once, whatever scores the windows.
+
+        Args:
+            chunks: chunk positions (each has at least one window).
+            score_windows: scores of window ids (one per id, in their order).
+
+        Returns:
+            (best score per chunk, id of its first best-scoring window), in ``chunks`` order.
+        """
+        starts = self.window_start[chunks].astype(np.int64)
+        lengths = self.window_start[chunks + 1].astype(np.int64) - starts
+        offsets = np.concatenate([[0], np.cumsum(lengths)])
+        # window ids of every chunk, in order: start of its chunk + rank inside the chunk
+        group = np.repeat(np.arange(len(chunks)), lengths)
+        window_ids = starts[group] + (np.arange(offsets[-1]) - offsets[group])
+        scores = score_windows(window_ids)
+        best = np.maximum.reduceat(scores, offsets[:-1])
+        at_best = np.flatnonzero(scores == best[group])  # the first of them, as argmax picks
+        _, first = np.unique(group[at_best], return_index=True)
+        return best, window_ids[at_best[first]]
 
     # -- building ----------------------------------------------------------------------------
     @classmethod
@@ -278,7 +310,8 @@ class LitIndex:
             if index.manifest.get("dense"):
                 index.window_vectors = np.load(folder / "window_vectors.npy", mmap_mode="r")
                 index.chunk_vectors = np.load(folder / "chunk_vectors.npy")
-                index.chunk_search = ChunkVectorSearch(index.chunk_vectors)
+                index.chunk_search = VectorIndex(index.chunk_vectors, fp16=True)
+                index.window_search = VectorIndex(index.window_vectors)
         except (OSError, ValueError, KeyError) as error:
             raise LitIndexError(
                 f"the literature index at {folder} is damaged ({error}); rebuild it with "
@@ -312,9 +345,6 @@ def open_index(
     if dense and embedder is None:
         raise ChemgroundError("an Embedder is needed to build dense vectors")
     return LitIndex.build(store, folder, dense=dense, embedder=embedder, progress=progress)
-
-
-ChunkVectorSearch = ExactVectorSearch  # the coarse dense stage: top-k of chunk vectors (one class)
 
 
 class TermScores:

