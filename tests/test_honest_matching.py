@@ -445,3 +445,25 @@ def test_a_value_no_tool_computes_is_not_answered_with_a_neighbour(qa, question)
     out = qa.ask(question).to_json()
     assert out["status"] != "answered"
     assert "no record or tool here holds" in out["answer"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what's the mw of the hydrochloride salt of lidocaine?",
+        "MW of lidocaine HCl",
+        "mw of TBAF trihydrate",
+        "Give me the SMILES of the sodium salt of aspirin",
+    ],
+)
+def test_a_salt_or_hydrate_form_is_not_answered_for_the_free_compound(qa, question):
+    """Lidocaine is 234.34 g/mol, its hydrochloride 270.80: the free base is the wrong answer."""
+    out = qa.ask(question).to_json()
+    assert out["status"] != "answered", question
+    assert "not that form" in out["answer"]
+    assert "36.46" not in out["answer"]  # the salt's HCl is no formula to compute
+
+
+def test_a_form_the_dictionary_names_is_answered(qa):
+    out = qa.ask("MW of sodium acetate trihydrate").to_json()
+    assert out["status"] == "answered" and out["value"] == pytest.approx(136.08, abs=0.01)

@@ -291,6 +291,7 @@ def warm_qa(small_kb_path, opsin, tmp_path_factory):
     warm.fuzzy.correct("benzaldehyd")  # the typo index, loaded on first use
     warm.ask("What is the formula of 4-(2-methylpropyl)benzoic acid?")  # OPSIN
     warm.ask("What forms when benzaldehyde reacts with benzohydrazide?")
+    warm.parse("hmm, anything interesting about this one?")  # no rule reads it: the classifier
     return warm
 
 

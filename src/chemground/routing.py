@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from chemground.reasoning.aspects import classify_aspect, mask_mentions
 from chemground.reasoning.query import Aspect, QueryTuple
+from chemground.reasoning.salt_forms import names_a_form
 
 CHANNELS = ("table", "tools", "routes", "structure", "papers", "out_of_scope")
 # The retrieval method (QA.retriever name) behind each channel.
@@ -476,7 +477,9 @@ def signals(query: QueryTuple, has_papers: bool = True) -> Signals:
         mentions=len(query.mentions),
         comparison=bool(COMPARISON.search(text)),
         why_how=bool(WHY_HOW.search(text)),
-        formula_token=bool(FORMULA_TOKEN.search(text)),
+        # "lidocaine HCl" asks for a salt: its HCl is no bare formula to compute
+        formula_token=bool(FORMULA_TOKEN.search(text))
+        and not any(names_a_form(m.reason) for m in query.mentions),
         has_papers=has_papers,
         chemistry=is_chemistry(query),
         compound_class=_names_compound_class(query),

@@ -12,6 +12,7 @@ from chemground.reasoning.aspect_classifier import read_aspect
 from chemground.reasoning.aspects import classify_aspect, mask_mentions
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.roles import infer_roles
+from chemground.reasoning.salt_forms import mark_salt_forms
 
 
 def check_question(question: str, max_chars: int) -> str:
@@ -74,6 +75,7 @@ class RuleParser:
                 use_classifier = settings.aspect_classifier
         text = check_question(question, max_chars)
         mentions, cut, word_notes = self.finder.find_detailed(text, MAX_MENTIONS)
+        mentions, _ = mark_salt_forms(text, mentions)  # "the hydrochloride of X" is not X
         masked = mask_mentions(text, [(m.start, m.end) for m in mentions])
         aspect = classify_aspect(masked)
         problems: list[str] = []

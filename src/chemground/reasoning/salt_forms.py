@@ -1,0 +1,126 @@
+"""A salt or hydrate form the question asks for, beside the compound it names.
+
+"MW of the hydrochloride salt of lidocaine", "mw of TBAF trihydrate", "SMILES of the sodium
+salt of aspirin": the mention finder resolves "lidocaine", "TBAF" and "aspirin" to the free
+compounds, and answering for them gives a confidently wrong molecular weight (lidocaine is
+234.34 g/mol, its hydrochloride 270.80). When the dictionary knows the form by name
+("sodium acetate trihydrate", "CuSO4·5H2O") the mention already covers it; otherwise the
+mention is marked unresolved, with the form named, so the answer says what it could not do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from chemground.chem.mentions import Mention
+
+_FORM = (
+    r"(?:mono|di|tri|tetra|penta|hexa|hepta|octa|nona|deca|hemi|sesqui)?hydrates?|"
+    r"hydrochlorides?|dihydrochlorides?|hydrobromides?|hydroiodides?|"
+    r"mesylates?|tosylates?|besylates?|citrates?|maleates?|fumarates?|tartrates?|"
+    r"succinates?|oxalate salt|acetate salt|sulfate salt|phosphate salt|"
+    r"(?:sodium|potassium|calcium|magnesium|lithium|ammonium|hcl|hbr|tfa) salts?"
+)
+# "lidocaine HCl", "lidocaine·HCl", "TBAF trihydrate", "aspirin sodium salt"
+_FORM_AFTER = re.compile(
+    rf"^\s*(?:[·.•*]\s*|\s)(?:\d\s*)?({_FORM}|hcl|hbr|2hcl|x ?h2o|\d?\s*h2o)\b", re.IGNORECASE
+)
+# "the hydrochloride salt of lidocaine", "the trihydrate of TBAF"
+_FORM_BEFORE = re.compile(
+    rf"\b({_FORM}|hcl salt|hydrochloride salt|(?:mono|di|tri)?hydrate)\s+(?:form\s+)?of\s+"
+    r"(?:the\s+)?$",
+    re.IGNORECASE,
+)
+
+
+FORM_REASON = "the question asks for the "  # how an unresolved form's reason begins
+
+
+def names_a_form(reason: str | None) -> bool:
+    """Whether an unresolved mention's reason is a salt or hydrate form (see ``mark_salt_forms``).
+
+    Args:
+        reason: the mention's reason for being unresolved.
+
+    Returns:
+        True for a form this module marked: its acid or water is not a formula to compute.
+    """
+    return bool(reason) and reason.startswith(FORM_REASON)
+
+
+def salt_form(question: str, mention: Mention) -> tuple[str, int, int] | None:
+    """The salt or hydrate form the question asks for beside ``mention``, if its name lacks it.
+
+    Args:
+        question: the question as parsed.
+        mention: a compound mention found in it.
+
+    Returns:
+        The form's words ("trihydrate", "hydrochloride salt") and their span in the question,
+        when the question asks for a form that the mention's text and matched name do not
+        carry; else None.
+    """
+    window_start = max(0, mention.start - 40)
+    after = _FORM_AFTER.match(question[mention.end : mention.end + 30])
+    before = _FORM_BEFORE.search(question[window_start : mention.start])
+    if after is not None:
+        form, start, end = after.group(1), mention.end + after.start(1), mention.end + after.end(1)
+    elif before is not None:
+        form, start, end = (
+            before.group(1),
+            window_start + before.start(1),
+            window_start + before.end(1),
+        )
+    else:
+        return None
+    form = form.lower()
+    named = f"{mention.text} {mention.matched_name or ''}".lower()
+    stem = form.split()[0].rstrip("s")
+    if stem in named or (form in ("hcl", "2hcl") and "chloride" in named):
+        return None
+    return form, start, end
+
+
+def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mention], list[str]]:
+    """Mentions with any salt or hydrate form the question asks for, and the dictionary lacks,
+    marked unresolved; a compound named inside that form ("HCl", "sodium") is no mention of its
+    own.
+
+    Args:
+        question: the question as parsed.
+        mentions: the mentions found in it.
+
+    Returns:
+        The mentions to keep, in their order, and one note per form that could not be resolved.
+    """
+    forms = {}
+    for index, mention in enumerate(mentions):
+        if mention.resolved:
+            found = salt_form(question, mention)
+            if found is not None:
+                forms[index] = found
+    if not forms:
+        return mentions, []
+    spans = [(start, end) for _, start, end in forms.values()]
+    out: list[Mention] = []
+    notes: list[str] = []
+    for index, mention in enumerate(mentions):
+        if index not in forms:
+            inside = any(start <= mention.start and mention.end <= end for start, end in spans)
+            if not inside:
+                out.append(mention)
+            continue
+        form = forms[index][0]
+        name = mention.matched_name or mention.text
+        reason = (
+            f"{FORM_REASON}{form} of {name}; the knowledge base resolved {name} "
+            "itself, not that form, and answering for it would give the wrong compound"
+        )
+        notes.append(reason)
+        out.append(
+            dataclasses.replace(
+                mention, structure=None, compound_id=None, resolved_by="", reason=reason
+            )
+        )
+    return out, notes
