@@ -3,7 +3,10 @@
 The indexed text of a tool is its name split into words, its namespace, description,
 parameter descriptions and return description (``ToolManifest.retrieval_text``), so a
 request phrased in a chemist's words ("is this molecule likely to cross into the brain?")
-meets the tool that answers it. Hybrid search fuses both rankings by reciprocal rank.
+meets the tool that answers it. The search is the one hybrid search
+(:class:`~chemground.retrieval.hybrid.HybridSearch`: BM25, dense, reciprocal-rank fusion);
+what is the tools' own is its texts, the on-disk BM25 index keyed by them, and the
+sub-request bonus of :meth:`ToolRetriever.search_many`.
 """
 
 from __future__ import annotations
@@ -17,9 +20,8 @@ from pathlib import Path
 from chemground.agent.manifest import ToolManifest
 from chemground.agent.registry import ToolRegistry, default_registry
 from chemground.errors import ChemgroundError
-from chemground.retrieval.fusion import reciprocal_rank_fusion
+from chemground.retrieval.hybrid import METHODS, HybridSearch
 
-METHODS = ("bm25", "dense", "hybrid")
 _CLAUSE = re.compile(
     r"(?<=[.?!;])\s+|\b(?:then|after "
     r"that|afterwards|subsequently|additionally|also|finally|next)\b[,:]?",
@@ -52,6 +54,15 @@ class ToolRetriever:
         self.names = [m.name for m in self.manifests]
         self.texts = [m.retrieval_text() for m in self.manifests]
         self.cache_dir = cache_dir
+
+    @cached_property
+    def search_index(self) -> HybridSearch:
+        """The one hybrid search over the manifests' texts; each index made on first use."""
+        return HybridSearch(
+            lambda: self.bm25,
+            lambda: self.vectors,
+            encode=lambda texts: self.embedder.encode(texts),
+        )
 
     @cached_property
     def bm25(self):
@@ -95,11 +106,13 @@ class ToolRetriever:
 
     @cached_property
     def vectors(self):
-        from chemground.retrieval.embeddings import VectorIndex
+        """The manifests' MiniLM vectors (the one vector index, exact float32)."""
+        from chemground.retrieval.vectors import VectorIndex
 
         return VectorIndex(self.embedder.encode(self.texts), self.names)
 
     def search(self, query: str, k: int = 5, method: str = "hybrid") -> list[tuple[str, float]]:
+        """Top-k (tool name, score) pairs for one request; see :meth:`search_many`."""
         return self.search_many([query], k, method)[0]
 
     def search_many(
@@ -111,14 +124,26 @@ class ToolRetriever:
         adds, for each tool, its best fused score among the sub-requests (sentences,
         "then"/"also" clauses) times ``part_weight``, so every task of a multi-step request
         gets a chance at the top k.
+
+        Args:
+            queries: the requests.
+            k: tools per request.
+            method: bm25, dense or hybrid.
+
+        Returns:
+            Per request, (tool name, score) pairs, best first; none for a blank request.
+
+        Raises:
+            ChemgroundError: on an unknown method.
         """
         if method not in METHODS:
             raise ChemgroundError(
                 f"unknown retrieval method {method!r}; use one of {', '.join(METHODS)}"
             )
         depth = max(30, k)
+        search = self.search_index
         if method == "bm25":
-            return [self.bm25.search(q, k) if q.strip() else [] for q in queries]
+            return [search.search(q, k, "bm25") if q.strip() else [] for q in queries]
         parts = [split_request(q) if method == "hybrid" else [] for q in queries]
         texts = list(queries) + [p for ps in parts for p in ps]
         vectors = iter(self.embedder.encode(texts))
@@ -128,24 +153,13 @@ class ToolRetriever:
             if not query.strip():
                 out.append([])
                 continue
-            dense = self.vectors.search(vector, depth)
             if method == "dense":
-                out.append(dense[:k])
+                out.append(search.search(query, k, "dense", vector))
                 continue
-            scores = dict(
-                reciprocal_rank_fusion(
-                    [[n for n, _ in self.bm25.search(query, depth)], [n for n, _ in dense]]
-                )
-            )
+            scores = dict(search.fused(query, vector, depth))
             best_in_part: dict[str, float] = {}
             for piece in pieces:
-                fused = reciprocal_rank_fusion(
-                    [
-                        [n for n, _ in self.bm25.search(piece, depth)],
-                        [n for n, _ in self.vectors.search(next(vectors), depth)],
-                    ]
-                )
-                for name, score in fused:
+                for name, score in search.fused(piece, next(vectors), depth):
                     best_in_part[name] = max(best_in_part.get(name, 0.0), score)
             for name, score in best_in_part.items():
                 scores[name] = scores.get(name, 0.0) + self.part_weight * score

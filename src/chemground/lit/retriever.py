@@ -8,6 +8,12 @@ BM25, dense sentence-window search and, when the question names a compound, the 
 name the same compound (same InChIKey: exact; same skeleton: similar). Optionally the lexical
 query is expanded with the compounds' other names, and a :class:`Reranker` re-scores the top
 fused candidates.
+
+The pieces are the ones every hybrid search here uses (``retrieval.hybrid``): the BM25 index
+(``retrieval.bm25``), the vector index (``retrieval.vectors``, over chunk and window vectors)
+and the weighted fusion (``retrieval.fusion.Fusion``). What is the literature's own is which
+channels run and how they feed each other: the window views re-score the chunk-level views'
+candidates, and the mention channel only adds what the words cannot see.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from chemground.evidence import Evidence
 from chemground.kb.store import KnowledgeBase
 from chemground.lit.index import LitIndex, stem_text
 from chemground.lit.store import LitStore
-from chemground.retrieval.fusion import RRF_K, reciprocal_rank_fusion
+from chemground.retrieval import fusion as _fusion
 from chemground.retrieval.rerank import DEFAULT_DEPTH, Reranker, rerank_order
 
 Method = Literal["bm25", "dense", "hybrid", "mentions"]
@@ -51,17 +57,11 @@ class Ranking:
 
 
 @dataclass(frozen=True)
-class Fusion:
-    """Weighted reciprocal-rank fusion: score = sum over channels of weight / (k + rank)."""
+class Fusion(_fusion.Fusion):
+    """The one weighted reciprocal-rank fusion (:class:`chemground.retrieval.fusion.Fusion`),
+    listing the literature's channels, each weighing 1 unless set (so reports name them)."""
 
     weights: tuple[tuple[str, float], ...] = tuple((c, 1.0) for c in CHANNELS)
-    k: int = RRF_K
-
-    def weight(self, channel: str) -> float:
-        return dict(self.weights).get(channel, 1.0)
-
-    def describe(self) -> str:
-        return f"k={self.k}, " + ", ".join(f"{c} {w:g}" for c, w in self.weights)
 
 
 # Tuned on the ChemLit-QA development sets (neg + multi) by benchmarks/lit_compare.py, which
@@ -75,13 +75,18 @@ DEFAULT_FUSION = Fusion(
 
 
 def fuse(rankings: Sequence[Ranking], fusion: Fusion) -> list[tuple[int, float]]:
-    """Chunk positions and fused scores, best first (ties by position, so runs repeat)."""
-    used = [r for r in rankings if r.positions and fusion.weight(r.name) > 0]
-    fused = reciprocal_rank_fusion(
-        [[str(p) for p in r.positions] for r in used],
-        k=fusion.k,
-        weights=[fusion.weight(r.name) for r in used],
-    )
+    """Chunk positions and fused scores, best first: the channels' rankings fused by the one
+    :class:`~chemground.retrieval.fusion.Fusion` every hybrid search uses (ties by the
+    position's text, so runs repeat).
+
+    Args:
+        rankings: the channels' rankings.
+        fusion: the channel weights.
+
+    Returns:
+        (chunk position, fused score) pairs, best first.
+    """
+    fused = fusion.fuse([(r.name, [str(p) for p in r.positions]) for r in rankings])
     return [(int(p), score) for p, score in fused]
 
 
@@ -153,20 +158,16 @@ class LitRetriever:
         if not len(candidates):
             return ranking
         chunks = np.asarray(sorted(set(candidates)), dtype=np.int64)
-        starts = self.index.window_start[chunks]
-        ends = self.index.window_start[chunks + 1]
-        windows = np.concatenate([np.arange(s, e) for s, e in zip(starts, ends)])
-        scores = self.index.window_scores(query, windows)
-        offsets = np.concatenate([[0], np.cumsum(ends - starts)])
-        best = np.maximum.reduceat(scores, offsets[:-1])
+        best, window = self.index.best_windows(
+            chunks, lambda windows: self.index.window_scores(query, windows)
+        )
         for i in np.argsort(-best, kind="stable")[:depth]:
             if best[i] <= 0:
                 break
             position = int(chunks[i])
-            local = scores[offsets[i] : offsets[i + 1]]
             ranking.positions.append(position)
             ranking.scores[position] = float(best[i])
-            ranking.windows[position] = int(starts[i]) + int(np.argmax(local))
+            ranking.windows[position] = int(window[i])
         return ranking
 
     def encode(self, query: str) -> np.ndarray:
@@ -205,22 +206,14 @@ class LitRetriever:
         ).astype(np.int64)
         if not len(candidates):
             return ranking
-        starts = self.index.window_start[candidates].astype(np.int64)
-        lengths = self.index.window_start[candidates + 1].astype(np.int64) - starts
-        offsets = np.concatenate([[0], np.cumsum(lengths)])
-        # window ids of every candidate, in order: start of its chunk + rank inside the chunk
-        window_ids = np.repeat(starts, lengths) + (
-            np.arange(offsets[-1]) - np.repeat(offsets[:-1], lengths)
+        best, window = self.index.best_windows(
+            candidates, lambda windows: self.index.window_search.score(query_vector, windows)
         )
-        scores = np.asarray(self.index.window_vectors[window_ids], dtype=np.float32) @ query_vector
-        best_scores = np.maximum.reduceat(scores, offsets[:-1])
-        order = np.argsort(-best_scores)[:depth]
-        for i in order:
+        for i in np.argsort(-best)[:depth]:
             position = int(candidates[i])
-            local = scores[offsets[i] : offsets[i + 1]]
             ranking.positions.append(position)
-            ranking.scores[position] = float(best_scores[i])
-            ranking.windows[position] = int(starts[i]) + int(np.argmax(local))
+            ranking.scores[position] = float(best[i])
+            ranking.windows[position] = int(window[i])
         return ranking
 
     def rank_mentions(

@@ -1,8 +1,9 @@
 """Text retrieval over the KB's records (the text-RAG baselines: ``--method bm25 | dense``).
 
-Every compound and reaction is serialised to text (``retrieval.records``) and indexed with
-BM25 (bm25s) or MiniLM embeddings. Indexes are cached under the cache dir, keyed by a stamp of
-the KB's content, so they are built once per KB state.
+Every compound and reaction is serialised to text (``retrieval.records``) and searched with
+the one hybrid search (:class:`~chemground.retrieval.hybrid.HybridSearch`: BM25, MiniLM
+vectors, their fusion). What is the records' own is the texts and where the indexes live:
+under the cache dir, keyed by a stamp of the KB's content, so they are built once per KB state.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from chemground.evidence import Evidence
 from chemground.kb.store import KnowledgeBase
 from chemground.reasoning.query import QueryTuple
 from chemground.retrieval.bm25 import BM25Index
+from chemground.retrieval.hybrid import HybridSearch
 from chemground.retrieval.records import (
     compound_record,
     compound_text,
@@ -105,51 +107,50 @@ def load_or_build(folder: Path, kb: KnowledgeBase, load, build):
     return index
 
 
-class BM25RecordRetriever:
-    """BM25 over serialised KB records; the question text is the query."""
+class RecordRetriever:
+    """Serialised KB records searched by one method of the hybrid search; the question's text is
+    the query.
 
-    name = "bm25"
+    Args:
+        kb: the knowledge base.
+        cache_dir: where the record indexes are kept (``indexes/bm25-<stamp>``,
+            ``indexes/dense-<stamp>``; vectors of texts in ``embeddings.sqlite``).
+        method: ``bm25``, ``dense`` or ``hybrid`` (the evidence's retriever name).
+        progress: reports the embedding of the records when the vectors are built.
+    """
 
-    def __init__(self, kb: KnowledgeBase, cache_dir: Path) -> None:
-        self.kb = kb
-        self.folder = cache_dir / "indexes" / f"bm25-{kb_stamp(kb)}"
-        self._index: BM25Index | None = None
-        self._lock = threading.Lock()
+    name = "hybrid"
 
-    def index(self) -> BM25Index:
-        with self._lock:
-            if self._index is None:
-                self._index = load_or_build(self.folder, self.kb, BM25Index.load, BM25Index)
-            return self._index
-
-    def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
-        return evidence_for(self.kb, self.index().search(query.question, k), self.name)
-
-
-class DenseRecordRetriever:
-    """Nearest records by MiniLM embedding of their text (vectors cached on disk)."""
-
-    name = "dense"
-
-    def __init__(self, kb: KnowledgeBase, cache_dir: Path, progress=None) -> None:
+    def __init__(
+        self, kb: KnowledgeBase, cache_dir: Path, method: str | None = None, progress=None
+    ) -> None:
         self.kb = kb
         self.cache_dir = cache_dir
-        self.folder = cache_dir / "indexes" / f"dense-{kb_stamp(kb)}"
+        self.method = method or self.name
+        self.name = self.method
         self.progress = progress
-        self._index = None
+        stamp = kb_stamp(kb)
+        self._bm25_folder = cache_dir / "indexes" / f"bm25-{stamp}"
+        self._dense_folder = cache_dir / "indexes" / f"dense-{stamp}"
         self._embedder = None
-        self._lock = threading.Lock()
+        self.search = HybridSearch(
+            self._load_bm25, self._load_vectors, encode=lambda texts: self.embedder.encode(texts)
+        )
 
     @property
     def embedder(self):
+        """The MiniLM encoder, its vectors cached in ``embeddings.sqlite`` (made on first use)."""
         if self._embedder is None:
             from chemground.retrieval.embeddings import Embedder
 
             self._embedder = Embedder(self.cache_dir / "embeddings.sqlite")
         return self._embedder
 
-    def index(self):
-        from chemground.retrieval.embeddings import VectorIndex
+    def _load_bm25(self) -> BM25Index:
+        return load_or_build(self._bm25_folder, self.kb, BM25Index.load, BM25Index)
+
+    def _load_vectors(self):
+        from chemground.retrieval.vectors import VectorIndex
 
         def embed(texts: list[str], ids: list[str]) -> VectorIndex:
             if self.progress:
@@ -157,13 +158,39 @@ class DenseRecordRetriever:
             report = (lambda n: self.progress("embed records", n, None)) if self.progress else None
             return VectorIndex(self.embedder.encode(texts, progress=report), ids)
 
-        with self._lock:
-            if self._index is None:
-                self._index = load_or_build(self.folder, self.kb, VectorIndex.load, embed)
-            return self._index
+        return load_or_build(self._dense_folder, self.kb, VectorIndex.load, embed)
+
+    def index(self):
+        """The index this retriever's method searches (BM25's or the vectors'; both: BM25's)."""
+        return self.search.vectors if self.method == "dense" else self.search.bm25
 
     def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
-        index = self.index()
-        return evidence_for(
-            self.kb, index.search(self.embedder.encode_one(query.question), k), self.name
-        )
+        """The ``k`` records whose text best matches the question, as evidence.
+
+        Args:
+            query: the parsed question (its text is the query).
+            k: how many records.
+
+        Returns:
+            Evidence of kind ``reaction`` or ``compound``, best first, match ``similar``.
+        """
+        hits = self.search.search(query.question, k, self.method)
+        return evidence_for(self.kb, hits, self.name)
+
+
+class BM25RecordRetriever(RecordRetriever):
+    """BM25 over serialised KB records (``--method bm25``)."""
+
+    name = "bm25"
+
+    def __init__(self, kb: KnowledgeBase, cache_dir: Path) -> None:
+        super().__init__(kb, cache_dir, "bm25")
+
+
+class DenseRecordRetriever(RecordRetriever):
+    """Nearest records by MiniLM embedding of their text (``--method dense``)."""
+
+    name = "dense"
+
+    def __init__(self, kb: KnowledgeBase, cache_dir: Path, progress=None) -> None:
+        super().__init__(kb, cache_dir, "dense", progress)
