@@ -80,3 +80,22 @@ def test_record_retrievers_search_the_kb_texts_through_the_hybrid_search(kb_copy
     assert (
         again.retrieve(QueryTuple(question=question, level="reaction", aspect=None), k=3) == found
     )
+
+
+def test_load_or_build_keeps_one_copy_and_rebuilds_a_damaged_one(tmp_path):
+    from chemground.retrieval.hybrid import load_or_build
+
+    folder = tmp_path / "index"
+    builds: list[int] = []
+
+    def build() -> BM25Index:
+        builds.append(1)
+        return BM25Index(list(TEXTS.values()), list(TEXTS))
+
+    first = load_or_build(folder, BM25Index.load, build)
+    again = load_or_build(folder, BM25Index.load, build)
+    assert len(builds) == 1 and [p.name for p in tmp_path.iterdir()] == ["index"]
+    assert again.search("toluene nitration", 2) == first.search("toluene nitration", 2)
+    (folder / "ids.json").write_text("{not json")
+    rebuilt = load_or_build(folder, BM25Index.load, build)
+    assert len(builds) == 2 and rebuilt.search("toluene", 1) == first.search("toluene", 1)

@@ -11,7 +11,6 @@ sub-request bonus of :meth:`ToolRetriever.search_many`.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 from functools import cached_property
@@ -75,28 +74,18 @@ class ToolRetriever:
             return BM25Index(self.texts, self.names)
         import hashlib
         import json
-        import shutil
 
         from chemground.retrieval.bm25 import bm25s_module
+        from chemground.retrieval.hybrid import load_or_build
 
         stamp = hashlib.sha256(
             json.dumps([bm25s_module().__version__, self.names, self.texts]).encode()
         ).hexdigest()[:16]
-        folder = self.cache_dir / "tool-index" / stamp
-        if (folder / "ids.json").is_file():
-            try:
-                return BM25Index.load(folder)
-            except (OSError, ValueError, KeyError):
-                shutil.rmtree(folder, ignore_errors=True)  # damaged: built again
-        index = BM25Index(self.texts, self.names)
-        partial = folder.with_name(f"{stamp}.{os.getpid()}.tmp")
-        try:
-            shutil.rmtree(partial, ignore_errors=True)
-            index.save(partial)
-            partial.rename(folder)
-        except OSError:  # a read-only cache, or another process was first: keep it in memory
-            shutil.rmtree(partial, ignore_errors=True)
-        return index
+        return load_or_build(
+            self.cache_dir / "tool-index" / stamp,
+            BM25Index.load,
+            lambda: BM25Index(self.texts, self.names),
+        )
 
     @cached_property
     def embedder(self):

@@ -10,18 +10,23 @@ channel, a two-stage dense search over sentence windows) and fuses all of them w
 the indexes are kept, the channel weights.
 
 The indexes are made on first use (``bm25`` and ``vectors`` may be functions that load or
-build them), so a BM25-only search never loads the MiniLM model, and a dense one never
-builds BM25.
+build them, usually with :func:`load_or_build`), so a BM25-only search never loads the MiniLM
+model, and a dense one never builds BM25.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from chemground.errors import ChemgroundError
 from chemground.retrieval.fusion import Fusion
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 if TYPE_CHECKING:  # importing them costs start-up time (numpy) that a caller may not need yet
     import numpy as np
@@ -31,6 +36,46 @@ if TYPE_CHECKING:  # importing them costs start-up time (numpy) that a caller ma
 
 METHODS = ("bm25", "dense", "hybrid")
 T = TypeVar("T")
+
+
+def load_or_build(folder: Path, load: Callable[[Path], T], build: Callable[[], T]) -> T:
+    """The index saved in ``folder``, or one built by ``build()`` and saved there atomically.
+
+    Why one function: the records' and the tools' indexes are both kept on disk (loading is
+    much cheaper than building, which also imports scipy.sparse), and both must survive the
+    same accidents: a half-written index is never loaded (each process writes a folder of its
+    own and renames it), two server workers building at once keep one copy, a damaged index
+    is built again, and a read-only cache keeps the index in memory.
+
+    Args:
+        folder: where the index lives; its name should change with what is indexed.
+        load: reads an index from a folder (``BM25Index.load``, ``VectorIndex.load``).
+        build: makes the index (anything with ``save(folder)``).
+
+    Returns:
+        The loaded or built index.
+    """
+    if (folder / "ids.json").is_file():
+        try:
+            return load(folder)
+        except (OSError, ValueError, KeyError):
+            shutil.rmtree(folder, ignore_errors=True)  # damaged: built again
+    index = build()
+    tmp = folder.with_name(f"{folder.name}.tmp-{os.getpid()}-{threading.get_ident()}")
+    try:
+        shutil.rmtree(tmp, ignore_errors=True)
+        index.save(tmp)
+        try:
+            tmp.rename(folder)  # atomic; fails when another worker got there first
+        except OSError:
+            if (folder / "ids.json").exists():  # the other worker's identical index: keep it
+                shutil.rmtree(tmp, ignore_errors=True)
+            else:  # a stale copy sits there
+                shutil.rmtree(folder, ignore_errors=True)
+                tmp.rename(folder)
+    except OSError:  # a read-only cache: keep the index in memory
+        shutil.rmtree(tmp, ignore_errors=True)
+    return index
 
 
 class _Lazy(Generic[T]):

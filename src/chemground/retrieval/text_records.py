@@ -9,16 +9,13 @@ under the cache dir, keyed by a stamp of the KB's content, so they are built onc
 from __future__ import annotations
 
 import hashlib
-import os
-import shutil
-import threading
 from pathlib import Path
 
 from chemground.evidence import Evidence
 from chemground.kb.store import KnowledgeBase
 from chemground.reasoning.query import QueryTuple
 from chemground.retrieval.bm25 import BM25Index
-from chemground.retrieval.hybrid import HybridSearch
+from chemground.retrieval.hybrid import HybridSearch, load_or_build
 from chemground.retrieval.records import (
     compound_record,
     compound_text,
@@ -80,31 +77,13 @@ def evidence_for(
     return out
 
 
-def load_or_build(folder: Path, kb: KnowledgeBase, load, build):
-    """The record index saved in ``folder``, or one built from the KB's record texts with
-    ``build(texts, ids)`` and saved atomically (a half-written index is never loaded)."""
-    if (folder / "ids.json").exists():
-        return load(folder)
+def record_texts(kb: KnowledgeBase) -> tuple[list[str], list[str]]:
+    """(texts, ids) of every record, what the record indexes are built from."""
     ids, texts = [], []
     for record_id, text in iter_record_texts(kb):
         ids.append(record_id)
         texts.append(text)
-    index = build(texts, ids)
-    # a folder of this process's own: two server workers may build the same index at once
-    tmp = folder.with_name(f"{folder.name}.tmp-{os.getpid()}-{threading.get_ident()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    index.save(tmp)
-    try:
-        tmp.rename(
-            folder
-        )  # atomic; fails when another worker got there first (or a stale copy sits there)
-    except OSError:
-        if (folder / "ids.json").exists():  # the other worker's identical index: keep it
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            shutil.rmtree(folder, ignore_errors=True)
-            tmp.rename(folder)
-    return index
+    return texts, ids
 
 
 class RecordRetriever:
@@ -147,7 +126,9 @@ class RecordRetriever:
         return self._embedder
 
     def _load_bm25(self) -> BM25Index:
-        return load_or_build(self._bm25_folder, self.kb, BM25Index.load, BM25Index)
+        return load_or_build(
+            self._bm25_folder, BM25Index.load, lambda: BM25Index(*record_texts(self.kb))
+        )
 
     def _load_vectors(self):
         from chemground.retrieval.vectors import VectorIndex
@@ -158,7 +139,9 @@ class RecordRetriever:
             report = (lambda n: self.progress("embed records", n, None)) if self.progress else None
             return VectorIndex(self.embedder.encode(texts, progress=report), ids)
 
-        return load_or_build(self._dense_folder, self.kb, VectorIndex.load, embed)
+        return load_or_build(
+            self._dense_folder, VectorIndex.load, lambda: embed(*record_texts(self.kb))
+        )
 
     def index(self):
         """The index this retriever's method searches (BM25's or the vectors'; both: BM25's)."""
