@@ -20,7 +20,7 @@ ORDER = [
     ("reaction_roles", "python benchmarks/reaction_roles.py"),
     ("tool_properties", "python benchmarks/tool_properties_benchmark.py"),
     ("api_load", "python benchmarks/api_load.py"),
-    ("startup", "python benchmarks/startup.py --baseline d9c255c"),
+    ("startup", "python benchmarks/startup.py --baseline 7d4aec7"),
     ("llm_smoke", "python benchmarks/llm_smoke.py --base-url URL"),
     ("faithfulness", "python benchmarks/faithfulness.py --base-url URL"),
     ("extract", "python benchmarks/extract_gold_ceiling.py; python benchmarks/extract_cost.py"),
