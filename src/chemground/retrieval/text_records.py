@@ -43,6 +43,17 @@ def iter_record_texts(kb: KnowledgeBase, include_compounds: bool = True):
 def evidence_for(
     kb: KnowledgeBase, hits: list[tuple[str, float]], retriever: str
 ) -> list[Evidence]:
+    """The records behind a text search's hits, as evidence (match ``similar``: a text score
+    says the words are alike, not that the record answers).
+
+    Args:
+        kb: the knowledge base.
+        hits: (``reaction:<id>`` or ``compound:<id>``, score) pairs, best first.
+        retriever: the method's name, shown in the evidence.
+
+    Returns:
+        One evidence per hit whose record is still in the KB, in the hits' order.
+    """
     reaction_ids = [h.split(":", 1)[1] for h, _ in hits if h.startswith("reaction:")]
     compound_ids = [int(h.split(":", 1)[1]) for h, _ in hits if h.startswith("compound:")]
     reactions = kb.get_reactions(reaction_ids)
@@ -51,29 +62,22 @@ def evidence_for(
     for key, score in hits:
         kind, _, raw = key.partition(":")
         if kind == "reaction" and raw in reactions:
-            out.append(
-                Evidence(
-                    kind="reaction",
-                    id=raw,
-                    score=round(score, 4),
-                    match="similar",
-                    record=reaction_record(reactions[raw]),
-                    retriever=retriever,
-                    why=f"{retriever} text similarity {score:.3f}",
-                )
-            )
+            record = reaction_record(reactions[raw])
         elif kind == "compound" and int(raw) in compounds:
-            out.append(
-                Evidence(
-                    kind="compound",
-                    id=raw,
-                    score=round(score, 4),
-                    match="similar",
-                    record=compound_record(compounds[int(raw)]),
-                    retriever=retriever,
-                    why=f"{retriever} text similarity {score:.3f}",
-                )
+            record = compound_record(compounds[int(raw)])
+        else:
+            continue
+        out.append(
+            Evidence(
+                kind=kind,
+                id=raw,
+                score=round(score, 4),
+                match="similar",
+                record=record,
+                retriever=retriever,
+                why=f"{retriever} text similarity {score:.3f}",
             )
+        )
     return out
 
 
