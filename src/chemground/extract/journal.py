@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from chemground.agent.jsonsafe import fields_json
 from chemground.errors import ChemgroundError
 from chemground.extract.snippets import Snippet
 
@@ -36,7 +37,8 @@ class SnippetOutcome:
     usage: dict[str, dict[str, Any]] = field(default_factory=dict)  # stage -> Usage.to_dict()
 
     def to_json(self) -> str:
-        return json.dumps(self.__dict__, ensure_ascii=False)
+        """The journal line: the fields as JSON (``fields_json``); ``from_json`` reads it back."""
+        return json.dumps(fields_json(self), ensure_ascii=False)
 
     @classmethod
     def from_json(cls, text: str) -> SnippetOutcome:

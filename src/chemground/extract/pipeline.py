@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from chemground.agent.jsonsafe import fields_json
 from chemground.chem.names import NameResolver
 from chemground.errors import ChemgroundError
 from chemground.extract.journal import RunJournal, SnippetOutcome, run_fingerprint, snippet_key
@@ -87,19 +88,9 @@ class RunCounts:
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "snippets": self.snippets,
-            "done": self.done,
-            "resumed": self.resumed,
-            "extracted": self.extracted,
-            "no_reaction": self.no_reaction,
-            "checked": self.checked,
-            "corrected": self.corrected,
-            "valid": self.valid,
-            "invalid": dict(self.invalid),
-            "failed": dict(self.failed),
-            "warnings": dict(self.warnings),
-        }
+        """The counts for ``extract run --json`` and the benchmark record: the fields, each
+        Counter as a plain dict (``fields_json``)."""
+        return fields_json(self)
 
 
 @dataclass

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from chemground.agent.jsonsafe import fields_json
 from chemground.chem.structure import Structure, mol_from_smiles
 from chemground.errors import StructureError
 from chemground.extract.resolve import ExtractedNameResolver, NameCheck
@@ -65,9 +66,6 @@ class ResolvedCompound:
             reason=check.reason,
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v not in (None, "")}
-
 
 @dataclass
 class Validation:
@@ -93,7 +91,8 @@ class Validation:
             "warnings": self.warnings,
             "messages": self.messages,
             "unresolved": self.unresolved_names,
-            "compounds": [c.to_dict() for c in self.compounds],
+            # a compound's fields, the empty ones left out (an unresolved name has no structure)
+            "compounds": [fields_json(c, omit_empty=True) for c in self.compounds],
         }
 
 
