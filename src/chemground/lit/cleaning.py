@@ -364,9 +364,6 @@ class CleaningReport:
     reference_blocks: int = 0
     reference_entries: int = 0
 
-    def to_dict(self) -> dict[str, int]:
-        return dict(self.__dict__)
-
 
 @dataclass
 class CleanedDocument:

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from chemground.agent.jsonsafe import fields_json
 from chemground.chem.mentions import MemoryNameIndex, MentionFinder
 from chemground.errors import ChemgroundError
 from chemground.kb.store import KnowledgeBase
@@ -54,9 +55,6 @@ class FileResult:
     note: str | None = None
     seconds: float = 0.0
 
-    def to_dict(self) -> dict:
-        return dict(self.__dict__)
-
 
 @dataclass
 class Skipped:
@@ -64,9 +62,6 @@ class Skipped:
 
     path: str
     reason: str
-
-    def to_dict(self) -> dict:
-        return {"path": self.path, "reason": self.reason}
 
 
 @dataclass
@@ -88,13 +83,13 @@ class AddSummary:
 
     def to_dict(self) -> dict:
         return {
-            "files": [f.to_dict() for f in self.files],
+            "files": [fields_json(f) for f in self.files],
             "added": self.count("added"),
             "updated": self.count("updated"),
             "unchanged": self.count("unchanged"),
             "failed": self.count("failed"),
             "chunks_added": self.chunks_added,
-            "skipped": [s.to_dict() for s in self.skipped],
+            "skipped": [fields_json(s) for s in self.skipped],
             "seconds": round(self.seconds, 3),
         }
 
@@ -301,7 +296,7 @@ class Ingestor:
         metadata = dict(parsed.metadata)
         metadata.update(
             {
-                "cleaning": cleaned.report.to_dict(),
+                "cleaning": fields_json(cleaned.report),
                 "chunk_size": self.chunk_size,
                 "chunk_overlap": self.overlap,
                 "file_name": resolved.name,
@@ -346,4 +341,4 @@ class Ingestor:
         result.document_id, result.title, result.format = document_id, parsed.title, parsed.format
         result.pages, result.chunks, result.characters = parsed.n_pages, stored, len(cleaned.text)
         result.mentions = counted["mentions"]
-        result.cleaning = cleaned.report.to_dict()
+        result.cleaning = fields_json(cleaned.report)

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from chemground.agent.jsonsafe import fields_json
 from chemground.lit.qac.filters import (
     cluster_by_entailment,
     penalised_semantic_entropy,
@@ -146,13 +147,9 @@ class Candidate:
     keywords: list[str] = field(default_factory=list)
     error: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        data = dict(self.__dict__)
-        data["spans"] = [list(s) for s in self.spans]
-        return data
-
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Candidate:
+        """A candidate from its JSON form (``fields_json``, which writes each span as a list)."""
         data = dict(data)
         data["spans"] = [tuple(s) for s in data.get("spans", [])]
         return cls(**data)
@@ -303,5 +300,5 @@ class QACGenerator:
                     self.entropy(candidate, chunk)
             except LLMError as error:
                 candidate = Candidate(reasoning_type, error=f"{type(error).__name__}: {error}")
-            out["candidates"].append(candidate.to_json())
+            out["candidates"].append(fields_json(candidate))
         return out

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
+from chemground.agent.jsonsafe import fields_json
 from chemground.errors import ChemgroundError
 from chemground.jsonl import read_jsonl
 from chemground.lit.library import Library
@@ -70,7 +71,8 @@ class RunSummary:
     errors: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        """The summary as ``lit qac --json`` prints it: its fields (``fields_json``)."""
+        return fields_json(self)
 
     def lines(self) -> list[str]:
         out = [

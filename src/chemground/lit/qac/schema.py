@@ -14,10 +14,11 @@ import ast
 import csv
 import math
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from chemground.agent.jsonsafe import fields_json
 from chemground.lit.errors import QACFormatError
 
 REASONING_TYPES = (
@@ -109,9 +110,8 @@ class QACRecord:
         return row
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["spans"] = [list(s) for s in self.spans]
-        return data
+        """The JSONL record of ``lit qac`` (``fields_json``: each span as a list)."""
+        return fields_json(self)
 
 
 @dataclass
