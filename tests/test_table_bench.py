@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from chemground.agent.jsonsafe import fields_json
 from chemground.bench.generate import (
     TABLE_RAG_TASKS,
     generate,
@@ -37,7 +38,7 @@ def test_at_least_twenty_templates_per_task():
 def test_generation_is_seeded_and_keeps_sources(small_kb, tmp_path):
     a = generate(small_kb, per_task=6, seed=7)
     b = generate(small_kb, per_task=6, seed=7)
-    assert [i.to_json() for i in a] == [i.to_json() for i in b]
+    assert [fields_json(i) for i in a] == [fields_json(i) for i in b]
     assert generate(small_kb, per_task=6, seed=8)[0].question != a[0].question or len(a) == 0
     tasks = {(i.task, i.input_format) for i in a}
     for task in (
@@ -64,7 +65,7 @@ def test_generation_is_seeded_and_keeps_sources(small_kb, tmp_path):
                 )
     path = tmp_path / "bench.jsonl"
     write_items(a, path)
-    assert [i.to_json() for i in read_items(path)] == [i.to_json() for i in a]
+    assert [fields_json(i) for i in read_items(path)] == [fields_json(i) for i in a]
 
 
 def test_random_smiles_keep_the_structure():

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from chemground.agent.jsonsafe import fields_json, json_name
 from chemground.errors import ChemgroundError
 from chemground.jsonl import read_jsonl
 
@@ -26,10 +27,7 @@ class DatasetError(ChemgroundError):
 class GoldStep:
     tool: str
     params: Any
-    ret: Any
-
-    def to_json(self) -> dict[str, Any]:
-        return {"tool": self.tool, "params": self.params, "return": self.ret}
+    ret: Any = field(metadata=json_name("return"))  # the dataset's key
 
 
 @dataclass
@@ -51,7 +49,7 @@ class BenchItem:
         data = {
             "id": self.id,
             "query": self.query,
-            "calling_chain": [s.to_json() for s in self.chain],
+            "calling_chain": [fields_json(s) for s in self.chain],
         }
         data.update(self.meta)
         return data

@@ -15,6 +15,7 @@ from typing import Any
 
 from chemground.agent.core import AgentAnswer
 from chemground.agent.dataset import BenchItem
+from chemground.agent.jsonsafe import fields_json
 from chemground.agent.metrics import ItemScore, PredictedCall, aggregate, score_item
 from chemground.agent.runner import ToolRunner
 from chemground.llm.base import LLM, LLMBadOutput
@@ -128,7 +129,7 @@ def evaluate_agent(
                     "answer": answer.answer,
                     "status": answer.status,
                     "calls": [s.to_json() for s in answer.steps],
-                    "score": score.to_json(),
+                    "score": fields_json(score),
                     "judge_reason": reason,
                     "usage": answer.usage,
                 }

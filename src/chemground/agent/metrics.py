@@ -38,9 +38,6 @@ class PRF:
     recall: float
     f1: float
 
-    def to_json(self) -> dict[str, float]:
-        return {"precision": self.precision, "recall": self.recall, "f1": self.f1}
-
 
 def prf(true_positives: int, predicted: int, gold: int) -> PRF:
     """Precision, recall, F1; an empty prediction of an empty gold scores 1."""
@@ -135,15 +132,6 @@ class ItemScore:
     params: PRF
     returns: PRF
     passed: float | None = None  # judge verdict, when judged
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "format_valid": self.format_valid,
-            "tool": self.tool.to_json(),
-            "params": self.params.to_json(),
-            "returns": self.returns.to_json(),
-            "passed": self.passed,
-        }
 
 
 def score_item(

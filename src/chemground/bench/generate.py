@@ -16,12 +16,13 @@ import random
 import re
 import shutil
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rdkit import Chem
 
+from chemground.agent.jsonsafe import fields_json
 from chemground.bench.templates import EXTRA_TASKS, TABLE_RAG_TASKS, TASK_ASPECT, TEMPLATES
 from chemground.chem.structure import mol_from_smiles, rdkit_messages
 from chemground.kb.importers.base import is_generic_name
@@ -46,9 +47,6 @@ class BenchItem:
     template: int = 0
     perturbed: bool = False
     paraphrased: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def random_smiles(smiles: str, rng: random.Random) -> str:
@@ -355,7 +353,7 @@ def write_items(items: list[BenchItem], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:
         for item in items:
-            handle.write(json.dumps(item.to_json(), ensure_ascii=False) + "\n")
+            handle.write(json.dumps(fields_json(item), ensure_ascii=False) + "\n")
 
 
 def read_items(path: Path) -> list[BenchItem]:
