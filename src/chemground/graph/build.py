@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 import shutil
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from chemground.agent.jsonsafe import fields_json
 from chemground.errors import NotFoundError
 from chemground.graph.backend import GraphBackend, GraphCounts
 from chemground.graph.config import (
@@ -49,7 +50,8 @@ class BuildSummary:
     load_seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The summary as ``graph build --json`` prints it: its fields (``fields_json``)."""
+        return fields_json(self)
 
 
 def _manifest(fingerprint: dict[str, Any], kb_path: Path | str, max_rowid: int) -> dict[str, Any]:

@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from chemground.agent.jsonsafe import fields_json, json_name
 from chemground.chem.solvents import COMMON_SOLVENTS, agent_role
 from chemground.chem.structure import MAX_SMILES_CHARS, structure_from_smiles
 from chemground.errors import ChemgroundError
@@ -308,26 +309,22 @@ class RoleChange:
     position: int  # index in Reaction.participants
     name: str | None
     smiles: str | None
-    old: Role
-    new: Role
+    old: Role = field(metadata=json_name("from"))
+    new: Role = field(metadata=json_name("to"))
     rule: str  # RULE_ATOM_MAP | RULE_REAGENT_LIST
-    reason: str
+    reason: str = field(metadata=json_name("why"))
 
     def to_dict(self) -> dict[str, Any]:
         """The change as stored in ``Reaction.provenance["role_changes"]`` (``ROLE_CHANGES``).
 
+        The fields by ``fields_json`` (the keys ``from``, ``to`` and ``why`` are declared on the
+        fields); kept by name because the importer, the provenance reader's docs and the tests
+        call it.
+
         Returns:
             A JSON-ready dict: position, name, smiles, from, to, rule, why.
         """
-        return {
-            "position": self.position,
-            "name": self.name,
-            "smiles": self.smiles,
-            "from": self.old.value,
-            "to": self.new.value,
-            "rule": self.rule,
-            "why": self.reason,
-        }
+        return fields_json(self)
 
 
 def reassign_roles(
