@@ -467,3 +467,28 @@ def test_a_salt_or_hydrate_form_is_not_answered_for_the_free_compound(qa, questi
 def test_a_form_the_dictionary_names_is_answered(qa):
     out = qa.ask("MW of sodium acetate trihydrate").to_json()
     assert out["status"] == "answered" and out["value"] == pytest.approx(136.08, abs=0.01)
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("What forms when thiophenol is methylated with methyl iodide?", "thioanisole"),
+        ("Which urea forms from cyclohexylamine and p-tolyl isocyanate?", "urea_formation-08"),
+        ("What ester forms from hexanoic acid and butanol with TsOH?", "butyl hexanoate"),
+        ("benzophenone, NaBH4, EtOH, rt 1 h. product = ?", "benzhydrol"),
+    ],
+)
+def test_verbs_answer_classes_agents_and_notebook_solvents(qa, question, expected):
+    """'methylated' is a verb (was fuzzy-matched to 'ethylate'), 'which urea forms' names the
+    answer's class (urea was taken for a reactant), TsOH added 'with' is the acid catalyst, and
+    a solvent in a notebook's comma list is the solvent: each match is exact now."""
+    out = qa.ask(question).to_json()
+    assert out["status"] == "answered", out["answer"]
+    assert expected in out["answer"] or expected in out["evidence"][0]["id"]
+
+
+def test_a_condensed_formula_is_not_typo_corrected():
+    from chemground.chem.mentions import MentionFinder
+
+    assert not MentionFinder._fuzzy_word("PhCH2COOH")  # was corrected to HOCH2COOH
+    assert MentionFinder._fuzzy_word("benzaldehide")

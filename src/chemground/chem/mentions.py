@@ -128,6 +128,16 @@ _NOT_COMPOUND_AFTER = re.compile(
 # the salt some dictionary synonym makes of it ("ethylate" is filed under acetic acid).
 _VERB_BEFORE = re.compile(r"\bto\s*$", re.IGNORECASE)
 _ALKYLATE_VERB = re.compile(r"^[a-z]+(?:yl|oyl)ate$", re.IGNORECASE)
+# "thiophenol is methylated", "after benzylating the amine": the participle is never a compound
+_ALKYLATE_PARTICIPLE = re.compile(r"^[a-z]+(?:yl|oyl)at(?:ed|ing)$", re.IGNORECASE)
+# "Which urea forms from ...?", "what ester do you get": the class of the answer, not a compound
+# the question names (urea is filed as a compound, and was taken for a reactant)
+_ANSWER_DETERMINER = re.compile(r"\b(?:which|what)\s*$", re.IGNORECASE)
+_ANSWER_VERB = re.compile(
+    r"^\s*(?:forms?|is formed|are formed|results?|is produced|is obtained|comes out|"
+    r"(?:do|would|will|can|should) (?:i|you|we|one) (?:get|obtain|expect)|would form|will form)\b",
+    re.IGNORECASE,
+)
 # Contractions and possessives: "I'm", "it's", "don't", "ibuprofen's" (the word is its base).
 _CONTRACTION = re.compile(r"^(.+?)(?:n['’]t|['’](?:s|m|re|ve|ll|d))$", re.IGNORECASE)
 # "ca. 1", "rt; 2 h. E": a name does not run across sentences or clauses
@@ -467,7 +477,8 @@ def is_common_word(word: str, threshold: float = COMMON_WORD_ZIPF) -> bool:
 
 
 def _is_stop(text: str) -> bool:
-    return text.lower().strip("'") in STOPWORDS
+    low = text.lower().strip("'")
+    return low in STOPWORDS or bool(_ALKYLATE_PARTICIPLE.match(low))
 
 
 @dataclass
@@ -732,6 +743,8 @@ class MentionFinder:
             if taken[i]:
                 continue
             token = word.text
+            if _is_stop(token):
+                continue  # "o/n", "r.t.": lab shorthand that only looks like SMILES
             quoted = word.start > 0 and text[word.start - 1] in "\"'`“‘"
             letters_only = token.isalpha()
             if not looks_like_smiles(token) or (self.passages and not _smiles_syntax(token)):
@@ -960,6 +973,11 @@ class MentionFinder:
             or (rank >= 0 and _NOT_COMPOUND_AFTER.match(text[words[j].end :]))
             or (
                 j == i and _ALKYLATE_VERB.match(raw) and _VERB_BEFORE.search(text[: words[i].start])
+            )
+            or (j == i and _ALKYLATE_PARTICIPLE.match(raw))
+            or (
+                _ANSWER_DETERMINER.search(text[: words[i].start])
+                and _ANSWER_VERB.match(text[words[j].end :])
             )
         ):
             return None
@@ -1250,6 +1268,8 @@ class MentionFinder:
             return False
         if not re.search(r"[a-z]{3}", word.lower()):
             return False
+        if re.search(r"\d", word) and len(re.findall(r"[A-Z]", word)) >= 2:
+            return False  # "PhCH2COOH": a condensed formula is no misspelt name (not HOCH2COOH)
         if word.lower() in REACTION_WORDS or word.lower() in GENERIC_WORDS:
             return False
         if word.isalpha() and _PROCESS_WORD.search(word):

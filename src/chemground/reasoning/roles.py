@@ -51,6 +51,20 @@ _BEFORE_AGENT_WITH = re.compile(
     r"shak(en|ing)|sonicat(ed|ing))\b[^,;.]*|\bin \S+(?: \S+)?)"
     r" with\s*(a |an |the |catalytic |cat\.? |some )*$"
 )
+_WITH_AFTER_REACT = re.compile(r"\breact(s|ed|ing)?\b[^,;.]*\bwith\s*(a |an |the )?$")
+_ENDS_WITH_WITH = re.compile(r"\bwith\s*(a |an |the |catalytic |cat\.? )*$")
+
+
+def _acid_or_base_added_with(before: str, smiles: str | None) -> bool:
+    """'from A and B with TsOH', 'A treated with NaOH': an acid, base or Lewis acid added
+    'with' is an agent, unless the question says the compounds react with one another."""
+    if not _ENDS_WITH_WITH.search(before) or _WITH_AFTER_REACT.search(before):
+        return False
+    from chemground.reasoning.extractive import is_acid_base_or_lewis_acid
+
+    return is_acid_base_or_lewis_acid(smiles)
+
+
 _AFTER_ROLE = re.compile(
     r"^\s*,?\s*(?:is |was |are )?(?:used )?as (?:the |a |an "
     r")?(solvents?|catalysts?|reagents?|bases?|"
@@ -91,8 +105,19 @@ def infer_roles(
             _BEFORE_SOLVENT.search(before) and mention.smiles and is_common_solvent(mention.smiles)
         ):
             role = Role.SOLVENT
-        elif (_BEFORE_AGENT.search(before) or _BEFORE_AGENT_WITH.search(before)) and mention.smiles:
+        elif (
+            _BEFORE_AGENT.search(before)
+            or _BEFORE_AGENT_WITH.search(before)
+            or _acid_or_base_added_with(before, mention.smiles)
+        ) and mention.smiles:
             role = Role.CATALYST if has_transition_metal(mention.smiles) else Role.REAGENT
+        elif (
+            index > 0
+            and re.search(r",\s*$", before)
+            and mention.smiles
+            and is_common_solvent(mention.smiles)
+        ):
+            role = Role.SOLVENT  # a notebook line "A + B, HATU/DIPEA, DMF, rt": the solvent
         elif re.search(r"\band\s*$", before) and roles:
             role = roles[-1]  # "A and B": same role as A
         elif _BEFORE_REACTANT.search(before):

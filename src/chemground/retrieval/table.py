@@ -431,10 +431,11 @@ class TableRetriever:
             if (
                 query.aspect == Aspect.PRODUCT
                 and exact == len(targets)
-                and not any(role == Role.REACTANT for s, role in row if s > 0)
+                and _agent_stands_for_a_reactant(reactions[reaction_id], targets, row)
             ):
-                # "what does H2SO4 give?": a record where every compound asked is only an agent
-                # tells what its other reactants give, not what the question's compounds give
+                # "what does H2SO4 give?", "benzaldehyde treated with piperidine": a record
+                # where a compound asked is only an agent, beside a reactant the question does
+                # not name, tells what that other reactant gives, not what was asked
                 exact = 0
             why = "has " + ", ".join(found) + f" ({held} of {len(targets)} question compounds"
             if exact == len(targets):
@@ -499,3 +500,19 @@ class TableRetriever:
                 seen.add(e.id)
                 unique.append(e)
         return unique[:k]
+
+
+def _agent_stands_for_a_reactant(reaction, targets: list[_Target], row: list) -> bool:
+    """Whether a question compound found only as an agent may stand for a reactant the question
+    does not name: no compound asked is a reactant, or one is an agent while the record has a
+    reactant the question never named."""
+    found_roles = [role for score, role in row if score > 0]
+    if not any(role == Role.REACTANT for role in found_roles):
+        return True
+    if not any(role in (Role.REAGENT, Role.CATALYST) for role in found_roles):
+        return False
+    asked = {cid for t in targets for cid in t.compound_weights}
+    return any(
+        p.role == Role.REACTANT and p.compound_id is not None and p.compound_id not in asked
+        for p in reaction.participants
+    )
