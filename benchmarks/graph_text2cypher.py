@@ -81,6 +81,11 @@ def run_config(config, tasks, graph, llm, ids, out_path, parser) -> list[dict]:
             scores["wall_s"] = round(time.perf_counter() - started, 1)
             scores["usage"] = result.usage
             scores["config"] = config
+            # what the model wrote and what was corrected, for reading a failure afterwards
+            scores["exemplar"] = result.exemplar_id
+            scores["first_query"] = result.first_query
+            scores["anchor_fixes"] = result.anchor_fixes
+            scores["trace"] = result.trace
             handle.write(json.dumps(scores, ensure_ascii=False, default=str) + "\n")
             handle.flush()
             done[task["id"]] = scores
