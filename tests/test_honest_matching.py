@@ -492,3 +492,16 @@ def test_a_condensed_formula_is_not_typo_corrected():
 
     assert not MentionFinder._fuzzy_word("PhCH2COOH")  # was corrected to HOCH2COOH
     assert MentionFinder._fuzzy_word("benzaldehide")
+
+
+def test_a_process_participle_names_its_class_and_is_no_compound(qa):
+    """'nitrated toluene' was answered with toluene's Friedel-Crafts acylation, and
+    'hydrolysed' was fuzzy-matched to hydrolysine."""
+    out = ask(qa, "nitrated toluene product")
+    assert out["status"] != "answered"
+    assert all("friedel" not in e["id"] for e in out["evidence"])
+    nitrated = ask(qa, "what do you get when benzene is nitrated?")
+    assert nitrated["status"] == "answered" and "nitrobenzene" in nitrated["answer"]
+    from chemground.chem.mentions import MentionFinder
+
+    assert not MentionFinder._fuzzy_word("hydrolysed")

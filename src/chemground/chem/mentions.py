@@ -163,7 +163,10 @@ _SUFFIXES = (
     "yl",
 )
 _PROCESS_WORD = re.compile(
-    r"(?:ation|ations|ing|ysis|yses|yse|yze|yzed|ise|ize|ised|ized|ant|ants)$", re.IGNORECASE
+    r"(?:ation|ations|ing|ysis|yses|yse|yze|yzed|ise|ize|ised|ized|ant|ants|"
+    # participles of what is done: "hydrolysed" was corrected to "hydrolysine"
+    r"ysed|ated|uced|ified)$",
+    re.IGNORECASE,
 )
 
 # Symbols that are also English words or too ambiguous to be read as elements in a question.

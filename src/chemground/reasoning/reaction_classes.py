@@ -196,7 +196,7 @@ CLASSES: tuple[ReactionClass, ...] = (
     _C(
         "aromatic nitration",
         ("aromatic_nitration",),
-        (r"(?:aromatic )?nitrations?\b", r"\bnitrating\b"),
+        (r"(?:aromatic )?nitrations?\b", r"\bnitrat(?:ing|ed)\b"),
     ),
     _C(
         "ester hydrolysis (saponification)",
@@ -206,6 +206,7 @@ CLASSES: tuple[ReactionClass, ...] = (
             r"ester hydrolys[ie]s",
             r"hydrolys[ie]s of (?:the |an? )?(?:[\w-]+ )*?esters?\b",
             r"\bhydrolys[ie]s\b",
+            r"\bhydroly[sz](?:ed|ing)\b",  # "ethyl acetate is hydrolysed with NaOH"
         ),
     ),
     _C(
@@ -270,7 +271,11 @@ CLASSES: tuple[ReactionClass, ...] = (
     _C(
         "mCPBA epoxidation",
         ("mcpba_epoxidation",),
-        (r"(?:mcpba |prilezhaev )?epoxidations?", r"prilezhaev(?: reactions?)?"),
+        (
+            r"(?:mcpba |prilezhaev )?epoxidations?",
+            r"prilezhaev(?: reactions?)?",
+            r"\bepoxidi[sz](?:ed|ing)\b",
+        ),
     ),
     _C(
         "CuAAC click reaction",
