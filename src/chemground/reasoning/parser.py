@@ -75,7 +75,6 @@ class RuleParser:
                 use_classifier = settings.aspect_classifier
         text = check_question(question, max_chars)
         mentions, cut, word_notes = self.finder.find_detailed(text, MAX_MENTIONS)
-        mentions, _ = mark_salt_forms(text, mentions)  # "the hydrochloride of X" is not X
         masked = mask_mentions(text, [(m.start, m.end) for m in mentions])
         aspect = classify_aspect(masked)
         problems: list[str] = []
@@ -88,6 +87,11 @@ class RuleParser:
             aspect, decision = reading.aspect, reading.decision
             if reading.note:
                 problems.append(reading.note)
+        if aspect is None or aspect.level == "compound":
+            # "MW of the hydrochloride of X" is not X's; a reaction question finds the salt's
+            # records through the parent compound, so its mention stays resolved
+            mentions, _ = mark_salt_forms(text, mentions)
+            resolved = [m for m in mentions if m.resolved]
         if (
             aspect == Aspect.NAME_TO_SMILES
             and resolved
