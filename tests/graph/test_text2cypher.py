@@ -73,12 +73,21 @@ def test_checklist_validator_corrects_missing_components(graph):
 
 
 def test_at_most_three_corrections(graph):
-    bad = "MATCH (m:Molecule) RETURN m.nothing"
-    llm = ScriptedLLM([fenced(bad)] * 4)
+    bad = [f"MATCH (m:Molecule) RETURN m.nothing{i}" for i in range(4)]
+    llm = ScriptedLLM([fenced(q) for q in bad])
     result = Text2Cypher(graph, llm, mode="zero-shot").run(QUESTION)
     assert not result.ok and result.error_kind == "invalid" and result.corrections == 3
-    assert "Cannot find property nothing" in result.error
+    assert "Cannot find property nothing3" in result.error
     assert len(llm.calls) == 4
+
+
+def test_the_same_failing_query_again_ends_the_corrections(graph):
+    """The real model, told 'Variable m is not in scope', wrote the same query three times."""
+    bad = "MATCH (a:Molecule) RETURN m.name AS name"
+    llm = ScriptedLLM([fenced(bad)] * 4)
+    result = Text2Cypher(graph, llm, mode="zero-shot").run(QUESTION)
+    assert not result.ok and result.error_kind == "invalid" and result.corrections == 1
+    assert "not in scope" in result.error and len(llm.calls) == 2
 
 
 def test_generated_write_query_is_refused_and_not_run(graph):

@@ -455,7 +455,9 @@ class Text2Cypher:
                     "fix_error",
                     engine_error,
                 )
-                if fixed is None:
+                if fixed is None or fixed == written:
+                    # the same failing query again (the real 1.5B model, told "Variable m is not
+                    # in scope", wrote it three times): asking once more would only cost time
                     out.ok, out.error_kind = False, "invalid"
                     out.error = (
                         f"the query still fails after {out.corrections} corrections: {engine_error}"
