@@ -367,6 +367,8 @@ def test_a_fact_of_the_product_asks_for_the_product(qa):
         ("what reacts with x?", Aspect.REACTIONS),
         ("name of x", Aspect.SMILES_TO_NAME),
         ("what's the smiles of the product of x + x?", Aspect.PRODUCT),
+        ("what is known about x?", Aspect.DESCRIPTION),  # bench generate's description
+        ("characterize x.", Aspect.DESCRIPTION),  # templates: 8 % were not read
     ],
 )
 def test_co_reactant_reactions_and_name_phrasings(question, aspect):

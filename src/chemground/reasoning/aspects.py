@@ -345,7 +345,8 @@ _RULES: list[tuple[Aspect, str]] = (
             r"|\bwhat (is|are) x\b|\bwhat kind of\b|\bwhat "
             r"type of\b"
             r"|\binformation (on|about)\b|\bused for\b|\bwhat do you know "
-            r"about\b|\bexplain\b|\bwho is\b|\bwhat's x\b",
+            r"about\b|\bexplain\b|\bwho is\b|\bwhat's x\b"
+            r"|\bwhat is known about\b|^\s*(please )?characteri[sz]e\b",
         ),
     ]
 )
