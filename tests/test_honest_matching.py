@@ -507,3 +507,20 @@ def test_a_process_participle_names_its_class_and_is_no_compound(qa):
     from chemground.chem.mentions import MentionFinder
 
     assert not MentionFinder._fuzzy_word("hydrolysed")
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["MW of petroleum ether", "what's the formula of PEG 400?", "MW of DNA", "formula of starch"],
+)
+def test_a_mixture_or_polymer_is_not_answered_as_a_compound(qa, question):
+    """PubChem files 'petroleum ether' under benzene, 'PEG' under pentaethylene glycol and
+    'DNA' under a naphthoic acid: each was answered, confidently, for that compound."""
+    out = qa.ask(question).to_json()
+    assert out["status"] != "answered", question
+
+
+def test_a_broken_smiles_is_no_formula(qa):
+    out = qa.ask("MW of C1CC1C(").to_json()
+    assert out["status"] != "answered"
+    assert "48.04" not in out["answer"]  # 'C1CC1C' read as the formula C4

@@ -38,10 +38,10 @@ from typing import Protocol
 from rdkit import Chem
 
 from chemground.chem.names import (
-    POLYMER_NAME,
     NameResolver,
     guess_name_format,
     normalize_name,
+    not_one_compound,
     recase_name,
 )
 from chemground.chem.structure import (
@@ -858,15 +858,15 @@ class MentionFinder:
                 i += 1
                 continue
             j, raw, start, hit = best
-            if POLYMER_NAME.match(raw):  # the dictionary files polymers under their monomers
+            why_not = not_one_compound(raw)
+            if why_not is not None:  # polymers and mixtures, filed under a monomer or component
                 out.append(
                     Mention(
                         raw,
                         start,
                         start + len(raw),
                         "common_name",
-                        reason=f"{raw!r} is a polymer: it has no single structure, and "
-                        "chemground's compounds are small molecules (ask for its monomer by name)",
+                        reason=why_not,
                     )
                 )
                 for k in range(i, j + 1):

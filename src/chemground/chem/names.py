@@ -170,9 +170,46 @@ def guess_name_format(name: str) -> str:
 POLYMER_NAME = re.compile(
     r"^(?:nylon|teflon|kevlar|bakelite|neoprene)\b|^poly\s*[(\[-]?\s*(?:(?:[a-z]+[\s-])*[a-z]*(?:ethylene|propylene|styrene|vinyl|acryl|methacryl|urethane|"
     r"carbonate|amide|ester|isoprene|butadiene|lactic|lactide|glycolic|siloxane|phosphoric|"
-    r"phosphate|ethyleneimine|caprolactone|ethylene glycol|oxymethylene|tetrafluoroethylene)\w*)",
+    r"phosphate|ethyleneimine|caprolactone|ethylene glycol|oxymethylene|tetrafluoroethylene)\w*)"
+    # abbreviations and biopolymers: "PEG 400" became pentaethylene glycol, "DNA" a naphthoic acid
+    r"|^(?:peg|ppg|pvc|ptfe|pmma|pdms|pvp|pva|pvdf|hdpe|ldpe)(?:[\s-]?\d+)?$"
+    r"|^(?:dna|rna|mrna|trna|proteins?|starch|cellulose|lignin|chitin|chitosan|collagen|keratin|"
+    r"gelatine?|rubber|latex|silk|wool)$",
     re.IGNORECASE,
 )
+# Names of mixtures that the dictionary files under one of their components or a namesake:
+# "petroleum ether" and "benzine" are petroleum fractions (PubChem lists both as synonyms of
+# benzene), "hexanes" and "xylenes" are isomer mixtures, "petrol" is no compound.
+MIXTURE_NAME = re.compile(
+    r"^(?:petroleum ethers?|petrol(?:eum)?(?: spirits?| benzine?)?|light petroleum|ligroine?|"
+    r"benzine|gasoline|kerosene|kerosine|diesel(?: fuel)?|naphtha|white spirits?|"
+    r"mineral (?:spirits?|oil)|paraffin (?:oil|wax)|hexanes|heptanes|octanes|xylenes|"
+    r"mixed xylenes|isohexanes?|celite|diatomaceous earth|crude oil)$",
+    re.IGNORECASE,
+)
+
+
+def not_one_compound(name: str) -> str | None:
+    """Why a name stands for no single structure (a polymer or a mixture), or None.
+
+    Args:
+        name: a name as written in a question.
+
+    Returns:
+        The reason to give instead of answering for the compound the dictionary files it under.
+    """
+    text = name.strip()
+    if POLYMER_NAME.match(text):
+        return (
+            f"{preview(text)} is a polymer: it has no single structure, and chemground's "
+            "compounds are small molecules (its monomer can be asked for by name)"
+        )
+    if MIXTURE_NAME.match(text):
+        return (
+            f"{preview(text)} is a mixture, not one compound: no single structure, formula or "
+            "molecular weight belongs to it"
+        )
+    return None
 
 
 class NameResolver:
@@ -263,13 +300,11 @@ class NameResolver:
             check_name(name)
         except NameLimitError as error:
             raise Unresolved(name, (str(error),)).error(also, NameLimitError) from None
-        if POLYMER_NAME.match(name.strip()):
-            # PubChem files "polyethylene" and "PEG" under their monomers; answering ethene's
-            # SMILES or weight for the polymer would be confidently wrong
-            raise NameResolutionError(
-                f"{preview(name)} is a polymer: it has no single structure, and chemground's "
-                "compounds are small molecules (its monomer can be asked for by name)"
-            )
+        why_not = not_one_compound(name)
+        if why_not is not None:
+            # PubChem files "polyethylene" and "PEG" under their monomers, "petroleum ether"
+            # under benzene; answering for those would be confidently wrong
+            raise NameResolutionError(why_not)
         found = self.chain.attempt(name)
         if isinstance(found, Unresolved):
             raise found.error(also)

@@ -182,6 +182,8 @@ def is_formula(text: str) -> bool:
         or not FORMULA.fullmatch(text)
         or not re.search(r"[A-Z]", text)
         or ROMAN_NUMERAL.fullmatch(text)
+        # "C1CC1C" (a broken SMILES, from "MW of C1CC1C("): formulas never write a count of 1
+        or re.search(r"[A-Za-z]1(?!\d)", text)
     ):
         return False
     if BARE_SYMBOL_RUN.search(
