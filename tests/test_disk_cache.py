@@ -61,3 +61,24 @@ def test_no_path_means_nothing_is_stored():
     cache = DiskCache(None)
     cache.put("k", "v")
     assert not cache.enabled and cache.get("k") is None
+
+
+def test_a_cache_of_an_older_layout_starts_afresh(tmp_path, caplog):
+    """An LLM cache written by an older chemground had (key, body): reading it failed, and the
+    cache stayed off in every process."""
+    import sqlite3
+
+    from chemground.cache import DiskCache
+
+    path = tmp_path / "llm-cache.sqlite"
+    old = sqlite3.connect(path)
+    old.execute("CREATE TABLE responses (key TEXT PRIMARY KEY, body TEXT NOT NULL)")
+    old.execute("INSERT INTO responses VALUES ('k', 'old')")
+    old.commit()
+    old.close()
+    cache = DiskCache(path, name="LLM response cache", table="responses")
+    assert cache.enabled
+    assert cache.get("k") is None
+    cache.put("k", "new")
+    assert cache.get("k") == "new"
+    assert "older layout" in caplog.text

@@ -96,6 +96,19 @@ class DiskCache:
             except sqlite3.OperationalError:  # another process holds it: keep its journal mode
                 pass
             db.execute(f"CREATE TABLE IF NOT EXISTS {self.table} (key TEXT PRIMARY KEY, value)")
+            columns = {row[1] for row in db.execute(f"PRAGMA table_info({self.table})")}
+            if columns != {"key", "value"}:
+                # a cache written by an older chemground (the LLM cache's "body" column): it is
+                # only a cache, so it starts afresh rather than staying off in every process
+                log.warning(
+                    "%s %s has an older layout (%s); started it afresh",
+                    self.name,
+                    self.path,
+                    ", ".join(sorted(columns)),
+                )
+                with db:
+                    db.execute(f"DROP TABLE {self.table}")
+                    db.execute(f"CREATE TABLE {self.table} (key TEXT PRIMARY KEY, value)")
             db.execute(f"SELECT count(*) FROM {self.table}").fetchone()
         except sqlite3.DatabaseError:
             db.close()
