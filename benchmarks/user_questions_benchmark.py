@@ -362,14 +362,17 @@ def summarise(rows: list[dict]) -> dict:
 
 
 FIRST_ROUND_LAST_ID = 677  # uq-0001..uq-0677: round 1
-SECOND_ROUND_LAST_ID = 742  # uq-0678..uq-0742: round 2 (questions_round2.txt); later: round 3
+SECOND_ROUND_LAST_ID = 742  # uq-0678..uq-0742: round 2 (questions_round2.txt)
+THIRD_ROUND_LAST_ID = 836  # uq-0743..uq-0836: round 3; later: round 4 (questions_round4.txt)
 
 
 def round_of(item: dict) -> str:
     number = int(item["id"][3:])
     if number <= FIRST_ROUND_LAST_ID:
         return "round 1"
-    return "round 2" if number <= SECOND_ROUND_LAST_ID else "round 3"
+    if number <= SECOND_ROUND_LAST_ID:
+        return "round 2"
+    return "round 3" if number <= THIRD_ROUND_LAST_ID else "round 4"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:
@@ -469,7 +472,7 @@ def section(split: str, rows: list[dict], kb_path: Path, seconds: float) -> str:
             ],
         ),
         "",
-        "By round (rounds 2 and 3: questions written later, each after the rules were tuned on "
+        "By round (rounds 2 to 4: questions written later, each after the rules were tuned on "
         "the earlier rounds' dev split; their first measurements, before any change, are in the "
         "README):",
         "",
