@@ -15,6 +15,7 @@ ORDER = [
     ("kb_scale", "python benchmarks/kb_scale.py"),
     ("retrieval", "python benchmarks/retrieval_benchmark.py"),
     ("table_rag", "python benchmarks/table_rag_benchmark.py"),
+    ("table_rag_llm", "chemground bench run SUBSET --reasoner rag-direct (see the section)"),
     ("user_questions", "python benchmarks/user_questions_benchmark.py --split all"),
     ("aspect_classifier", "python benchmarks/aspect_classifier.py --tune"),
     ("reaction_roles", "python benchmarks/reaction_roles.py"),
