@@ -524,3 +524,41 @@ def test_a_broken_smiles_is_no_formula(qa):
     out = qa.ask("MW of C1CC1C(").to_json()
     assert out["status"] != "answered"
     assert "48.04" not in out["answer"]  # 'C1CC1C' read as the formula C4
+
+
+def test_a_salt_name_filed_as_the_free_bases_synonym_is_not_answered():
+    """PubChem lists 'morphine sulfate' among morphine's synonyms: the free base's 285.34 g/mol
+    was answered for the sulfate. A name whose structure carries the anion is the salt or
+    ester itself."""
+    from chemground.chem.mentions import Mention
+    from chemground.chem.structure import structure_from_smiles
+    from chemground.reasoning.salt_forms import mark_salt_forms
+
+    question = "MW of morphine sulfate and dimethyl sulfate"
+    morphine = Mention(
+        "morphine sulfate",
+        7,
+        23,
+        "common_name",
+        structure=structure_from_smiles("CN1CCC23c4c5ccc(O)c4OC2C(O)C=CC3C1C5"),
+        compound_id=1,
+        matched_name="morphine sulfate",
+    )
+    ester = Mention(
+        "dimethyl sulfate",
+        28,
+        44,
+        "common_name",
+        structure=structure_from_smiles("COS(=O)(=O)OC"),
+        compound_id=2,
+        matched_name="dimethyl sulfate",
+    )
+    kept, notes = mark_salt_forms(question, [morphine, ester])
+    assert not kept[0].resolved and "the sulfate of morphine;" in kept[0].reason
+    assert kept[1].resolved
+    assert len(notes) == 1
+
+
+def test_a_vitamins_letter_is_no_formula(qa):
+    out = qa.ask("whats the MW of vitamin B12?").to_json()
+    assert "129.7" not in out["answer"]  # B12 read as twelve borons

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from chemground.reasoning.aspects import classify_aspect, mask_mentions
 from chemground.reasoning.query import Aspect, QueryTuple
 from chemground.reasoning.salt_forms import names_a_form
+from chemground.retrieval.tools import VITAMIN
 
 CHANNELS = ("table", "tools", "routes", "structure", "papers", "out_of_scope")
 # The retrieval method (QA.retriever name) behind each channel.
@@ -478,7 +479,7 @@ def signals(query: QueryTuple, has_papers: bool = True) -> Signals:
         comparison=bool(COMPARISON.search(text)),
         why_how=bool(WHY_HOW.search(text)),
         # "lidocaine HCl" asks for a salt: its HCl is no bare formula to compute
-        formula_token=bool(FORMULA_TOKEN.search(text))
+        formula_token=bool(FORMULA_TOKEN.search(VITAMIN.sub("", text)))
         and not any(names_a_form(m.reason) for m in query.mentions),
         has_papers=has_papers,
         chemistry=is_chemistry(query),

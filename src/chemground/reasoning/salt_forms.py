@@ -20,6 +20,11 @@ _FORM = (
     r"hydrochlorides?|dihydrochlorides?|hydrobromides?|hydroiodides?|"
     r"mesylates?|tosylates?|besylates?|citrates?|maleates?|fumarates?|tartrates?|"
     r"succinates?|oxalate salt|acetate salt|sulfate salt|phosphate salt|"
+    # "morphine sulfate", "estradiol benzoate": a name the dictionary knows is one mention
+    # ("copper sulfate", "methyl salicylate"), so these words after a compound are its salt or
+    # ester, which the compound alone is not
+    r"sulfates?|bisulfates?|hydrogen sulfates?|phosphates?|acetates?|nitrates?|bitartrates?|"
+    r"lactates?|gluconates?|stearates?|benzoates?|valerates?|propionates?|salicylates?|"
     r"(?:sodium|potassium|calcium|magnesium|lithium|ammonium|hcl|hbr|tfa) salts?"
 )
 # "lidocaine HCl", "lidocaine·HCl", "TBAF trihydrate", "aspirin sodium salt"
@@ -49,6 +54,40 @@ def names_a_form(reason: str | None) -> bool:
     return bool(reason) and reason.startswith(FORM_REASON)
 
 
+# The element a salt's anion brings, by the word that names it.
+_ANION_ELEMENT = {
+    "sulfate": "S",
+    "bisulfate": "S",
+    "mesylate": "S",
+    "tosylate": "S",
+    "besylate": "S",
+    "phosphate": "P",
+    "hydrochloride": "Cl",
+    "dihydrochloride": "Cl",
+    "hydrobromide": "Br",
+    "hydroiodide": "I",
+    "nitrate": "N",
+}
+_LAST_WORD = re.compile(r"(\w+?)s?\s*$")
+
+
+def _own_salt_word(mention: Mention) -> tuple[str, int, int] | None:
+    """A salt the mention's own words name but its structure lacks: PubChem lists "morphine
+    sulfate" among morphine's synonyms, so the dictionary answers the free base (285.34 g/mol)
+    for the sulfate. A name whose structure carries the anion's element is the salt or ester
+    itself ("dimethyl sulfate", "lidocaine hydrochloride")."""
+    found = _LAST_WORD.search(mention.text.lower())
+    if found is None or mention.structure is None or " " not in mention.text.strip():
+        return None
+    element = _ANION_ELEMENT.get(found.group(1))
+    if element is None:
+        return None
+    atoms = set(re.findall(r"[A-Z][a-z]?", mention.structure.formula))
+    if element in atoms:
+        return None
+    return found.group(1), mention.start + found.start(1), mention.start + found.end(1)
+
+
 def salt_form(question: str, mention: Mention) -> tuple[str, int, int] | None:
     """The salt or hydrate form the question asks for beside ``mention``, if its name lacks it.
 
@@ -61,6 +100,9 @@ def salt_form(question: str, mention: Mention) -> tuple[str, int, int] | None:
         when the question asks for a form that the mention's text and matched name do not
         carry; else None.
     """
+    own = _own_salt_word(mention)
+    if own is not None:
+        return own
     window_start = max(0, mention.start - 40)
     after = _FORM_AFTER.match(question[mention.end : mention.end + 30])
     before = _FORM_BEFORE.search(question[window_start : mention.start])
@@ -111,8 +153,10 @@ def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mentio
             if not inside:
                 out.append(mention)
             continue
-        form = forms[index][0]
+        form, form_start, _ = forms[index]
         name = mention.matched_name or mention.text
+        if mention.start <= form_start <= mention.end:  # "morphine sulfate": the base's words
+            name = mention.text[: form_start - mention.start].strip() or name
         reason = (
             f"{FORM_REASON}{form} of {name}; the knowledge base resolved {name} "
             "itself, not that form, and answering for it would give the wrong compound"

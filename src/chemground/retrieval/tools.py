@@ -167,6 +167,8 @@ def formula_of(smiles: str) -> str | None:
 MAX_FORMULA_CHARS = 60  # longer than any formula a chemist types; the input limits apply to SMILES
 BARE_SYMBOL_RUN = re.compile(r"([A-Z][a-z]?)(?![a-z\d])\1(?![a-z\d])\1(?![a-z\d])")
 
+# "vitamin B12", "vitamin D3": a vitamin's letter, not the formula B12 (12 borons)
+VITAMIN = re.compile(r"\bvitamins?\s+[A-Z]\d*\b", re.IGNORECASE)
 # "Grubbs II", "copper(II)", "step IV": a Roman numeral, not I2 or IV (iodine-vanadium)
 ROMAN_NUMERAL = re.compile(r"(?:I{1,3}|IV|VI{0,3}|IX|XI{0,3}|XI?V|XV?I{0,3})")
 
@@ -270,7 +272,9 @@ class ToolChannel:
             return [({"reaction_formula": equation}, {"equation": equation})] if equation else []
         if spec.input == "formula":
             formulas = [
-                f for f in dict.fromkeys(FORMULA.findall(text)) if is_formula(f) and len(f) > 1
+                f
+                for f in dict.fromkeys(FORMULA.findall(VITAMIN.sub("", text)))
+                if is_formula(f) and len(f) > 1
             ]
             return [({"compound": f}, {"compound": f, "formula": f}) for f in formulas[:4]]
         if spec.input == "amount":
