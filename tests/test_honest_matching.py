@@ -562,3 +562,17 @@ def test_a_salt_name_filed_as_the_free_bases_synonym_is_not_answered():
 def test_a_vitamins_letter_is_no_formula(qa):
     out = qa.ask("whats the MW of vitamin B12?").to_json()
     assert "129.7" not in out["answer"]  # B12 read as twelve borons
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What's the formula of caffeine's metabolite?",
+        "What is the SMILES of the enantiomer of L-alanine?",
+        "formula of the dimer of acetic acid",
+    ],
+)
+def test_a_compound_named_by_its_relation_is_not_the_compound(qa, question):
+    """Each was answered for the compound named (caffeine, L-alanine, acetic acid)."""
+    out = qa.ask(question).to_json()
+    assert out["status"] != "answered", question

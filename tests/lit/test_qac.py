@@ -8,6 +8,7 @@ import csv
 import json
 import math
 import re
+import threading
 
 import pytest
 
@@ -167,7 +168,11 @@ class Responder:
 
     def __init__(self) -> None:
         self.tasks: list[str] = []
-        self.samples = 0
+        # samples counted per prompt, not globally: with two workers a global count gave the
+        # "second" answer to whichever question's sampling was interleaved, and the outlier
+        # filter then dropped one more candidate under load (a flaky test)
+        self.samples: dict[str, int] = {}
+        self.lock = threading.Lock()
 
     def __call__(self, messages):
         text = messages[-1]["content"]
@@ -203,8 +208,10 @@ class Responder:
                 )  # this question must be dropped
             return json.dumps({"score": score, "reason": "test"})
         if task == "sample_answer":
-            self.samples += 1
-            return json.dumps({"answer": "first" if self.samples % 5 else "second"})
+            with self.lock:
+                self.samples[text] = self.samples.get(text, 0) + 1
+                count = self.samples[text]
+            return json.dumps({"answer": "first" if count % 5 else "second"})
         if task == "entailment":
             a = re.search(r"Answer A: (.*)", text).group(1)
             b = re.search(r"Answer B: (.*)", text).group(1)

@@ -31,12 +31,20 @@ _FORM = (
 _FORM_AFTER = re.compile(
     rf"^\s*(?:[·.•*]\s*|\s)(?:\d\s*)?({_FORM}|hcl|hbr|2hcl|x ?h2o|\d?\s*h2o)\b", re.IGNORECASE
 )
-# "the hydrochloride salt of lidocaine", "the trihydrate of TBAF"
+# Another compound named by its relation to the one named: "the enantiomer of L-alanine", "the
+# dimer of acetic acid", "caffeine's metabolite" (each was answered for the compound itself)
+_RELATION = (
+    r"enantiomers?|diastereomers?|epimers?|racemates?|tautomers?|(?:di|tri|tetra|oligo)mers?|"
+    r"metabolites?|prodrugs?|degradation products?|(?:radical )?(?:anions?|cations?)|radicals?"
+)
+# "the hydrochloride salt of lidocaine", "the trihydrate of TBAF", "the enantiomer of X"
 _FORM_BEFORE = re.compile(
-    rf"\b({_FORM}|hcl salt|hydrochloride salt|(?:mono|di|tri)?hydrate)\s+(?:form\s+)?of\s+"
-    r"(?:the\s+)?$",
+    rf"\b({_FORM}|{_RELATION}|hcl salt|hydrochloride salt|(?:mono|di|tri)?hydrate)\s+"
+    r"(?:form\s+)?of\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
+# "caffeine's metabolite", "L-alanine's enantiomer"
+_RELATION_AFTER = re.compile(rf"^['’]s\s+(?:main\s+|major\s+)?({_RELATION})\b", re.IGNORECASE)
 
 
 FORM_REASON = "the question asks for the "  # how an unresolved form's reason begins
@@ -104,7 +112,9 @@ def salt_form(question: str, mention: Mention) -> tuple[str, int, int] | None:
     if own is not None:
         return own
     window_start = max(0, mention.start - 40)
-    after = _FORM_AFTER.match(question[mention.end : mention.end + 30])
+    after = _FORM_AFTER.match(question[mention.end : mention.end + 30]) or _RELATION_AFTER.match(
+        question[mention.end : mention.end + 40]
+    )
     before = _FORM_BEFORE.search(question[window_start : mention.start])
     if after is not None:
         form, start, end = after.group(1), mention.end + after.start(1), mention.end + after.end(1)
