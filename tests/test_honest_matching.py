@@ -576,3 +576,10 @@ def test_a_compound_named_by_its_relation_is_not_the_compound(qa, question):
     """Each was answered for the compound named (caffeine, L-alanine, acetic acid)."""
     out = qa.ask(question).to_json()
     assert out["status"] != "answered", question
+
+
+def test_a_process_the_kb_has_no_reaction_of_is_not_answered_with_another(qa):
+    """'what does burning ethanol produce?' was answered with an esterification of ethanol."""
+    for question in ("what does burning ethanol produce?", "product of electrolysis of brine"):
+        out = ask(qa, question)
+        assert out["status"] != "answered", question

@@ -319,6 +319,13 @@ CLASSES: tuple[ReactionClass, ...] = (
     ),
     # named reactions the starter set holds no example of: never answered from another class
     _C("ozonolysis", (), (r"ozonoly[sz]\w*", r"\bozonide\b")),
+    # processes the KB has no reaction of: "what does burning ethanol produce?" was answered with
+    # an esterification of ethanol
+    _C("combustion", (), (r"\bcombust\w*", r"\bburn(?:s|ed|ing|t)?\b")),
+    _C("electrolysis", (), (r"\belectroly[sz]\w*",)),
+    _C("fermentation", (), (r"\bferment\w*",)),
+    _C("pyrolysis", (), (r"\bpyroly[sz]\w*", r"\bthermal decomposition\b")),
+    _C("polymerisation", (), (r"\bpolymeri[sz]\w*",)),
     _C("Birch reduction", (), (r"\bbirch(?: reductions?)?\b",)),
     _C(
         "Sharpless epoxidation",
