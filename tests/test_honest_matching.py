@@ -583,3 +583,17 @@ def test_a_process_the_kb_has_no_reaction_of_is_not_answered_with_another(qa):
     for question in ("what does burning ethanol produce?", "product of electrolysis of brine"):
         out = ask(qa, question)
         assert out["status"] != "answered", question
+
+
+def test_every_fact_a_question_asks_for_is_answered(qa):
+    """'the SMILES and MW of paracetamol' answered the weight and dropped the SMILES silently."""
+    out = qa.ask("give me the SMILES and MW of paracetamol").to_json()
+    assert out["status"] == "answered"
+    assert "151.16" in out["answer"] and "CC(=O)Nc1ccc(O)cc1" in out["answer"]
+    from chemground.reasoning.aspects import also_asked
+
+    assert also_asked("SMILES, formula and MW of toluene", Aspect.MOLECULAR_WEIGHT) == [
+        Aspect.NAME_TO_SMILES,
+        Aspect.FORMULA,
+    ]
+    assert also_asked("formula weight of NaCl", Aspect.MOLECULAR_WEIGHT) == []

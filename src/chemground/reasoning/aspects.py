@@ -417,3 +417,41 @@ def correct_aspect_words(text: str) -> str:
         return best[0] if best else word
 
     return re.sub(r"[A-Za-z]+", fix, text)
+
+
+# Compound facts a question may ask for together ("the SMILES and MW of paracetamol", "CAS and
+# MW of toluene"): the rules read one aspect, and the others were dropped silently.
+_ALSO_ASKED: tuple[tuple[Aspect, re.Pattern], ...] = (
+    (
+        Aspect.MOLECULAR_WEIGHT,
+        re.compile(r"\b(mw|m\.w\.|molecular weight|molar mass|mol\.? ?wt)\b"),
+    ),
+    (Aspect.EXACT_MASS, re.compile(r"\b(exact|monoisotopic) mass\b")),
+    (Aspect.FORMULA, re.compile(r"\b(molecular |chemical |sum )?formula\b(?! weight)")),
+    (Aspect.NAME_TO_SMILES, re.compile(r"\bsmiles\b")),
+    (Aspect.SMILES_TO_NAME, re.compile(r"\b(iupac|systematic) name\b")),
+    (Aspect.CAS, re.compile(r"\bcas\b")),
+)
+_JOINED = re.compile(r"\b(and|plus|as well as|together with)\b|&|,")
+
+
+def also_asked(question: str, aspect: Aspect | None) -> list[Aspect]:
+    """The other compound facts a question asks for beside ``aspect``, in the question's order.
+
+    Args:
+        question: the question as asked.
+        aspect: the aspect the rules read.
+
+    Returns:
+        Further aspects among molecular weight, exact mass, formula, SMILES, IUPAC name and CAS
+        number that the question names and joins with "and" or a comma; empty otherwise.
+    """
+    if aspect not in {a for a, _ in _ALSO_ASKED}:
+        return []
+    low = question.lower()
+    if not _JOINED.search(low):
+        return []
+    found = sorted(
+        (m.start(), a) for a, pattern in _ALSO_ASKED if (m := pattern.search(low)) and a != aspect
+    )
+    return [a for _, a in found]

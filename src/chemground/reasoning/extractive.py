@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chemground.evidence import Evidence
+from chemground.reasoning.aspects import also_asked
 from chemground.reasoning.query import Aspect, QueryTuple
 from chemground.reasoning.reaction_classes import ClassMention, find_classes, without_class_words
 from chemground.routing import TOOL_ASPECTS
@@ -180,6 +181,13 @@ class ExtractiveReasoner:
         if query.level == "reaction":
             return self._reaction(query, evidence, classes)
         reasoned = self._compound(query, evidence)
+        for other in also_asked(query.question, query.aspect):
+            # "the SMILES and MW of paracetamol": each fact from the same record
+            more = self._compound(query.model_copy(update={"aspect": other}), evidence)
+            reasoned.answer += " " + more.answer
+            reasoned.citations += [c for c in more.citations if c not in reasoned.citations]
+            if more.status != "answered" and reasoned.status == "answered":
+                reasoned.status = "partial"
         unresolved = [m.text for m in query.mentions if not m.resolved]
         if unresolved and reasoned.status == "answered":
             reasoned.status = "partial"
