@@ -28,7 +28,7 @@ from chemground.retrieval.fuzzy import FuzzyNameIndex
 from chemground.retrieval.graph import GraphAccess, RouteRetriever
 from chemground.retrieval.table import TableRetriever
 from chemground.retrieval.tools import ToolChannel
-from chemground.routing import Route, override, refine, route
+from chemground.routing import DECLINING_RULES, Route, override, refine, route
 from chemground.workspace import Workspace
 
 
@@ -182,15 +182,7 @@ class QA:
         mark = time.perf_counter()
         engine = self.reasoner(reasoner)
         try:
-            if decision.channel == "out_of_scope" and decision.rule in (
-                "data_not_held",
-                "own_experiment",
-                "workup_solvent",
-                "property_not_held",
-                "amount_not_held",
-                "not_chemistry_data",
-                "classified_out_of_scope",
-            ):
+            if decision.rule in DECLINING_RULES:
                 reasoned = Reasoned(
                     f"I cannot answer this: {decision.why}.", None, "not_understood"
                 )

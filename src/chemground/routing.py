@@ -168,6 +168,9 @@ class Rule:
     channel: str
     when: Callable[[QueryTuple, Signals], bool]
     why: Callable[[QueryTuple, Signals], str]
+    # the question is understood, but nothing here holds its answer: it is declined with the
+    # rule's reason ("I cannot answer this: ...") instead of being called not understood
+    declines: bool = False
 
 
 @dataclass(frozen=True)
@@ -322,6 +325,7 @@ ROUTING_TABLE: tuple[Rule, ...] = (
         "out_of_scope",
         lambda q, s: classified_out_of_scope(q),
         lambda q, s: _classified_why(q),
+        declines=True,
     ),
     Rule(
         "data_not_held",
@@ -333,6 +337,7 @@ ROUTING_TABLE: tuple[Rule, ...] = (
             f"it asks for {DATA_NOT_HELD.search(q.question).group(0).lower()!r}-type data "
             "(statistics, news, prices, dated figures), which no record, tool or paper here holds"
         ),
+        declines=True,
     ),
     Rule(
         "own_experiment",
@@ -342,6 +347,7 @@ ROUTING_TABLE: tuple[Rule, ...] = (
             f"it asks about your own experiment ({OWN_EXPERIMENT.search(q.question).group(0)!r}), "
             "and the knowledge base holds curated and published records, not your lab's results"
         ),
+        declines=True,
     ),
     Rule(
         "not_chemistry_data",
@@ -352,6 +358,7 @@ ROUTING_TABLE: tuple[Rule, ...] = (
             "legal or economic matters, which no record, tool or paper here holds (for a drug's "
             "use and safety ask a clinician or pharmacist)"
         ),
+        declines=True,
     ),
     Rule(
         "property_not_held",
@@ -366,6 +373,7 @@ ROUTING_TABLE: tuple[Rule, ...] = (
             "and reactions; the tools compute descriptors and look up boiling and melting points, "
             "densities, flash points and hazards)"
         ),
+        declines=True,
     ),
     Rule(
         "amount_not_held",
@@ -376,6 +384,7 @@ ROUTING_TABLE: tuple[Rule, ...] = (
             "and the reaction records name their reagents, catalysts and solvents without "
             "amounts, loadings or ratios"
         ),
+        declines=True,
     ),
     Rule(
         "workup_solvent",
@@ -386,6 +395,7 @@ ROUTING_TABLE: tuple[Rule, ...] = (
             f"{WORKUP_SOLVENT.search(q.question).group(0).lower()!r}, and the records hold the "
             "solvent a reaction is run in, not solvents for purification or work-up"
         ),
+        declines=True,
     ),
     Rule(
         "no_compound",
@@ -469,6 +479,8 @@ ROUTING_TABLE: tuple[Rule, ...] = (
         ),
     ),
 )
+# Rules that decline a question they understood (see ``Rule.declines``).
+DECLINING_RULES = frozenset(rule.name for rule in ROUTING_TABLE if rule.declines)
 
 
 def signals(query: QueryTuple, has_papers: bool = True) -> Signals:
@@ -613,6 +625,7 @@ __all__ = [
     "CHANNELS",
     "CHANNEL_METHOD",
     "COMPARABLE_TABLE_ASPECTS",
+    "DECLINING_RULES",
     "ROUTING_TABLE",
     "TOOL_ASPECTS",
     "Route",
