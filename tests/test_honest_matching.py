@@ -7,10 +7,11 @@ from __future__ import annotations
 import pytest
 
 from chemground.chem.opsin import Opsin
+from chemground.chem.solvents import is_acid_base_or_lewis_acid
 from chemground.evidence import Evidence
 from chemground.qa import QA
 from chemground.reasoning.aspects import classify_aspect
-from chemground.reasoning.extractive import ExtractiveReasoner, is_acid_base_or_lewis_acid
+from chemground.reasoning.extractive import ExtractiveReasoner
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.reaction_classes import find_classes
 from chemground.retrieval.graph import relevant

@@ -168,3 +168,78 @@ def agent_role(smiles: str) -> Role:
     if has_transition_metal(smiles):
         return Role.CATALYST
     return Role.REAGENT
+
+
+# Acids, Lewis acids and bases a record may file as a reagent although a chemist calls them the
+# catalyst (AlCl3 in a Friedel-Crafts acylation, H2SO4 in a nitration, piperidine in a Knoevenagel).
+_ACID_OR_BASE_SMILES = {
+    "OS(=O)(=O)O",
+    "Cl",
+    "[H]Cl",
+    "Br",
+    "O=S(=O)(O)C(F)(F)F",
+    "Cc1ccc(S(=O)(=O)O)cc1",
+    "CS(=O)(=O)O",
+    "O=C(O)C(F)(F)F",
+    "OP(=O)(O)O",
+    "CC(=O)O",
+    "O=[N+]([O-])O",
+    "CCN(CC)CC",
+    "CCN(C(C)C)C(C)C",
+    "c1ccncc1",
+    "CN(C)c1ccncc1",
+    "C1CCNCC1",
+    "C1CCC2=NCCCN2CC1",
+    "[Na+].[OH-]",
+    "[K+].[OH-]",
+    "[Li+].[OH-]",
+    "[OH-].[Na+]",
+    "[OH-].[K+]",
+    "[OH-].[Li+]",
+    "O=C([O-])[O-].[K+].[K+]",
+    "O=C([O-])[O-].[Cs+].[Cs+]",
+    "O=C([O-])[O-].[Na+].[Na+]",
+    "CC(C)(C)[O-].[K+]",
+    "CC(C)(C)[O-].[Na+]",
+    "C[O-].[Na+]",
+    "CC[O-].[Na+]",
+    "[H-].[Na+]",
+    "[NaH]",
+}
+_CANONICAL: set[str] = set()
+_LEWIS_ELEMENTS = {
+    "Al",
+    "Fe",
+    "Ti",
+    "Zn",
+    "Sn",
+    "Sc",
+    "Bi",
+    "In",
+    "B",
+    "Yb",
+    "La",
+    "Ce",
+    "Zr",
+    "Hf",
+}
+_HALOGENS = {"F", "Cl", "Br", "I"}
+
+
+def is_acid_base_or_lewis_acid(smiles: str | None) -> bool:
+    """An acid, a base or a Lewis acid (a small metal or boron halide or triflate), by SMILES."""
+    if not smiles:
+        return False
+    if smiles in _ACID_OR_BASE_SMILES:
+        return True
+    mol = Chem.MolFromSmiles(smiles)
+    if mol is None or mol.GetNumHeavyAtoms() > 14:
+        return False
+    if not _CANONICAL:
+        _CANONICAL.update(
+            Chem.MolToSmiles(m) for m in map(Chem.MolFromSmiles, _ACID_OR_BASE_SMILES) if m
+        )
+    if Chem.MolToSmiles(mol) in _CANONICAL:
+        return True
+    elements = {a.GetSymbol() for a in mol.GetAtoms()}
+    return bool(elements & _LEWIS_ELEMENTS) and bool(elements & _HALOGENS)

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import re
 
-from chemground.chem.solvents import has_transition_metal, is_common_solvent
+from chemground.chem.solvents import (
+    has_transition_metal,
+    is_acid_base_or_lewis_acid,
+    is_common_solvent,
+)
 from chemground.kb.records import Role
 from chemground.reasoning.query import Aspect, QueryMention
 
@@ -60,8 +64,6 @@ def _acid_or_base_added_with(before: str, smiles: str | None) -> bool:
     'with' is an agent, unless the question says the compounds react with one another."""
     if not _ENDS_WITH_WITH.search(before) or _WITH_AFTER_REACT.search(before):
         return False
-    from chemground.reasoning.extractive import is_acid_base_or_lewis_acid
-
     return is_acid_base_or_lewis_acid(smiles)
 
 
