@@ -45,6 +45,9 @@ WHY = """### Why some tools are below 0.9
   written (the correct answer), which disagrees with the gold whenever the written coefficients balance it.
 - **`chemcrow/FuncGroups`**: for a molecule with none of the listed groups the original crashed (IndexError) and
   the gold records "Wrong argument. Please input a valid molecular SMILES."; we answer that it contains none.
+  Four of its patterns named the wrong group ("alcohol groups" and "side-chain hydroxyls" matched the OH of a
+  carboxylic acid, "terminal aldehyde" any acetyl, "primary amines" a primary amide): we use corrected patterns,
+  so aspirin is no longer said to hold an alcohol and an aldehyde, and such gold strings can differ.
 - **multi-step chains feeding formulas to SMILES tools** (`cactus/CalculateDruglikeness`, `cactus/CalculateLogP`,
   `chemistrytools/calculate_compound_molar_mass` in multiple_dev): the gold passes chemlib's Unicode formula
   (e.g. `C₁₇H₂₂O₃`) on as a SMILES or formula; the original tools returned values for strings they could not parse

@@ -5,6 +5,7 @@ plus the clear errors for bad input and for look-ups that need the network."""
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -234,3 +235,33 @@ def test_sa_score_fragment_table_loads_without_unpickling_code():
     scores = _sa_fragment_scores()
     assert len(scores) > 100000
     assert all(isinstance(v, float) for v in list(scores.values())[:100])
+
+
+@pytest.mark.parametrize(
+    "smiles, present, absent",
+    [
+        # aspirin: ChemCrow's patterns reported an alcohol and a "terminal aldehyde" (its acetyl)
+        (
+            "CC(=O)Oc1ccccc1C(=O)O",
+            {"esters", "carboxylic acids"},
+            {"alcohol groups", "aldehydes", "terminal aldehyde", "side-chain hydroxyls"},
+        ),
+        ("CC(=O)Nc1ccc(O)cc1", {"amides", "phenols"}, {"alcohol groups", "primary amines"}),
+        ("CC(N)=O", {"amides"}, {"primary amines"}),
+        ("O=[N+]([O-])c1ccccc1", {"nitro"}, {"nitroso", "oximes"}),
+        ("CCN(CC)CC", {"tertiary amines"}, {"primary amines", "amides"}),
+        ("CCO", {"alcohol groups"}, {"phenols", "carboxylic acids"}),
+    ],
+)
+def test_functional_groups_name_only_groups_the_molecule_has(smiles, present, absent):
+    from chemground.agent.tools.chemcrow import func_groups
+
+    text = func_groups(smiles)
+    found = set(
+        g.strip()
+        for g in re.split(
+            r",\s*(?:and\s+)?|\s+and\s+", text.removeprefix("This molecule contains ").rstrip(".")
+        )
+    )
+    assert present <= found, text
+    assert not (absent & found), text

@@ -247,29 +247,37 @@ def smiles_to_weight(compound_SMILES: str) -> float:
     return rdMolDescriptors.CalcExactMolWt(mol(compound_SMILES))
 
 
-# name -> SMARTS, in the order they are reported (RDKit's FunctionalGroups.txt plus common groups)
+# name -> SMARTS, in the order they are reported. ChemCrow's list (RDKit's FunctionalGroups.txt
+# plus common groups), with the patterns that named the wrong thing corrected: its "alcohol groups"
+# ([OH]) and "side-chain hydroxyls" matched the OH of every carboxylic acid, its "terminal aldehyde"
+# matched any acetyl group and its "primary amines" any primary amide, so aspirin was reported
+# to hold an alcohol and an aldehyde. Phenols, ethers, alkenes and secondary and tertiary amines
+# are added because chemists ask for them.
 FUNCTIONAL_GROUPS = {
     "furan": "o1cccc1",
     "aldehydes": "[CX3H1](=O)[#6]",
     "esters": "[#6][CX3](=O)[OX2H0][#6]",
     "ketones": "[#6][CX3](=O)[#6]",
-    "amides": "C(=O)-N",
-    "thiol groups": "[SH]",
-    "alcohol groups": "[OH]",
+    "amides": "[#6X3](=O)[#7X3]",
+    "thiol groups": "[SX2H]",
+    "alcohol groups": "[OX2H][CX4]",
+    "phenols": "[OX2H]c",
+    "ethers": "[OD2;!$(O[#6]=[O,S,N])]([#6;!$([#6]=[O,S,N])])[#6;!$([#6]=[O,S,N])]",
+    "alkenes": "[CX3;!$(C=[!#6])]=[CX3;!$(C=[!#6])]",
     "methylamide": "*-[N;D2]-[C;D3](=O)-[C;D1;H3]",
-    "carboxylic acids": "*-C(=O)[O;D1]",
+    "carboxylic acids": "[CX3](=O)[OX2H1,OX1-]",
     "carbonyl methylester": "*-C(=O)[O;D2]-[C;D1;H3]",
-    "terminal aldehyde": "*-C(=O)-[C;D1]",
+    "terminal aldehyde": "*-[CX3;H1]=[O;D1]",
     "amide": "*-C(=O)-[N;D1]",
     "carbonyl methyl": "*-C(=O)-[C;D1;H3]",
     "isocyanate": "*-[N;D2]=[C;D2]=[O;D1]",
     "isothiocyanate": "*-[N;D2]=[C;D2]=[S;D1]",
-    "nitro": "*-[N;D3](=[O;D1])[O;D1]",
-    "nitroso": "*-[N;R0]=[O;D1]",
-    "oximes": "*=[N;R0]-[O;D1]",
+    "nitro": "[N+](=O)[O-]",
+    "nitroso": "*-[N;R0;X2]=[O;D1]",
+    "oximes": "[CX3]=[NX2;R0]-[OX2H1]",
     "Imines": "*-[N;R0]=[C;D1;H2]",
     "terminal azo": "*-[N;D2]=[N;D2]-[C;D1;H3]",
-    "hydrazines": "*-[N;D2]=[N;D1]",
+    "hydrazines": "[NX3][NX3]",
     "diazo": "*-[N;D2]#[N;D1]",
     "cyano": "*-[C;D2]#[N;D1]",
     "primary sulfonamide": "*-[S;D4](=[O;D1])(=[O;D1])-[N;D1]",
@@ -280,7 +288,6 @@ FUNCTIONAL_GROUPS = {
     "sulfonyl chloride": "*-[S;D4](=O)(=O)-[Cl]",
     "methyl sulfinyl": "*-[S;D3](=O)-[C;D1]",
     "methyl thio": "*-[S;D2]-[C;D1;H3]",
-    "thiols": "*-[S;D1]",
     "thio carbonyls": "*=[S;D1]",
     "halogens": "*-[#9,#17,#35,#53]",
     "t-butyl": "*-[C;D4]([C;D1])([C;D1])-[C;D1]",
@@ -289,8 +296,9 @@ FUNCTIONAL_GROUPS = {
     "cyclopropyl": "*-[C;D3]1-[C;D2]-[C;D2]1",
     "ethoxy": "*-[O;D2]-[C;D2]-[C;D1;H3]",
     "methoxy": "*-[O;D2]-[C;D1;H3]",
-    "side-chain hydroxyls": "*-[O;D1]",
-    "primary amines": "*-[N;D1]",
+    "primary amines": "[NX3;H2;!$(N[#6,#16]=[O,S,N]);!$(N[#7,#8])][#6]",
+    "secondary amines": "[NX3;H1;!$(N[#6,#16]=[O,S,N]);!$(N[#7,#8]);!$(Na)]([#6])[#6]",
+    "tertiary amines": "[NX3;H0;!$(N[#6,#16]=[O,S,N]);!$(N[#7,#8]);!$(N~[!#6])]([#6])([#6])[#6]",
     "nitriles": "*#[N;D1]",
 }
 
