@@ -598,3 +598,20 @@ def test_every_fact_a_question_asks_for_is_answered(qa):
         Aspect.FORMULA,
     ]
     assert also_asked("formula weight of NaCl", Aspect.MOLECULAR_WEIGHT) == []
+
+
+def test_a_stereo_name_gets_its_stereoisomer_not_the_racemate(qa):
+    # the dictionary files "(S)-ibuprofen" under racemic ibuprofen (chem/stereo_names.py)
+    from chemground.chem.structure import structure_from_smiles
+
+    answer = qa.ask("SMILES of (S)-ibuprofen", method="auto", reasoner="extractive")
+    assert answer.status in ("answered", "partial"), answer.answer
+    got = structure_from_smiles(str(answer.value)).inchikey
+    assert got == structure_from_smiles("CC(C)Cc1ccc([C@H](C)C(=O)O)cc1").inchikey
+
+
+def test_functional_groups_of_aspirin_are_its_own(qa):
+    answer = qa.ask("what functional groups does aspirin have", method="auto")
+    assert answer.status == "answered", answer.answer
+    assert "ester" in answer.answer and "carboxylic acid" in answer.answer
+    assert "alcohol" not in answer.answer and "aldehyde" not in answer.answer

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Protocol
@@ -44,6 +44,7 @@ from chemground.chem.names import (
     not_one_compound,
     recase_name,
 )
+from chemground.chem.stereo_names import StereoMismatch, reconcile_stereo
 from chemground.chem.structure import (
     MAX_NAME_CHARS,
     Structure,
@@ -631,6 +632,7 @@ class MentionFinder:
                 break
             mentions += stage(text, words, taken, budget)
             budget.found = len(mentions)
+        mentions = [self._with_named_stereo(m) for m in mentions]
         notes = [
             f"read {word!r} as a word, not as a compound ({why})"
             for word, why in budget.memo.get("skipped", {}).items()
@@ -951,6 +953,39 @@ class MentionFinder:
                 taken[k] = True
             i = j + 1
         return out
+
+    def _with_named_stereo(self, mention: Mention) -> Mention:
+        """``mention`` with the stereoisomer its name asks for ("(S)-ibuprofen" is filed under
+        racemic ibuprofen), or unresolved, with the reason, when that isomer cannot be told
+        (see ``chem.stereo_names``). Structures read from SMILES or by OPSIN carry their own
+        stereo and pass."""
+        if mention.resolved_by not in ("dictionary", "fuzzy") or mention.structure is None:
+            return mention
+        try:
+            structure = reconcile_stereo(mention.text, mention.structure)
+        except StereoMismatch as mismatch:
+            return Mention(
+                mention.text,
+                mention.start,
+                mention.end,
+                mention.input_format,
+                reason=mismatch.reason,
+            )
+        if structure is mention.structure or structure.inchikey == mention.structure.inchikey:
+            return mention
+        hits = self.kb.lookup_structure(structure) if self.kb is not None else []
+        return replace(
+            mention,
+            structure=structure,
+            compound_id=hits[0].compound_id if hits else None,
+            matched_name=hits[0].matched_name if hits else mention.text,
+            notes=[
+                *mention.notes,
+                f"{mention.text!r}: the dictionary files this name under "
+                f"{mention.matched_name or 'a structure'} without its stereo; used the "
+                f"stereoisomer the name asks for ({structure.smiles})",
+            ],
+        )
 
     def _name_hit(
         self, text: str, words: list[_Word], i: int, j: int, raw: str, norm: str, rank: int

@@ -175,11 +175,25 @@ class DictionaryResolver(OneByOne):
         return NameHit(hit.structure, "dictionary", hit.compound_id, hit.matched_name, notes)
 
     def resolve(self, name: str) -> NameHit:
-        """Raises NotResolved when the dictionary has no such name."""
+        """The dictionary's compound for ``name``, set to the stereoisomer a descriptor in the
+        name asks for ("(S)-ibuprofen" is filed under the racemate; see chem.stereo_names).
+
+        Raises:
+            NotResolved: the dictionary has no such name, or its structure cannot be the
+                stereoisomer the name asks for.
+        """
+        from chemground.chem.stereo_names import StereoMismatch, reconcile_stereo
+
         hit = self.find(name)
         if hit is None:
             raise NotResolved(NOT_IN_DICTIONARY)
-        return hit
+        try:
+            structure = reconcile_stereo(name, hit.structure)
+        except StereoMismatch as mismatch:
+            raise NotResolved(mismatch.reason) from None
+        if structure is hit.structure or structure.inchikey == hit.structure.inchikey:
+            return hit
+        return NameHit(structure, "dictionary", None, name, hit.notes)
 
     def _pick(self, hits: list[DictionaryHit]) -> DictionaryHit:
         if not self.prefer_closed_shell:
