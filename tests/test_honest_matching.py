@@ -615,3 +615,67 @@ def test_functional_groups_of_aspirin_are_its_own(qa):
     assert answer.status == "answered", answer.answer
     assert "ester" in answer.answer and "carboxylic acid" in answer.answer
     assert "alcohol" not in answer.answer and "aldehyde" not in answer.answer
+
+
+# -- "which copper co-catalyst": a compound word naming the kind of answer (asked_kind.py) --------
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        (
+            "which carbodiimide do you use to couple thiophene-2-carboxylic acid with "
+            "4-methoxyaniline?",
+            "CCN=C=NCCCN(C)C",
+        ),
+        (
+            "Which copper co-catalyst is used in the Sonogashira coupling of 4-iodotoluene with "
+            "2-methylbut-3-yn-2-ol?",
+            "[Cu]I",
+        ),
+    ],
+)
+def test_a_kind_word_filters_the_answer_instead_of_being_matched(qa, question, expected):
+    from chemground.chem.structure import structure_from_smiles
+
+    answer = qa.ask(question, method="auto", reasoner="extractive")
+    assert answer.status == "answered", answer.answer
+    assert answer.query["asked_kind"] is not None
+    assert structure_from_smiles(expected).smiles in answer.answer
+
+
+def test_a_compound_that_is_the_subject_is_not_a_kind():
+    from chemground.reasoning.asked_kind import of_kind
+
+    assert of_kind("CC(C)OC(=O)N=NC(=O)OC(C)C", "O=C([O-])N=NC(=O)[O-]", "azodicarboxylate")
+    assert of_kind("c1ccc(P(c2ccccc2)c2ccccc2)cc1", "P", "phosphine")
+    assert not of_kind("O=P(c1ccccc1)(c1ccccc1)c1ccccc1", "P", "phosphine")  # the oxide is not
+    assert of_kind("[Pd].c1ccc(P(c2ccccc2)c2ccccc2)cc1", "[Pd]")
+    assert not of_kind("[Na+].[OH-]", "[Cu]")
+
+
+def test_a_notebook_line_that_asks_for_the_buffer_is_not_a_product_question(qa):
+    from chemground.reasoning.aspects import classify_aspect
+
+    assert classify_aspect("x + x, x, 0 C -> epoxide. what buffer/base is added?") == Aspect.REAGENT
+
+
+@pytest.mark.parametrize(
+    "question, name",
+    [
+        (
+            "what catalyst do you use to hydrogenate a nitro group to an amine?",
+            "nitro hydrogenation",
+        ),
+        ("catalyst for the reduction of acetophenone", "reduction"),
+        ("oxidation of benzyl alcohol, solvent?", "oxidation"),
+    ],
+)
+def test_broad_reduction_and_oxidation_words_are_classes(question, name):
+    assert [c.name for c in find_classes(question)] == [name]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["what is the oxidation state of Mn in KMnO4", "concentrated under reduced pressure, yield?"],
+)
+def test_oxidation_state_and_reduced_pressure_are_not_classes(question):
+    assert find_classes(question) == []

@@ -54,6 +54,11 @@ GROUPS: dict[str, str] = {
     "indole": "c1ccc2[nH]ccc2c1",
     "thiophene": "c1ccsc1",
     "furan": "c1ccoc1",
+    # reagent classes a question names as the kind of answer ("which carbodiimide is used?")
+    "carbodiimide": "[#6][NX2]=[CX2]=[NX2][#6]",
+    "azodicarboxylate": "[CX3](=O)[NX2]=[NX2][CX3](=O)",
+    "phosphine": "[PX3;!$(P=*)]([#6])([#6])[#6]",
+    "borohydride": "[#5-;!H0]",
 }
 
 _PLURALS = {
@@ -93,6 +98,10 @@ _PLURALS = {
     "indoles": "indole",
     "thiophenes": "thiophene",
     "furans": "furan",
+    "carbodiimides": "carbodiimide",
+    "azodicarboxylates": "azodicarboxylate",
+    "phosphines": "phosphine",
+    "borohydrides": "borohydride",
 }
 _NAMES = sorted(
     {*GROUPS, *_PLURALS}, key=len, reverse=True

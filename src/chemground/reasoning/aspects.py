@@ -268,6 +268,9 @@ _RULES: list[tuple[Aspect, str]] = (
             r"|[.:;,-]\s*(the |which |what )?bases?\s*\?\s*$"
             r"|\b(which|what) (oxidant|reductant|borohydride|hydride|reducing agent|oxidi[sz]ing "
             r"agent)s?\b"
+            # "A + mCPBA -> epoxide. what buffer/base is added?": the notebook line's question
+            r"|\b(which|what) ((\w+)/)?(buffer|base|additive|acid scavenger|desiccant)s?\b"
+            r"(/\w+)?\s+(is|are|was|were|do|does|did|should)\b"
             r"|\b(oxidant|reductant)s? (for|in|used)\b",
         ),
         (

@@ -15,6 +15,7 @@ from typing import Any
 
 from chemground.chem.solvents import is_acid_base_or_lewis_acid
 from chemground.evidence import Evidence
+from chemground.reasoning.asked_kind import ROLE_ASPECTS, only_kind
 from chemground.reasoning.aspects import also_asked
 from chemground.reasoning.query import Aspect, QueryTuple
 from chemground.reasoning.reaction_classes import ClassMention, find_classes, without_class_words
@@ -351,6 +352,15 @@ class ExtractiveReasoner:
                 query, graph, " and ".join(repr(m.text) for m in query.resolved_mentions)
             )
         reactions = [e for e in evidence if e.kind == "reaction"]
+        kind = query.asked_kind
+        kind_note = ""
+        if kind is not None and kind.smiles and query.aspect in ROLE_ASPECTS:
+            # "which copper co-catalyst": only the role's participants of that kind answer
+            reactions = [
+                e.model_copy(update={"record": only_kind(e.record, kind.smiles, kind.text)})
+                for e in reactions
+            ]
+            kind_note = f" of the kind asked ({kind.text!r})"
         class_names = " / ".join(c.name for c in classes)
         unresolved_note = (
             " I could not resolve " + ", ".join(repr(u) for u in unresolved) + " to a compound."
@@ -413,12 +423,14 @@ class ExtractiveReasoner:
             what = "best-matching" if not partial else "closest"
             return Reasoned(
                 f"The {what} reaction ({top.id}: {self._summary(top.record)}) records no "
-                f"{aspect.value}.{unresolved_note}",
+                f"{aspect.value}{kind_note}.{unresolved_note}",
                 None,
                 "no_evidence",
                 [top.citation()],
             )
         text, value, filed = result
+        if kind_note:
+            notes.append(f"only the {aspect.value} participants{kind_note} are given")
         if filed:
             notes.append(filed)
             text = text[:-1] + f" ({filed})."

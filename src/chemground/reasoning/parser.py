@@ -8,6 +8,7 @@ from pathlib import Path
 from chemground.chem.mentions import MAX_MENTIONS, MentionFinder
 from chemground.chem.names import NameResolver
 from chemground.errors import ChemgroundError, InputLimitError, control_character, preview
+from chemground.reasoning.asked_kind import split_asked_kind
 from chemground.reasoning.aspect_classifier import read_aspect
 from chemground.reasoning.aspects import classify_aspect, mask_mentions
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
@@ -92,6 +93,7 @@ class RuleParser:
             # records through the parent compound, so its mention stays resolved
             mentions, _ = mark_salt_forms(text, mentions)
             resolved = [m for m in mentions if m.resolved]
+        kind, mentions, aspect = split_asked_kind(text, mentions, aspect)
         if (
             aspect == Aspect.NAME_TO_SMILES
             and resolved
@@ -140,4 +142,5 @@ class RuleParser:
             problems=problems,
             parser=self.name,
             aspect_classifier=decision.to_json() if decision is not None else None,
+            asked_kind=QueryMention.from_mention(kind) if kind is not None else None,
         )

@@ -135,6 +135,10 @@ class QueryTuple(BaseModel):
     # the exemplar classifier's decision, when no rule read the aspect (AspectDecision.to_json:
     # label, accepted, score, nearest exemplars); None when the rules decided
     aspect_classifier: dict[str, Any] | None = None
+    # "which copper co-catalyst ...?": the compound word that names the kind of participant
+    # asked for; not among ``mentions`` (no reaction has to hold it), it filters the answer's
+    # participants (reasoning/asked_kind.py)
+    asked_kind: QueryMention | None = None
 
     @property
     def resolved_mentions(self) -> list[QueryMention]:

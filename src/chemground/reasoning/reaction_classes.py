@@ -155,6 +155,28 @@ CLASSES: tuple[ReactionClass, ...] = (
         (
             r"nitro(?: group)? (?:reductions?|hydrogenations?)",
             r"(?:reduction|hydrogenation) of (?:a |the )?nitro\w*",
+            # "hydrogenate a nitro group to an amine", "reducing the nitroarene"
+            r"(?:reduc|hydrogenat)\w* (?:an? |the )?(?:aromatic |aryl )?nitro(?:[- ]?(?:groups?|"
+            r"compounds?|arenes?))?\b",
+            r"\bnitro(?: group)? (?:in)?to (?:an? |the )?(?:aryl ?)?amines?\b",
+        ),
+    ),
+    # the broad words: "the reduction of acetophenone", "reduce X", "oxidise Y"; a named
+    # reduction or oxidation (Birch, Swern, borohydride, nitro) is longer and wins
+    _C(
+        "reduction",
+        ("borohydride_reduction", "catalytic_hydrogenation", "nitro_hydrogenation"),
+        (
+            r"\breductions?\b",
+            r"\breduc(?:e|es|ed|ing)\b(?! (?:agents?|pressure|vacuum|amount|yield|temperature))",
+        ),
+    ),
+    _C(
+        "oxidation",
+        ("alcohol_oxidation", "mcpba_epoxidation"),
+        (
+            r"\boxidations?\b(?! (?:states?|numbers?|levels?))",
+            r"\boxidi[sz](?:e|es|ed|ing)\b(?! (?:agents?))",
         ),
     ),
     _C(

@@ -1,0 +1,159 @@
+"""'Which copper co-catalyst ...?': a compound word that names the kind of answer wanted.
+
+In "which carbodiimide do you use to couple A with B?", "which Pd catalyst for the Suzuki
+coupling of A with B?" or "which azodicarboxylate is used in a Mitsunobu reaction?" the word
+after "which" resolves to a compound (carbodiimide, palladium, the azodicarboxylate dianion),
+but the question does not ask for reactions holding that compound: it asks for the participant
+of a role that is one of its kind. Read as a compound to match, it made every record "lack" it
+and the answer fell back to a partial match. Here it is taken out of the compounds to match and
+kept as a filter on the role's participants: a metal or other single atom means "contains that
+element"; a larger structure means "contains it as a substructure" (charges aside).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from chemground.chem.mentions import Mention
+from chemground.reasoning.query import Aspect
+
+ROLE_ASPECTS = (Aspect.CATALYST, Aspect.REAGENT, Aspect.SOLVENT)
+
+_WHICH_BEFORE = re.compile(r"\b(which|what)\s+((kind|type|sort|class) of\s+)?$", re.IGNORECASE)
+# "which carbodiimide do you use", "which azodicarboxylate is used", "what borohydride is added"
+_USED_AFTER = re.compile(
+    r"^\s*((usually|typically|normally|commonly|best|generally)\s+)?"
+    r"(is|are|was|were|do|does|did|should|would|can|could)\b[^?.]{0,40}?"
+    r"\b(use|used|add|added|employ|employed|need|needed|required|take|chosen)\b",
+    re.IGNORECASE,
+)
+_ROLE_NOUN_AFTER = re.compile(
+    r"^[\s-]*(co-?catalysts?|catalysts?|pre-?catalysts?|salts?|sources?|reagents?|ligands?|"
+    r"complex(es)?|species|reductants?|oxidants?|additives?)\b",
+    re.IGNORECASE,
+)
+_ROLE_OF_NOUN = {
+    "catalyst": Aspect.CATALYST,
+    "cocatalyst": Aspect.CATALYST,
+    "co-catalyst": Aspect.CATALYST,
+    "precatalyst": Aspect.CATALYST,
+    "pre-catalyst": Aspect.CATALYST,
+    "ligand": Aspect.CATALYST,
+    "complex": Aspect.CATALYST,
+}
+
+
+def split_asked_kind(
+    text: str, mentions: list[Mention], aspect: Aspect | None
+) -> tuple[Mention | None, list[Mention], Aspect | None]:
+    """The mention that names the kind of participant asked for, the other mentions, and the
+    aspect (a "which X is used" question with no role word asks for a reagent).
+
+    Args:
+        text: the question.
+        mentions: its mentions, in order.
+        aspect: the aspect the rules read.
+
+    Returns:
+        (kind mention or None, the mentions left to match, the aspect).
+    """
+    for i, mention in enumerate(mentions):
+        if not mention.resolved or mention.structure is None:
+            continue
+        if not _WHICH_BEFORE.search(text[: mention.start]):
+            continue
+        after = text[mention.end :]
+        noun = _ROLE_NOUN_AFTER.match(after)
+        used = _USED_AFTER.match(after)
+        if not (noun or used):
+            continue  # "what acetophenone reduction ...": the compound is the subject
+        if aspect not in ROLE_ASPECTS:
+            if aspect not in (None, Aspect.PRODUCT, Aspect.CONDITIONS, Aspect.REACTIONS):
+                continue  # "which benzaldehyde gives the best yield?": a compound asked about
+            word = noun.group(1).lower().rstrip("s") if noun else ""
+            aspect = _ROLE_OF_NOUN.get(word, Aspect.REAGENT)
+        return mention, mentions[:i] + mentions[i + 1 :], aspect
+    return None, mentions, aspect
+
+
+@lru_cache(maxsize=256)
+def _kind_query(kind_smiles: str):
+    from rdkit import Chem
+    from rdkit.Chem.MolStandardize import rdMolStandardize
+
+    mol = Chem.MolFromSmiles(kind_smiles)
+    if mol is None:
+        return None, None
+    mol = rdMolStandardize.Uncharger().uncharge(mol)
+    heavy = [a for a in mol.GetAtoms() if a.GetAtomicNum() > 1]
+    if len(heavy) == 1:
+        return heavy[0].GetAtomicNum(), None
+    return None, Chem.RemoveHs(mol)
+
+
+@lru_cache(maxsize=64)
+def _class_query(kind_text: str):
+    from rdkit import Chem
+
+    from chemground.kb.functional_groups import GROUPS, class_name
+
+    name = class_name(kind_text)
+    return Chem.MolFromSmarts(GROUPS[name]) if name else None
+
+
+def of_kind(smiles: str | None, kind_smiles: str, kind_text: str = "") -> bool:
+    """Is the participant ``smiles`` of the kind the question names?
+
+    Args:
+        smiles: the participant's SMILES (None: not of any kind).
+        kind_smiles: the structure the kind word resolved to ("[Cu]", "N=C=N").
+        kind_text: the word as written; a compound class of ``kb.functional_groups``
+            ("carbodiimide", "phosphine") is matched by its SMARTS, since the dictionary's
+            compound of that name is the parent (PubChem's "carbodiimide" is cyanamide).
+
+    Returns:
+        True when the participant is of the class, or contains the element (a one-atom kind)
+        or the substructure.
+    """
+    from rdkit import Chem
+    from rdkit.Chem.MolStandardize import rdMolStandardize
+
+    if not smiles:
+        return False
+    mol = Chem.MolFromSmiles(smiles)
+    if mol is None:
+        return False
+    pattern = _class_query(kind_text.strip().lower()) if kind_text else None
+    if pattern is not None:
+        return mol.HasSubstructMatch(pattern)
+    element, query = _kind_query(kind_smiles)
+    if element is not None:
+        return any(atom.GetAtomicNum() == element for atom in mol.GetAtoms())
+    if query is None:
+        return False
+    return rdMolStandardize.Uncharger().uncharge(mol).HasSubstructMatch(query)
+
+
+def only_kind(
+    record: dict[str, Any], kind_smiles: str | None, kind_text: str = ""
+) -> dict[str, Any]:
+    """``record`` with its solvents, catalysts and reagents cut to those of the kind asked.
+
+    Args:
+        record: a reaction record (as the KB's evidence carries it).
+        kind_smiles: the kind's structure; None returns the record unchanged.
+        kind_text: the kind as written (see :func:`of_kind`).
+
+    Returns:
+        A shallow copy with the role lists filtered (the record itself is not changed).
+    """
+    if kind_smiles is None:
+        return record
+    out = dict(record)
+    for key in ("solvents", "catalysts", "reagents"):
+        out[key] = [
+            p for p in record.get(key) or [] if of_kind(p.get("smiles"), kind_smiles, kind_text)
+        ]
+    return out
