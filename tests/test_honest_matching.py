@@ -679,3 +679,37 @@ def test_broad_reduction_and_oxidation_words_are_classes(question, name):
 )
 def test_oxidation_state_and_reduced_pressure_are_not_classes(question):
     assert find_classes(question) == []
+
+
+# -- probes outside the benchmark (fifth session) -------------------------------------------------
+def test_an_acronym_is_not_a_formula(qa):
+    answer = qa.ask("what's the TPSA of ciprofloxacin and is it CNS penetrant", method="auto")
+    assert "CNS" not in answer.answer.split("(")[0], answer.answer  # no "CNS: 12.03 Å²"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "formula of the acid chloride of benzoic acid",
+        "formula of the Grignard reagent from bromobenzene",
+        "mw of the conjugate base of phenol",
+    ],
+)
+def test_a_compound_named_by_its_relation_to_another_is_not_that_other(qa, question):
+    answer = qa.ask(question, method="auto")
+    assert answer.status != "answered", answer.answer
+
+
+def test_the_amount_of_one_compound_for_another_needs_equivalents(qa):
+    answer = qa.ask("How many grams of NaBH4 do I need for 10 mmol benzaldehyde?", method="auto")
+    assert answer.status != "answered", answer.answer
+    assert "equivalents" in answer.answer
+
+
+def test_a_fact_of_the_product_is_computed_for_the_product(qa):
+    answer = qa.ask(
+        "what's the molecular weight of the product when benzaldehyde is reduced with NaBH4?",
+        method="auto",
+    )
+    assert answer.status == "answered", answer.answer
+    assert answer.value == pytest.approx(108.14, abs=0.01)

@@ -262,6 +262,10 @@ AMOUNT_NOT_HELD = re.compile(
     r"\bstoichiometr\w*|\bconcentration\b",
     re.IGNORECASE,
 )
+# "grams of A for / to react with / per 10 mmol of B": a stoichiometry question
+AMOUNT_FOR_ANOTHER = re.compile(
+    r"\b(for|to react with|to reduce|to convert|per|with|against)\b[^?]*\d", re.IGNORECASE
+)
 AMOUNT_ASPECTS = frozenset(
     {
         None,
@@ -383,6 +387,22 @@ ROUTING_TABLE: tuple[Rule, ...] = (
             f"it asks for an amount ({AMOUNT_NOT_HELD.search(q.question).group(0).lower()!r}), "
             "and the reaction records name their reagents, catalysts and solvents without "
             "amounts, loadings or ratios"
+        ),
+        declines=True,
+    ),
+    Rule(
+        "amount_for_another",
+        "out_of_scope",
+        # "how many grams of NaBH4 for 10 mmol benzaldehyde?" was answered as 10 mmol of NaBH4
+        lambda q, s: (
+            q.aspect == Aspect.AMOUNT
+            and len({m.inchikey for m in q.resolved_mentions if m.inchikey}) >= 2
+            and bool(AMOUNT_FOR_ANOTHER.search(q.question))
+        ),
+        lambda q, s: (
+            "it asks for the amount of one compound that goes with an amount of another, which "
+            "depends on the equivalents used; the records hold no equivalents (a molar-mass "
+            "conversion of one compound's amount can be asked on its own)"
         ),
         declines=True,
     ),

@@ -118,9 +118,30 @@ GENERIC_WORDS = set(
 amide azide isocyanate isothiocyanate cyanate nitro hydrochloride hydrobromide borohydride
 hydride diene dienophile alkyne alkene alkane arene epoxide nitrile imine enamine enol enolate
 ylide carbanion carbocation halide carbamate anhydride azo diazo peroxide hydroperoxide oxidant
-reductant thiol sulfonamide lactone lactam
+reductant thiol sulfonamide lactone lactam carbodiimide azodicarboxylate
 """.split()
-)
+) | {  # class names of two words: "the acid chloride of benzoic acid" is not one compound
+    f"{name}{plural}"
+    for name in (
+        "acid chloride",
+        "acyl chloride",
+        "boronic acid",
+        "boronic ester",
+        "aryl bromide",
+        "aryl chloride",
+        "aryl iodide",
+        "aryl halide",
+        "alkyl halide",
+        "sulfonyl chloride",
+        "grignard reagent",
+        "carboxylic acid",
+        "primary amine",
+        "secondary amine",
+        "tertiary amine",
+        "terminal alkyne",
+    )
+    for plural in ("", "s")
+}
 # Words a question uses for a bond or an atom, not a compound: "hydrogen bond", "carbon atom".
 _NOT_COMPOUND_AFTER = re.compile(
     r"^[\s-]*(?:bond|bonds|bonding|atom|atoms|count|counts|nmr|isotope|isotopes)\b", re.IGNORECASE

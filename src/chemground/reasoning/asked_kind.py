@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from chemground.chem.mentions import Mention
-from chemground.reasoning.query import Aspect
+from chemground.reasoning.query import Aspect, QueryMention
 
 ROLE_ASPECTS = (Aspect.CATALYST, Aspect.REAGENT, Aspect.SOLVENT)
 
@@ -34,6 +34,7 @@ _ROLE_NOUN_AFTER = re.compile(
     r"complex(es)?|species|reductants?|oxidants?|additives?)\b",
     re.IGNORECASE,
 )
+_WORD = re.compile(r"[A-Za-z]+")
 _ROLE_OF_NOUN = {
     "catalyst": Aspect.CATALYST,
     "cocatalyst": Aspect.CATALYST,
@@ -47,9 +48,12 @@ _ROLE_OF_NOUN = {
 
 def split_asked_kind(
     text: str, mentions: list[Mention], aspect: Aspect | None
-) -> tuple[Mention | None, list[Mention], Aspect | None]:
-    """The mention that names the kind of participant asked for, the other mentions, and the
-    aspect (a "which X is used" question with no role word asks for a reagent).
+) -> tuple[QueryMention | None, list[Mention], Aspect | None]:
+    """The word that names the kind of participant asked for, the mentions left to match, and
+    the aspect (a "which X is used" question with no role word asks for a reagent).
+
+    The word is a resolved mention ("which copper co-catalyst") or a compound class of
+    ``kb.functional_groups`` ("which carbodiimide": class names are not read as compounds).
 
     Args:
         text: the question.
@@ -57,14 +61,25 @@ def split_asked_kind(
         aspect: the aspect the rules read.
 
     Returns:
-        (kind mention or None, the mentions left to match, the aspect).
+        (the kind, or None; the mentions left to match; the aspect).
     """
-    for i, mention in enumerate(mentions):
-        if not mention.resolved or mention.structure is None:
+    from chemground.kb.functional_groups import class_name
+
+    candidates: list[tuple[int, int, Mention | None]] = [
+        (m.start, m.end, m) for m in mentions if m.resolved and m.structure is not None
+    ]
+    words = list(_WORD.finditer(text))
+    for i, first in enumerate(words):
+        for last in words[i : i + 2]:  # class names are one or two words
+            start, end = first.start(), last.end()
+            if class_name(text[start:end]) and not any(
+                s < end and start < e for s, e, _ in candidates
+            ):
+                candidates.append((start, end, None))
+    for start, end, mention in sorted(candidates, key=lambda c: c[0]):
+        if not _WHICH_BEFORE.search(text[:start]):
             continue
-        if not _WHICH_BEFORE.search(text[: mention.start]):
-            continue
-        after = text[mention.end :]
+        after = text[end:]
         noun = _ROLE_NOUN_AFTER.match(after)
         used = _USED_AFTER.match(after)
         if not (noun or used):
@@ -74,7 +89,13 @@ def split_asked_kind(
                 continue  # "which benzaldehyde gives the best yield?": a compound asked about
             word = noun.group(1).lower().rstrip("s") if noun else ""
             aspect = _ROLE_OF_NOUN.get(word, Aspect.REAGENT)
-        return mention, mentions[:i] + mentions[i + 1 :], aspect
+        if mention is None:
+            kind = QueryMention(
+                text=text[start:end], start=start, end=end, input_format="class", resolved=False
+            )
+            return kind, mentions, aspect
+        rest = [m for m in mentions if m is not mention]
+        return QueryMention.from_mention(mention), rest, aspect
     return None, mentions, aspect
 
 
@@ -103,7 +124,7 @@ def _class_query(kind_text: str):
     return Chem.MolFromSmarts(GROUPS[name]) if name else None
 
 
-def of_kind(smiles: str | None, kind_smiles: str, kind_text: str = "") -> bool:
+def of_kind(smiles: str | None, kind_smiles: str | None, kind_text: str = "") -> bool:
     """Is the participant ``smiles`` of the kind the question names?
 
     Args:
@@ -128,6 +149,8 @@ def of_kind(smiles: str | None, kind_smiles: str, kind_text: str = "") -> bool:
     pattern = _class_query(kind_text.strip().lower()) if kind_text else None
     if pattern is not None:
         return mol.HasSubstructMatch(pattern)
+    if kind_smiles is None:
+        return False
     element, query = _kind_query(kind_smiles)
     if element is not None:
         return any(atom.GetAtomicNum() == element for atom in mol.GetAtoms())
@@ -143,13 +166,14 @@ def only_kind(
 
     Args:
         record: a reaction record (as the KB's evidence carries it).
-        kind_smiles: the kind's structure; None returns the record unchanged.
+        kind_smiles: the kind's structure (None for a class named by its word); None with no
+            ``kind_text`` returns the record unchanged.
         kind_text: the kind as written (see :func:`of_kind`).
 
     Returns:
         A shallow copy with the role lists filtered (the record itself is not changed).
     """
-    if kind_smiles is None:
+    if kind_smiles is None and not kind_text:
         return record
     out = dict(record)
     for key in ("solvents", "catalysts", "reagents"):

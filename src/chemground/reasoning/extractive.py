@@ -21,6 +21,46 @@ from chemground.reasoning.query import Aspect, QueryTuple
 from chemground.reasoning.reaction_classes import ClassMention, find_classes, without_class_words
 from chemground.routing import TOOL_ASPECTS
 
+# "what's the molecular weight of the product when ...", "formula of the product of ..."
+_FACT_OF_PRODUCT = re.compile(
+    r"\b(?P<fact>molecular weight|molar mass|mol\.? ?wt|mw|exact mass|monoisotopic mass|"
+    r"molecular formula|formula)\b.{0,30}\b(?:the )?(?:main |major )?products?\b",
+    re.IGNORECASE,
+)
+
+
+def _product_fact(question: str, record: dict[str, Any]) -> tuple[str, Any] | None:
+    """(text, value) of the fact the question asks of the reaction's product, or None.
+
+    Args:
+        question: the question as asked.
+        record: the reaction record whose first product is the main one.
+
+    Returns:
+        "its molecular weight is 108.14 g/mol" and the number (or the formula), computed by
+        RDKit from the product's SMILES; None when no fact of the product is asked.
+    """
+    from chemground.chem.structure import try_structure_from_smiles
+
+    found = _FACT_OF_PRODUCT.search(question)
+    products = record.get("products") or []
+    if found is None or not products:
+        return None
+    main = products[0]
+    structure = try_structure_from_smiles(main.get("smiles") or "")
+    if structure is None:
+        return None
+    name = main.get("name") or structure.smiles
+    fact = found.group("fact").lower()
+    if "formula" in fact:
+        return f"the molecular formula of {name} is {structure.formula}", structure.formula
+    if "exact" in fact or "monoisotopic" in fact:
+        mass = round(structure.exact_mass, 4)
+        return f"the monoisotopic mass of {name} is {mass} Da", mass
+    weight = round(structure.molecular_weight, 2)
+    return f"the molecular weight of {name} is {weight:.2f} g/mol", weight
+
+
 _ABBREVIATION_ASKED = re.compile(r"\babbreviat|\bshort(hand)?[- ]names?\b|\bacronym", re.I)
 
 
@@ -354,7 +394,7 @@ class ExtractiveReasoner:
         reactions = [e for e in evidence if e.kind == "reaction"]
         kind = query.asked_kind
         kind_note = ""
-        if kind is not None and kind.smiles and query.aspect in ROLE_ASPECTS:
+        if kind is not None and query.aspect in ROLE_ASPECTS:
             # "which copper co-catalyst": only the role's participants of that kind answer
             reactions = [
                 e.model_copy(update={"record": only_kind(e.record, kind.smiles, kind.text)})
@@ -434,6 +474,11 @@ class ExtractiveReasoner:
         if filed:
             notes.append(filed)
             text = text[:-1] + f" ({filed})."
+        if aspect == Aspect.PRODUCT:
+            fact = _product_fact(query.question, top.record)
+            if fact is not None:  # "the MW of the product of ...": the number is the answer
+                text, value = text[:-1] + f"; {fact[0]}.", fact[1]
+                notes.append("computed from the product's SMILES by RDKit")
         variants = self._variants(aspect, reactions, top)
         if variants:
             notes.append(variants)

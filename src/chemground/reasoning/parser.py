@@ -142,5 +142,5 @@ class RuleParser:
             problems=problems,
             parser=self.name,
             aspect_classifier=decision.to_json() if decision is not None else None,
-            asked_kind=QueryMention.from_mention(kind) if kind is not None else None,
+            asked_kind=kind,
         )

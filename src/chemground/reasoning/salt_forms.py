@@ -35,12 +35,17 @@ _FORM_AFTER = re.compile(
 # dimer of acetic acid", "caffeine's metabolite" (each was answered for the compound itself)
 _RELATION = (
     r"enantiomers?|diastereomers?|epimers?|racemates?|tautomers?|(?:di|tri|tetra|oligo)mers?|"
-    r"metabolites?|prodrugs?|degradation products?|(?:radical )?(?:anions?|cations?)|radicals?"
+    r"metabolites?|prodrugs?|degradation products?|(?:radical )?(?:anions?|cations?)|radicals?|"
+    # "the Grignard reagent from bromobenzene", "the conjugate base of phenol", "the N-oxide of
+    # pyridine": formula of bromobenzene itself was the answer
+    r"grignard(?: reagents?)?|organolithiums?|(?:lithium |sodium |potassium )?enolates?|"
+    r"conjugate (?:acids?|bases?)|n-oxides?|derivatives?|precursors?|isomers?|analogu?es?|"
+    r"(?:methyl |ethyl |benzyl |tert-butyl )?esters?|anhydrides?|acid chlorides?|ylides?"
 )
 # "the hydrochloride salt of lidocaine", "the trihydrate of TBAF", "the enantiomer of X"
 _FORM_BEFORE = re.compile(
     rf"\b({_FORM}|{_RELATION}|hcl salt|hydrochloride salt|(?:mono|di|tri)?hydrate)\s+"
-    r"(?:form\s+)?of\s+(?:the\s+)?$",
+    r"(?:form\s+)?(?:of|from|derived from|made from)\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
 # "caffeine's metabolite", "L-alanine's enantiomer"
@@ -127,6 +132,8 @@ def salt_form(question: str, mention: Mention) -> tuple[str, int, int] | None:
     else:
         return None
     form = form.lower()
+    if re.fullmatch(_RELATION, form, re.IGNORECASE):
+        return form, start, end  # "the acid chloride of benzoic acid": another compound
     named = f"{mention.text} {mention.matched_name or ''}".lower()
     stem = form.split()[0].rstrip("s")
     if stem in named or (form in ("hcl", "2hcl") and "chloride" in named):
