@@ -713,3 +713,12 @@ def test_a_fact_of_the_product_is_computed_for_the_product(qa):
     )
     assert answer.status == "answered", answer.answer
     assert answer.value == pytest.approx(108.14, abs=0.01)
+
+
+def test_a_name_that_does_not_say_which_isomer_is_hedged(qa):
+    smiles = qa.ask("smiles of butanol", method="auto")
+    assert smiles.status == "partial" and "1-butanol" in smiles.answer, smiles.answer
+    weight = qa.ask("mw of butanol", method="auto")  # the same for every isomer: it stands
+    assert weight.status == "answered", weight.answer
+    named = qa.ask("smiles of 1-butanol", method="auto")
+    assert named.status == "answered", named.answer

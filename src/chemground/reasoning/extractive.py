@@ -61,6 +61,45 @@ def _product_fact(question: str, record: dict[str, Any]) -> tuple[str, Any] | No
     return f"the molecular weight of {name} is {weight:.2f} g/mol", weight
 
 
+# what a dictionary record's name adds to a name that does not say which isomer it means:
+# "xylene" -> "o-xylene", "butanol" -> "1-butanol", "2-butene" -> "trans-2-butene"
+_ISOMER_PREFIX = re.compile(
+    r"^(?:o|m|p|ortho|meta|para|n|sec|tert|t|iso|cis|trans|[\d,]+|\([ez]\)|\d+h)-$", re.IGNORECASE
+)
+_SAME_FOR_EVERY_ISOMER = {"molecular_weight", "exact_mass", "formula"}
+
+
+def _hedge_unnamed_isomer(query: QueryTuple, evidence: list[Evidence], reasoned: Reasoned):
+    """``reasoned``, hedged when the name asked ("xylene", "cresol", "2-butene") does not say
+    which isomer it means and the dictionary's record is one of them ("o-xylene").
+
+    A formula or a molecular weight is the same for every isomer: the answer stands, with a
+    note. A structure, a name or an identifier belongs to the isomer the dictionary chose, not
+    to what was asked: the answer is given as ``partial``, saying which isomer it is for.
+    """
+    mentions = query.resolved_mentions
+    exact = [e for e in evidence if e.match == "exact" and e.kind == "compound"]
+    if len(mentions) != 1 or not exact or reasoned.status != "answered":
+        return reasoned
+    asked = mentions[0].text.strip().lower()
+    name = str(exact[0].record.get("name") or "").strip()
+    if not name.lower().endswith(asked) or len(name) == len(asked):
+        return reasoned
+    prefix = name[: len(name) - len(asked)]
+    if not _ISOMER_PREFIX.match(prefix):
+        return reasoned
+    said = f"{mentions[0].text!r} does not say which isomer it means; the record is {name}"
+    if query.aspect is not None and query.aspect.value in _SAME_FOR_EVERY_ISOMER:
+        reasoned.notes.append(f"{said}, and the value is the same for each isomer")
+        return reasoned
+    reasoned.status = "partial"
+    reasoned.answer = f"(for {name}; {mentions[0].text!r} does not name one isomer) " + (
+        reasoned.answer
+    )
+    reasoned.notes.append(said)
+    return reasoned
+
+
 _ABBREVIATION_ASKED = re.compile(r"\babbreviat|\bshort(hand)?[- ]names?\b|\bacronym", re.I)
 
 
@@ -145,7 +184,7 @@ class ExtractiveReasoner:
             )
         if query.level == "reaction":
             return self._reaction(query, evidence, classes)
-        reasoned = self._compound(query, evidence)
+        reasoned = _hedge_unnamed_isomer(query, evidence, self._compound(query, evidence))
         for other in also_asked(query.question, query.aspect):
             # "the SMILES and MW of paracetamol": each fact from the same record
             more = self._compound(query.model_copy(update={"aspect": other}), evidence)
