@@ -722,3 +722,22 @@ def test_a_name_that_does_not_say_which_isomer_is_hedged(qa):
     assert weight.status == "answered", weight.answer
     named = qa.ask("smiles of 1-butanol", method="auto")
     assert named.status == "answered", named.answer
+
+
+def test_agents_added_with_after_two_reactants_match_the_catalysts(qa):
+    # "A and B with CuSO4 and sodium ascorbate": the record files both as catalysts; read as
+    # reactants they made the click reaction a partial match
+    answer = qa.ask(
+        "what is the product of phenylacetylene and benzyl azide with CuSO4 and sodium ascorbate",
+        method="auto",
+    )
+    roles = {m["text"]: m["role"] for m in answer.query["mentions"]}
+    assert roles["phenylacetylene"] == roles["benzyl azide"] == "reactant"
+    assert roles["CuSO4"] in ("catalyst", "reagent"), roles
+
+
+@pytest.mark.parametrize(
+    "question", ["which reagent removes a Boc group", "what do I use to cleave the Boc group?"]
+)
+def test_removing_a_boc_group_is_boc_deprotection(question):
+    assert [c.name for c in find_classes(question)] == ["Boc deprotection"]

@@ -145,7 +145,8 @@ CLASSES: tuple[ReactionClass, ...] = (
         (
             r"\b(?:n-)?boc[- ]?deprotections?",
             r"deprotect(?:ion|ing)? (?:of )?(?:the |an? )?(?:n-)?boc(?:[- ]\w+)?",
-            r"(?:removal|removing|cleavage|cleaving) (?:of )?(?:the |a )?(?:n-)?boc(?: group)?\b",
+            r"(?:remov|cleav|strip|tak)\w* (?:off )?(?:of )?(?:the |a |an )?(?:n-)?boc(?: protecting)?"
+            r"(?: groups?)?\b",
             r"\bboc removals?\b",
         ),
     ),

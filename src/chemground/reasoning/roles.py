@@ -67,6 +67,15 @@ def _acid_or_base_added_with(before: str, smiles: str | None) -> bool:
     return is_acid_base_or_lewis_acid(smiles)
 
 
+def _added_with(before: str, smiles: str | None, roles: list[Role | None]) -> bool:
+    """'the product of A and B with CuSO4 and sodium ascorbate', 'A with Pd(OAc)2': a compound
+    added 'with' after two reactants are named, or a transition-metal compound added 'with', is
+    an agent, unless the question says the compounds react with one another."""
+    if not _ENDS_WITH_WITH.search(before) or _WITH_AFTER_REACT.search(before):
+        return False
+    return roles.count(Role.REACTANT) >= 2 or has_transition_metal(smiles)
+
+
 _AFTER_ROLE = re.compile(
     r"^\s*,?\s*(?:is |was |are )?(?:used )?as (?:the |a |an "
     r")?(solvents?|catalysts?|reagents?|bases?|"
@@ -111,6 +120,7 @@ def infer_roles(
             _BEFORE_AGENT.search(before)
             or _BEFORE_AGENT_WITH.search(before)
             or _acid_or_base_added_with(before, mention.smiles)
+            or _added_with(before, mention.smiles, roles)
         ) and mention.smiles:
             role = Role.CATALYST if has_transition_metal(mention.smiles) else Role.REAGENT
         elif (
