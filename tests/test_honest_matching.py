@@ -741,3 +741,17 @@ def test_agents_added_with_after_two_reactants_match_the_catalysts(qa):
 )
 def test_removing_a_boc_group_is_boc_deprotection(question):
     assert [c.name for c in find_classes(question)] == ["Boc deprotection"]
+
+
+@pytest.mark.parametrize(
+    "masked, aspect",
+    [
+        ("got a lead on a new route, what's the mw of x", Aspect.MOLECULAR_WEIGHT),
+        ("for the yield table - what is the formula of x?", Aspect.FORMULA),
+        ("starting from x, how do I make x in two steps", Aspect.ROUTE),
+    ],
+)
+def test_the_clause_that_asks_decides_the_aspect(masked, aspect):
+    from chemground.reasoning.aspects import classify_aspect
+
+    assert classify_aspect(masked) == aspect

@@ -378,9 +378,25 @@ def mask_mentions(question: str, spans: list[tuple[int, int]]) -> str:
     return re.sub(r"\s+", " ", "".join(out)).lower().strip()
 
 
+# "got a lead on a new route, what's the MW of x": the clause that asks decides, not a word
+# of the preamble (the route was answered)
+_CLAUSE_BREAK = re.compile(r"[,;:]\s+|\s[-–—]\s")
+_ASKING_CLAUSE = re.compile(
+    r"^\s*(what|which|how|give|tell|find|calculate|name|list|show)\b.*\bx\b", re.IGNORECASE
+)
+
+
 def classify_aspect(masked: str) -> Aspect | None:
     """The first aspect whose rule matches, or None. A question no rule reads is read once more
-    with its misspelt aspect words corrected ("molecular wieght", "exact mas")."""
+    with its misspelt aspect words corrected ("molecular wieght", "exact mas").
+
+    When a later clause is the question itself ("..., what's the MW of x"), its reading
+    decides; a word in the clauses before it ("route", "yield") does not."""
+    clauses = _CLAUSE_BREAK.split(masked)
+    if len(clauses) > 1 and _ASKING_CLAUSE.search(clauses[-1]):
+        for aspect, pattern in _compiled_rules():
+            if pattern.search(clauses[-1]):
+                return aspect
     for aspect, pattern in _compiled_rules():
         if pattern.search(masked):
             return aspect

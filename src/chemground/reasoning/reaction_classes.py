@@ -145,8 +145,8 @@ CLASSES: tuple[ReactionClass, ...] = (
         (
             r"\b(?:n-)?boc[- ]?deprotections?",
             r"deprotect(?:ion|ing)? (?:of )?(?:the |an? )?(?:n-)?boc(?:[- ]\w+)?",
-            r"(?:remov|cleav|strip|tak)\w* (?:off )?(?:of )?(?:the |a |an )?(?:n-)?boc(?: protecting)?"
-            r"(?: groups?)?\b",
+            r"(?:remov|cleav|strip|tak)\w* (?:off )?(?:of )?(?:the |a |an )?(?:n-)?boc"
+            r"(?: protecting)?(?: groups?)?\b",
             r"\bboc removals?\b",
         ),
     ),
