@@ -755,3 +755,28 @@ def test_the_clause_that_asks_decides_the_aspect(masked, aspect):
     from chemground.reasoning.aspects import classify_aspect
 
     assert classify_aspect(masked) == aspect
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "boiling point of DMSO at 10 mmHg",  # the normal bp was given
+        "bp of toluene under reduced pressure",
+        "density of ethanol at 0 °C",  # the 25 °C value was given
+        "logP of aspirin (experimental)",  # Crippen's computed value was given
+        "specific rotation of L-alanine",  # answered with the rotatable bonds
+    ],
+)
+def test_a_value_under_conditions_no_tool_models_is_declined(question):
+    from chemground.routing import PROPERTY_AT_CONDITIONS, PROPERTY_NOT_HELD
+
+    assert PROPERTY_AT_CONDITIONS.search(question) or PROPERTY_NOT_HELD.search(question)
+
+
+@pytest.mark.parametrize(
+    "question", ["bp of water at 1 atm", "density of ethanol at 25 °C", "logP of aspirin"]
+)
+def test_standard_conditions_are_answered(question):
+    from chemground.routing import PROPERTY_AT_CONDITIONS
+
+    assert PROPERTY_AT_CONDITIONS.search(question) is None

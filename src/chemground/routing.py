@@ -248,8 +248,23 @@ PROPERTY_NOT_HELD = re.compile(
     r"molar refractivit\w*|refractivit\w*|log ?d(7\.4)?|xlog ?p\d?|"
     r"fraction (sp3|csp3)|fsp3|degrees? of unsaturation|double bond equivalents?|"
     r"(carbon|hydrogen|nitrogen|oxygen|sulfur|halogen|hetero) ?atoms|hydrogens|"
-    r"how many atoms|m/z|adducts?)\b"
+    r"how many atoms|m/z|adducts?|"
+    # "specific rotation" was answered with the rotatable bonds
+    r"(specific|optical) rotations?|optical activit\w*)\b"
     r"|\[m ?[+-] ?\w+\][+-]?",
+    re.IGNORECASE,
+)
+
+# A value under conditions the tools do not model: the normal boiling point was given for "bp of
+# DMSO at 10 mmHg", the 25 °C density for "density of ethanol at 0 °C", Crippen's computed logP
+# for "experimental logP"
+PROPERTY_AT_CONDITIONS = re.compile(
+    r"\b(boiling point|b\.?p\.?|boils?)\b[^?]{0,40}?\b(at|under)\s+"
+    r"(?!(1(\.0+)?\s*atm|760\s*(mm ?hg|torr)|101(\.\d+)?\s*kpa|1\.01\d*\s*bar)\b)(\d+(\.\d+)?\s*"
+    r"(mm ?hg|torr|mbar|bar|kpa|pa|atm)\b|reduced pressure|(high )?vacuum)"
+    r"|\bin vacuo\b"
+    r"|\bdensity\b[^?]{0,40}?\bat\s+(?!25\s*(°\s*)?c\b)-?\d+(\.\d+)?\s*(°\s*c|c|k)\b"
+    r"|\b(experimental|measured)\s+log ?p\b|\blog ?p\b[^?]{0,25}\b(experimental|measured)\b",
     re.IGNORECASE,
 )
 
@@ -376,6 +391,17 @@ ROUTING_TABLE: tuple[Rule, ...] = (
             "record or tool here holds (the KB has structures, identifiers, names, descriptions "
             "and reactions; the tools compute descriptors and look up boiling and melting points, "
             "densities, flash points and hazards)"
+        ),
+        declines=True,
+    ),
+    Rule(
+        "property_at_conditions",
+        "out_of_scope",
+        lambda q, s: bool(PROPERTY_AT_CONDITIONS.search(q.question)),
+        lambda q, s: (
+            f"it asks for {PROPERTY_AT_CONDITIONS.search(q.question).group(0)!r}: a value under "
+            "conditions the tools do not model (they give normal boiling points at 1 atm, "
+            "densities at 25 °C and Crippen's computed logP, not measured values)"
         ),
         declines=True,
     ),
