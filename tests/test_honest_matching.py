@@ -780,3 +780,31 @@ def test_standard_conditions_are_answered(question):
     from chemground.routing import PROPERTY_AT_CONDITIONS
 
     assert PROPERTY_AT_CONDITIONS.search(question) is None
+
+
+def test_two_facts_of_one_reaction_are_both_answered(qa):
+    answer = qa.ask(
+        "temperature and time for the Fischer esterification of benzoic acid with methanol",
+        method="auto",
+    )
+    assert "Temperature" in answer.answer and "time" in answer.answer.lower(), answer.answer
+
+
+def test_a_compound_named_to_be_left_out_is_not_the_answer(qa):
+    answer = qa.ask("besides DCM, what solvent can I use for a Boc deprotection", method="auto")
+    assert answer.query["excluded"] and answer.query["excluded"][0]["text"] == "DCM"
+    assert "dichloromethane" not in answer.answer, answer.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "which solvent is not suitable for a Grignard reaction",
+        "what is the product if I forget the catalyst in the Suzuki of bromobenzene with "
+        "phenylboronic acid",
+        "what would happen if I used NaBH4 instead of LiAlH4 on methyl benzoate",
+    ],
+)
+def test_negated_and_hypothetical_reaction_questions_are_declined(qa, question):
+    answer = qa.ask(question, method="auto")
+    assert answer.status != "answered", answer.answer

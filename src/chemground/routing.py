@@ -269,6 +269,19 @@ PROPERTY_AT_CONDITIONS = re.compile(
 )
 
 
+# "which solvent is NOT suitable for a Grignard?" was answered with THF; "what is the product if
+# I forget the catalyst?" with the catalysed product: the records say what was done
+NEGATED_OR_HYPOTHETICAL = re.compile(
+    r"\b(not|never|n't)\s+(be\s+)?(suitable|used|recommended|compatible|appropriate|work|"
+    r"tolerated|allowed)\b|\b(unsuitable|incompatible|avoided)\b|\bshould(n't| not)\s+"
+    r"((i|you|we|one)\s+)?(use|add)\b|\bavoid\b"
+    r"|\bwhat (would|will|could|might) happen if\b|\bwhat if\b"
+    r"|\bif (i|you|we|one) (forget|omit|skip|leave out|don'?t (add|use)|do not (add|use)|replace"
+    r"|swap|change)\b|\bwithout (the |a |an |any )?(catalyst|base|acid|reagent|solvent|ligand)\b",
+    re.IGNORECASE,
+)
+
+
 # Amounts the reaction records do not hold: "how much catalyst is used in the Suzuki coupling"
 # was answered with the catalyst's name.
 AMOUNT_NOT_HELD = re.compile(
@@ -402,6 +415,20 @@ ROUTING_TABLE: tuple[Rule, ...] = (
             f"it asks for {PROPERTY_AT_CONDITIONS.search(q.question).group(0)!r}: a value under "
             "conditions the tools do not model (they give normal boiling points at 1 atm, "
             "densities at 25 °C and Crippen's computed logP, not measured values)"
+        ),
+        declines=True,
+    ),
+    Rule(
+        "negated_or_hypothetical",
+        "out_of_scope",
+        lambda q, s: (
+            (q.aspect is None or q.aspect.level == "reaction")
+            and bool(NEGATED_OR_HYPOTHETICAL.search(q.question))
+        ),
+        lambda q, s: (
+            f"it asks {NEGATED_OR_HYPOTHETICAL.search(q.question).group(0).lower()!r}: what is "
+            "unsuitable, or what would happen under changed conditions, and the reaction records "
+            "hold what was done and what it gave, not what fails"
         ),
         declines=True,
     ),

@@ -1,4 +1,4 @@
-"""'Which copper co-catalyst ...?': a compound word that names the kind of answer wanted.
+"""'Which copper co-catalyst ...?', 'besides DCM, which solvent ...?': words that shape the answer.
 
 In "which carbodiimide do you use to couple A with B?", "which Pd catalyst for the Suzuki
 coupling of A with B?" or "which azodicarboxylate is used in a Mitsunobu reaction?" the word
@@ -8,6 +8,10 @@ of a role that is one of its kind. Read as a compound to match, it made every re
 and the answer fell back to a partial match. Here it is taken out of the compounds to match and
 kept as a filter on the role's participants: a metal or other single atom means "contains that
 element"; a larger structure means "contains it as a substructure" (charges aside).
+
+"Besides DCM, what solvent can I use for a Boc deprotection?" names DCM to leave it out; read
+as a compound to match, it was the answer. Such a compound is taken out of the compounds to
+match and out of the answer's participants.
 """
 
 from __future__ import annotations
@@ -180,4 +184,67 @@ def only_kind(
         out[key] = [
             p for p in record.get(key) or [] if of_kind(p.get("smiles"), kind_smiles, kind_text)
         ]
+    return out
+
+
+_EXCLUDING_BEFORE = re.compile(
+    r"\b(besides|other than|apart from|aside from|except(?: for)?|excluding|instead of|rather "
+    r"than|alternatives? (?:to|for)|in place of|substitutes? for|replacements? for|not)\s+"
+    r"(?:the |a |an |using |with )?$",
+    re.IGNORECASE,
+)
+
+
+def split_excluded(
+    text: str, mentions: list[Mention], aspect: Aspect | None
+) -> tuple[list[QueryMention], list[Mention]]:
+    """The mentions the question names to leave out of a role answer ("besides DCM"), and the
+    mentions left to match.
+
+    Args:
+        text: the question.
+        mentions: its mentions, in order.
+        aspect: the aspect the rules read; only role questions leave compounds out.
+
+    Returns:
+        (the excluded mentions, the others).
+    """
+    if aspect not in ROLE_ASPECTS:
+        return [], mentions
+    excluded = [
+        m
+        for m in mentions
+        if m.resolved and _EXCLUDING_BEFORE.search(text[: m.start].rstrip() + " ")
+    ]
+    if not excluded:
+        return [], mentions
+    return (
+        [QueryMention.from_mention(m) for m in excluded],
+        [m for m in mentions if all(m is not e for e in excluded)],
+    )
+
+
+def without(record: dict[str, Any], excluded: list[QueryMention]) -> dict[str, Any]:
+    """``record`` with the excluded compounds taken out of its solvents, catalysts and reagents.
+
+    Args:
+        record: a reaction record.
+        excluded: the compounds the question leaves out (matched by InChIKey skeleton).
+
+    Returns:
+        A shallow copy with the role lists filtered (the record itself is not changed).
+    """
+    from chemground.chem.structure import try_structure_from_smiles
+
+    skeletons = {m.inchikey[:14] for m in excluded if m.inchikey}
+    if not skeletons:
+        return record
+
+    def kept(p: dict[str, Any]) -> bool:
+        structure = try_structure_from_smiles(p.get("smiles") or "")
+        return structure is None or structure.inchikey[:14] not in skeletons
+
+    out = dict(record)
+    for key in ("solvents", "catalysts", "reagents"):
+        out[key] = [p for p in record.get(key) or [] if kept(p)]
     return out

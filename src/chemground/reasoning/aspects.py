@@ -450,6 +450,13 @@ _ALSO_ASKED: tuple[tuple[Aspect, re.Pattern], ...] = (
     (Aspect.NAME_TO_SMILES, re.compile(r"\bsmiles\b")),
     (Aspect.SMILES_TO_NAME, re.compile(r"\b(iupac|systematic) name\b")),
     (Aspect.CAS, re.compile(r"\bcas\b")),
+    # facts of one reaction: "the yield and temperature of the Suzuki coupling of A with B"
+    (Aspect.YIELD, re.compile(r"\byields?\b")),
+    (Aspect.TEMPERATURE, re.compile(r"\btemp(erature)?s?\b")),
+    (Aspect.TIME, re.compile(r"\b(reaction )?time\b|\bhow long\b")),
+    (Aspect.SOLVENT, re.compile(r"\bsolvents?\b")),
+    (Aspect.CATALYST, re.compile(r"\bcatalysts?\b")),
+    (Aspect.REAGENT, re.compile(r"\breagents?\b")),
 )
 _JOINED = re.compile(r"\b(and|plus|as well as|together with)\b|&|,")
 
@@ -462,8 +469,10 @@ def also_asked(question: str, aspect: Aspect | None) -> list[Aspect]:
         aspect: the aspect the rules read.
 
     Returns:
-        Further aspects among molecular weight, exact mass, formula, SMILES, IUPAC name and CAS
-        number that the question names and joins with "and" or a comma; empty otherwise.
+        Further aspects of the same level that the question names and joins with "and" or a
+        comma (molecular weight, exact mass, formula, SMILES, IUPAC name and CAS number of a
+        compound; yield, temperature, time, solvent, catalyst and reagent of a reaction); empty
+        otherwise.
     """
     if aspect not in {a for a, _ in _ALSO_ASKED}:
         return []
@@ -471,6 +480,8 @@ def also_asked(question: str, aspect: Aspect | None) -> list[Aspect]:
     if not _JOINED.search(low):
         return []
     found = sorted(
-        (m.start(), a) for a, pattern in _ALSO_ASKED if (m := pattern.search(low)) and a != aspect
+        (m.start(), a)
+        for a, pattern in _ALSO_ASKED
+        if a != aspect and a.level == aspect.level and (m := pattern.search(low))
     )
     return [a for _, a in found]

@@ -15,7 +15,7 @@ from typing import Any
 
 from chemground.chem.solvents import is_acid_base_or_lewis_acid
 from chemground.evidence import Evidence
-from chemground.reasoning.asked_kind import ROLE_ASPECTS, only_kind
+from chemground.reasoning.asked_kind import ROLE_ASPECTS, only_kind, without
 from chemground.reasoning.aspects import also_asked
 from chemground.reasoning.query import Aspect, QueryTuple
 from chemground.reasoning.reaction_classes import ClassMention, find_classes, without_class_words
@@ -440,6 +440,14 @@ class ExtractiveReasoner:
                 for e in reactions
             ]
             kind_note = f" of the kind asked ({kind.text!r})"
+        if query.excluded and query.aspect in ROLE_ASPECTS:
+            # "besides DCM, which solvent ...": DCM is no answer
+            reactions = [
+                e.model_copy(update={"record": without(e.record, query.excluded)})
+                for e in reactions
+            ]
+            left_out = ", ".join(repr(m.text) for m in query.excluded)
+            kind_note += f" other than {left_out}"
         class_names = " / ".join(c.name for c in classes)
         unresolved_note = (
             " I could not resolve " + ", ".join(repr(u) for u in unresolved) + " to a compound."
@@ -528,6 +536,10 @@ class ExtractiveReasoner:
                 f"({top.why}) gives: {text}"
             )
             notes.append(f"closest match only: {top.why}")
+        for other in also_asked(query.question, aspect):
+            # "the yield and temperature of ...": each fact from the same record
+            more = self._read(other, top.record)
+            text += " " + (more[0] if more else f"The record gives no {other.value}.")
         source = top.record.get("source") or top.record.get("dataset")
         text += f" [reaction {top.id}" + (f", {source}" if source else "") + "]" + unresolved_note
         return Reasoned(text, value, "partial" if partial else "answered", [top.citation()], notes)

@@ -8,7 +8,7 @@ from pathlib import Path
 from chemground.chem.mentions import MAX_MENTIONS, MentionFinder
 from chemground.chem.names import NameResolver
 from chemground.errors import ChemgroundError, InputLimitError, control_character, preview
-from chemground.reasoning.asked_kind import split_asked_kind
+from chemground.reasoning.asked_kind import split_asked_kind, split_excluded
 from chemground.reasoning.aspect_classifier import read_aspect
 from chemground.reasoning.aspects import classify_aspect, mask_mentions
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
@@ -94,6 +94,7 @@ class RuleParser:
             mentions, _ = mark_salt_forms(text, mentions)
             resolved = [m for m in mentions if m.resolved]
         kind, mentions, aspect = split_asked_kind(text, mentions, aspect)
+        excluded, mentions = split_excluded(text, mentions, aspect)
         if (
             aspect == Aspect.NAME_TO_SMILES
             and resolved
@@ -143,4 +144,5 @@ class RuleParser:
             parser=self.name,
             aspect_classifier=decision.to_json() if decision is not None else None,
             asked_kind=kind,
+            excluded=excluded,
         )

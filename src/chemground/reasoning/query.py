@@ -139,6 +139,8 @@ class QueryTuple(BaseModel):
     # asked for; not among ``mentions`` (no reaction has to hold it), it filters the answer's
     # participants (reasoning/asked_kind.py)
     asked_kind: QueryMention | None = None
+    # "besides DCM, which solvent ...": compounds the answer leaves out (not matched either)
+    excluded: list[QueryMention] = Field(default_factory=list)
 
     @property
     def resolved_mentions(self) -> list[QueryMention]:
