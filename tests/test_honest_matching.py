@@ -808,3 +808,10 @@ def test_a_compound_named_to_be_left_out_is_not_the_answer(qa):
 def test_negated_and_hypothetical_reaction_questions_are_declined(qa, question):
     answer = qa.ask(question, method="auto")
     assert answer.status != "answered", answer.answer
+
+
+def test_a_formula_that_fits_several_compounds_gets_a_hedged_structure(qa):
+    smiles = qa.ask("smiles of C2H6O", method="auto")  # ethanol or dimethyl ether
+    assert smiles.status == "partial", smiles.answer
+    assert qa.ask("mw of C2H6O", method="auto").value == pytest.approx(46.07, abs=0.01)
+    assert qa.ask("smiles of CO2", method="auto").status == "answered"

@@ -69,9 +69,22 @@ _ISOMER_PREFIX = re.compile(
 _SAME_FOR_EVERY_ISOMER = {"molecular_weight", "exact_mass", "formula"}
 
 
+def _several_structures(text: str) -> bool:
+    """Is ``text`` a molecular formula that fits more than one compound ("C2H6O", "C6H12O6")?
+    At least two carbons and three heavy atoms: "CO2", "H2O", "C2H6" name one compound."""
+    from chemground.chem.mentions import formula_counts
+
+    counts = formula_counts(text.strip())
+    if not counts:
+        return False
+    heavy = sum(n for element, n in counts.items() if element != "H")
+    return counts.get("C", 0) >= 2 and heavy >= 3
+
+
 def _hedge_unnamed_isomer(query: QueryTuple, evidence: list[Evidence], reasoned: Reasoned):
     """``reasoned``, hedged when the name asked ("xylene", "cresol", "2-butene") does not say
-    which isomer it means and the dictionary's record is one of them ("o-xylene").
+    which isomer it means and the dictionary's record is one of them ("o-xylene"), or when a
+    molecular formula fits several compounds ("C2H6O": ethanol or dimethyl ether).
 
     A formula or a molecular weight is the same for every isomer: the answer stands, with a
     note. A structure, a name or an identifier belongs to the isomer the dictionary chose, not
@@ -83,17 +96,22 @@ def _hedge_unnamed_isomer(query: QueryTuple, evidence: list[Evidence], reasoned:
         return reasoned
     asked = mentions[0].text.strip().lower()
     name = str(exact[0].record.get("name") or "").strip()
-    if not name.lower().endswith(asked) or len(name) == len(asked):
+    if _several_structures(mentions[0].text):  # "smiles of C2H6O": ethanol or dimethyl ether
+        said = (
+            f"the formula {mentions[0].text} fits more than one compound; the dictionary files "
+            f"it under {name}"
+        )
+    elif name.lower().endswith(asked) and len(name) > len(asked):
+        if not _ISOMER_PREFIX.match(name[: len(name) - len(asked)]):
+            return reasoned
+        said = f"{mentions[0].text!r} does not say which isomer it means; the record is {name}"
+    else:
         return reasoned
-    prefix = name[: len(name) - len(asked)]
-    if not _ISOMER_PREFIX.match(prefix):
-        return reasoned
-    said = f"{mentions[0].text!r} does not say which isomer it means; the record is {name}"
     if query.aspect is not None and query.aspect.value in _SAME_FOR_EVERY_ISOMER:
         reasoned.notes.append(f"{said}, and the value is the same for each isomer")
         return reasoned
     reasoned.status = "partial"
-    reasoned.answer = f"(for {name}; {mentions[0].text!r} does not name one isomer) " + (
+    reasoned.answer = f"(for {name}; {mentions[0].text!r} does not name one compound) " + (
         reasoned.answer
     )
     reasoned.notes.append(said)
