@@ -37,6 +37,7 @@ SOURCES = (
     "questions_round3.txt",  # the third session's fresh questions, after round 2
     "questions_round4.txt",  # the fourth session's fresh questions, after round 3
     "questions_round5.txt",  # a second author's fresh questions, written blind, after round 4
+    "questions_round6.txt",  # a third author's fresh questions, written blind, after round 5
 )
 SEED = 13
 DEV_FRACTION = 0.7
