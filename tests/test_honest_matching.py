@@ -815,3 +815,28 @@ def test_a_formula_that_fits_several_compounds_gets_a_hedged_structure(qa):
     assert smiles.status == "partial", smiles.answer
     assert qa.ask("mw of C2H6O", method="auto").value == pytest.approx(46.07, abs=0.01)
     assert qa.ask("smiles of CO2", method="auto").status == "answered"
+
+
+@pytest.mark.parametrize(
+    "question, name",
+    [
+        ("Which reagent is used for the Glorbnitz oxidation?", "Glorbnitz oxidation"),
+        ("product of the Pinnick oxidation of benzaldehyde", "Pinnick oxidation"),
+        ("the Parikh-Doering oxidation reagent", "Parikh-Doering oxidation"),
+    ],
+)
+def test_a_named_oxidation_the_vocabulary_lacks_is_no_oxidation_of_the_kb(qa, question, name):
+    # the broad class "oxidation" answered them with the alcohol oxidations
+    found = find_classes(question)
+    assert [(c.name, c.known) for c in found] == [(name, False)]
+    assert qa.ask(question, method="auto").status != "answered"
+
+
+def test_known_named_reductions_and_reagent_words_keep_their_class():
+    assert [c.name for c in find_classes("Luche reduction of cyclohexenone")] == [
+        "borohydride reduction"
+    ]
+    assert [c.name for c in find_classes("TEMPO oxidation of benzyl alcohol")] == ["oxidation"]
+    assert [c.name for c in find_classes("oxidising a secondary alcohol to a ketone")] == [
+        "alcohol oxidation"
+    ]

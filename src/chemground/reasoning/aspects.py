@@ -234,7 +234,7 @@ _RULES: list[tuple[Aspect, str]] = (
         ),
         (
             Aspect.NAME_TO_SMILES,
-            r"\bsmiles\b|\bstructure (of|for)\b|\bdraw\b|\bconvert x (in)?to (a "
+            r"\bsmiles\b|\bsmi\b|\bstructure (of|for)\b|\bdraw\b|\bconvert x (in)?to (a "
             r")?(structure|smiles)\b"
             r"|\bstructural formula\b",
         ),
