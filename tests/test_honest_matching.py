@@ -840,3 +840,9 @@ def test_known_named_reductions_and_reagent_words_keep_their_class():
     assert [c.name for c in find_classes("oxidising a secondary alcohol to a ketone")] == [
         "alcohol oxidation"
     ]
+
+
+def test_an_unresolved_compound_added_with_does_not_crash_the_parser(qa):
+    # _added_with asked has_transition_metal(None) (a crash the table-RAG benchmark hit)
+    answer = qa.ask("product of benzaldehyde with xyzzylphosphorane", method="auto")
+    assert answer.status != "error"

@@ -73,7 +73,7 @@ def _added_with(before: str, smiles: str | None, roles: list[Role | None]) -> bo
     an agent, unless the question says the compounds react with one another."""
     if not _ENDS_WITH_WITH.search(before) or _WITH_AFTER_REACT.search(before):
         return False
-    return roles.count(Role.REACTANT) >= 2 or has_transition_metal(smiles)
+    return roles.count(Role.REACTANT) >= 2 or (smiles is not None and has_transition_metal(smiles))
 
 
 _AFTER_ROLE = re.compile(
