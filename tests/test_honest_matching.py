@@ -846,3 +846,25 @@ def test_an_unresolved_compound_added_with_does_not_crash_the_parser(qa):
     # _added_with asked has_transition_metal(None) (a crash the table-RAG benchmark hit)
     answer = qa.ask("product of benzaldehyde with xyzzylphosphorane", method="auto")
     assert answer.status != "error"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "which reagent reduces an ester to an alcohol",  # the KB reduces no ester
+        "what catalyst is used to reduce an alkyne to a cis-alkene",
+        "what reagent oxidises a primary alcohol to a carboxylic acid",
+        "what is the reducing agent in the nitration of benzene",  # a wrong premise
+        "what oxidant is used in the Fischer esterification",
+        "what's the catalyst to hydrogenate benzene",  # was the nitration's sulfuric acid
+    ],
+)
+def test_broad_words_and_wrong_premises_are_not_answered(qa, question):
+    answer = qa.ask(question, method="auto")
+    assert answer.status != "answered", answer.answer
+
+
+def test_the_oxidant_of_an_epoxidation_is_its_peroxy_acid(qa):
+    answer = qa.ask("what is the oxidant in the epoxidation of styrene", method="auto")
+    assert answer.status == "answered", answer.answer
+    assert "OO" in answer.answer  # mCPBA, filed as a co-reactant

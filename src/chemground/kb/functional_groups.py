@@ -59,6 +59,14 @@ GROUPS: dict[str, str] = {
     "azodicarboxylate": "[CX3](=O)[NX2]=[NX2][CX3](=O)",
     "phosphine": "[PX3;!$(P=*)]([#6])([#6])[#6]",
     "borohydride": "[#5-;!H0]",
+    # what a reagent does, by structure: "what is the reducing agent in the nitration of
+    # benzene?" was answered with sulfuric acid; only hydrides, H2 and metals reduce
+    "reducing agent": "[$([#5,#13,#14;!H0]),$([#1]~[#1]),$([Li,Na,K,Mg,Zn,Fe,Sn,Sm;X0;+0])]",
+    # chromium, manganese, osmium, ruthenium, hypervalent iodine, peroxides, N-oxides and
+    # nitroxyls, hypochlorite and chlorite, DMSO and oxalyl chloride (Swern), O2, selenium
+    "oxidising agent": "[$([Cr,Mn,Os,Ru,Se]),$([I;X3,X4,X5]),$([#8]-[#8]),$([#8]=[#8]),"
+    "$([#8;X1]~[#7]),$([#8;X1]~[Cl]),$([#8]=[#16;X3]([#6])[#6]),$(O=C(Cl)C(Cl)=O),"
+    "$([N+](=O)[O-]),$([#7](=O)=O)]",
 }
 
 _PLURALS = {
@@ -102,6 +110,16 @@ _PLURALS = {
     "azodicarboxylates": "azodicarboxylate",
     "phosphines": "phosphine",
     "borohydrides": "borohydride",
+    "reducing agents": "reducing agent",
+    "reductant": "reducing agent",
+    "reductants": "reducing agent",
+    "oxidizing agent": "oxidising agent",
+    "oxidizing agents": "oxidising agent",
+    "oxidising agents": "oxidising agent",
+    "oxidant": "oxidising agent",
+    "oxidants": "oxidising agent",
+    "oxidiser": "oxidising agent",
+    "oxidizer": "oxidising agent",
 }
 _NAMES = sorted(
     {*GROUPS, *_PLURALS}, key=len, reverse=True

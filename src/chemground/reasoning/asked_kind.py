@@ -39,6 +39,10 @@ _ROLE_NOUN_AFTER = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[A-Za-z]+")
+_FUNCTION_WORD = re.compile(
+    r"\b(reducing agents?|reductants?|oxidi[sz]ing agents?|oxidants?|oxidi[sz]ers?)\b",
+    re.IGNORECASE,
+)
 _ROLE_OF_NOUN = {
     "catalyst": Aspect.CATALYST,
     "cocatalyst": Aspect.CATALYST,
@@ -80,6 +84,17 @@ def split_asked_kind(
                 s < end and start < e for s, e, _ in candidates
             ):
                 candidates.append((start, end, None))
+    function = _FUNCTION_WORD.search(text)
+    if function and aspect in (Aspect.REAGENT, Aspect.CATALYST):
+        # "what is the reducing agent in the nitration of benzene?": what the answer must do
+        kind = QueryMention(
+            text=function.group(0),
+            start=function.start(),
+            end=function.end(),
+            input_format="class",
+            resolved=False,
+        )
+        return kind, mentions, aspect
     for start, end, mention in sorted(candidates, key=lambda c: c[0]):
         if not _WHICH_BEFORE.search(text[:start]):
             continue
@@ -183,6 +198,13 @@ def only_kind(
     for key in ("solvents", "catalysts", "reagents"):
         out[key] = [
             p for p in record.get(key) or [] if of_kind(p.get("smiles"), kind_smiles, kind_text)
+        ]
+    if not out["reagents"]:
+        # "the oxidant in the epoxidation of styrene": mCPBA is filed as a co-reactant
+        out["reagents"] = [
+            p
+            for p in record.get("reactants") or []
+            if of_kind(p.get("smiles"), kind_smiles, kind_text)
         ]
     return out
 

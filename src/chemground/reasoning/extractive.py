@@ -496,6 +496,17 @@ class ExtractiveReasoner:
                 "no_evidence",
             )
         if classes and not asked:
+            if all(c.broad for c in classes):
+                # "which reagent reduces an ester?": the KB's reductions (of ketones, nitro
+                # groups, alkenes) say nothing of esters
+                return Reasoned(
+                    f"'{class_names}' covers reactions of many kinds, and the question names "
+                    "no compound and no named reaction the knowledge base holds, so no record "
+                    "answers it; name the compound or the reaction (e.g. 'borohydride "
+                    "reduction', 'Swern oxidation').",
+                    None,
+                    "no_evidence",
+                )
             return self._class_answer(query.aspect, reactions, class_names)
         top = reactions[0]
         partial = top.match != "exact"

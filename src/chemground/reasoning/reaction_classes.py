@@ -183,7 +183,11 @@ CLASSES: tuple[ReactionClass, ...] = (
     _C(
         "catalytic hydrogenation",
         ("catalytic_hydrogenation", "nitro_hydrogenation"),
-        (r"(?:catalytic )?hydrogenations?\b", r"\bh2/pd(?:-c|/c)?\b"),
+        (
+            r"(?:catalytic )?hydrogenations?\b",
+            r"\bh2/pd(?:-c|/c)?\b",
+            r"\bhydrogenat(?:e|es|ed|ing)\b",  # "the catalyst to hydrogenate benzene"
+        ),
     ),
     _C(
         "Buchwald-Hartwig amination",
@@ -282,7 +286,7 @@ CLASSES: tuple[ReactionClass, ...] = (
             r"oxidations? of (?:an? |the )?(?:primary |secondary |benzylic |allylic )?alcohols?",
             # "oxidising a secondary alcohol to a ketone"
             r"oxidi[sz](?:e|es|ed|ing) (?:an? |the )?(?:primary |secondary |benzylic |allylic )?"
-            r"alcohols?",
+            r"alcohols?(?! (?:in)?to (?:an? |the )?(?:carboxylic )?acids?)",
             r"\balcohols? (?:in)?to (?:an? |the )?(?:aldehydes?|ketones?)\b",
         ),
     ),
@@ -427,6 +431,12 @@ class ClassMention:
     @property
     def known(self) -> bool:
         return bool(self.reaction_class.class_ids)
+
+    @property
+    def broad(self) -> bool:
+        """A broad word ("reduction", "oxidation") rather than a named reaction: it narrows the
+        reactions of a compound, but does not by itself stand for one kind of reaction."""
+        return self.reaction_class.name in _BROAD
 
     @property
     def name(self) -> str:
