@@ -46,3 +46,15 @@ def test_the_question_finds_the_suzuki_couplings(small_kb):
     assert {
         "suzuki" in (small_kb.get_reaction(h.reaction_id).title or "").lower() for h in hits
     } == {True}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which reactions use diisopropyl azodicarboxylate?",
+        "Which reactions use sodium borohydride?",
+        "reactions with 1-ethyl-3-(3-dimethylaminopropyl)carbodiimide",
+    ],
+)
+def test_a_class_word_that_ends_a_compound_name_is_that_compound(question):
+    assert match_group_question(question) is None

@@ -125,6 +125,13 @@ _NAMES = sorted(
     {*GROUPS, *_PLURALS}, key=len, reverse=True
 )  # longest first: "aryl bromide" before "amine"
 _GROUP = re.compile(r"\b(" + "|".join(re.escape(n) for n in _NAMES) + r")\b", re.IGNORECASE)
+# "diisopropyl azodicarboxylate", "sodium borohydride", "1-ethyl-3-(...)carbodiimide": a class
+# word ending a compound's name is that compound, not the class
+_PART_OF_A_NAME = re.compile(
+    r"(?:[\w)\]-]|\b\w*yl\s|\b(?:sodium|lithium|potassium|calcium|magnesium|zinc|copper|"
+    r"ammonium|tetrabutylammonium|cesium|caesium)\s)$",
+    re.IGNORECASE,
+)
 _REACTION_WORDS = re.compile(
     r"\breactions?\b|\bsynthes[ie]s\b|\bprepar|\bcouplings?\b", re.IGNORECASE
 )
@@ -196,7 +203,10 @@ def match_group_question(question: str) -> GroupQuestion | None:
     """
     if not question or len(question) > 2000 or not _REACTION_WORDS.search(question):
         return None
-    found = _GROUP.search(question)
+    found = next(
+        (m for m in _GROUP.finditer(question) if not _PART_OF_A_NAME.search(question[: m.start()])),
+        None,
+    )
     if found is None:
         return None
     name = found.group(1).lower()
