@@ -852,3 +852,9 @@ def test_the_oxidant_of_an_epoxidation_is_its_peroxy_acid(qa):
 def test_questions_no_record_answers_are_not_answered(qa, question):
     answer = qa.ask(question, method="auto")
     assert answer.status != "answered", answer.answer
+
+
+def test_facts_joined_by_a_plus_are_each_answered():
+    from chemground.reasoning.aspects import also_asked
+
+    assert also_asked("MW + formula of phenacetin pls", Aspect.MOLECULAR_WEIGHT) == [Aspect.FORMULA]

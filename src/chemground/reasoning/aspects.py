@@ -458,7 +458,7 @@ _ALSO_ASKED: tuple[tuple[Aspect, re.Pattern], ...] = (
     (Aspect.CATALYST, re.compile(r"\bcatalysts?\b")),
     (Aspect.REAGENT, re.compile(r"\breagents?\b")),
 )
-_JOINED = re.compile(r"\b(and|plus|as well as|together with)\b|&|,")
+_JOINED = re.compile(r"\b(and|plus|as well as|together with)\b|&|,|\s\+\s")
 
 
 def also_asked(question: str, aspect: Aspect | None) -> list[Aspect]:
