@@ -858,3 +858,20 @@ def test_facts_joined_by_a_plus_are_each_answered():
     from chemground.reasoning.aspects import also_asked
 
     assert also_asked("MW + formula of phenacetin pls", Aspect.MOLECULAR_WEIGHT) == [Aspect.FORMULA]
+
+
+def test_a_product_that_needs_an_unnamed_reagent_is_hedged(qa):
+    # the KB's benzaldehyde in ethanol is a NaBH4 reduction: another reagent, another product
+    hedged = qa.ask("what forms from benzaldehyde in ethanol", method="auto")
+    assert hedged.status == "partial" and "borohydride" in hedged.answer, hedged.answer
+    named = qa.ask("what does benzaldehyde give with NaBH4", method="auto")
+    assert named.status == "answered", named.answer
+
+
+def test_a_solvent_after_a_participle_is_a_solvent(qa):
+    answer = qa.ask(
+        "What imine forms from 4-methoxybenzaldehyde and p-toluidine in refluxing ethanol?",
+        method="auto",
+    )
+    roles = {m["text"]: m["role"] for m in answer.query["mentions"]}
+    assert roles["ethanol"] == "solvent", roles

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from chemground.chem.solvents import is_acid_base_or_lewis_acid
+from chemground.chem.solvents import has_transition_metal, is_acid_base_or_lewis_acid
 from chemground.evidence import Evidence
 from chemground.reasoning.asked_kind import ROLE_ASPECTS, only_kind, without
 from chemground.reasoning.aspects import also_asked
@@ -27,6 +27,40 @@ _FACT_OF_PRODUCT = re.compile(
     r"molecular formula|formula)\b.{0,30}\b(?:the )?(?:main |major )?products?\b",
     re.IGNORECASE,
 )
+
+
+def _unnamed_agents(query: QueryTuple, record: dict[str, Any]) -> list[str]:
+    """The record's reagents and catalysts, when the question names none of its own.
+
+    Args:
+        query: the parsed question.
+        record: the reaction record that answers it.
+
+    Returns:
+        The names of the record's agents when no compound of the question is an agent (by role
+        or in the record); empty otherwise.
+    """
+    from chemground.chem.structure import try_structure_from_smiles
+
+    # an acid, a base or a metal catalyst left unnamed does not change what forms ("ethanol and
+    # acetic acid" give ethyl acetate with any acid); a reagent such as NaBH4 or PCC does
+    agents = [
+        p
+        for p in (record.get("reagents") or []) + (record.get("catalysts") or [])
+        if p.get("smiles")
+        and not is_acid_base_or_lewis_acid(p["smiles"])
+        and not has_transition_metal(p["smiles"])
+    ]
+    if not agents:
+        return []
+    if any(m.role is not None and m.role.value in ("reagent", "catalyst") for m in query.mentions):
+        return []
+    asked = {m.inchikey[:14] for m in query.mentions if m.inchikey}
+    for p in agents:
+        structure = try_structure_from_smiles(p.get("smiles") or "")
+        if structure is not None and structure.inchikey[:14] in asked:
+            return []  # "benzaldehyde and NaBH4": the question names one of them
+    return [str(p.get("name") or p.get("smiles")) for p in agents]
 
 
 def _product_fact(question: str, record: dict[str, Any]) -> tuple[str, Any] | None:
@@ -558,7 +592,17 @@ class ExtractiveReasoner:
         variants = self._variants(aspect, reactions, top)
         if variants:
             notes.append(variants)
-        if partial:
+        unnamed = _unnamed_agents(query, top.record) if aspect == Aspect.PRODUCT else []
+        if unnamed and not partial and not classes:
+            # "what forms from benzaldehyde in ethanol?": the record's product needs NaBH4,
+            # which the question does not name; another reagent gives another product
+            partial = True
+            text = (
+                f"The question names no reagent; the matching record uses {', '.join(unnamed)}, "
+                f"and with it: {text}"
+            )
+            notes.append(f"the record also uses {', '.join(unnamed)}, not named in the question")
+        elif partial:
             text = (
                 f"No reaction in the knowledge base matches all of {names} in the roles asked; the "
                 "closest "

@@ -41,7 +41,10 @@ _BEFORE_REACTANT = re.compile(
     r"couple(s|d)?|condense(s|d)?)\s*(the |a |an )?$"
 )
 _BEFORE_SOLVENT = re.compile(
-    r"(in|solvent|dissolved in|in the solvent|using solvent)\s*(the |a |an )?$"
+    r"(in|solvent|dissolved in|in the solvent|using solvent)\s*(the |a |an )?"
+    # "in refluxing ethanol", "in dry THF", "in boiling toluene"
+    r"(\s*\b(refluxing|boiling|hot|warm|cold|ice-cold|dry|anhydrous|aqueous|absolute|degassed|"
+    r"wet))?$"
 )
 _BEFORE_AGENT = re.compile(
     r"(using|over|catalys[eiz]+d by|cataly[sz]ed by|in (the )?presence of|with (a |the )?catalyst|"
