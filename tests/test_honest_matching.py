@@ -875,3 +875,18 @@ def test_a_solvent_after_a_participle_is_a_solvent(qa):
     )
     roles = {m["text"]: m["role"] for m in answer.query["mentions"]}
     assert roles["ethanol"] == "solvent", roles
+
+
+@pytest.mark.parametrize(
+    "question, declined",
+    [
+        ("what's the conversion of the Swern oxidation of octan-1-ol", True),  # was the yield
+        ("what is the limiting reagent in the esterification of acetic acid with ethanol", True),
+        ("reagent for the conversion of benzyl alcohol to benzyl bromide", False),
+    ],
+)
+def test_conversion_and_limiting_reagent_are_not_the_yield_or_the_reagent(question, declined):
+    from chemground.routing import AMOUNT_NOT_HELD, PROPERTY_AT_CONDITIONS
+
+    found = PROPERTY_AT_CONDITIONS.search(question) or AMOUNT_NOT_HELD.search(question)
+    assert bool(found) == declined

@@ -264,7 +264,10 @@ PROPERTY_AT_CONDITIONS = re.compile(
     r"(mm ?hg|torr|mbar|bar|kpa|pa|atm)\b|reduced pressure|(high )?vacuum)"
     r"|\bin vacuo\b"
     r"|\bdensity\b[^?]{0,40}?\bat\s+(?!25\s*(°\s*)?c\b)-?\d+(\.\d+)?\s*(°\s*c|c|k)\b"
-    r"|\b(experimental|measured)\s+log ?p\b|\blog ?p\b[^?]{0,25}\b(experimental|measured)\b",
+    r"|\b(experimental|measured)\s+log ?p\b|\blog ?p\b[^?]{0,25}\b(experimental|measured)\b"
+    # "the conversion of the Swern oxidation" was answered with its isolated yield ("conversion
+    # of A to B" names the transformation and stays a question about it)
+    r"|\bconversion\b(?![^?]*\b(in)?to\b)",
     re.IGNORECASE,
 )
 
@@ -287,7 +290,9 @@ NEGATED_OR_HYPOTHETICAL = re.compile(
 AMOUNT_NOT_HELD = re.compile(
     r"\bhow (much|many (equivalents|eq|grams|moles|mmol|ml|millilitres|milliliters))\b|"
     r"\bloadings?\b|\bequivalents?\b|\bmol ?%|\bmolar ratios?\b|\bratio of\b|"
-    r"\bstoichiometr\w*|\bconcentration\b",
+    r"\bstoichiometr\w*|\bconcentration\b|"
+    # "the limiting reagent of ..." was answered with the record's sulfuric acid
+    r"\blimiting (reagent|reactant)s?\b",
     re.IGNORECASE,
 )
 # "grams of A for / to react with / per 10 mmol of B": a stoichiometry question
@@ -414,7 +419,8 @@ ROUTING_TABLE: tuple[Rule, ...] = (
         lambda q, s: (
             f"it asks for {PROPERTY_AT_CONDITIONS.search(q.question).group(0)!r}: a value under "
             "conditions the tools do not model (they give normal boiling points at 1 atm, "
-            "densities at 25 °C and Crippen's computed logP, not measured values)"
+            "densities at 25 °C and Crippen's computed logP, not measured values; the reaction "
+            "records give isolated yields, not conversions)"
         ),
         declines=True,
     ),
