@@ -17,6 +17,7 @@ match and out of the answer's participants.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -25,6 +26,7 @@ from chemground.reasoning.query import Aspect, QueryMention
 
 ROLE_ASPECTS = (Aspect.CATALYST, Aspect.REAGENT, Aspect.SOLVENT)
 
+_WHICH = re.compile(r"\b(which|what)\b", re.IGNORECASE)
 _WHICH_BEFORE = re.compile(r"\b(which|what)\s+((kind|type|sort|class) of\s+)?$", re.IGNORECASE)
 # "which carbodiimide do you use", "which azodicarboxylate is used", "what borohydride is added"
 _USED_AFTER = re.compile(
@@ -73,17 +75,6 @@ def split_asked_kind(
     """
     from chemground.kb.functional_groups import class_name
 
-    candidates: list[tuple[int, int, Mention | None]] = [
-        (m.start, m.end, m) for m in mentions if m.resolved and m.structure is not None
-    ]
-    words = list(_WORD.finditer(text))
-    for i, first in enumerate(words):
-        for last in words[i : i + 2]:  # class names are one or two words
-            start, end = first.start(), last.end()
-            if class_name(text[start:end]) and not any(
-                s < end and start < e for s, e, _ in candidates
-            ):
-                candidates.append((start, end, None))
     function = _FUNCTION_WORD.search(text)
     if function and aspect in (Aspect.REAGENT, Aspect.CATALYST):
         # "what is the reducing agent in the nitration of benzene?": what the answer must do
@@ -95,6 +86,19 @@ def split_asked_kind(
             resolved=False,
         )
         return kind, mentions, aspect
+    if not _WHICH.search(text):
+        return None, mentions, aspect  # every reading below needs "which" or "what"
+    candidates: list[tuple[int, int, Mention | None]] = [
+        (m.start, m.end, m) for m in mentions if m.resolved and m.structure is not None
+    ]
+    words = list(_WORD.finditer(text))
+    for i, first in enumerate(words):
+        for last in words[i : i + 2]:  # class names are one or two words
+            start, end = first.start(), last.end()
+            if class_name(text[start:end]) and not any(
+                s < end and start < e for s, e, _ in candidates
+            ):
+                candidates.append((start, end, None))
     for start, end, mention in sorted(candidates, key=lambda c: c[0]):
         if not _WHICH_BEFORE.search(text[:start]):
             continue
@@ -194,11 +198,7 @@ def only_kind(
     """
     if kind_smiles is None and not kind_text:
         return record
-    out = dict(record)
-    for key in ("solvents", "catalysts", "reagents"):
-        out[key] = [
-            p for p in record.get(key) or [] if of_kind(p.get("smiles"), kind_smiles, kind_text)
-        ]
+    out = _filtered_roles(record, lambda p: of_kind(p.get("smiles"), kind_smiles, kind_text))
     if not out["reagents"]:
         # "the oxidant in the epoxidation of styrene": mCPBA is filed as a co-reactant
         out["reagents"] = [
@@ -256,17 +256,35 @@ def without(record: dict[str, Any], excluded: list[QueryMention]) -> dict[str, A
     Returns:
         A shallow copy with the role lists filtered (the record itself is not changed).
     """
-    from chemground.chem.structure import try_structure_from_smiles
-
     skeletons = {m.inchikey[:14] for m in excluded if m.inchikey}
     if not skeletons:
         return record
+    return _filtered_roles(record, lambda p: participant_skeleton(p) not in skeletons)
 
-    def kept(p: dict[str, Any]) -> bool:
-        structure = try_structure_from_smiles(p.get("smiles") or "")
-        return structure is None or structure.inchikey[:14] not in skeletons
 
+def participant_skeleton(participant: dict[str, Any]) -> str | None:
+    """The InChIKey skeleton (first block) of a record's participant, or None when its SMILES
+    is missing or does not parse: how a question's compound and a record's participant meet
+    whatever their salt or stereo form.
+
+    Args:
+        participant: a participant of a reaction record (``name``, ``smiles``).
+
+    Returns:
+        The 14-character connectivity key, or None.
+    """
+    from chemground.chem.structure import try_structure_from_smiles
+
+    structure = try_structure_from_smiles(participant.get("smiles") or "")
+    return structure.connectivity_key if structure is not None else None
+
+
+def _filtered_roles(
+    record: dict[str, Any], keep: Callable[[dict[str, Any]], bool]
+) -> dict[str, Any]:
+    """A shallow copy of ``record`` whose solvents, catalysts and reagents are those ``keep``
+    accepts (the record itself is not changed)."""
     out = dict(record)
     for key in ("solvents", "catalysts", "reagents"):
-        out[key] = [p for p in record.get(key) or [] if kept(p)]
+        out[key] = [p for p in record.get(key) or [] if keep(p)]
     return out

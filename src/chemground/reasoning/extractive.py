@@ -15,7 +15,12 @@ from typing import Any
 
 from chemground.chem.solvents import has_transition_metal, is_acid_base_or_lewis_acid
 from chemground.evidence import Evidence
-from chemground.reasoning.asked_kind import ROLE_ASPECTS, only_kind, without
+from chemground.reasoning.asked_kind import (
+    ROLE_ASPECTS,
+    only_kind,
+    participant_skeleton,
+    without,
+)
 from chemground.reasoning.aspects import also_asked
 from chemground.reasoning.query import Aspect, QueryTuple
 from chemground.reasoning.reaction_classes import ClassMention, find_classes, without_class_words
@@ -40,8 +45,6 @@ def _unnamed_agents(query: QueryTuple, record: dict[str, Any]) -> list[str]:
         The names of the record's agents when no compound of the question is an agent (by role
         or in the record); empty otherwise.
     """
-    from chemground.chem.structure import try_structure_from_smiles
-
     # an acid, a base or a metal catalyst left unnamed does not change what forms ("ethanol and
     # acetic acid" give ethyl acetate with any acid); a reagent such as NaBH4 or PCC does
     agents = [
@@ -56,10 +59,8 @@ def _unnamed_agents(query: QueryTuple, record: dict[str, Any]) -> list[str]:
     if any(m.role is not None and m.role.value in ("reagent", "catalyst") for m in query.mentions):
         return []
     asked = {m.inchikey[:14] for m in query.mentions if m.inchikey}
-    for p in agents:
-        structure = try_structure_from_smiles(p.get("smiles") or "")
-        if structure is not None and structure.inchikey[:14] in asked:
-            return []  # "benzaldehyde and NaBH4": the question names one of them
+    if any(participant_skeleton(p) in asked for p in agents):
+        return []  # "benzaldehyde and NaBH4": the question names one of them
     return [str(p.get("name") or p.get("smiles")) for p in agents]
 
 
