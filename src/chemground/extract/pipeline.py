@@ -274,6 +274,10 @@ class ExtractionRun:
             else:
                 self._absorb(snippet, outcome, resumed=True)
         interrupted = self._run_pending(pending)
+        # concurrent calls finish in any order: the records follow the snippets' input order,
+        # so the review file and the store are the same from run to run
+        position = {id(snippet): i for i, (_, snippet) in enumerate(todo)}
+        self.records.sort(key=lambda r: (position.get(id(r.snippet), len(todo)), r.index))
         return RunResult(
             self.counts,
             self.records,
