@@ -366,6 +366,7 @@ SECOND_ROUND_LAST_ID = 742  # uq-0678..uq-0742: round 2 (questions_round2.txt)
 THIRD_ROUND_LAST_ID = 836  # uq-0743..uq-0836: round 3 (questions_round3.txt)
 FOURTH_ROUND_LAST_ID = 926  # uq-0837..uq-0926: round 4
 FIFTH_ROUND_LAST_ID = 1036  # uq-0927..uq-1036: round 5 (a second author); later: round 6 (a third)
+SIXTH_ROUND_LAST_ID = 1116  # round 6 ends here; round 7 (a fourth author's, blind) follows
 
 
 def round_of(item: dict) -> str:
@@ -378,7 +379,9 @@ def round_of(item: dict) -> str:
         return "round 3"
     if number <= FOURTH_ROUND_LAST_ID:
         return "round 4"
-    return "round 5" if number <= FIFTH_ROUND_LAST_ID else "round 6"
+    if number <= FIFTH_ROUND_LAST_ID:
+        return "round 5"
+    return "round 6" if number <= SIXTH_ROUND_LAST_ID else "round 7"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:

@@ -38,6 +38,7 @@ SOURCES = (
     "questions_round4.txt",  # the fourth session's fresh questions, after round 3
     "questions_round5.txt",  # a second author's fresh questions, written blind, after round 4
     "questions_round6.txt",  # a third author's fresh questions, written blind, after round 5
+    "questions_round7.txt",  # a fourth author's fresh questions, written blind, after round 6
 )
 SEED = 13
 DEV_FRACTION = 0.7
