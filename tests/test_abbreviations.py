@@ -19,6 +19,9 @@ FORMULAS_BY_HAND = {
     "Pd on C": "Pd",
     "Pd/charcoal": "Pd",
     "palladium on charcoal": "Pd",
+    # OPSIN reads neither isotopologue name; RDKit's formula counts deuterium as hydrogen
+    "DMSO-d6": "C2H6OS",
+    "D2O": "H2O",
 }
 # Oxides are written as OPSIN reads their names, as ions ([O-2].[Cr+6]), like the descriptions file.
 IONIC_IN_OPSIN: set[str] = set()

@@ -164,6 +164,8 @@ _ANSWER_VERB = re.compile(
 _CONTRACTION = re.compile(r"^(.+?)(?:n['’]t|['’](?:s|m|re|ve|ll|d))$", re.IGNORECASE)
 # "ca. 1", "rt; 2 h. E": a name does not run across sentences or clauses
 _CLAUSE_BREAK = re.compile(r"[.;:!?]\s")
+_ARROW_BETWEEN = re.compile(r"->|→|⟶|=>|<-|←|\s\+\s")
+_EVERYDAY_NAME = re.compile(r"\bvitamin\s+[A-K]\d{0,2}\b|\btable\s+(?:salt|sugar)\b", re.IGNORECASE)
 _CAS_TOKEN = re.compile(r"^\d{2,7}-\d{2}-\d$")
 _INCHIKEY_TOKEN = re.compile(r"^[A-Z]{14}-[A-Z]{10}-[A-Z]$")
 # Letters-only SMILES chemists type for small halogen compounds ("BrBr", "ClCCl", "BrCCBr").
@@ -183,6 +185,13 @@ _SUFFIXES = (
     "ate",
     "ite",
     "yl",
+)
+# verbs of what is done to a compound, in the third person ("brominates", "deprotonates")
+_WHAT_IS_DONE = re.compile(
+    r"^(?:de)?(?:brominat|chlorinat|iodinat|fluorinat|halogenat|hydrogenat|protonat|formylat|"
+    r"acetylat|acylat|alkylat|arylat|carboxylat|oxidi[sz]|reduc|epoxidi[sz]|hydrogenolys|"
+    r"sulfonat|nitrat|aminat|hydrat|esterifi|saponifi)(?:es|s)$",
+    re.IGNORECASE,
 )
 _PROCESS_WORD = re.compile(
     r"(?:ation|ations|ing|ysis|yses|yse|yze|yzed|ise|ize|ised|ized|ant|ants|"
@@ -631,10 +640,12 @@ class MentionFinder:
         for stage in (
             self._identifiers,
             self._curated,
+            self._everyday,
             self._smiles,
             "split",
             self._curated,
             self._dictionary,
+            self._condensed,
             self._systematic,
             self._fuzzy,
             self._unresolved,
@@ -758,6 +769,44 @@ class MentionFinder:
             taken[i] = True
         return out
 
+    def _everyday(
+        self, text: str, words: list[_Word], taken: list[bool], budget: _Budget
+    ) -> list[Mention]:
+        """Vitamins by letter ("vitamin C", "vitamin B12") and "table salt": names made of words
+        the stop list keeps from being names on their own ("vitamin", "table", "C"). A letter
+        the dictionary files under several compounds ("vitamin B3": nicotinic acid and
+        nicotinamide) or under none ("vitamin D", a family) is named, unresolved, with why."""
+        if self.kb is None or self.passages:
+            return []
+        out = []
+        for match in _EVERYDAY_NAME.finditer(text):
+            first = next((i for i, w in enumerate(words) if w.start == match.start()), None)
+            last = next((i for i, w in enumerate(words) if w.end == match.end()), None)
+            if first is None or last is None or any(taken[first : last + 1]):
+                continue
+            raw = match.group(0)
+            hits = [h for h in self.kb.lookup_name(normalize_name(raw)) if h.structure is not None]
+            keys = {h.structure.inchikey for h in hits}
+            if len(keys) == 1:
+                mention = self._structure_mention(
+                    raw, match.start(), "common_name", hits[0].structure, "dictionary", raw
+                )
+                mention = replace(mention, compound_id=hits[0].compound_id)
+            else:
+                names = ", ".join(dict.fromkeys(self._common_name(h) for h in hits))
+                why = (
+                    f"the dictionary files {raw!r} under several compounds ({names}); name the "
+                    "one you mean"
+                    if hits
+                    else f"{raw!r} names no one compound in the dictionary (a vitamin letter "
+                    "without its number can name a family, such as D2 and D3)"
+                )
+                mention = Mention(raw, match.start(), match.end(), "common_name", reason=why)
+            out.append(mention)
+            for k in range(first, last + 1):
+                taken[k] = True
+        return out
+
     # -- 1. SMILES -----------------------------------------------------------------------------
     def _smiles(
         self, text: str, words: list[_Word], taken: list[bool], budget: _Budget
@@ -834,8 +883,12 @@ class MentionFinder:
             if punctuation[i]:
                 continue
             for j in range(i, min(len(words), i + MAX_SPAN_WORDS)):
-                if taken[j] or (
-                    j > i and _CLAUSE_BREAK.search(text, words[j - 1].end, words[j].start)
+                if (
+                    taken[j]
+                    or (j > i and _CLAUSE_BREAK.search(text, words[j - 1].end, words[j].start))
+                    # "benzoic acid -> methyl" is no name (the dictionary lists "benzoic acid,
+                    # methyl-", which normalises to the same letters)
+                    or (j > i and _ARROW_BETWEEN.search(text, words[i].start, words[j].end))
                 ):
                     break
                 if punctuation[j] or (j > i and (function[i] or function[j])):
@@ -973,6 +1026,32 @@ class MentionFinder:
             for k in range(i, j + 1):
                 taken[k] = True
             i = j + 1
+        return out
+
+    def _condensed(
+        self, text: str, words: list[_Word], taken: list[bool], budget: _Budget
+    ) -> list[Mention]:
+        """Condensed structural formulas ("CH3COOCH2CH3", "(CH3)3CCOCl"): unlike a molecular
+        formula they name one isomer (:mod:`chemground.chem.condensed`)."""
+        from chemground.chem.condensed import condensed_to_smiles
+
+        out = []
+        for i, word in enumerate(words):
+            if taken[i] or budget.full(out):
+                continue
+            token = word.text.rstrip(".,;:?!")
+            smiles = condensed_to_smiles(token)
+            if smiles is None:
+                continue
+            try:
+                structure = structure_from_smiles(smiles)
+            except StructureError:
+                continue
+            mention = self._structure_mention(
+                token, word.start, "formula", structure, "condensed formula"
+            )
+            out.append(mention)
+            taken[i] = True
         return out
 
     def _with_named_stereo(self, mention: Mention) -> Mention:
@@ -1161,6 +1240,8 @@ class MentionFinder:
             return False
         if n_words == 1 and rank >= 0 and raw.lower() in REACTION_WORDS:
             return False  # "aldol", "Appel": a reaction name
+        if n_words == 1 and rank >= 0 and _WHAT_IS_DONE.match(raw):
+            return False  # "brominates" is listed for bromate; in a question it is a verb
         if (
             n_words == 1
             and rank >= 2
@@ -1331,6 +1412,8 @@ class MentionFinder:
             return False  # "PhCH2COOH": a condensed formula is no misspelt name (not HOCH2COOH)
         if word.lower() in REACTION_WORDS or word.lower() in GENERIC_WORDS:
             return False
+        if _WHAT_IS_DONE.match(word):
+            return False  # "brominates" was corrected to "bromates"
         if word.isalpha() and _PROCESS_WORD.search(word):
             # "nitration", "hydrolysis", "nitrating", "oxidant": what is done, not a compound
             return False
@@ -1351,6 +1434,8 @@ class MentionFinder:
             inner = (
                 word.text[1:-1] if word.text[:1] in "([" and word.text[-1:] in ")]" else word.text
             )
+            if _WHAT_IS_DONE.match(word.text):
+                continue  # "what reagent brominates ethylbenzene": a verb, not a compound
             if _made_up_name(word.text):  # "flurbozamine": a name nothing here knows, not English
                 fmt, reason = "common_name", _UNKNOWN_NAME
             elif _PEPTIDE_SHORTHAND.match(word.text):
@@ -1442,7 +1527,9 @@ def _plausible_correction(raw: str, name: str) -> bool:
             return False
     end = next((s for s in _SUFFIXES if low.endswith(s)), None)
     target_end = next((s for s in _SUFFIXES if target.endswith(s)), None)
-    if end and target_end and end != target_end:
+    if end and target_end and end != target_end and not target_end.endswith(end):
+        # "…hydrazone" is not "…hydrazine"; but "metoclopromide" is "metoclopramide" (the
+        # typo is in the letters before "ide")
         return False
     if end == "yl" and target_end != "yl":
         return False  # "vanilyl" alone is a substituent word, not "vanilla"
