@@ -37,8 +37,8 @@ def qa(tool_qa):
         (
             "Why is the sky blue?",
             "out_of_scope",
-            "out_of_scope",
-        ),  # no papers channel registered on a bare QA
+            "explanation_not_held",
+        ),  # no papers channel registered on a bare QA: a why-question is declined as such
     ],
 )
 def test_routing_decisions(qa, question, channel, rule):

@@ -11,6 +11,7 @@ answer's ``trace["route"]`` says which and why.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from functools import cached_property
@@ -30,6 +31,8 @@ from chemground.retrieval.table import TableRetriever
 from chemground.retrieval.tools import ToolChannel
 from chemground.routing import DECLINING_RULES, Route, override, refine, route
 from chemground.workspace import Workspace
+
+TRANSFORMATION = re.compile(r"\b(turn|convert|transform|change)\b[^?]*\b(into|to)\b", re.I)
 
 
 class QA:
@@ -160,7 +163,8 @@ class QA:
             evidence = []
         else:
             evidence = self.retriever(method).retrieve(query, k)  # type: ignore[attr-defined]
-        if method == "table" and query.aspect is None and "lit" in self._retrievers:
+        explain = decision.rule == "explanation_from_papers"
+        if method == "table" and (query.aspect is None or explain) and "lit" in self._retrievers:
             # Not a table question ("why is ... per the papers?"): the papers may answer it.
             literature = self.retriever("lit")
             passages = literature.retrieve(query, k)  # type: ignore[attr-defined]
@@ -185,6 +189,15 @@ class QA:
             if decision.rule in DECLINING_RULES:
                 reasoned = Reasoned(
                     f"I cannot answer this: {decision.why}.", None, "not_understood"
+                )
+            elif explain and method != "lit":  # no passage explains it; the records cannot
+                reasoned = Reasoned(
+                    "I cannot answer this: it asks why or how (a mechanism, a selectivity, an "
+                    "explanation) or who found something; no passage of the papers in this "
+                    "knowledge base explains it, and the records hold only what was done and "
+                    "what it gave.",
+                    None,
+                    "not_understood",
                 )
             elif decision.channel == "out_of_scope" and query.aspect is not None:
                 reasoned = Reasoned(
@@ -250,10 +263,12 @@ class QA:
         from chemground.reasoning.query import Aspect
         from chemground.retrieval.graph import names_a_start
 
-        if (
-            query.aspect not in (Aspect.REACTANTS, Aspect.PRODUCT)
-            or len(query.resolved_mentions) < 2
-        ):
+        transformation = query.aspect == Aspect.CONDITIONS and bool(
+            TRANSFORMATION.search(query.question)
+        )  # "how could I turn X into Y?": the conditions of each step of a route
+        if (query.aspect not in (Aspect.REACTANTS, Aspect.PRODUCT) and not transformation) or len(
+            query.resolved_mentions
+        ) < 2:
             return None
         if not names_a_start(query.question, query.resolved_mentions):
             return None

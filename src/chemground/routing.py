@@ -55,6 +55,7 @@ TOOL_ASPECTS = frozenset(
         Aspect.ROTATABLE_BONDS,
         Aspect.RING_COUNT,
         Aspect.HEAVY_ATOMS,
+        Aspect.ATOM_COUNT,
         Aspect.STEREOCENTRES,
         Aspect.INCHI,
         Aspect.INCHIKEY,
@@ -250,8 +251,31 @@ PROPERTY_NOT_HELD = re.compile(
     r"(carbon|hydrogen|nitrogen|oxygen|sulfur|halogen|hetero) ?atoms|hydrogens|"
     r"how many atoms|m/z|adducts?|"
     # "specific rotation" was answered with the rotatable bonds
-    r"(specific|optical) rotations?|optical activit\w*)\b"
+    r"(specific|optical) rotations?|optical activit\w*|"
+    # structure and physics no tool here computes: "is water polar?" was answered with the TPSA,
+    # "the bond angle in water" with the rotatable bonds
+    r"polarity|(is|are) \w+( \w+)? polar|bond (angles?|lengths?|energ\w*|orders?|dissociation)|"
+    r"bond strengths?|(molecular )?geometry|vsepr|shapes? of|lewis (structure|dot)\w*|"
+    r"resonance (structures?|forms?)|point groups?|symmetry|homo[- ]lumo( gap)?|lumo|"
+    r"homo (energy|level|orbital)|band ?gaps?|"
+    r"ionization energ\w*|ionisation energ\w*|electron affinit\w*|electronegativit\w*|"
+    r"atomic (number|radius|radii)|valence electrons?|electron configurations?|"
+    r"heat capacit\w*|specific heat|surface tension|critical (temperature|pressure|point)|"
+    r"triple point|k ?sp|solubility product|isoelectric point|lattice energ\w*|"
+    r"(ir|infrared|uv|raman) (frequenc\w*|absorptions?|wavelengths?)|lambda ?max|"
+    r"conductivit\w*|magnetic\w*|paramagnetic|diamagnetic)\b"
     r"|\[m ?[+-] ?\w+\][+-]?",
+    re.IGNORECASE,
+)
+
+# Why and how a reaction works, and who found it: "what is the mechanism of the Diels-Alder of
+# butadiene and maleic anhydride?" was answered with the record's participants. The records hold
+# what was done; the papers, when there are some, may hold why.
+EXPLANATION_ASKED = re.compile(
+    r"\bmechanis(m|ms|tic|tically)\b|^\s*why\b|\bwhy (is|are|does|do|did|would|should|can|not)\b"
+    r"|\bexplain\b|\brate[- ](determining|limiting) steps?\b|\btransition states?\b"
+    r"|\barrow[- ]pushing\b|\bstereospecific\w*|\bregioselectiv\w*|\bchemoselectiv\w*"
+    r"|\bwho (discovered|invented|developed|first (made|reported|described))\b",
     re.IGNORECASE,
 )
 
@@ -263,8 +287,12 @@ PROPERTY_AT_CONDITIONS = re.compile(
     r"(?!(1(\.0+)?\s*atm|760\s*(mm ?hg|torr)|101(\.\d+)?\s*kpa|1\.01\d*\s*bar)\b)(\d+(\.\d+)?\s*"
     r"(mm ?hg|torr|mbar|bar|kpa|pa|atm)\b|reduced pressure|(high )?vacuum)"
     r"|\bin vacuo\b"
+    # "the boiling point of water on Mount Everest": at altitude, not at 1 atm
+    r"|\b(boiling point|b\.?p\.?|boils?)\b[^?]{0,40}?\b(on (mount|mt\.?) \w+|at (high |an )?"
+    r"altitude|in (the )?mountains|at \d[\d,]* ?(m|ft|metres|meters|feet)\b)"
     r"|\bdensity\b[^?]{0,40}?\bat\s+(?!25\s*(°\s*)?c\b)-?\d+(\.\d+)?\s*(°\s*c|c|k)\b"
-    r"|\b(experimental|measured)\s+log ?p\b|\blog ?p\b[^?]{0,25}\b(experimental|measured)\b"
+    r"|\b(experimental|measured|shake[- ]flask|literature)\b[^?.]{0,40}\blog ?p\b"
+    r"|\blog ?p\b[^?]{0,25}\b(experimental|measured|shake[- ]flask)\b"
     # "the conversion of the Swern oxidation" was answered with its isolated yield ("conversion
     # of A to B" names the transformation and stays a question about it)
     r"|\bconversion\b(?![^?]*\b(in)?to\b)",
@@ -275,7 +303,7 @@ PROPERTY_AT_CONDITIONS = re.compile(
 # "which solvent is NOT suitable for a Grignard?" was answered with THF; "what is the product if
 # I forget the catalyst?" with the catalysed product: the records say what was done
 NEGATED_OR_HYPOTHETICAL = re.compile(
-    r"\b(not|never|n't)\s+(be\s+)?(suitable|used|recommended|compatible|appropriate|work|"
+    r"\b(not|never|n't)\s+(be\s+)?(suitable|used|use|add|recommended|compatible|appropriate|work|"
     r"tolerated|allowed)\b|\b(unsuitable|incompatible|avoided)\b|\bshould(n't| not)\s+"
     r"((i|you|we|one)\s+)?(use|add)\b|\bavoid\b"
     r"|\bwhat (would|will|could|might) happen if\b|\bwhat if\b"
@@ -299,6 +327,9 @@ AMOUNT_NOT_HELD = re.compile(
 AMOUNT_FOR_ANOTHER = re.compile(
     r"\b(for|to react with|to reduce|to convert|per|with|against)\b[^?]*\d", re.IGNORECASE
 )
+AMOUNT_WITH_UNIT = re.compile(
+    r"\b\d+(?:[.,]\d+)?\s*(?:mg|g|kg|grams?|mmol|mol|moles?|millimoles?)\b", re.IGNORECASE
+)
 AMOUNT_ASPECTS = frozenset(
     {
         None,
@@ -317,12 +348,24 @@ AMOUNT_ASPECTS = frozenset(
 # the most sulfuric acid?" with a nitration, "the legal limit of methanol in spirits" with a
 # rule-of-five check.
 NOT_CHEMISTRY_DATA = re.compile(
-    r"\b(side[- ]effects?|dos(e|es|age|ing)|pregnan\w*|breast-?feed\w*|overdos\w*|"
+    r"\b(side[- ]effects?|dos(e|es|age|ing)(?<!\bhow long dose)(?<!\bhow much dose)"
+    r"(?!\s+(it|this|that|the|a|an|x|one|i|you|we|they)\b)|pregnan\w*|breast-?feed\w*|overdos\w*|"
     r"prescri\w*|(bad|good|safe|healthy) for (you|me|us|skin|the skin|health|kids|children)|"
     r"addictive|addiction|withdrawal|out of (my|your) (system|body)|"
     r"legal(ly)?|illegal|regulat\w*|permitted|allowed limit|"
     r"countr(y|ies)|compan(y|ies)|manufacturers?|brand names? in|"
     r"(produces|makes|manufactures) the most|(global|world|annual|worldwide) production)\b",
+    re.IGNORECASE,
+)
+# Requests no record answers although they name a compound: "tell me a joke about sodium" was
+# answered with sodium's description, "the best brand of ibuprofen" with its synonyms, "can I
+# mix bleach and ammonia to clean my bathroom?" with an unrelated reaction
+NOT_A_DATA_REQUEST = re.compile(
+    r"\b(jokes?|poems?|songs?|limericks?|haikus?|raps?|stor(y|ies)|essays?|"
+    r"best (brand|make|supplier)s?|cheapest|prices?|costs?|how much (does|do|is) \w+ cost|"
+    r"where (can|do|could) (i|you|we) (buy|get|order|find)|"
+    r"to clean|for cleaning|household(?! names?)|"
+    r"in (my|the) (bathroom|kitchen|garden|pool|house|home))\b",
     re.IGNORECASE,
 )
 
@@ -398,10 +441,23 @@ ROUTING_TABLE: tuple[Rule, ...] = (
         declines=True,
     ),
     Rule(
+        "not_a_data_request",
+        "out_of_scope",
+        lambda q, s: bool(NOT_A_DATA_REQUEST.search(q.question)),
+        lambda q, s: (
+            f"it asks for {NOT_A_DATA_REQUEST.search(q.question).group(0).lower()!r}: creative "
+            "writing, prices and suppliers, or household use and safety, which no record, tool or "
+            "paper here holds (for mixing cleaning products, read their safety labels: some, "
+            "such as bleach and ammonia, release toxic gases)"
+        ),
+        declines=True,
+    ),
+    Rule(
         "property_not_held",
         "out_of_scope",
         lambda q, s: (
             (q.aspect is not None or not s.has_papers)  # the papers may hold it
+            and q.aspect != Aspect.ATOM_COUNT  # "how many carbon atoms": counted
             and bool(PROPERTY_NOT_HELD.search(q.question))
         ),
         lambda q, s: (
@@ -409,6 +465,24 @@ ROUTING_TABLE: tuple[Rule, ...] = (
             "record or tool here holds (the KB has structures, identifiers, names, descriptions "
             "and reactions; the tools compute descriptors and look up boiling and melting points, "
             "densities, flash points and hazards)"
+        ),
+        declines=True,
+    ),
+    Rule(
+        "explanation_from_papers",
+        "papers",
+        lambda q, s: s.has_papers and bool(EXPLANATION_ASKED.search(q.question)),
+        lambda q, s: "it asks why or how (a mechanism, a selectivity): the papers' passages",
+    ),
+    Rule(
+        "explanation_not_held",
+        "out_of_scope",
+        lambda q, s: bool(EXPLANATION_ASKED.search(q.question)),
+        lambda q, s: (
+            f"it asks {EXPLANATION_ASKED.search(q.question).group(0).strip().lower()!r}: why "
+            "or how a reaction works, or its history; the records hold what was done and what it "
+            "gave, and this knowledge base has no papers to explain it (add some with "
+            "`chemground lit add FILES...`)"
         ),
         declines=True,
     ),
@@ -456,7 +530,12 @@ ROUTING_TABLE: tuple[Rule, ...] = (
         lambda q, s: (
             q.aspect == Aspect.AMOUNT
             and len({m.inchikey for m in q.resolved_mentions if m.inchikey}) >= 2
-            and bool(AMOUNT_FOR_ANOTHER.search(q.question))
+            and (
+                bool(AMOUNT_FOR_ANOTHER.search(q.question))
+                # "the yield of aspirin if 2.0 g salicylic acid gives 2.1 g aspirin": two
+                # amounts of two compounds relate them (2.0 g was converted as aspirin's)
+                or len(AMOUNT_WITH_UNIT.findall(q.question)) >= 2
+            )
         ),
         lambda q, s: (
             "it asks for the amount of one compound that goes with an amount of another, which "

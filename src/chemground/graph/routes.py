@@ -268,3 +268,70 @@ def forward_products(
     search.found = len(order)
     search.routes = _materialise(graph, [route_to[p] for p in order[:limit]])
     return search
+
+
+def backward_routes(
+    graph: GraphBackend, target: str, *, max_depth: int = 2, limit: int = 50, main_only: bool = True
+) -> RouteSearch:
+    """Routes that end in ``target``, at most ``max_depth`` steps long, shortest first: what
+    "a route to X" asks when it names no starting material. Each molecule met on the way back
+    starts the shortest route from it to the target (its co-reactants are the step's recipe).
+
+    Args:
+        graph: the reaction graph.
+        target: the molecule key to make.
+        max_depth: the longest route, in steps.
+        limit: the most routes returned.
+        main_only: follow only a reaction's main product (see the module docstring).
+
+    Returns:
+        The routes, one per starting molecule, shortest first.
+
+    Raises:
+        ChemgroundError: ``max_depth`` below 1.
+        NotFoundError: the target is not in the graph.
+    """
+    if max_depth < 1:
+        raise ChemgroundError("max_depth must be at least 1")
+    _check(graph, [target])
+    search = RouteSearch()
+    route_from: dict[str, tuple[list[str], list[str]]] = {target: ([target], [])}
+    frontier = [target]
+    order: list[str] = []
+    for _ in range(max_depth):
+        if not frontier:
+            break
+        if len(frontier) > MAX_FRONTIER:
+            frontier, search.truncated = frontier[:MAX_FRONTIER], True
+        edges = _expand(graph, _BACKWARD, frontier, main_only)
+        search.queries += 1
+        nxt = []
+        for m, r, p in sorted(edges):
+            if m in route_from or m == p:
+                continue
+            mols, rxns = route_from[p]
+            route_from[m] = ([m, *mols], [r, *rxns])
+            nxt.append(m)
+            order.append(m)
+        frontier = nxt
+    search.explored_molecules = len(route_from)
+    # one route per sequence of reactions: each co-reactant of a step would start its own copy;
+    # the largest molecule (in heavy atoms) starts it, the others are the step's recipe
+    candidates = _materialise(graph, [route_from[m] for m in order])
+    best: dict[tuple[str, ...], tuple[int, Route]] = {}
+    for route in candidates:
+        path = tuple(route.reaction_ids)
+        size = _heavy_atoms(route.molecules[0].get("smiles"))
+        if path not in best or size > best[path][0]:
+            best[path] = (size, route)
+    search.found = len(best)
+    routes = [route for _, route in best.values()]
+    search.routes = sorted(routes, key=lambda route: route.length)[:limit]
+    return search
+
+
+def _heavy_atoms(smiles: str | None) -> int:
+    from rdkit import Chem
+
+    mol = Chem.MolFromSmiles(smiles) if smiles else None
+    return mol.GetNumHeavyAtoms() if mol is not None else 0

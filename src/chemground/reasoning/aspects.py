@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from chemground.reasoning.atom_counts import ATOM_COUNT
 from chemground.reasoning.query import Aspect
 
 _MASS_UNIT = r"(?:mg|g|kg|grams?|milligrams?|kilograms?|gram)(?![/\w])"
@@ -89,13 +90,17 @@ TOOL_RULES: list[tuple[Aspect, str]] = [
         Aspect.HEAVY_ATOMS,
         r"\bheavy[- ]atoms?\b|\bnon-?hydrogen atoms\b|\bheavy atom count\b",
     ),
+    (Aspect.ATOM_COUNT, "(?i)" + ATOM_COUNT.pattern),
     (
         Aspect.RING_COUNT,
         r"\b(how many|number of|count|counts?|no\. of|#|num)\b.*\brings?\b(?!-)"
         r"|\bring count\b|\brings? (does|do|has|have|are there|in)\b|\brings\?",
     ),
-    (Aspect.INCHIKEY, r"\b(standard )?inchi ?-?key\b(?!\s*:?\s*[a-z]{14}-)"),
-    (Aspect.INCHI, r"\b(standard )?inchi\b(?!=)|\binternational chemical identifier\b"),
+    (Aspect.INCHIKEY, r"\b(standard )?inchi ?-?key\b(?!\s*:?\s*([a-z]{14}-|x\b))"),
+    (
+        Aspect.INCHI,
+        r"\b(standard )?inchi\b(?!=)(?!\s*:?\s*x\b)|\binternational chemical identifier\b",
+    ),
     (
         Aspect.FUNCTIONAL_GROUPS,
         r"\bfunctional (groups?|groupings)\b|\bfunctionalit(y|ies)\b|\bmoiet(y|ies)\b"
@@ -146,14 +151,17 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"|^(?!.*\b(yields?|temp\w*|solvents?|catalysts?|reagents?|conditions|how "
         r"long|time|base)\b).*\bgives?\s*\?\s*$"
         r"|\bgives? (which|what)\b|\bwhat'?s? (is )?left after\b|\bwhat comes out\b"
-        r"|\bwhat (do|will|would|should) (i|you|we) end up with\b"
+        r"|\bwhat (do|did|will|would|should) (i|you|we) end up with\b"
+        r"|\bwhat (did|have) (i|you|we) (get|got|made|make|obtain|obtained)\b"
         r"|^\s*(give|name|predict|draw|what "
         r"is|what's)"
         r" (me )?(the )?(main |major )?products?\b"
         # "the SMILES (formula, name, MW) of the product of X + Y": the product is asked for,
         # not a fact of X
         r"|\b(smiles|formula|structure|name|weight|mw|mass)\b.{0,30}\b(the )?(main |major )?"
-        r"products? (of|from|when|formed)\b",
+        r"products? (of|from|when|formed)\b"
+        r"|\b(smiles|formula|structure|name|weight|mw|mass) of (the|its) ((main|major|organic|"
+        r"final|desired|expected|isolated) )?products?\s*[.?]?\s*$",
     ),
     (
         Aspect.REACTIONS,
@@ -196,10 +204,26 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
     (Aspect.CAS, r"\bcas\b(?!\s*(no\.?|number|#|registry number|rn)?\s*:?\s*x\b)"),
 ]
 
+# A notebook line that ends in its question ("benzoic acid (1.22 g, 10 mmol), MeOH, H2SO4,
+# reflux 4 h -> product?"): its amounts and temperatures are the record of what was done, and the
+# last word is what is asked (the amounts were converted to moles)
+_ENDING_RULES: list[tuple[Aspect, str]] = [
+    (Aspect.PRODUCT, r"(->|→|=>|[.:;,])\s*(the |what |which )?(main |major )?products?\s*\??\s*$"),
+    (Aspect.YIELD, r"(->|→|=>|[.:;,])\s*(the |what )?(isolated )?yield\s*\??\s*$"),
+    (Aspect.SOLVENT, r"(->|→|=>|[.:;,])\s*(the |which |what )?solvent\s*\?\s*$"),
+    (Aspect.CATALYST, r"(->|→|=>|[.:;,])\s*(the |which |what )?catalyst\s*\?\s*$"),
+]
+
 _RULES: list[tuple[Aspect, str]] = (
-    TOOL_RULES
+    _ENDING_RULES
+    + TOOL_RULES
     + _FIRST_RULES
     + [
+        (
+            Aspect.CONDITIONS,
+            r"\b(under|at|in) (what|which) (reaction |experimental )?conditions\b"
+            r"|\bconditions\s*\((\w+,\s*)+\w+\)",
+        ),
         (
             Aspect.ROUTE,
             r"\broutes?\b|\bpath(way)?s? (from|to|between)\b|\bsynthetic (route|path|sequence)\b"
@@ -269,7 +293,7 @@ _RULES: list[tuple[Aspect, str]] = (
             r"|\b(which|what) (oxidant|reductant|borohydride|hydride|reducing agent|oxidi[sz]ing "
             r"agent)s?\b"
             # "A + mCPBA -> epoxide. what buffer/base is added?": the notebook line's question
-            r"|\b(which|what) ((\w+)/)?(buffer|base|additive|acid scavenger|desiccant)s?\b"
+            r"|\b(which|what) (\w+ )?((\w+)/)?(buffer|base|additive|acid scavenger|desiccant)s?\b"
             r"(/\w+)?\s+(is|are|was|were|do|does|did|should)\b"
             r"|\b(oxidant|reductant)s? (for|in|used)\b",
         ),
@@ -303,7 +327,8 @@ _RULES: list[tuple[Aspect, str]] = (
             r"|\bhow (can|could|is|are) x (be )?(converted|transformed|turned)\b|\bhow "
             r"(is|was|are|were|do|does|can|could|should) (the |this |that )?(reaction|coupling|"
             r"esterification|alkylation|step|it) (be )?(run|done|carried "
-            r"out|performed|conducted)\b|\bprocedure\b|\bprotocol\b",
+            r"out|performed|conducted)\b|\bprocedure\b|\bprotocol\b"
+            r"|^\s*(please )?(convert|transform|turn) x (in)?to x\b",
         ),
         (
             Aspect.REACTANTS,
@@ -386,6 +411,13 @@ _ASKING_CLAUSE = re.compile(
 )
 
 
+_ASKING_ROLE_CLAUSE = re.compile(
+    r"^\s*(what|which)( \w+)? (solvent|catalyst|reagent|base|acid|oxidant|reductant|ligand|"
+    r"additive|temperature|product|yield)s?\b",
+    re.IGNORECASE,
+)
+
+
 def classify_aspect(masked: str) -> Aspect | None:
     """The first aspect whose rule matches, or None. A question no rule reads is read once more
     with its misspelt aspect words corrected ("molecular wieght", "exact mas").
@@ -393,7 +425,18 @@ def classify_aspect(masked: str) -> Aspect | None:
     When a later clause is the question itself ("..., what's the MW of x"), its reading
     decides; a word in the clauses before it ("route", "yield") does not."""
     clauses = _CLAUSE_BREAK.split(masked)
-    if len(clauses) > 1 and _ASKING_CLAUSE.search(clauses[-1]):
+    if (
+        len(clauses) > 1
+        and (
+            _ASKING_CLAUSE.search(clauses[-1])
+            # "in the CuI-catalysed click of x with x, which amine base is added?": the compounds
+            # are in the clause before; the last one asks
+            or (
+                _ASKING_ROLE_CLAUSE.search(clauses[-1])
+                and re.search(r"\bx\b", " ".join(clauses[:-1]))
+            )
+        )
+    ):
         for aspect, pattern in _compiled_rules():
             if pattern.search(clauses[-1]):
                 return aspect
@@ -456,7 +499,13 @@ _ALSO_ASKED: tuple[tuple[Aspect, re.Pattern], ...] = (
     (Aspect.TIME, re.compile(r"\b(reaction )?time\b|\bhow long\b")),
     (Aspect.SOLVENT, re.compile(r"\bsolvents?\b")),
     (Aspect.CATALYST, re.compile(r"\bcatalysts?\b")),
-    (Aspect.REAGENT, re.compile(r"\breagents?\b")),
+    (
+        Aspect.REAGENT,
+        re.compile(
+            r"\breagents?\b|\bbases?\b(?! (peak|pair|metal))|\b(oxidant|reductant)s?\b"
+            r"|\b(reducing|oxidi[sz]ing) agents?\b"
+        ),
+    ),
 )
 _JOINED = re.compile(r"\b(and|plus|as well as|together with)\b|&|,|\s\+\s")
 
@@ -485,3 +534,27 @@ def also_asked(question: str, aspect: Aspect | None) -> list[Aspect]:
         if a != aspect and a.level == aspect.level and (m := pattern.search(low))
     )
     return [a for _, a in found]
+
+
+def first_asked(question: str, aspect: Aspect | None) -> Aspect | None:
+    """Of the facts a question asks for together, the one it names first: "solvent and base for
+    the Sonogashira coupling" asks for the solvent first, though the rules read the base.
+
+    Args:
+        question: the question as asked.
+        aspect: the aspect the rules read.
+
+    Returns:
+        The aspect named first among ``aspect`` and ``also_asked``; ``aspect`` itself when the
+        question names no other, or its own words cannot be placed.
+    """
+    others = also_asked(question, aspect)
+    if not others:
+        return aspect
+    low = question.lower()
+    patterns = dict(_ALSO_ASKED)
+    own = patterns[aspect].search(low)  # type: ignore[index]
+    if own is None:
+        return aspect
+    first = min(others, key=lambda a: patterns[a].search(low).start())
+    return first if patterns[first].search(low).start() < own.start() else aspect

@@ -129,6 +129,8 @@ def _hedge_unnamed_isomer(query: QueryTuple, evidence: list[Evidence], reasoned:
     exact = [e for e in evidence if e.match == "exact" and e.kind == "compound"]
     if len(mentions) != 1 or not exact or reasoned.status != "answered":
         return reasoned
+    if mentions[0].resolved_by == "condensed formula":
+        return reasoned  # "CH3COOCH2CH3" names one isomer, unlike "C4H8O2"
     asked = mentions[0].text.strip().lower()
     name = str(exact[0].record.get("name") or "").strip()
     if _several_structures(mentions[0].text):  # "smiles of C2H6O": ethanol or dimethyl ether
@@ -180,6 +182,30 @@ def _temperature(record: dict[str, Any]) -> str | None:
             text += f" ({record['temperature_text']})"
         return text
     return record.get("temperature_text")
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9 ,'()\[\]-]*")
+
+
+def _typed_name(query: QueryTuple, record: dict) -> str | None:
+    """The name the question gave for ``record``'s compound, when it is one of the record's own
+    names, written out: the dictionary's display name can be a brand or another language's
+    ("pepcid" for famotidine, "nikotin" for nicotine), and the chemist's word is the clearer
+    one. Abbreviations, formulas, SMILES and corrected typos keep the record's name."""
+    for mention in query.resolved_mentions:
+        text = mention.text.strip()
+        if (
+            mention.compound_id is not None
+            and mention.compound_id == record.get("id")
+            and mention.resolved_by == "dictionary"
+            and not mention.correction
+            and _PLAIN_NAME.fullmatch(text)
+            and not text.isupper()
+            and sum(c.isalpha() for c in text) >= 4
+            and (mention.matched_name or "").lower() == text.lower()
+        ):
+            return text
+    return None
 
 
 class ExtractiveReasoner:
@@ -309,7 +335,9 @@ class ExtractiveReasoner:
             return each
         top = exact[0]
         r = top.record
-        name = r.get("name") or r.get("common_name") or r.get("iupac_name") or r.get("smiles")
+        name = _typed_name(query, r) or (
+            r.get("name") or r.get("common_name") or r.get("iupac_name") or r.get("smiles")
+        )
         cite = [top.citation()]
         if aspect == Aspect.MOLECULAR_WEIGHT:
             if r.get("molecular_weight") is None:
@@ -484,6 +512,8 @@ class ExtractiveReasoner:
                 query, graph, " and ".join(repr(m.text) for m in query.resolved_mentions)
             )
         reactions = [e for e in evidence if e.kind == "reaction"]
+        # the records as stored: the kind asked ("which oxidant") cuts only the asked role
+        unfiltered = {e.id: e.record for e in reactions}
         kind = query.asked_kind
         kind_note = ""
         if kind is not None and query.aspect in ROLE_ASPECTS:
@@ -612,7 +642,7 @@ class ExtractiveReasoner:
             notes.append(f"closest match only: {top.why}")
         for other in also_asked(query.question, aspect):
             # "the yield and temperature of ...": each fact from the same record
-            more = self._read(other, top.record)
+            more = self._read(other, unfiltered.get(top.id, top.record))
             text += " " + (more[0] if more else f"The record gives no {other.value}.")
         source = top.record.get("source") or top.record.get("dataset")
         text += f" [reaction {top.id}" + (f", {source}" if source else "") + "]" + unresolved_note

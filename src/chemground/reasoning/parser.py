@@ -10,7 +10,8 @@ from chemground.chem.names import NameResolver
 from chemground.errors import ChemgroundError, InputLimitError, control_character, preview
 from chemground.reasoning.asked_kind import split_asked_kind, split_excluded
 from chemground.reasoning.aspect_classifier import read_aspect
-from chemground.reasoning.aspects import classify_aspect, mask_mentions
+from chemground.reasoning.aspects import classify_aspect, first_asked, mask_mentions
+from chemground.reasoning.atom_counts import asked_element
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.roles import infer_roles
 from chemground.reasoning.salt_forms import mark_salt_forms
@@ -76,9 +77,21 @@ class RuleParser:
                 use_classifier = settings.aspect_classifier
         text = check_question(question, max_chars)
         mentions, cut, word_notes = self.finder.find_detailed(text, MAX_MENTIONS)
+        counted = asked_element(text)
+        if counted is not None:  # "how many hydrogens in hexane": the element is no compound
+            start, end = counted[1]
+            mentions = [m for m in mentions if m.end <= start or m.start >= end]
         masked = mask_mentions(text, [(m.start, m.end) for m in mentions])
-        aspect = classify_aspect(masked)
+        aspect = first_asked(text, classify_aspect(masked))
         problems: list[str] = []
+        if aspect == Aspect.ATOM_COUNT and counted is None:
+            aspect = None  # "how many carbons does the product have": not the compound named
+            use_classifier = False
+            problems.append(
+                "could not tell which compound's atoms to count: the question counts those of a "
+                "compound it does not name (a product, an isomer); ask about that compound by "
+                "name or SMILES"
+            )
         resolved = [m for m in mentions if m.resolved]
         if aspect is None and resolved and masked.strip(" ?.!") == "x":
             aspect = Aspect.DESCRIPTION  # the question is just a compound: show what we know

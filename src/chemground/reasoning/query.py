@@ -48,6 +48,7 @@ class Aspect(StrEnum):
     ROTATABLE_BONDS = "rotatable_bonds"
     RING_COUNT = "ring_count"
     HEAVY_ATOMS = "heavy_atoms"
+    ATOM_COUNT = "atom_count"
     STEREOCENTRES = "stereocentres"
     INCHI = "inchi"
     INCHIKEY = "inchikey"

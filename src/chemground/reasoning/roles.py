@@ -138,7 +138,7 @@ def infer_roles(
         elif _BEFORE_REACTANT.search(before):
             role = Role.REACTANT
         if role is None:
-            role = _default(aspect, index, len(mentions))
+            role = _default(aspect, index, len(mentions), mention.smiles)
         roles.append(role)
     if (
         Role.PRODUCT in roles
@@ -178,8 +178,18 @@ def role_accepts(wanted: Role | None, found: Role | None) -> bool:
     return found in _ACCEPTED[wanted]
 
 
-def _default(aspect: Aspect | None, index: int, count: int) -> Role | None:
+def _default(
+    aspect: Aspect | None, index: int, count: int, smiles: str | None = None
+) -> Role | None:
     if aspect == Aspect.PRODUCT:
+        if (
+            index > 0
+            and smiles
+            and (is_acid_base_or_lewis_acid(smiles) or has_transition_metal(smiles))
+        ):
+            # "benzoic acid, MeOH, H2SO4, reflux -> product?": in a list that names no roles an
+            # acid, a base or a metal is an agent (reagent or catalyst), not a reactant
+            return Role.REAGENT
         return Role.REACTANT
     if aspect == Aspect.REACTANTS:
         return Role.PRODUCT

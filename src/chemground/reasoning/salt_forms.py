@@ -42,6 +42,22 @@ _RELATION = (
     r"conjugate (?:acids?|bases?)|n-oxides?|derivatives?|precursors?|isomers?|analogu?es?|"
     r"(?:methyl |ethyl |benzyl |tert-butyl )?esters?|anhydrides?|acid chlorides?|ylides?"
 )
+# A charge or isotope state written after the name: "the ibuprofen anion", "caffeine radical
+# cation" (TPSA and logP were answered for the neutral compound)
+_STATE = (
+    r"(?:radical )?(?:di|tri)?(?:anions?|cations?)|radicals?|ions?|zwitterions?|carbanions?|"
+    r"carbocations?|dianions?"
+)
+_STATE_AFTER = re.compile(rf"^\s+({_STATE})\b(?!\s+(?:exchange|chromatography|channels?))", re.I)
+# ... or before it: "protonated lidocaine", "the deprotonated form of phenol", "14C-labelled
+# glucose", "deuterated benzene" (a name the dictionary knows whole, "deuterated chloroform",
+# is one mention and never reaches this)
+_STATE_BEFORE = re.compile(
+    r"\b((?:de|di|mono|doubly |singly )?protonated|ioni[sz]ed|anionic|cationic|zwitterionic|"
+    r"(?:per)?deuterated|tritiated|radio-?labell?ed|isotopically labell?ed|"
+    r"\d{1,3}[A-Z][a-z]?[- ]labell?ed|[A-Z]-?\d{1,3}[- ]labell?ed)\s+(?:form\s+of\s+)?(?:the\s+)?$",
+    re.IGNORECASE,
+)
 # "the hydrochloride salt of lidocaine", "the trihydrate of TBAF", "the enantiomer of X"
 _FORM_BEFORE = re.compile(
     rf"\b({_FORM}|{_RELATION}|hcl salt|hydrochloride salt|(?:mono|di|tri)?hydrate)\s+"
@@ -82,6 +98,9 @@ _ANION_ELEMENT = {
     "nitrate": "N",
 }
 _LAST_WORD = re.compile(r"(\w+?)s?\s*$")
+_HYDRATE_WORD = re.compile(
+    r"(?:mono|di|tri|tetra|penta|hexa|hepta|octa|nona|deca|hemi|sesqui)?hydrate"
+)
 
 
 def _own_salt_word(mention: Mention) -> tuple[str, int, int] | None:
@@ -92,6 +111,13 @@ def _own_salt_word(mention: Mention) -> tuple[str, int, int] | None:
     found = _LAST_WORD.search(mention.text.lower())
     if found is None or mention.structure is None or " " not in mention.text.strip():
         return None
+    if _HYDRATE_WORD.fullmatch(found.group(1)):
+        # "caffeine monohydrate" is a synonym of anhydrous caffeine (194.19 g/mol; the hydrate
+        # is 212.21): a structure without a water component is not the hydrate
+        waters = [part for part in mention.structure.smiles.split(".") if part == "O"]
+        if waters:
+            return None
+        return found.group(1), mention.start + found.start(1), mention.start + found.end(1)
     element = _ANION_ELEMENT.get(found.group(1))
     if element is None:
         return None
@@ -99,6 +125,56 @@ def _own_salt_word(mention: Mention) -> tuple[str, int, int] | None:
     if element in atoms:
         return None
     return found.group(1), mention.start + found.start(1), mention.start + found.end(1)
+
+
+def _already_in_state(mention: Mention, state: str) -> bool:
+    """Whether the mention's structure already is the ion or radical named after it ("the
+    ammonium cation", "the acetate anion"): then the name and the structure agree."""
+    if re.search(_STATE, mention.text, re.IGNORECASE) or mention.structure is None:
+        return True
+    from rdkit import Chem
+
+    mol = Chem.MolFromSmiles(mention.structure.smiles)
+    if mol is None:
+        return True
+    charge = sum(atom.GetFormalCharge() for atom in mol.GetAtoms())
+    radicals = sum(atom.GetNumRadicalElectrons() for atom in mol.GetAtoms())
+    if "radical" in state and not radicals:
+        return False
+    if "anion" in state:
+        return charge < 0
+    if "cation" in state:
+        return charge > 0
+    if state.startswith("ion"):
+        return charge != 0
+    return "radical" in state
+
+
+def _counter_ion_after(
+    question: str, mentions: list[Mention], index: int
+) -> tuple[str, int, int] | None:
+    """ "ibuprofen lysinate", "naproxen sodium": a compound named right before an ion is that
+    salt (it was answered as two compounds, ibuprofen and the lysinate anion)."""
+    if index + 1 >= len(mentions):
+        return None
+    mention, ion = mentions[index], mentions[index + 1]
+    if (
+        not ion.resolved
+        or ion.structure is None
+        or question[mention.end : ion.start].strip()
+        or mention.structure is None
+        or _net_charge(mention.structure.smiles) != 0
+        or _net_charge(ion.structure.smiles) == 0
+    ):
+        return None
+    return f"{ion.text} salt", ion.start, ion.end
+
+
+def _net_charge(smiles: str) -> int:
+    from rdkit import Chem
+
+    mol = Chem.MolFromSmiles(smiles)
+    return sum(a.GetFormalCharge() for a in mol.GetAtoms()) if mol is not None else 0
 
 
 def salt_form(question: str, mention: Mention) -> tuple[str, int, int] | None:
@@ -117,6 +193,13 @@ def salt_form(question: str, mention: Mention) -> tuple[str, int, int] | None:
     if own is not None:
         return own
     window_start = max(0, mention.start - 40)
+    state = _STATE_AFTER.match(question[mention.end : mention.end + 30])
+    if state is not None and not _already_in_state(mention, state.group(1).lower()):
+        return state.group(1).lower(), mention.end + state.start(1), mention.end + state.end(1)
+    state = _STATE_BEFORE.search(question[window_start : mention.start])
+    if state is not None:
+        # an adjective ("protonated", "13C-labelled"): its case is the chemist's
+        return f"{state.group(1)} form", window_start + state.start(1), window_start + state.end(1)
     after = _FORM_AFTER.match(question[mention.end : mention.end + 30]) or _RELATION_AFTER.match(
         question[mention.end : mention.end + 40]
     )
@@ -156,7 +239,7 @@ def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mentio
     forms = {}
     for index, mention in enumerate(mentions):
         if mention.resolved:
-            found = salt_form(question, mention)
+            found = salt_form(question, mention) or _counter_ion_after(question, mentions, index)
             if found is not None:
                 forms[index] = found
     if not forms:

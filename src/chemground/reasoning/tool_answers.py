@@ -21,6 +21,12 @@ _MIN_WORDS = re.compile(
 )
 _WHICH = re.compile(r"\b(which|who|what one)\b", re.IGNORECASE)
 _KELVIN = re.compile(r"\bkelvin\b|\bin k\b|\b(?<!°)k\?", re.IGNORECASE)
+_FAHRENHEIT = re.compile(r"\bfahrenheit\b|°\s*f\b|\bin f\b|\bdeg(rees|\.)? ?f\b", re.IGNORECASE)
+# a toxicity question: the offline tables answer it only with a carcinogen class or an exposure
+# limit ("is DMSO toxic?" was 'answered' with its flash point)
+_TOXICITY = re.compile(
+    r"\btoxi(c|city)\b|\bpoison\w*|\bharmful\b|\bdangerous\b|\bcarcino\w*", re.IGNORECASE
+)
 _GHS = re.compile(
     r"\bghs\b|\bpictograms?\b|\bh-?statements?\b|\bsignal word\b|\bhazard (statements?|codes?)\b",
     re.IGNORECASE,
@@ -90,6 +96,8 @@ def _value(query: QueryTuple, e: Evidence) -> tuple[Any, str]:
         return round(float(raw), 3), _num(float(raw), 3)
     if aspect in (Aspect.HBD, Aspect.HBA, Aspect.ROTATABLE_BONDS, Aspect.HEAVY_ATOMS):
         return int(raw), str(int(raw))
+    if aspect == Aspect.ATOM_COUNT:
+        return _atom_count(query.question, raw)
     if aspect == Aspect.RING_COUNT:
         if re.search(r"\baromatic\b", query.question, re.IGNORECASE):
             return int(
@@ -137,6 +145,11 @@ def _value(query: QueryTuple, e: Evidence) -> tuple[Any, str]:
         celsius = kelvin - 273.15
         estimate = "; an estimate" if raw.get("estimate") else ""
         text = f"{celsius:.1f} °C ({kelvin:.2f} K; source: {raw['source']}{estimate})"
+        if _FAHRENHEIT.search(query.question):
+            fahrenheit = celsius * 9 / 5 + 32
+            return round(fahrenheit, 1), (
+                f"{fahrenheit:.1f} °F ({celsius:.1f} °C; source: {raw['source']}{estimate})"
+            )
         if _KELVIN.search(query.question):
             return round(
                 kelvin, 2
@@ -147,6 +160,28 @@ def _value(query: QueryTuple, e: Evidence) -> tuple[Any, str]:
             float(raw["value"]), 3
         ), f"{float(raw['value']):.3f} g/cm³ ({raw.get('state', '')}; source: {raw['source']})"
     return raw, str(raw)
+
+
+def _atom_count(question: str, counts: dict) -> tuple[int, str]:
+    """(count, text) for the element the question counts, or all atoms ("how many atoms")."""
+    from chemground.reasoning.atom_counts import asked_element, element_name
+
+    asked = asked_element(question)
+    symbol = asked[0] if asked else None
+    formula = "".join(
+        f"{element}{n if n > 1 else ''}"
+        for element, n in sorted(
+            ((e, n) for e, n in counts.items() if e != "total"),
+            key=lambda item: (item[0] != "C", item[0] != "H" or "C" not in counts, item[0]),
+        )
+    )
+    if symbol is None:
+        heavy = counts["total"] - counts.get("H", 0)
+        return counts["total"], (
+            f"{counts['total']} atoms in all, hydrogens included ({formula}; {heavy} heavy atoms)"
+        )
+    n = counts.get(symbol, 0)
+    return n, f"{n} {element_name(symbol)} atom{'s' if n != 1 else ''} ({formula})"
 
 
 def _failure(e: Evidence, label: str, compound: str) -> str:
@@ -173,6 +208,11 @@ def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[st
             f"{'it was' if len(unresolved) == 1 else 'they were'}"
             " not computed."
         )
+        from chemground.reasoning.salt_forms import names_a_form
+
+        forms = [m.reason for m in query.unresolved_mentions if names_a_form(m.reason)]
+        if forms:  # "the TPSA of the ibuprofen anion": say why ibuprofen itself was not used
+            missing += " (" + "; ".join(forms) + ")"
     if aspect == Aspect.BALANCE:
         return _balance(calls, cite)
     if aspect == Aspect.AMOUNT:
@@ -207,6 +247,8 @@ def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[st
         name, value, text = parts[0]
         if aspect in (Aspect.LIPINSKI, Aspect.FUNCTIONAL_GROUPS):
             answer = f"{label[:1].upper() + label[1:]} of {name}: {text}."
+        elif aspect == Aspect.ATOM_COUNT:
+            answer = f"{name} has {text}."
         else:
             answer = f"The {label} of {name} is {text}."
         if aspect in (Aspect.INCHI, Aspect.INCHIKEY):
@@ -348,6 +390,10 @@ def _hazards(
             + (", ".join(facts) if facts else "no offline safety data")
         )
     ghs = bool(_GHS.search(query.question))
+    if _TOXICITY.search(query.question) and not any(
+        "IARC" in line or "TWA" in line or "STEL" in line for line in lines
+    ):
+        ghs = True  # nothing here tells how toxic it is: the answer is partial
     network = (
         "GHS hazard statements and pictograms are not in the offline data; they need the network "
         "(PubChem: "

@@ -90,7 +90,10 @@ class GraphAccess:
         return open_graph(path, settings=cached)
 
 
-_BEFORE_START = re.compile(r"\b(from|starting (with|from)|start(ing)? material)\s*$", re.I)
+_BEFORE_START = re.compile(
+    r"\b(from|starting (with|from)|start(ing)? material|(turn|convert|transform|change)(ing)?)\s*$",
+    re.I,
+)
 _BEFORE_TARGET = re.compile(
     r"\b(to|into|towards?|make|makes|made|prepare|synthesi[sz]e|synthesis of|preparation of|"
     r"route to|get|obtain|target)\s*$",
@@ -101,6 +104,13 @@ _BEFORE_TARGET = re.compile(
 def names_a_start(question: str, mentions: list) -> bool:
     """Whether a mention is introduced as a starting material ("... from Y")."""
     return any(_BEFORE_START.search(question[: m.start]) for m in mentions)
+
+
+def names_a_target(question: str, mention) -> bool:
+    """Whether ``mention`` is introduced as the compound to make ("route to X", "synthesis of
+    X", "how do I make X") and not as a starting material ("from X")."""
+    before = question[: mention.start]
+    return bool(_BEFORE_TARGET.search(before)) and not _BEFORE_START.search(before)
 
 
 def route_order(question: str, mentions: list) -> list:
@@ -137,7 +147,7 @@ class RouteRetriever:
 
     def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
         from chemground.graph.resolve import molecule_key_for
-        from chemground.graph.routes import find_routes, forward_products
+        from chemground.graph.routes import backward_routes, find_routes, forward_products
 
         mentions = route_order(query.question, query.resolved_mentions)
         if not mentions:
@@ -158,6 +168,10 @@ class RouteRetriever:
             if len(mentions) >= 2 and keys[0] and keys[-1]:
                 search = find_routes(graph, [keys[0]], keys[-1], k=k, max_depth=depth)
                 why = f"route from {mentions[0].text} to {mentions[-1].text}"
+            elif keys[0] and names_a_target(query.question, mentions[0]):
+                # "route to paracetamol": the compound is the target, not a starting material
+                search = backward_routes(graph, keys[0], max_depth=depth, limit=k)
+                why = f"routes to {mentions[0].text} within {depth} steps"
             elif keys[0]:
                 search = forward_products(graph, keys[0], max_depth=depth, limit=k)
                 why = f"reachable from {mentions[0].text} within {depth} steps"

@@ -44,6 +44,7 @@ TOOL_FOR_ASPECT: dict[Aspect, ToolSpec] = {
     ),
     Aspect.RING_COUNT: ToolSpec("properties/CountRings", "smiles", "number of rings"),
     Aspect.HEAVY_ATOMS: ToolSpec("properties/CountHeavyAtoms", "smiles", "number of heavy atoms"),
+    Aspect.ATOM_COUNT: ToolSpec("properties/CountAtoms", "smiles", "number of atoms"),
     Aspect.STEREOCENTRES: ToolSpec(
         "properties/FindStereocentres", "smiles", "number of stereocentres"
     ),

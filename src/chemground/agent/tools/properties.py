@@ -79,6 +79,25 @@ def count_heavy_atoms(compound_SMILES: str) -> int:
 
 
 @tool(
+    "properties/CountAtoms",
+    "Number of atoms of each element in a molecule, hydrogens included, and their total "
+    "(RDKit), e.g. {'C': 9, 'H': 8, 'O': 4, 'total': 21} for aspirin.",
+    [SMILES],
+    ("object", "element symbol -> number of atoms, and 'total'"),
+    tags=["descriptor", "composition", "size"],
+)
+def count_atoms(compound_SMILES: str) -> dict:
+    from collections import Counter
+
+    from rdkit import Chem
+
+    counts: Counter = Counter()
+    for atom in Chem.AddHs(mol(compound_SMILES)).GetAtoms():
+        counts[atom.GetSymbol()] += 1
+    return {**dict(sorted(counts.items())), "total": sum(counts.values())}
+
+
+@tool(
     "properties/CountRotatableBonds",
     "Number of rotatable bonds of a molecule (single, non-ring bonds between non-terminal heavy "
     "atoms; RDKit), "

@@ -1,0 +1,286 @@
+"""Forms of questions a sixth round of blind user questions and probes found answered wrongly or
+not at all (issue 13): charge and isotope states, vitamins by letter, atom counts, routes to a
+target, mechanisms, identifiers given rather than asked, the asking clause, the first fact of
+two, condensed structural formulas and the name the chemist typed."""
+
+from __future__ import annotations
+
+import pytest
+
+from chemground.chem.condensed import condensed_to_smiles
+from chemground.chem.opsin import Opsin
+from chemground.qa import QA
+from chemground.reasoning.aspects import classify_aspect, first_asked
+from chemground.reasoning.atom_counts import asked_element
+from chemground.reasoning.query import Aspect
+from chemground.settings import Settings
+from chemground.workspace import Workspace
+
+
+@pytest.fixture(scope="module")
+def qa(small_kb_path, tmp_path_factory):
+    opsin = Opsin(tmp_path_factory.mktemp("opsin") / "cache.sqlite")
+    workspace = Workspace(
+        Settings(kb={"path": small_kb_path}, cache_dir=tmp_path_factory.mktemp("cache")),
+        readonly=True,
+        opsin=opsin,
+    )
+    yield QA(workspace)
+    opsin.close()
+
+
+def ask(qa, question):
+    return qa.ask(question).to_json()
+
+
+# -- charge, hydrate and isotope states ---------------------------------------------------------
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what is the TPSA of the ibuprofen anion?",
+        "logP of protonated lidocaine",
+        "formula of caffeine radical cation",
+        "MW of 13C-labelled glucose",
+        "exact mass of deuterated caffeine",
+    ],
+)
+def test_a_charge_or_isotope_state_is_not_answered_for_the_neutral_compound(qa, question):
+    """Each was answered, 'answered', with the neutral, unlabelled compound's value."""
+    out = ask(qa, question)
+    assert out["status"] != "answered", question
+    assert "not that form" in out["answer"]
+
+
+def test_an_ion_named_as_such_is_answered(qa):
+    """The acetate ion is an anion already: its name and structure agree."""
+    out = ask(qa, "MW of acetate anion")
+    assert out["status"] == "answered" and out["value"] == pytest.approx(59.04, abs=0.01)
+
+
+def test_a_deuterated_nmr_solvent_is_the_isotopologue(qa):
+    out = ask(qa, "What is the molar mass of DMSO-d6?")
+    assert out["status"] == "answered" and out["value"] == pytest.approx(84.17, abs=0.01)
+
+
+# -- vitamins -------------------------------------------------------------------------------
+def test_a_vitamin_by_letter_is_its_compound_or_says_why_not(qa):
+    vitamin_c = ask(qa, "MW of vitamin C")
+    assert vitamin_c["status"] == "answered"
+    assert vitamin_c["value"] == pytest.approx(176.12, abs=0.01)
+    family = ask(qa, "what is the molecular formula of vitamin D")
+    assert family["status"] != "answered"
+    assert "vitamin D" in family["answer"]
+
+
+# -- atom counts ----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "question, value",
+    [
+        ("how many carbons in ibuprofen?", 13),
+        ("how many nitrogen atoms does caffeine have?", 4),
+        ("how many hydrogens in hexane", 14),
+        ("number of atoms in benzene", 12),
+        ("how many Cl atoms in chloroform", 3),
+    ],
+)
+def test_atoms_are_counted_by_element(qa, question, value):
+    """These were refused ('no tool holds carbon atoms'), and 'hydrogens' resolved to H2."""
+    out = ask(qa, question)
+    assert out["status"] == "answered", out["answer"]
+    assert out["value"] == value
+
+
+def test_an_atom_count_does_not_take_other_counts():
+    assert asked_element("How many hydrogen bond donors does x have?") is None
+    assert asked_element("how many heavy atoms in x") is None
+    assert asked_element("how many carbons does the product have") is None
+    assert asked_element("how many C atoms in x") == ("C", (9, 10))
+    assert classify_aspect("how many hydrogen bond donors does x have") == Aspect.HBD
+    assert classify_aspect("how many chiral carbons in x") == Aspect.STEREOCENTRES
+
+
+def test_the_atoms_of_an_unnamed_product_are_not_counted_for_a_reactant(qa):
+    out = ask(qa, "how many carbons does the product of benzaldehyde and acetone have")
+    assert out["status"] != "answered"
+
+
+# -- routes, mechanisms ---------------------------------------------------------------------
+def test_a_route_to_a_compound_ends_in_it(qa):
+    """'route to paracetamol' was answered with a route from paracetamol to phenacetin."""
+    out = ask(qa, "route to paracetamol")
+    assert out["status"] == "answered"
+    route = out["evidence"][0]["record"]
+    assert route["molecules"][-1]["key"] == out["query"]["mentions"][0]["inchikey"]
+    assert "phenacetin" not in out["answer"].split("\n")[1]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what is the mechanism of the Diels-Alder reaction of butadiene and maleic anhydride",
+        "who discovered the Suzuki coupling",
+        "is the Suzuki coupling stereospecific?",
+    ],
+)
+def test_a_mechanism_is_not_answered_from_the_records(qa, question):
+    """The first was answered with the record's participants."""
+    out = ask(qa, question)
+    assert out["status"] != "answered"
+
+
+# -- what the question asks -----------------------------------------------------------------
+def test_an_identifier_given_is_not_the_aspect_asked():
+    assert classify_aspect("formula of the compound with inchikey x") == Aspect.FORMULA
+
+
+def test_the_structure_of_the_product_is_the_product():
+    assert (
+        classify_aspect("x is treated with x in x. give the structure of the organic product.")
+        == Aspect.PRODUCT
+    )
+
+
+def test_the_clause_that_asks_decides_even_without_a_compound():
+    masked = "in the cui-catalysed click reaction of x with x in x, which amine base is added?"
+    assert classify_aspect(masked) == Aspect.REAGENT
+
+
+def test_conditions_listed_in_parentheses_are_the_conditions():
+    masked = "under what conditions (solvent, temperature) is x added to x?"
+    assert classify_aspect(masked) == Aspect.CONDITIONS
+
+
+def test_of_two_facts_the_first_named_is_the_answer_value():
+    assert first_asked("solvent and base for the coupling of x with x?", Aspect.REAGENT) == (
+        Aspect.SOLVENT
+    )
+    assert first_asked("what base is used?", Aspect.REAGENT) == Aspect.REAGENT
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "is there a measured (experimental, shake-flask) logP for caffeine?",
+        "Which solvent should I NOT use for a Grignard reaction?",
+    ],
+)
+def test_qualified_and_negated_questions_are_declined(qa, question):
+    assert ask(qa, question)["status"] != "answered"
+
+
+def test_a_typo_of_does_is_not_a_medical_dose(qa):
+    out = ask(qa, "how long dose the esterification of benzoic acid with methanol take?")
+    assert "medical" not in out["answer"]
+
+
+# -- names ----------------------------------------------------------------------------------
+def test_a_typo_inside_a_suffix_is_corrected():
+    from chemground.chem.mentions import _plausible_correction
+
+    assert _plausible_correction("metoclopromide", "metoclopramide")
+    assert not _plausible_correction("phenylhydrazone", "phenylhydrazine")
+
+
+@pytest.mark.parametrize(
+    "formula, smiles",
+    [
+        ("CH3CH2OH", "CCO"),
+        ("CH3COOCH2CH3", "CCOC(C)=O"),
+        ("(CH3)3CCOCl", "CC(C)(C)C(=O)Cl"),
+        ("HOCH2CH2OCH2CH2OH", "OCCOCCO"),
+        ("CH3CH(OH)CH3", "CC(C)O"),
+        ("CH3(CH2)4CH3", "CCCCCC"),
+        ("CH3COCH3", "CC(C)=O"),
+        ("CH3CN", "CC#N"),
+        ("C6H5CH2Br", "BrCc1ccccc1"),
+        ("HOOCCH2COOH", "O=C(O)CC(=O)O"),
+    ],
+)
+def test_a_condensed_formula_names_its_structure(formula, smiles):
+    assert condensed_to_smiles(formula) == smiles
+
+
+@pytest.mark.parametrize("formula", ["C2H6O", "C6H12O6", "H2SO4", "NaCl", "CH3CH2Q", "CH3)2"])
+def test_a_molecular_formula_or_garbage_is_no_condensed_formula(formula):
+    """A molecular formula fits several isomers; it is never read as one."""
+    assert condensed_to_smiles(formula) is None
+
+
+def test_a_condensed_formula_is_answered_as_its_compound(qa):
+    out = ask(qa, "what is CH3COOCH2CH3 called")
+    assert out["status"] == "answered" and "ethyl acetate" in out["answer"]
+
+
+# -- requests that are not data, and conditions no tool models ------------------------------
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Tell me a joke about sodium",
+        "What's the best brand of ibuprofen?",
+        "Can I mix bleach and ammonia to clean my bathroom?",
+        "What is the boiling point of water on Mount Everest?",
+        "Calculate the yield of aspirin if 2.0 g salicylic acid gives 2.1 g aspirin.",
+    ],
+)
+def test_requests_no_record_answers_are_declined(qa, question):
+    """Each was answered: sodium's description, ibuprofen's synonyms, an unrelated reaction,
+    the normal boiling point, and 2.0 g converted to moles as if it were aspirin."""
+    assert ask(qa, question)["status"] != "answered", question
+
+
+def test_a_household_name_is_still_a_name_question():
+    assert classify_aspect("what is the household name of x") == Aspect.SYNONYMS
+
+
+# -- notebook lines -------------------------------------------------------------------------
+def test_a_notebook_line_with_amounts_asks_what_its_last_word_asks():
+    """The amounts were converted to moles instead of the product being given."""
+    masked = "x (1.22 g, 10 mmol), x (20 ml), x (cat.), reflux 4 h -> product?"
+    assert classify_aspect(masked) == Aspect.PRODUCT
+    assert classify_aspect("x (5 mmol), x, x, rt. yield?") == Aspect.YIELD
+    assert classify_aspect("how many moles is 5 g of x") == Aspect.AMOUNT
+
+
+def test_an_acid_or_metal_in_a_bare_list_is_an_agent(qa):
+    """H2SO4 and Pd/C were matched as reactants, so the record that files them as catalysts
+    was only a 'closest' match."""
+    out = ask(qa, "nitrobenzene, H2 (1 atm), Pd/C, EtOH, rt, 4 h. what did I get?")
+    assert out["status"] == "answered" and "aniline" in out["answer"]
+
+
+def test_a_kind_asked_does_not_hide_the_other_fact(qa):
+    """'oxidant and solvent': the solvent was cut with the roles that are not oxidants."""
+    out = ask(qa, "epoxidation of cyclohexene - oxidant and solvent?")
+    assert "chloroperoxybenzoic" in out["answer"] and "dichloromethane" in out["answer"]
+
+
+def test_a_verb_of_what_is_done_is_no_compound():
+    from chemground.chem.mentions import MentionFinder
+
+    assert not MentionFinder._fuzzy_word("brominates")  # was corrected to "bromates"
+    assert not MentionFinder._acceptable("deprotonates", 2, 1)
+
+
+@pytest.mark.parametrize("question", ["Is water polar?", "what is the bond angle in water"])
+def test_structure_physics_no_tool_computes_is_not_answered_with_a_neighbour(qa, question):
+    """Answered with the TPSA and with the rotatable bonds."""
+    out = ask(qa, question)
+    assert out["status"] != "answered"
+    assert "no record or tool here holds" in out["answer"]
+
+
+def test_a_temperature_asked_in_fahrenheit_is_given_in_fahrenheit(qa):
+    out = ask(qa, "boiling point of water in fahrenheit")
+    assert out["status"] == "answered" and out["value"] == pytest.approx(212.0, abs=0.5)
+
+
+def test_toxicity_without_a_toxicity_figure_is_partial(qa):
+    """'is DMSO toxic?' was 'answered' with a flash point."""
+    assert ask(qa, "is DMSO toxic")["status"] == "partial"
+
+
+def test_a_compound_named_before_its_counter_ion_is_the_salt(qa):
+    """'ibuprofen lysinate' was answered as two compounds, ibuprofen and the lysinate ion."""
+    out = ask(qa, "MW of ibuprofen lysinate")
+    assert out["status"] != "answered"
+    assert "lysinate salt of ibuprofen" in out["answer"]
