@@ -284,3 +284,31 @@ def test_a_compound_named_before_its_counter_ion_is_the_salt(qa):
     out = ask(qa, "MW of ibuprofen lysinate")
     assert out["status"] != "answered"
     assert "lysinate salt of ibuprofen" in out["answer"]
+
+
+def test_turning_one_compound_into_another_is_a_route(qa):
+    """'how could I turn X into Y' was read as the conditions of one reaction that has both, and
+    no record has: a partial answer from a record of X alone."""
+    out = ask(qa, "I have 4-nitrophenol - how could I turn it into paracetamol?")
+    assert out["status"] == "answered" and out["method"] == "routes"
+    assert "4-aminophenol" in out["answer"]
+
+
+@pytest.mark.parametrize(
+    "question, same",
+    [
+        ("Is paracetamol the same as acetaminophen?", True),
+        ("is CCO ethanol", True),
+        ("are ibuprofen and naproxen the same compound", False),
+    ],
+)
+def test_two_names_are_compared_by_structure(qa, question, same):
+    """These were 'could not tell what the question asks for'."""
+    out = ask(qa, question)
+    assert out["status"] == "answered" and out["value"] is same
+
+
+def test_a_stereoisomer_is_not_the_same_compound(qa):
+    out = ask(qa, "is C[C@H](N)C(=O)O the same as C[C@@H](N)C(=O)O?")
+    assert out["status"] == "answered" and out["value"] is False
+    assert "same skeleton" in out["answer"]

@@ -270,8 +270,8 @@ class QA:
             query.resolved_mentions
         ) < 2:
             return None
-        if not names_a_start(query.question, query.resolved_mentions):
-            return None
+        if not transformation and not names_a_start(query.question, query.resolved_mentions):
+            return None  # ("turn it into Y": the compound named before "it" is the start)
         route_query = query.model_copy(update={"aspect": Aspect.ROUTE})
         try:
             routes = self.retriever("routes").retrieve(route_query, k)  # type: ignore[attr-defined]

@@ -214,8 +214,20 @@ _ENDING_RULES: list[tuple[Aspect, str]] = [
     (Aspect.CATALYST, r"(->|→|=>|[.:;,])\s*(the |which |what )?catalyst\s*\?\s*$"),
 ]
 
+# "is paracetamol the same as acetaminophen?", "is CCO ethanol?": two compounds compared
+_IDENTITY_RULES: list[tuple[Aspect, str]] = [
+    (
+        Aspect.SAME_COMPOUND,
+        r"\bx (and|&) x (the )?same\b|\bx (the )?same (as|compound as|thing as|molecule as) x\b"
+        r"|\bx (and|&) x identical\b|\bx identical (to|with) x\b|\bx (just )?another name "
+        r"for x\b|^\s*(is|are) x (also )?(called |known as )?x\s*[?.]?\s*$"
+        r"|\b(same|identical) (compound|molecule|substance|drug|chemical)s?\b.*\bx\b.*\bx\b",
+    ),
+]
+
 _RULES: list[tuple[Aspect, str]] = (
     _ENDING_RULES
+    + _IDENTITY_RULES
     + TOOL_RULES
     + _FIRST_RULES
     + [

@@ -239,6 +239,10 @@ class ExtractiveReasoner:
                 query.problems[0] if query.problems else "could not tell what the question asks for"
             )
             return Reasoned(f"I {hint}.", None, "not_understood")
+        if query.aspect == Aspect.SAME_COMPOUND:
+            from chemground.reasoning.identity import identity_answer
+
+            return identity_answer(query, evidence)
         classes = find_classes(query.question)
         if classes:
             query = without_class_words(query, classes)

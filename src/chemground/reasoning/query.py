@@ -49,6 +49,7 @@ class Aspect(StrEnum):
     RING_COUNT = "ring_count"
     HEAVY_ATOMS = "heavy_atoms"
     ATOM_COUNT = "atom_count"
+    SAME_COMPOUND = "same_compound"
     STEREOCENTRES = "stereocentres"
     INCHI = "inchi"
     INCHIKEY = "inchikey"
