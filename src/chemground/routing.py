@@ -254,7 +254,8 @@ PROPERTY_NOT_HELD = re.compile(
     r"(specific|optical) rotations?|optical activit\w*|"
     # structure and physics no tool here computes: "is water polar?" was answered with the TPSA,
     # "the bond angle in water" with the rotatable bonds
-    r"polarity|(is|are) \w+( \w+)? polar|bond (angles?|lengths?|energ\w*|orders?|dissociation)|"
+    r"polarity|(is|are) (?!more\b|less\b)\w+( (?!more\b|less\b)\w+)? polar(?! surface)|"
+    r"bond (angles?|lengths?|energ\w*|orders?|dissociation)|"
     r"bond strengths?|(molecular )?geometry|vsepr|shapes? of|lewis (structure|dot)\w*|"
     r"resonance (structures?|forms?)|point groups?|symmetry|homo[- ]lumo( gap)?|lumo|"
     r"homo (energy|level|orbital)|band ?gaps?|"
@@ -328,7 +329,7 @@ AMOUNT_FOR_ANOTHER = re.compile(
     r"\b(for|to react with|to reduce|to convert|per|with|against)\b[^?]*\d", re.IGNORECASE
 )
 AMOUNT_WITH_UNIT = re.compile(
-    r"\b\d+(?:[.,]\d+)?\s*(?:mg|g|kg|grams?|mmol|mol|moles?|millimoles?)\b", re.IGNORECASE
+    r"\b\d+(?:[.,]\d+)?\s*(?:mg|g|kg|grams?|mmol|mol|moles?|millimoles?)(?![/\w])", re.IGNORECASE
 )
 AMOUNT_ASPECTS = frozenset(
     {

@@ -268,6 +268,8 @@ def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[st
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for _, v, _ in parts)
     if numeric and len(parts) >= 2:
         pick_min = bool(_MIN_WORDS.search(query.question))
+        if aspect == Aspect.TPSA and re.search(r"\bmore polar\b", query.question, re.I):
+            pick_min = False  # a larger polar surface is the more polar compound
         ordered = sorted(parts, key=lambda p: p[1], reverse=not pick_min)
         best, runner_up = ordered[0], ordered[1]
         if best[1] == runner_up[1]:
