@@ -312,3 +312,36 @@ def test_a_stereoisomer_is_not_the_same_compound(qa):
     out = ask(qa, "is C[C@H](N)C(=O)O the same as C[C@@H](N)C(=O)O?")
     assert out["status"] == "answered" and out["value"] is False
     assert "same skeleton" in out["answer"]
+
+
+def test_an_identifier_given_does_not_decide_the_aspect(qa):
+    """'formula of the bottle labelled CAS 58-08-2' was answered with the CAS number, and 'molar
+    mass of <InChIKey>? (InChIKey from our ELN)' with the InChIKey."""
+    cas = ask(qa, 'A bottle labelled only "CAS 58-08-2": which compound, and what is its formula?')
+    assert cas["aspect"] == "formula" and cas["value"] == "C8H10N4O2"
+    key = ask(qa, "molar mass of RYYVLZVUVIJVGH-UHFFFAOYSA-N? (InChIKey from our ELN export)")
+    assert key["aspect"] == "molecular_weight"
+
+
+def test_a_diels_alder_adduct_is_its_product(qa):
+    out = ask(qa, "What's the Diels-Alder adduct of 1,3-butadiene and maleic anhydride?")
+    assert out["status"] == "answered" and out["aspect"] == "product"
+
+
+def test_a_reaction_run_without_its_catalyst_is_hypothetical(qa):
+    question = (
+        "if I ran the Suzuki of bromobenzene with phenylboronic acid palladium-free, what yield "
+        "would I get?"
+    )
+    assert ask(qa, question)["status"] != "answered"
+
+
+def test_hydrogens_in_a_formula_question_do_not_decline_it(qa):
+    out = ask(
+        qa, "is the molecular formula of caffeine C8H10N4O2, or have I got the hydrogens wrong?"
+    )
+    assert out["status"] == "answered" and out["value"] == "C8H10N4O2"
+
+
+def test_a_notebook_line_asking_how_many_hours_asks_the_time():
+    assert classify_aspect("x (5.0 g, 40 mmol) in x, x, reflux -> x. how many h?") == Aspect.TIME

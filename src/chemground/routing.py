@@ -248,8 +248,8 @@ PROPERTY_NOT_HELD = re.compile(
     r"stereoisomers?|enantiomers? (count|number)|(double|triple|single) bonds?|"
     r"molar refractivit\w*|refractivit\w*|log ?d(7\.4)?|xlog ?p\d?|"
     r"fraction (sp3|csp3)|fsp3|degrees? of unsaturation|double bond equivalents?|"
-    r"(carbon|hydrogen|nitrogen|oxygen|sulfur|halogen|hetero) ?atoms|hydrogens|"
-    r"how many atoms|m/z|adducts?|"
+    # (atoms of an element are counted: reasoning.atom_counts)
+    r"(halogen|hetero) ?atoms|m/z|(ms|mass[- ]spec\w*|esi) adducts?|adducts? ions?|"
     # "specific rotation" was answered with the rotatable bonds
     r"(specific|optical) rotations?|optical activit\w*|"
     # structure and physics no tool here computes: "is water polar?" was answered with the TPSA,
@@ -308,6 +308,9 @@ NEGATED_OR_HYPOTHETICAL = re.compile(
     r"tolerated|allowed)\b|\b(unsuitable|incompatible|avoided)\b|\bshould(n't| not)\s+"
     r"((i|you|we|one)\s+)?(use|add)\b|\bavoid\b"
     r"|\bwhat (would|will|could|might) happen if\b|\bwhat if\b"
+    # "if I ran the Sonogashira copper-free, what yield would I get?"
+    r"|\bif (i|you|we|one) (ran|run|did|tried|were to)\b[^?]*\bwould\b"
+    r"|\b(copper|palladium|metal|catalyst|base|ligand)[- ]free\b"
     r"|\bif (i|you|we|one) (forget|omit|skip|leave out|don'?t (add|use)|do not (add|use)|replace"
     r"|swap|change)\b|\bwithout (the |a |an |any )?(catalyst|base|acid|reagent|solvent|ligand)\b",
     re.IGNORECASE,

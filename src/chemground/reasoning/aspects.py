@@ -212,6 +212,11 @@ _ENDING_RULES: list[tuple[Aspect, str]] = [
     (Aspect.YIELD, r"(->|→|=>|[.:;,])\s*(the |what )?(isolated )?yield\s*\??\s*$"),
     (Aspect.SOLVENT, r"(->|→|=>|[.:;,])\s*(the |which |what )?solvent\s*\?\s*$"),
     (Aspect.CATALYST, r"(->|→|=>|[.:;,])\s*(the |which |what )?catalyst\s*\?\s*$"),
+    (
+        Aspect.TIME,
+        r"(->|→|=>|[.:;,])\s*(how many (h|hrs?|hours|min|minutes)|how long|(reaction )?time)"
+        r"\s*\??\s*$",
+    ),
 ]
 
 # "is paracetamol the same as acetaminophen?", "is CCO ethanol?": two compounds compared
@@ -368,7 +373,8 @@ _RULES: list[tuple[Aspect, str]] = (
         ),
         (
             Aspect.PRODUCT,
-            r"\bproducts?\b|\bwhat (forms|is formed|will form|would form|is produced|do (i|you|we) "
+            r"\bproducts?\b|\badducts?\b"
+            r"|\bwhat (forms|is formed|will form|would form|is produced|do (i|you|we) "
             r"get|happens)\b"
             r"|\bwhat (does|do|will|would) x (and x )?(give|form|produce|yield|afford|become|turn "
             r"into|make)\b|\bwhat (does|do|will|would) x do to x\b"
@@ -504,7 +510,8 @@ _ALSO_ASKED: tuple[tuple[Aspect, re.Pattern], ...] = (
     (Aspect.FORMULA, re.compile(r"\b(molecular |chemical |sum )?formula\b(?! weight)")),
     (Aspect.NAME_TO_SMILES, re.compile(r"\bsmiles\b")),
     (Aspect.SMILES_TO_NAME, re.compile(r"\b(iupac|systematic) name\b")),
-    (Aspect.CAS, re.compile(r"\bcas\b")),
+    # a CAS number given ("CAS 129-00-0") is no CAS number asked
+    (Aspect.CAS, re.compile(r"\bcas\b(?!\s*(no\.?|number|#|rn)?\s*:?\s*\d)")),
     # facts of one reaction: "the yield and temperature of the Suzuki coupling of A with B"
     (Aspect.YIELD, re.compile(r"\byields?\b")),
     (Aspect.TEMPERATURE, re.compile(r"\btemp(erature)?s?\b")),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -83,6 +84,14 @@ class RuleParser:
             mentions = [m for m in mentions if m.end <= start or m.start >= end]
         masked = mask_mentions(text, [(m.start, m.end) for m in mentions])
         aspect = first_asked(text, classify_aspect(masked))
+        if aspect in (Aspect.INCHIKEY, Aspect.CAS) and any(
+            m.input_format in ("inchikey", "cas") for m in mentions
+        ):
+            # "molar mass of AWJU...-N? (InChIKey from our ELN)": the identifier is given, so its
+            # word names what was given, not what is asked
+            aspect = first_asked(
+                text, classify_aspect(re.sub(r"\b(inchi ?-?keys?|cas)\b", " ", masked, flags=re.I))
+            )
         problems: list[str] = []
         if aspect == Aspect.ATOM_COUNT and counted is None:
             aspect = None  # "how many carbons does the product have": not the compound named

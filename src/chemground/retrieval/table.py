@@ -322,7 +322,7 @@ class TableRetriever:
             ranked = self._ranked(query, targets, k, allowed=set(allowed))
             if ranked:
                 for e in ranked:
-                    e.why = f"a {named} reaction; " + e.why
+                    e.why = f"{_article(named)} {named} reaction; " + e.why
                 return ranked
         class_only = not targets
         ids = list(allowed)[: MAX_CLASS_REACTIONS if class_only else k]
@@ -338,11 +338,11 @@ class TableRetriever:
             if rid not in reactions:
                 continue
             reaction = reactions[rid]
+            kind = f"{_article(named)} {named} reaction"
             why = (
-                f"a {named} reaction (the question names the class and no compound)"
+                f"{kind} (the question names the class and no compound)"
                 if class_only
-                else f"a {named} reaction, but no {named} reaction in the knowledge base "
-                f"involves {asked}"
+                else f"{kind}, but no {named} reaction in the knowledge base involves {asked}"
             )
             out.append(
                 Evidence(
@@ -516,3 +516,8 @@ def _agent_stands_for_a_reactant(reaction, targets: list[_Target], row: list) ->
         p.role == Role.REACTANT and p.compound_id is not None and p.compound_id not in asked
         for p in reaction.participants
     )
+
+
+def _article(word: str) -> str:
+    """'an' before a vowel ("an amide coupling reaction"), else 'a'."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
