@@ -484,9 +484,9 @@ def section(split: str, rows: list[dict], kb_path: Path, seconds: float) -> str:
             ],
         ),
         "",
-        "By round (rounds 2 to 5: questions written later, each after the rules were tuned on "
-        "the earlier rounds' dev split; their first measurements, before any change, are in the "
-        "README):",
+        "By round (rounds 2 to 8: questions written later, each after the rules were tuned on "
+        "the earlier rounds' dev split; rounds 5 to 8 were written blind by other authors; their "
+        "first measurements, before any change, are in the README):",
         "",
         markdown_table(HEADER, grouped(rows, "round")),
         "",
