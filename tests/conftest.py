@@ -59,6 +59,25 @@ def opsin(tmp_path_factory):
     engine.close()
 
 
+@pytest.fixture(scope="module")
+def rules_qa(small_kb_path, tmp_path_factory):
+    """A read-only QA on the small KB as ``chemground ask`` runs it (rules, no LLM), with an
+    OPSIN cache of its own for the module."""
+    from chemground.chem.opsin import Opsin
+    from chemground.qa import QA
+    from chemground.settings import Settings
+    from chemground.workspace import Workspace
+
+    opsin = Opsin(tmp_path_factory.mktemp("opsin") / "cache.sqlite")
+    workspace = Workspace(
+        Settings(kb={"path": small_kb_path}, cache_dir=tmp_path_factory.mktemp("cache")),
+        readonly=True,
+        opsin=opsin,
+    )
+    yield QA(workspace)
+    opsin.close()
+
+
 @pytest.fixture(scope="session")
 def tool_qa(small_kb_path, opsin, tmp_path_factory):
     """A read-only QA on the small KB with the tools channel run in-process (no worker)."""

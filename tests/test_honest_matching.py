@@ -6,29 +6,19 @@ from __future__ import annotations
 
 import pytest
 
-from chemground.chem.opsin import Opsin
 from chemground.chem.solvents import is_acid_base_or_lewis_acid
 from chemground.evidence import Evidence
-from chemground.qa import QA
 from chemground.reasoning.aspects import classify_aspect
 from chemground.reasoning.extractive import ExtractiveReasoner
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.reaction_classes import find_classes
 from chemground.retrieval.graph import relevant
-from chemground.settings import Settings
 from chemground.workspace import Workspace
 
 
 @pytest.fixture(scope="module")
-def qa(small_kb_path, tmp_path_factory):
-    opsin = Opsin(tmp_path_factory.mktemp("opsin") / "cache.sqlite")
-    workspace = Workspace(
-        Settings(kb={"path": small_kb_path}, cache_dir=tmp_path_factory.mktemp("cache")),
-        readonly=True,
-        opsin=opsin,
-    )
-    yield QA(workspace)
-    opsin.close()
+def qa(rules_qa):
+    return rules_qa
 
 
 def ask(qa, question):

@@ -8,25 +8,14 @@ from __future__ import annotations
 import pytest
 
 from chemground.chem.condensed import condensed_to_smiles
-from chemground.chem.opsin import Opsin
-from chemground.qa import QA
 from chemground.reasoning.aspects import classify_aspect, first_asked
 from chemground.reasoning.atom_counts import asked_element
 from chemground.reasoning.query import Aspect
-from chemground.settings import Settings
-from chemground.workspace import Workspace
 
 
 @pytest.fixture(scope="module")
-def qa(small_kb_path, tmp_path_factory):
-    opsin = Opsin(tmp_path_factory.mktemp("opsin") / "cache.sqlite")
-    workspace = Workspace(
-        Settings(kb={"path": small_kb_path}, cache_dir=tmp_path_factory.mktemp("cache")),
-        readonly=True,
-        opsin=opsin,
-    )
-    yield QA(workspace)
-    opsin.close()
+def qa(rules_qa):
+    return rules_qa
 
 
 def ask(qa, question):

@@ -236,35 +236,46 @@ def find_routes(
     return search
 
 
-def forward_products(
-    graph: GraphBackend, start: str, *, max_depth: int = 2, limit: int = 50, main_only: bool = True
-) -> RouteSearch:
-    """Molecules reachable from ``start`` in at most ``max_depth`` steps, each with its shortest
-    route."""
+def _layers(
+    graph: GraphBackend, origin: str, backward: bool, max_depth: int, main_only: bool
+) -> tuple[RouteSearch, dict[str, tuple[list[str], list[str]]], list[str]]:
+    """Breadth-first layers from ``origin``, forward along reactions or backward against them:
+    the search's counters, the shortest route found to (or from) each molecule met, and those
+    molecules in the order met. Shared by ``forward_products`` and ``backward_routes``."""
     if max_depth < 1:
         raise ChemgroundError("max_depth must be at least 1")
-    _check(graph, [start])
+    _check(graph, [origin])
     search = RouteSearch()
-    route_to: dict[str, tuple[list[str], list[str]]] = {start: ([start], [])}
-    frontier = [start]
+    route_of: dict[str, tuple[list[str], list[str]]] = {origin: ([origin], [])}
+    frontier = [origin]
     order: list[str] = []
     for _ in range(max_depth):
         if not frontier:
             break
         if len(frontier) > MAX_FRONTIER:
             frontier, search.truncated = frontier[:MAX_FRONTIER], True
-        edges = _expand(graph, _FORWARD, frontier, main_only)
+        edges = _expand(graph, _BACKWARD if backward else _FORWARD, frontier, main_only)
         search.queries += 1
         nxt = []
         for m, r, p in sorted(edges):
-            if p in route_to:
+            known, new = (p, m) if backward else (m, p)
+            if new in route_of or m == p:
                 continue
-            mols, rxns = route_to[m]
-            route_to[p] = ([*mols, p], [*rxns, r])
-            nxt.append(p)
-            order.append(p)
+            mols, rxns = route_of[known]
+            route_of[new] = ([new, *mols], [r, *rxns]) if backward else ([*mols, new], [*rxns, r])
+            nxt.append(new)
+            order.append(new)
         frontier = nxt
-    search.explored_molecules = len(route_to)
+    search.explored_molecules = len(route_of)
+    return search, route_of, order
+
+
+def forward_products(
+    graph: GraphBackend, start: str, *, max_depth: int = 2, limit: int = 50, main_only: bool = True
+) -> RouteSearch:
+    """Molecules reachable from ``start`` in at most ``max_depth`` steps, each with its shortest
+    route."""
+    search, route_to, order = _layers(graph, start, False, max_depth, main_only)
     search.found = len(order)
     search.routes = _materialise(graph, [route_to[p] for p in order[:limit]])
     return search
@@ -291,30 +302,7 @@ def backward_routes(
         ChemgroundError: ``max_depth`` below 1.
         NotFoundError: the target is not in the graph.
     """
-    if max_depth < 1:
-        raise ChemgroundError("max_depth must be at least 1")
-    _check(graph, [target])
-    search = RouteSearch()
-    route_from: dict[str, tuple[list[str], list[str]]] = {target: ([target], [])}
-    frontier = [target]
-    order: list[str] = []
-    for _ in range(max_depth):
-        if not frontier:
-            break
-        if len(frontier) > MAX_FRONTIER:
-            frontier, search.truncated = frontier[:MAX_FRONTIER], True
-        edges = _expand(graph, _BACKWARD, frontier, main_only)
-        search.queries += 1
-        nxt = []
-        for m, r, p in sorted(edges):
-            if m in route_from or m == p:
-                continue
-            mols, rxns = route_from[p]
-            route_from[m] = ([m, *mols], [r, *rxns])
-            nxt.append(m)
-            order.append(m)
-        frontier = nxt
-    search.explored_molecules = len(route_from)
+    search, route_from, order = _layers(graph, target, True, max_depth, main_only)
     # one route per sequence of reactions: each co-reactant of a step would start its own copy;
     # the largest molecule (in heavy atoms) starts it, the others are the step's recipe
     candidates = _materialise(graph, [route_from[m] for m in order])
