@@ -334,3 +334,9 @@ def test_hydrogens_in_a_formula_question_do_not_decline_it(qa):
 
 def test_a_notebook_line_asking_how_many_hours_asks_the_time():
     assert classify_aspect("x (5.0 g, 40 mmol) in x, x, reflux -> x. how many h?") == Aspect.TIME
+
+
+def test_explain_what_a_compound_is_asks_for_its_description(qa):
+    """The why/how rule took 'Explain what X is.' for an explanation (table recall fell)."""
+    out = ask(qa, "Explain what benzaldehyde is.")
+    assert out["aspect"] == "description" and out["status"] != "not_understood"

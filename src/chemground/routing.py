@@ -274,7 +274,9 @@ PROPERTY_NOT_HELD = re.compile(
 # what was done; the papers, when there are some, may hold why.
 EXPLANATION_ASKED = re.compile(
     r"\bmechanis(m|ms|tic|tically)\b|^\s*why\b|\bwhy (is|are|does|do|did|would|should|can|not)\b"
-    r"|\bexplain\b|\brate[- ](determining|limiting) steps?\b|\btransition states?\b"
+    # ("explain what X is" asks for a description)
+    r"|\bexplain\b(?! (to me )?what\b(?! (happens|causes|drives|makes|determines)\b))"
+    r"|\brate[- ](determining|limiting) steps?\b|\btransition states?\b"
     r"|\barrow[- ]pushing\b|\bstereospecific\w*|\bregioselectiv\w*|\bchemoselectiv\w*"
     r"|\bwho (discovered|invented|developed|first (made|reported|described))\b",
     re.IGNORECASE,
