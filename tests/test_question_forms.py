@@ -340,3 +340,16 @@ def test_explain_what_a_compound_is_asks_for_its_description(qa):
     """The why/how rule took 'Explain what X is.' for an explanation (table recall fell)."""
     out = ask(qa, "Explain what benzaldehyde is.")
     assert out["aspect"] == "description" and out["status"] != "not_understood"
+
+
+def test_a_class_to_be_made_constrains_the_records(qa):
+    """'reagent to make an acid chloride from benzoic acid' was answered with the reagents of an
+    amide coupling of benzoic acid."""
+    out = ask(qa, "reagent to make an acid chloride from benzoic acid")
+    assert out["status"] != "answered"
+    assert "acid chloride" in out["answer"]
+
+
+def test_what_is_made_from_a_compound_asks_for_the_product():
+    assert classify_aspect("what is made from x") == Aspect.PRODUCT
+    assert classify_aspect("what is x made from") == Aspect.REACTANTS

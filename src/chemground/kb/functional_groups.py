@@ -185,7 +185,7 @@ def class_name(text: str) -> str | None:
     return name if name in GROUPS else None
 
 
-def match_group_question(question: str) -> GroupQuestion | None:
+def match_group_question(question: str, reaction_word: bool = True) -> GroupQuestion | None:
     """The compound class and role a reaction question asks about, or None.
 
     Only questions about reactions that name a class in :data:`GROUPS` match ("Which
@@ -196,12 +196,16 @@ def match_group_question(question: str) -> GroupQuestion | None:
 
     Args:
         question: the question as asked.
+        reaction_word: require a word such as "reaction" or "synthesis" (False when the caller
+            knows the question is about a reaction, e.g. its aspect is a reagent).
 
     Returns:
         The class, its SMARTS and the role, or None when the question names no class or is not
         about reactions.
     """
-    if not question or len(question) > 2000 or not _REACTION_WORDS.search(question):
+    if not question or len(question) > 2000:
+        return None
+    if reaction_word and not _REACTION_WORDS.search(question):
         return None
     found = next(
         (m for m in _GROUP.finditer(question) if not _PART_OF_A_NAME.search(question[: m.start()])),

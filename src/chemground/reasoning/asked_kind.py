@@ -288,3 +288,47 @@ def _filtered_roles(
     for key in ("solvents", "catalysts", "reagents"):
         out[key] = [p for p in record.get(key) or [] if keep(p)]
     return out
+
+
+def product_class_asked(query):
+    """The class of compound a reaction question wants made ("reagent to make an acid chloride
+    from benzoic acid", "conditions to turn X into an amide"), when it is not the class of a
+    compound the question names; else None.
+
+    Args:
+        query: the parsed question (a QueryTuple).
+
+    Returns:
+        The ``GroupQuestion`` (class, SMARTS, role PRODUCT) or None.
+    """
+    from chemground.kb.functional_groups import class_name, match_group_question
+    from chemground.kb.records import Role
+
+    if query.aspect in (None, Aspect.PRODUCT, Aspect.ROUTE, Aspect.REACTIONS, Aspect.REACTANTS):
+        return None
+    found = match_group_question(query.question, reaction_word=False)
+    if found is None or found.role != Role.PRODUCT:
+        return None
+    if any(class_name(m.text) for m in query.mentions):
+        return None  # the class word is itself a mention ("a boronic acid")
+    return found
+
+
+def makes_class(record: dict[str, Any], smarts: str) -> bool:
+    """Whether a reaction record has a product with the class's substructure.
+
+    Args:
+        record: a reaction record (as the KB's evidence carries it).
+        smarts: the class's SMARTS.
+
+    Returns:
+        True when one of its products matches.
+    """
+    from rdkit import Chem
+
+    pattern = Chem.MolFromSmarts(smarts)
+    for product in record.get("products") or []:
+        mol = Chem.MolFromSmiles(product.get("smiles") or "")
+        if mol is not None and pattern is not None and mol.HasSubstructMatch(pattern):
+            return True
+    return False

@@ -152,6 +152,9 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"long|time|base)\b).*\bgives?\s*\?\s*$"
         r"|\bgives? (which|what)\b|\bwhat'?s? (is )?left after\b|\bwhat comes out\b"
         r"|\bwhat (do|did|will|would|should) (i|you|we) end up with\b"
+        # "what is made from salicylic acid" (answered with the reactants of aspirin)
+        r"|\bwhat (is|are|can be|could be|gets?|will be) (made|produced|formed|obtained|prepared) "
+        r"from x\b"
         r"|\bwhat (did|have) (i|you|we) (get|got|made|make|obtain|obtained)\b"
         r"|^\s*(give|name|predict|draw|what "
         r"is|what's)"

@@ -17,8 +17,10 @@ from chemground.chem.solvents import has_transition_metal, is_acid_base_or_lewis
 from chemground.evidence import Evidence
 from chemground.reasoning.asked_kind import (
     ROLE_ASPECTS,
+    makes_class,
     only_kind,
     participant_skeleton,
+    product_class_asked,
     without,
 )
 from chemground.reasoning.aspects import also_asked
@@ -182,6 +184,10 @@ def _temperature(record: dict[str, Any]) -> str | None:
             text += f" ({record['temperature_text']})"
         return text
     return record.get("temperature_text")
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 _PLAIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9 ,'()\[\]-]*")
@@ -535,6 +541,18 @@ class ExtractiveReasoner:
             ]
             left_out = ", ".join(repr(m.text) for m in query.excluded)
             kind_note += f" other than {left_out}"
+        target = product_class_asked(query)
+        if target is not None and reactions:
+            # "reagent to make an acid chloride from benzoic acid": only records whose product is
+            # of that class answer (an amide coupling of benzoic acid was given)
+            reactions = [e for e in reactions if makes_class(e.record, target.smarts)]
+            if not reactions:
+                return Reasoned(
+                    f"The knowledge base holds no reaction that makes {_article(target.group)} "
+                    f"{target.group} from {names}.",
+                    None,
+                    "no_evidence",
+                )
         class_names = " / ".join(c.name for c in classes)
         unresolved_note = (
             " I could not resolve " + ", ".join(repr(u) for u in unresolved) + " to a compound."
