@@ -353,3 +353,9 @@ def test_a_class_to_be_made_constrains_the_records(qa):
 def test_what_is_made_from_a_compound_asks_for_the_product():
     assert classify_aspect("what is made from x") == Aspect.PRODUCT
     assert classify_aspect("what is x made from") == Aspect.REACTANTS
+
+
+def test_the_name_of_this_compound_is_its_name_with_the_case_that_carries_meaning(qa):
+    out = ask(qa, "what's the name of this compound: CN(C)C=O")
+    assert out["aspect"] == "smiles_to_iupac"
+    assert "N,N-dimethylmethanamide" in out["answer"] and "N,N-dimethylformamide" in out["answer"]

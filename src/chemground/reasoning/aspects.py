@@ -269,7 +269,7 @@ _RULES: list[tuple[Aspect, str]] = (
         (Aspect.FORMULA, r"\b(molecular|chemical|empirical|sum)\s+formula\b|\bformula\b"),
         (
             Aspect.SMILES_TO_NAME,
-            r"\biupac\b|\bsystematic name\b|\bchemical name\b|\bname (of|for) (the "
+            r"\biupac\b|\bsystematic name\b|\bchemical name\b|\bname (of|for) (the |this |that "
             r")?(compound|molecule|structure|smiles)\b"
             r"|\bwhat is (the )?name\b|\bname (this|it)\b|\bwhat is x called\b|\bx is "
             r"called\b|\bhow is x named\b"

@@ -395,7 +395,10 @@ class ExtractiveReasoner:
         if aspect == Aspect.SMILES_TO_NAME:
             iupac = r.get("iupac_name")
             if iupac:
-                common = r.get("common_name")
+                from chemground.chem.names import recase_name
+
+                iupac = recase_name(iupac)  # "N,N-", "(2R)": the dictionary stores lower case
+                common = recase_name(r.get("common_name") or "")
                 extra = f" (common name: {common})" if common and common != iupac else ""
                 return Reasoned(
                     f"The IUPAC name of {r.get('smiles')} is {iupac}{extra}.",
