@@ -359,3 +359,27 @@ def test_the_name_of_this_compound_is_its_name_with_the_case_that_carries_meanin
     out = ask(qa, "what's the name of this compound: CN(C)C=O")
     assert out["aspect"] == "smiles_to_iupac"
     assert "N,N-dimethylmethanamide" in out["answer"] and "N,N-dimethylformamide" in out["answer"]
+
+
+@pytest.mark.parametrize(
+    "masked, aspect",
+    [
+        ("how many atoms in x can accept a hydrogen bond", None),
+        ("x: how many atoms other than h", Aspect.HEAVY_ATOMS),
+        ("how many atoms in x", Aspect.ATOM_COUNT),
+    ],
+)
+def test_atom_counts_leave_other_counts_alone(masked, aspect):
+    """The new atom count took 'atoms that can accept a hydrogen bond' and 'atoms other than
+    H' (held-out paraphrase set 1)."""
+    assert classify_aspect(masked) == aspect
+
+
+def test_counting_two_elements_asks_for_the_formula(qa):
+    out = ask(qa, "how many carbon atoms and hydrogens does naphthalene contain")
+    assert out["aspect"] == "formula"
+
+
+def test_non_hydrogen_atoms_are_heavy_atoms(qa):
+    out = ask(qa, "How many non-hydrogen atoms does caffeine contain?")
+    assert out["status"] == "answered" and out["value"] == 14

@@ -88,7 +88,8 @@ TOOL_RULES: list[tuple[Aspect, str]] = [
     ),
     (
         Aspect.HEAVY_ATOMS,
-        r"\bheavy[- ]atoms?\b|\bnon-?hydrogen atoms\b|\bheavy atom count\b",
+        r"\bheavy[- ]atoms?\b|\bnon-?(hydrogen|x|h) atoms\b|\bheavy atom count\b"
+        r"|\batoms (other than|except|besides) (h|x|hydrogens?)\b",
     ),
     (Aspect.ATOM_COUNT, "(?i)" + ATOM_COUNT.pattern),
     (

@@ -46,7 +46,10 @@ _COUNTING = r"(?:how\s+many|number\s+of|no\.?\s+of|count(?:\s+of|\s+the)?|total|
 # "carbon atoms in the ring", "heavy atoms" (its own aspect) or "chiral carbons"
 ATOM_COUNT = re.compile(
     rf"\b{_COUNTING}\s+(?:the\s+)?(?:(?:total|individual)\s+)?"
-    rf"(?:(?P<word>{_WORD})s?(?:\s+atoms?)?|(?P<symbol>{_SYMBOL})(?:\s+|-)atoms?|(?P<all>atoms))"
+    rf"(?:(?P<word>{_WORD})s?(?:\s+atoms?)?|(?P<symbol>{_SYMBOL})(?:\s+|-)atoms?"
+    # "how many atoms" counts them all, but not "atoms other than H" (heavy atoms) nor "atoms
+    # that can accept a hydrogen bond" (acceptors)
+    r"|(?P<all>atoms)(?![^?]*\b(other than|except|besides|accept\w*|donat\w*|bond\w*)\b))"
     r"(?![- ]?(?:bond|bonded|dioxide|monoxide|chain|skeleton|ring|cent(?:re|er)|stereo))\b"
     rf"|\b(?P<word2>{_WORD})\s+(?:atom\s+)?count\b"
     rf"|\bhow\s+many\s+(?P<word3>{_WORD})s?\s+(?:atoms?\s+)?(?:are\s+there|does|do|has|have|in)\b",
@@ -72,6 +75,8 @@ def asked_element(question: str) -> tuple[str | None, tuple[int, int]] | None:
     match = ATOM_COUNT.search(question)
     if match is None or _ANOTHER_COMPOUND.search(question):
         return None
+    if counts_several_elements(question):
+        return None  # "how many carbons and hydrogens does naphthalene contain": its formula
     for group in ("word", "word2", "word3"):
         if match.group(group):
             return ELEMENT_WORDS[match.group(group).lower()], match.span(group)
@@ -80,6 +85,19 @@ def asked_element(question: str) -> tuple[str | None, tuple[int, int]] | None:
         symbol = symbol[0].upper() + symbol[1:].lower()
         return symbol, match.span("symbol")
     return None, match.span("all")
+
+
+def counts_several_elements(question: str) -> bool:
+    """Whether an atom-count question names two elements or more: its formula answers it.
+
+    Args:
+        question: the question as typed.
+
+    Returns:
+        True for "how many carbons and hydrogens does naphthalene contain".
+    """
+    words = re.findall(rf"\b({_WORD})s?\b", question, re.IGNORECASE)
+    return len({ELEMENT_WORDS[w.lower()] for w in words}) >= 2
 
 
 def element_name(symbol: str) -> str:

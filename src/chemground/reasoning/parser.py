@@ -12,7 +12,7 @@ from chemground.errors import ChemgroundError, InputLimitError, control_characte
 from chemground.reasoning.asked_kind import split_asked_kind, split_excluded
 from chemground.reasoning.aspect_classifier import read_aspect
 from chemground.reasoning.aspects import classify_aspect, first_asked, mask_mentions
-from chemground.reasoning.atom_counts import asked_element
+from chemground.reasoning.atom_counts import asked_element, counts_several_elements
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.roles import infer_roles
 from chemground.reasoning.salt_forms import mark_salt_forms
@@ -78,6 +78,8 @@ class RuleParser:
                 use_classifier = settings.aspect_classifier
         text = check_question(question, max_chars)
         mentions, cut, word_notes = self.finder.find_detailed(text, MAX_MENTIONS)
+        # "non-hydrogen atoms" (heavy atoms) names no compound
+        mentions = [m for m in mentions if not re.fullmatch(r"non-?hydrogens?", m.text, re.I)]
         counted = asked_element(text)
         if counted is not None:  # "how many hydrogens in hexane": the element is no compound
             start, end = counted[1]
@@ -93,7 +95,9 @@ class RuleParser:
                 text, classify_aspect(re.sub(r"\b(inchi ?-?keys?|cas)\b", " ", masked, flags=re.I))
             )
         problems: list[str] = []
-        if aspect == Aspect.ATOM_COUNT and counted is None:
+        if aspect == Aspect.ATOM_COUNT and counted is None and counts_several_elements(text):
+            aspect = Aspect.FORMULA  # "how many carbons and hydrogens does naphthalene have"
+        elif aspect == Aspect.ATOM_COUNT and counted is None:
             aspect = None  # "how many carbons does the product have": not the compound named
             use_classifier = False
             problems.append(
