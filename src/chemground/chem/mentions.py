@@ -511,8 +511,10 @@ def is_common_word(word: str, threshold: float = COMMON_WORD_ZIPF) -> bool:
 
 
 def _is_stop(text: str) -> bool:
+    """A word that is never a compound on its own: a stop word, or a verb of what is done to one
+    ("methylated", "brominates": PubChem lists "bromates", and typo correction reached it)."""
     low = text.lower().strip("'")
-    return low in STOPWORDS or bool(_ALKYLATE_PARTICIPLE.match(low))
+    return low in STOPWORDS or bool(_ALKYLATE_PARTICIPLE.match(low) or _WHAT_IS_DONE.match(low))
 
 
 @dataclass
@@ -1240,8 +1242,6 @@ class MentionFinder:
             return False
         if n_words == 1 and rank >= 0 and raw.lower() in REACTION_WORDS:
             return False  # "aldol", "Appel": a reaction name
-        if n_words == 1 and rank >= 0 and _WHAT_IS_DONE.match(raw):
-            return False  # "brominates" is listed for bromate; in a question it is a verb
         if (
             n_words == 1
             and rank >= 2
@@ -1412,8 +1412,6 @@ class MentionFinder:
             return False  # "PhCH2COOH": a condensed formula is no misspelt name (not HOCH2COOH)
         if word.lower() in REACTION_WORDS or word.lower() in GENERIC_WORDS:
             return False
-        if _WHAT_IS_DONE.match(word):
-            return False  # "brominates" was corrected to "bromates"
         if word.isalpha() and _PROCESS_WORD.search(word):
             # "nitration", "hydrolysis", "nitrating", "oxidant": what is done, not a compound
             return False
@@ -1434,8 +1432,6 @@ class MentionFinder:
             inner = (
                 word.text[1:-1] if word.text[:1] in "([" and word.text[-1:] in ")]" else word.text
             )
-            if _WHAT_IS_DONE.match(word.text):
-                continue  # "what reagent brominates ethylbenzene": a verb, not a compound
             if _made_up_name(word.text):  # "flurbozamine": a name nothing here knows, not English
                 fmt, reason = "common_name", _UNKNOWN_NAME
             elif _PEPTIDE_SHORTHAND.match(word.text):

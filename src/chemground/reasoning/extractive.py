@@ -25,7 +25,12 @@ from chemground.reasoning.asked_kind import (
 )
 from chemground.reasoning.aspects import also_asked
 from chemground.reasoning.query import Aspect, QueryTuple
-from chemground.reasoning.reaction_classes import ClassMention, find_classes, without_class_words
+from chemground.reasoning.reaction_classes import (
+    ClassMention,
+    find_classes,
+    indefinite_article,
+    without_class_words,
+)
 from chemground.routing import TOOL_ASPECTS
 
 # "what's the molecular weight of the product when ...", "formula of the product of ..."
@@ -184,10 +189,6 @@ def _temperature(record: dict[str, Any]) -> str | None:
             text += f" ({record['temperature_text']})"
         return text
     return record.get("temperature_text")
-
-
-def _article(word: str) -> str:
-    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 _PLAIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9 ,'()\[\]-]*")
@@ -550,9 +551,9 @@ class ExtractiveReasoner:
             # of that class answer (an amide coupling of benzoic acid was given)
             reactions = [e for e in reactions if makes_class(e.record, target.smarts)]
             if not reactions:
+                made = f"{indefinite_article(target.group)} {target.group}"
                 return Reasoned(
-                    f"The knowledge base holds no reaction that makes {_article(target.group)} "
-                    f"{target.group} from {names}.",
+                    f"The knowledge base holds no reaction that makes {made} from {names}.",
                     None,
                     "no_evidence",
                 )

@@ -62,7 +62,7 @@ def identity_answer(query: QueryTuple, evidence: list[Evidence]):
             "answered",
             cite,
         )
-    parent_a, parent_b = _parent_key(first.smiles), _parent_key(second.smiles)
+    parent_a, parent_b = _parent_skeleton(first.smiles), _parent_skeleton(second.smiles)
     if parent_a and parent_a == parent_b:
         return Reasoned(
             f"Not the same compound: {a} and {b} are forms of one parent (one is a salt, "
@@ -87,18 +87,10 @@ def _shown(mention: QueryMention) -> str:
     return text
 
 
-def _parent_key(smiles: str | None) -> str | None:
-    """The InChIKey connectivity of the largest neutralised fragment (the parent compound)."""
-    if not smiles:
-        return None
-    from rdkit import Chem
-    from rdkit.Chem.MolStandardize import rdMolStandardize
+def _parent_skeleton(smiles: str | None) -> str | None:
+    """The skeleton of the parent compound (largest fragment, neutralised; the parent the KB
+    and retrieval use, ``Structure.parent_inchikey``), or None."""
+    from chemground.chem.structure import try_structure_from_smiles
 
-    mol = Chem.MolFromSmiles(smiles)
-    if mol is None:
-        return None
-    try:
-        parent = rdMolStandardize.ChargeParent(mol)
-        return Chem.MolToInchiKey(parent)[:14] or None
-    except Exception:  # RDKit raises its own types; then no parent is known
-        return None
+    structure = try_structure_from_smiles(smiles or "")
+    return structure.parent_inchikey[:14] if structure is not None else None

@@ -590,3 +590,15 @@ __all__ = [
     "reaction_class_ids",
     "without_class_words",
 ]
+
+
+def indefinite_article(word: str) -> str:
+    """'an' before a vowel ("an amide coupling reaction", "an aldehyde"), else 'a'.
+
+    Args:
+        word: the word the article goes before.
+
+    Returns:
+        "an" or "a".
+    """
+    return "an" if word[:1].lower() in "aeiou" else "a"

@@ -132,13 +132,10 @@ def _already_in_state(mention: Mention, state: str) -> bool:
     ammonium cation", "the acetate anion"): then the name and the structure agree."""
     if re.search(_STATE, mention.text, re.IGNORECASE) or mention.structure is None:
         return True
-    from rdkit import Chem
-
-    mol = Chem.MolFromSmiles(mention.structure.smiles)
-    if mol is None:
+    found = _charge_and_radicals(mention.structure.smiles)
+    if found is None:
         return True
-    charge = sum(atom.GetFormalCharge() for atom in mol.GetAtoms())
-    radicals = sum(atom.GetNumRadicalElectrons() for atom in mol.GetAtoms())
+    charge, radicals = found
     if "radical" in state and not radicals:
         return False
     if "anion" in state:
@@ -163,18 +160,21 @@ def _counter_ion_after(
         or ion.structure is None
         or question[mention.end : ion.start].strip()
         or mention.structure is None
-        or _net_charge(mention.structure.smiles) != 0
-        or _net_charge(ion.structure.smiles) == 0
+        or (_charge_and_radicals(mention.structure.smiles) or (0, 0))[0] != 0
+        or (_charge_and_radicals(ion.structure.smiles) or (0, 0))[0] == 0
     ):
         return None
     return f"{ion.text} salt", ion.start, ion.end
 
 
-def _net_charge(smiles: str) -> int:
+def _charge_and_radicals(smiles: str) -> tuple[int, int] | None:
+    """(net formal charge, radical electrons) of a structure, or None when it does not parse."""
     from rdkit import Chem
 
     mol = Chem.MolFromSmiles(smiles)
-    return sum(a.GetFormalCharge() for a in mol.GetAtoms()) if mol is not None else 0
+    if mol is None:
+        return None
+    return Chem.GetFormalCharge(mol), sum(a.GetNumRadicalElectrons() for a in mol.GetAtoms())
 
 
 def salt_form(question: str, mention: Mention) -> tuple[str, int, int] | None:

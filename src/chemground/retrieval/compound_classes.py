@@ -12,6 +12,7 @@ from chemground.evidence import Evidence
 from chemground.kb.functional_groups import match_group_question
 from chemground.protocols import Retrieval
 from chemground.reasoning.query import QueryTuple
+from chemground.reasoning.reaction_classes import indefinite_article
 from chemground.retrieval.records import reaction_record
 
 SEARCH_LIMIT = 50  # reactions counted; the answer lists the first k
@@ -44,7 +45,7 @@ class CompoundClassRetriever:
         )
         shown = matches[: max(k, 1)]
         reactions = self.kb.get_reactions([m.reaction_id for m in shown])
-        article = "an" if asked.group[:1].lower() in "aeiou" else "a"
+        article = indefinite_article(asked.group)
         evidence = []
         for match in shown:
             reaction = reactions.get(match.reaction_id)

@@ -31,6 +31,7 @@ from chemground.reasoning.reaction_classes import (
     find_classes,
     has_marker,
     in_class_span,
+    indefinite_article,
 )
 from chemground.reasoning.roles import role_accepts
 from chemground.retrieval.fuzzy import FuzzyNameIndex
@@ -322,7 +323,7 @@ class TableRetriever:
             ranked = self._ranked(query, targets, k, allowed=set(allowed))
             if ranked:
                 for e in ranked:
-                    e.why = f"{_article(named)} {named} reaction; " + e.why
+                    e.why = f"{indefinite_article(named)} {named} reaction; " + e.why
                 return ranked
         class_only = not targets
         ids = list(allowed)[: MAX_CLASS_REACTIONS if class_only else k]
@@ -338,7 +339,7 @@ class TableRetriever:
             if rid not in reactions:
                 continue
             reaction = reactions[rid]
-            kind = f"{_article(named)} {named} reaction"
+            kind = f"{indefinite_article(named)} {named} reaction"
             why = (
                 f"{kind} (the question names the class and no compound)"
                 if class_only
@@ -516,8 +517,3 @@ def _agent_stands_for_a_reactant(reaction, targets: list[_Target], row: list) ->
         p.role == Role.REACTANT and p.compound_id is not None and p.compound_id not in asked
         for p in reaction.participants
     )
-
-
-def _article(word: str) -> str:
-    """'an' before a vowel ("an amide coupling reaction"), else 'a'."""
-    return "an" if word[:1].lower() in "aeiou" else "a"
