@@ -335,3 +335,16 @@ def test_search_reranks_with_an_llm_endpoint_and_refuses_an_unknown_reranker(env
     assert "rerank" in data["timings_ms"]
     assert main(["lit", "search", question, "--rerank", "cohere"]) != 0
     assert "unknown re-ranker 'cohere'" in capsys.readouterr().err
+
+
+def test_search_ask_and_index_of_an_empty_library_say_so(env, capsys):
+    """A fresh install has no papers: each literature command names the problem and the fix
+    (bm25s cannot index an empty corpus; this was an AttributeError traceback)."""
+    for argv in (
+        ["lit", "search", "why is the Grignard run in dry ether?"],
+        ["lit", "ask", "why is the Grignard run in dry ether?"],
+        ["lit", "index", "--no-dense"],
+    ):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert "holds no papers" in err and "chemground lit add" in err and "Traceback" not in err

@@ -23,7 +23,6 @@ import re
 from dataclasses import dataclass
 
 from rdkit import Chem
-from rdkit.Chem.EnumerateStereoisomers import EnumerateStereoisomers, StereoEnumerationOptions
 
 from chemground.chem.structure import Structure, structure_from_mol
 
@@ -166,6 +165,12 @@ def reconcile_stereo(name: str, structure: Structure | None) -> Structure | None
         have = atoms if tetra else bonds
         if have == [want]:
             return structure
+        # Imported here: the module pulls in rdDistGeom and numpy (~0.1 s of every CLI start-up).
+        from rdkit.Chem.EnumerateStereoisomers import (
+            EnumerateStereoisomers,
+            StereoEnumerationOptions,
+        )
+
         options = StereoEnumerationOptions(onlyUnassigned=False, unique=True, maxIsomers=8)
         plain = Chem.Mol(mol)
         Chem.RemoveStereochemistry(plain)

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from chemground.errors import ChemgroundError, ConfigError
+from chemground.errors import ChemgroundError, ConfigError, NotFoundError
 from chemground.lit.errors import LitIndexError
 from chemground.lit.sentences import WINDOW_SENTENCES, sentence_windows
 from chemground.lit.store import LitStore
@@ -330,7 +330,23 @@ def open_index(
     rebuild: bool = False,
 ) -> tuple[LitIndex, IndexStats | None]:
     """The index for ``store``: loaded when it is current, (re)built when it is missing, stale,
-    or lacks vectors that are now wanted."""
+    or lacks vectors that are now wanted.
+
+    Args:
+        store: the papers and chunks to index.
+        folder: where the index lives on disk.
+        dense: whether chunk vectors are wanted.
+        embedder: encodes the chunks when vectors must be built.
+        progress: reports a (re)build.
+        rebuild: build even when the index on disk is current.
+
+    Returns:
+        The index, and the build's statistics (None when it was loaded).
+
+    Raises:
+        NotFoundError: the library holds no chunks, so there is nothing to index.
+        ChemgroundError: vectors are wanted and no embedder was given.
+    """
     if not rebuild:
         try:
             index = LitIndex.load(folder)
@@ -342,6 +358,11 @@ def open_index(
             and (index.has_dense or not dense)
         ):
             return index, None
+    if not store.counts()[1]:
+        # bm25s cannot index (or save) an empty corpus; a search of nothing is the user's cue
+        raise NotFoundError(
+            "the literature library holds no papers: add some with `chemground lit add FILES...`"
+        )
     if dense and embedder is None:
         raise ChemgroundError("an Embedder is needed to build dense vectors")
     return LitIndex.build(store, folder, dense=dense, embedder=embedder, progress=progress)
