@@ -368,6 +368,7 @@ FOURTH_ROUND_LAST_ID = 926  # uq-0837..uq-0926: round 4
 FIFTH_ROUND_LAST_ID = 1036  # uq-0927..uq-1036: round 5 (a second author); later: round 6 (a third)
 SIXTH_ROUND_LAST_ID = 1116  # round 6 ends here; round 7 (a fourth author's, blind) follows
 SEVENTH_ROUND_LAST_ID = 1222  # round 7 ends here; round 8 (a fifth author's, blind) follows
+EIGHTH_ROUND_LAST_ID = 1302  # round 8 ends here; round 9 (a sixth author's, blind) follows
 
 
 def round_of(item: dict) -> str:
@@ -384,7 +385,9 @@ def round_of(item: dict) -> str:
         return "round 5"
     if number <= SIXTH_ROUND_LAST_ID:
         return "round 6"
-    return "round 7" if number <= SEVENTH_ROUND_LAST_ID else "round 8"
+    if number <= SEVENTH_ROUND_LAST_ID:
+        return "round 7"
+    return "round 8" if number <= EIGHTH_ROUND_LAST_ID else "round 9"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:
