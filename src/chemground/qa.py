@@ -21,6 +21,7 @@ from chemground.evidence import Evidence
 from chemground.llm.base import LLMError
 from chemground.protocols import Retrieval
 from chemground.reasoning.answer import Answer
+from chemground.reasoning.aspects import COMPUTED_ASPECTS, also_asked
 from chemground.reasoning.extractive import ExtractiveReasoner, Reasoned
 from chemground.reasoning.parser import RuleParser, check_question
 from chemground.reasoning.query import QueryTuple
@@ -215,6 +216,12 @@ class QA:
                         "no single reaction in the knowledge base does this; the answer is a "
                         "multi-step route through the reaction graph"
                     )
+            if (
+                isinstance(engine, ExtractiveReasoner)  # (an LLM reasoner answers from its text)
+                and decision.rule not in DECLINING_RULES
+                and reasoned.status in ("answered", "partial")
+            ):
+                evidence = self._also_asked(query, method, reasoned, evidence, engine, k)
         except LLMError as error:  # the evidence is still worth showing
             reasoned = Reasoned(f"The {reasoner} reasoner failed: {error}", None, "error")
         timings["reason"] = (time.perf_counter() - mark) * 1000
@@ -255,6 +262,57 @@ class QA:
                 **({"retrieval": retrieval_trace} if retrieval_trace else {}),
             },
         )
+
+    def _also_asked(
+        self,
+        query: QueryTuple,
+        method: str,
+        reasoned: Reasoned,
+        evidence: list[Evidence],
+        engine,
+        k: int,
+    ) -> list[Evidence]:
+        """Add to ``reasoned`` the other facts the question asks beside its aspect that its
+        channel did not answer ("the formula of artemisinin, and how many stereocentres?": the
+        records hold the formula, a tool counts the stereocentres). The reasoner answers the
+        facts of its own channel; the others are routed and reasoned here, one by one, and a
+        fact that cannot be answered turns the answer ``partial``, named.
+
+        Args:
+            query: the routed question.
+            method: the retrieval method that answered it.
+            reasoned: its answer, extended in place.
+            evidence: its evidence.
+            engine: the reasoner.
+            k: evidence per retrieval.
+
+        Returns:
+            The evidence of every part, without repeats.
+        """
+        others = also_asked(query.question, query.aspect)
+        if method != "tools":
+            others = [a for a in others if a in COMPUTED_ASPECTS]
+        if not others:
+            return evidence
+        evidence = list(evidence)
+        seen = {e.id for e in evidence}
+        for aspect in others:
+            part = query.model_copy(update={"aspect": aspect})
+            decision = route(part, has_papers="lit" in self._retrievers)
+            if decision.method in ("none", "out_of_scope") or decision.rule in DECLINING_RULES:
+                found: list[Evidence] = []
+                more = Reasoned(f"I cannot answer the {aspect.value} part.", None, "no_evidence")
+            else:
+                found = list(self.retriever(decision.method).retrieve(part, k))  # type: ignore[attr-defined]
+                more = engine.reason(part, found)  # type: ignore[attr-defined]
+            reasoned.answer += " " + more.answer
+            reasoned.citations += [c for c in more.citations if c not in reasoned.citations]
+            reasoned.notes += [n for n in more.notes if n not in reasoned.notes]
+            evidence += [e for e in found if e.id not in seen and not seen.add(e.id)]
+            if more.status != "answered" and reasoned.status == "answered":
+                reasoned.status = "partial"
+                reasoned.notes.append(f"the {aspect.value} part of the question is not answered")
+        return evidence
 
     def _multi_step(self, query: QueryTuple, k: int, engine):
         """A route for a one-step question that no single reaction answers ("make X from Y"),

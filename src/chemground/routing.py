@@ -355,7 +355,10 @@ AMOUNT_ASPECTS = frozenset(
 # rule-of-five check.
 NOT_CHEMISTRY_DATA = re.compile(
     r"\b(side[- ]effects?|dos(e|es|age|ing)(?<!\bhow long dose)(?<!\bhow much dose)"
-    r"(?!\s+(it|this|that|the|a|an|x|one|i|you|we|they)\b)|pregnan\w*|breast-?feed\w*|overdos\w*|"
+    r"(?!\s+(it|this|that|the|a|an|x|one|i|you|we|they)\b)"
+    # "how many H-bond donors dose fluconazol have": 'does' mistyped
+    r"(?!\s+[\w-]+( [\w-]+)? (have|has|contain|weigh|look like|mean)\b)"
+    r"|pregnan\w*|breast-?feed\w*|overdos\w*|"
     r"prescri\w*|(bad|good|safe|healthy) for (you|me|us|skin|the skin|health|kids|children)|"
     r"addictive|addiction|withdrawal|out of (my|your) (system|body)|"
     r"legal(ly)?|illegal|regulat\w*|permitted|allowed limit|"
@@ -752,7 +755,15 @@ def refine(query: QueryTuple) -> QueryTuple:
         # Formulas in an equation or an amount are read from the text by the tools channel.
         problems = [p for p in problems if "could not be resolved" not in p]
     if aspect is not None and aspect.level == "reaction":
+        from chemground.reasoning.options import without_offered_options
         from chemground.reasoning.reaction_classes import find_classes, without_class_words
+
+        # "was the solvent DMF or DCM?": the choices offered are no compounds to match
+        offered = without_offered_options(
+            query.model_copy(update={"aspect": aspect, "mentions": mentions, "problems": problems})
+        )
+        if offered.mentions != mentions:
+            mentions, problems = offered.mentions, offered.problems
 
         classes = find_classes(query.question)
         if classes:  # "reagent for Boc deprotection?": the class is what is asked about

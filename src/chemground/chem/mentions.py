@@ -725,6 +725,12 @@ class MentionFinder:
                     Mention(token, word.start, word.end, fmt, confidence=0.0, reason=str(error))
                 )
             else:
+                compound_id, matched = resolution.compound_id, resolution.matched_name
+                if compound_id is None and self.kb is not None and resolution.structure:
+                    # an InChI is read to a structure; the KB's record of it holds its names
+                    hits = self.kb.lookup_structure(resolution.structure)
+                    if hits:
+                        compound_id, matched = hits[0].compound_id, hits[0].matched_name
                 out.append(
                     Mention(
                         token,
@@ -732,9 +738,9 @@ class MentionFinder:
                         word.end,
                         fmt,
                         structure=resolution.structure,
-                        compound_id=resolution.compound_id,
+                        compound_id=compound_id,
                         resolved_by=fmt,
-                        matched_name=resolution.matched_name,
+                        matched_name=matched,
                     )
                 )
             taken[i] = True
@@ -1261,7 +1267,9 @@ class MentionFinder:
             # "moon", "ice", "speed" are PubChem synonyms, but in a question they are words
             return False
         words = raw.split()
-        if all(_is_stop(w) for w in words):
+        if all(_is_stop(w) or w.isdigit() for w in words):
+            # "rt 2" (of "rt 2 h") is a dictionary synonym of magnesium silicate: stop words and
+            # numbers alone name no compound
             return False
         if n_words > 1 and (
             words[0].lower() in FUNCTION_WORDS or words[-1].lower() in FUNCTION_WORDS
@@ -1516,7 +1524,10 @@ def _plausible_correction(raw: str, name: str) -> bool:
         normalize_name(raw) == normalize_name(core) or _plausible_correction(raw, core)
     ):
         return True  # "caprolactum" for the dictionary's "e-caprolactum": the same name, prefixed
-    if normalize_name(raw) in normalize_name(name):
+    if normalize_name(raw) in normalize_name(name) and not (
+        # "fluconazol", "maleic anhydrid": the name without its final e (German, Dutch, ...)
+        target == low + "e" and len(low) >= 6
+    ):
         return False  # "carboxylic acid" is part of "dicarboxylic acid", not a typo of it
     for word in ("ion", "cation", "anion", "radical", "ylium", "ide ion"):
         if re.search(rf"\b{word}\b", target) and not re.search(rf"\b{word}\b", low):

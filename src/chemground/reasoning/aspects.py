@@ -144,11 +144,17 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"|\b(what |which (\w+ )?)(reacts?|do (i|you|we) (react|need to react|combine|mix)|"
         r"should (i|you|we) (react|combine|mix)|is (reacted|combined|mixed)) with x to "
         r"(make|give|form|produce|yield|afford|get|obtain|prepare)\b"
-        r"|\b(the )?\w+ and (the )?\w+ (that|which) (give|form|make|produce|yield)s?\b",
+        r"|\b(the )?\w+ and (the )?\w+ (that|which) (give|form|make|produce|yield)s?\b"
+        # "which two compounds would I react to make it?"
+        r"|\b(which|what) (\w+ )?(compounds|chemicals|reactants|starting materials|materials|"
+        r"reagents|things) (would|should|do|could|can|must) (i|you|we|one) (react|combine|mix|"
+        r"couple|use|need)( together)? (to|in order to) (make|get|prepare|form|produce|obtain|"
+        r"synthesi[sz]e)\b",
     ),
     (
         Aspect.PRODUCT,
-        r"(->|→|=>)\s*(\?|(the |what |which )?products?\s*\??|what\s*\??)\s*$"
+        # (a note in brackets may follow: "-> ? (SMILES of the biaryl please)")
+        r"(->|→|=>)\s*(\?|(the |what |which )?products?\s*\??|what\s*\??)\s*(\([^)]*\)\s*)?$"
         r"|^(?!.*\b(yields?|temp\w*|solvents?|catalysts?|reagents?|conditions|how "
         r"long|time|base)\b).*\bgives?\s*\?\s*$"
         r"|\bgives? (which|what)\b|\bwhat'?s? (is )?left after\b|\bwhat comes out\b"
@@ -177,7 +183,9 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         Aspect.MOLECULAR_WEIGHT,
         r"\bnot (the )?(exact|monoisotopic|accurate) mass\b|\bmol\.? ?wts?\b|\bm\.? "
         r"?wt\b|\bmolwt\b|\bgrams? (per|a|/) ?mole?s?\b|\bg (per|/) ?mol\b"
-        r"|\bg ?mol-1\b|\bg·mol",
+        r"|\bg ?mol-1\b|\bg·mol"
+        # "how many mg per mmol is papaverine?": g/mol by another name (no amount to convert)
+        r"|\bmg ?/ ?mmol\b|\bmg (per|a) mmol\b|\bmg ?mmol-1\b",
     ),
     (
         Aspect.SYNONYMS,
@@ -396,7 +404,10 @@ _RULES: list[tuple[Aspect, str]] = (
             r"type of\b"
             r"|\binformation (on|about)\b|\bused for\b|\bwhat do you know "
             r"about\b|\bexplain\b|\bwho is\b|\bwhat's x\b"
-            r"|\bwhat is known about\b|^\s*(please )?characteri[sz]e\b",
+            r"|\bwhat is known about\b|^\s*(please )?characteri[sz]e\b"
+            # what a reagent is for: "... TBAB (10 mol%) added - what does TBAB do?"
+            r"|\bwhat (does|do) x (actually |really )?do\b|\bwhat('s| is) x for\b"
+            r"|\b(role|function|purpose|job) of (the )?x\s*[?.]?\s*$",
         ),
     ]
 )
@@ -434,7 +445,9 @@ _ASKING_CLAUSE = re.compile(
 
 
 _ASKING_ROLE_CLAUSE = re.compile(
-    r"^\s*(what|which)( \w+)? (solvent|catalyst|reagent|base|acid|oxidant|reductant|ligand|"
+    # "..., is the base x or x?" asks for the base as well
+    r"^\s*((what|which)( \w+)?|(is|was|are|were) the) (solvent|catalyst|reagent|base|acid|"
+    r"oxidant|reductant|ligand|"
     r"additive|temperature|product|yield)s?\b",
     re.IGNORECASE,
 )
@@ -500,7 +513,12 @@ def correct_aspect_words(text: str) -> str:
         best = extractOne(low, ASPECT_WORDS, scorer=OSA.distance, score_cutoff=limit)
         return best[0] if best else word
 
+    text = _HOMOPHONE_WEIGHT.sub(r"\1 weight", text)  # sounds alike: no edit distance finds it
     return re.sub(r"[A-Za-z]+", fix, text)
+
+
+# Dictated questions ("whats the molecular wait of quinine"): the words that sound like "weight"
+_HOMOPHONE_WEIGHT = re.compile(r"\b(molecular|molar)\s+(wait|wate|weigh|way|wheat)\b", re.I)
 
 
 # Compound facts a question may ask for together ("the SMILES and MW of paracetamol", "CAS and
@@ -530,11 +548,47 @@ _ALSO_ASKED: tuple[tuple[Aspect, re.Pattern], ...] = (
         ),
     ),
 )
+# Computed facts asked beside another ("the formula of artemisinin, and how many stereocentres
+# does it have?", "logP and TPSA of caffeine"): the tool channel computes them, so the answer is
+# put together by ``QA.ask`` (chemground.qa); before, all but one were dropped silently. Each
+# pattern is the fact *asked*: "SMILES with both stereocentres (3S,4R) defined" asks no count.
+COMPUTED_ALSO_ASKED: tuple[tuple[Aspect, re.Pattern], ...] = (
+    (Aspect.LOGP, re.compile(r"\b[cx]?log ?p\b|\bpartition coefficient\b")),
+    (Aspect.TPSA, re.compile(r"\btpsa\b|\bpolar surface area\b")),
+    (
+        Aspect.HBD,
+        re.compile(
+            r"\b(h|hydrogen)[- ]?bond(ing)?[- ]donors?\b|\bhbds?\b|\bacceptors? and donors?\b"
+        ),
+    ),
+    (
+        Aspect.HBA,
+        re.compile(
+            r"\b(h|hydrogen)[- ]?bond(ing)?[- ]acceptors?\b|\bhbas?\b|\bdonors? and acceptors?\b"
+        ),
+    ),
+    (Aspect.ROTATABLE_BONDS, re.compile(r"\brotatable bonds?\b")),
+    (
+        Aspect.STEREOCENTRES,
+        re.compile(
+            r"\b(how many|number of|count of|no\. of)\s+(\w+\s+)?(stereo[- ]?cent(re|er)s|"
+            r"chiral (cent(re|er)s|carbons|atoms)|stereogenic)|\b(is|are) (it|they|\w+) chiral\b"
+        ),
+    ),
+    (
+        Aspect.RING_COUNT,
+        re.compile(r"\b(how many|number of|count of|no\. of)\s+(\w+\s+)?rings\b"),
+    ),
+    (Aspect.HEAVY_ATOMS, re.compile(r"\bheavy[- ]atoms?\b")),
+    (Aspect.QED, re.compile(r"\bqed\b")),
+)
+COMPUTED_ASPECTS = frozenset(a for a, _ in COMPUTED_ALSO_ASKED)
+_ASKED_TOGETHER = _ALSO_ASKED + COMPUTED_ALSO_ASKED
 _JOINED = re.compile(r"\b(and|plus|as well as|together with)\b|&|,|\s\+\s")
 
 
 def also_asked(question: str, aspect: Aspect | None) -> list[Aspect]:
-    """The other compound facts a question asks for beside ``aspect``, in the question's order.
+    """The other facts a question asks for beside ``aspect``, in the question's order.
 
     Args:
         question: the question as asked.
@@ -543,17 +597,18 @@ def also_asked(question: str, aspect: Aspect | None) -> list[Aspect]:
     Returns:
         Further aspects of the same level that the question names and joins with "and" or a
         comma (molecular weight, exact mass, formula, SMILES, IUPAC name and CAS number of a
-        compound; yield, temperature, time, solvent, catalyst and reagent of a reaction); empty
-        otherwise.
+        compound, and the computed ones of ``COMPUTED_ALSO_ASKED``: logP, TPSA, H-bond donors
+        and acceptors, rotatable bonds, stereocentres, rings, heavy atoms, QED; yield,
+        temperature, time, solvent, catalyst and reagent of a reaction); empty otherwise.
     """
-    if aspect not in {a for a, _ in _ALSO_ASKED}:
+    if aspect not in {a for a, _ in _ASKED_TOGETHER}:
         return []
     low = question.lower()
     if not _JOINED.search(low):
         return []
     found = sorted(
         (m.start(), a)
-        for a, pattern in _ALSO_ASKED
+        for a, pattern in _ASKED_TOGETHER
         if a != aspect and a.level == aspect.level and (m := pattern.search(low))
     )
     return [a for _, a in found]
@@ -562,6 +617,10 @@ def also_asked(question: str, aspect: Aspect | None) -> list[Aspect]:
 def first_asked(question: str, aspect: Aspect | None) -> Aspect | None:
     """Of the facts a question asks for together, the one it names first: "solvent and base for
     the Sonogashira coupling" asks for the solvent first, though the rules read the base.
+
+    A computed fact whose word the question uses without asking for it gives way to the fact
+    asked: "isomeric SMILES for paroxetine, with both stereocentres (3S,4R) defined" asks for
+    the SMILES (it was answered with the count of stereocentres).
 
     Args:
         question: the question as asked.
@@ -575,9 +634,9 @@ def first_asked(question: str, aspect: Aspect | None) -> Aspect | None:
     if not others:
         return aspect
     low = question.lower()
-    patterns = dict(_ALSO_ASKED)
+    patterns = dict(_ASKED_TOGETHER)
     own = patterns[aspect].search(low)  # type: ignore[index]
     if own is None:
-        return aspect
+        return others[0] if aspect in COMPUTED_ASPECTS else aspect
     first = min(others, key=lambda a: patterns[a].search(low).start())
     return first if patterns[first].search(low).start() < own.start() else aspect

@@ -153,6 +153,9 @@ class RuleParser:
                 "number)"
             )
         problems += word_notes  # "read 'IM' as a word, not as a compound (...)": said, not guessed
+        # how a mention was read when it is not the dictionary's record as written (a salt built
+        # from its name, the stereoisomer a name asks for): the answer says so
+        problems += [n for m in mentions if m.resolved for n in m.notes if n not in problems]
         query_mentions = [QueryMention.from_mention(m) for m in mentions]
         for mention, role in zip(query_mentions, infer_roles(text, query_mentions, aspect)):
             mention.role = role

@@ -224,10 +224,79 @@ def salt_form(question: str, mention: Mention) -> tuple[str, int, int] | None:
     return form, start, end
 
 
+# Forms whose composition the name fixes: the free compound and n molecules of an acid or of
+# water. "valacyclovir hydrochloride" is valacyclovir.HCl (360.80 g/mol) whether or not the
+# dictionary lists it; "morphine sulfate" (2:1, and a pentahydrate) or "hydrate" (n unknown)
+# are not built.
+_ADDED = {"hydrochloride": "Cl", "hcl": "Cl", "hydrobromide": "Br", "hbr": "Br", "hydroiodide": "I"}
+_TWICE = {"dihydrochloride": "Cl", "2hcl": "Cl"}
+_WATERS = {
+    "monohydrate": 1,
+    "dihydrate": 2,
+    "trihydrate": 3,
+    "tetrahydrate": 4,
+    "pentahydrate": 5,
+    "hexahydrate": 6,
+    "heptahydrate": 7,
+    "octahydrate": 8,
+    "nonahydrate": 9,
+    "decahydrate": 10,
+}
+
+
+def built_form(mention: Mention, form: str) -> Mention | None:
+    """``mention`` as the salt or hydrate ``form`` names, when the name fixes its composition.
+
+    Args:
+        mention: a resolved mention of the free compound.
+        form: the form's words ("hydrochloride", "hcl salt", "trihydrate").
+
+    Returns:
+        The mention with the form's structure (the compound and its acid or waters, as
+        separate components), resolved by ``salt_form`` and with a note saying how it was
+        built; None when the form's composition is not fixed by its name.
+    """
+    from chemground.chem.structure import structure_from_smiles
+    from chemground.errors import StructureError
+
+    word = re.sub(r"\s+salt$", "", form.lower().strip())
+    word = re.sub(r"s$", "", word) if word.endswith(("ides", "ates")) else word
+    if mention.structure is None:
+        return None
+    if "." in mention.structure.smiles and word not in _WATERS:
+        return None  # a salt already ("TBAF"): which ion an acid would protonate is not known
+    if word in _ADDED:
+        parts, what = [_ADDED[word]], f"one H{_ADDED[word]}"
+    elif word in _TWICE:
+        parts, what = [_TWICE[word]] * 2, f"two H{_TWICE[word]}"
+    elif word in _WATERS:
+        n = _WATERS[word]
+        parts, what = ["O"] * n, f"{n} H2O"
+    else:
+        return None
+    try:
+        structure = structure_from_smiles(".".join([mention.structure.smiles, *parts]))
+    except StructureError:
+        return None
+    name = mention.matched_name or mention.text
+    return dataclasses.replace(
+        mention,
+        structure=structure,
+        compound_id=None,
+        resolved_by="salt_form",
+        reason=None,
+        notes=[
+            *mention.notes,
+            f"the {form} of {name} was built as {name} with {what} ({structure.smiles}); the "
+            "knowledge base has no record of that form",
+        ],
+    )
+
+
 def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mention], list[str]]:
     """Mentions with any salt or hydrate form the question asks for, and the dictionary lacks,
-    marked unresolved; a compound named inside that form ("HCl", "sodium") is no mention of its
-    own.
+    built when the form's name fixes its composition (``built_form``) and marked unresolved
+    otherwise; a compound named inside that form ("HCl", "sodium") is no mention of its own.
 
     Args:
         question: the question as parsed.
@@ -257,6 +326,22 @@ def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mentio
         name = mention.matched_name or mention.text
         if mention.start <= form_start <= mention.end:  # "morphine sulfate": the base's words
             name = mention.text[: form_start - mention.start].strip() or name
+        form_end = forms[index][2]
+        written = question[form_start:form_end]  # the form as typed: "HCl", not "hcl"
+        built = built_form(dataclasses.replace(mention, matched_name=name), written)
+        if built is not None:
+            # the mention spans the form's words: answers name "valacyclovir hydrochloride"
+            start, end = min(mention.start, form_start), max(mention.end, form_end)
+            out.append(
+                dataclasses.replace(
+                    built,
+                    text=question[start:end],
+                    start=start,
+                    end=end,
+                    matched_name=question[start:end],
+                )
+            )
+            continue
         reason = (
             f"{FORM_REASON}{form} of {name}; the knowledge base resolved {name} "
             "itself, not that form, and answering for it would give the wrong compound"

@@ -229,10 +229,14 @@ def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[st
     label = calls[0].record.get("label") or aspect.value
     if aspect == Aspect.HAZARDS:
         return _hazards(query, ok, failed, cite, missing)
+    # a misspelt name computed for the compound its typo was corrected to is the closest match,
+    # not the compound asked: named and labelled as the table channel does (it was 'answered')
+    corrected = {m.text: m.correction for m in query.mentions if m.resolved and m.correction}
     parts, values = [], {}
     for e in ok:
         value, text = _value(query, e)
         name = e.record.get("compound") or e.record.get("smiles")
+        name = corrected.get(name, name)
         values[name] = value
         parts.append((name, value, text))
     failures = [_failure(e, label, e.record.get("compound") or "?") for e in failed]
@@ -241,6 +245,16 @@ def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[st
     )
     tool = ok[0].record["tool"] if ok else calls[0].record["tool"]
     notes = [f"computed by {tool} (chosen from the aspect; no LLM)"]
+    used = [(typed, name) for typed, name in corrected.items() if name in {p[0] for p in parts}]
+    closest = ""
+    if used:
+        closest = "(closest match: " + ", ".join(name for _, name in used) + ") "
+        notes += [
+            f"no exact match; computed for the closest name: {typed!r} read as {name!r}"
+            for typed, name in used
+        ]
+        if status == "answered":
+            status = "partial"
     if not parts:
         return Reasoned(" ".join(failures) + missing, None, status, cite, notes)
     if len(parts) == 1:
@@ -261,7 +275,9 @@ def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[st
                     "unspecified stereoisomer; a defined isomer (the natural one, a drug) has "
                     "another. Give its SMILES with stereo (@/@@) for that"
                 )
-        return Reasoned(" ".join([answer, *failures]) + missing, value, status, cite, notes)
+        return Reasoned(
+            closest + " ".join([answer, *failures]) + missing, value, status, cite, notes
+        )
     listing = "; ".join(f"{name}: {text}" for name, _, text in parts)
     answer = f"{label[:1].upper() + label[1:]}: {listing}."
     value: Any = values
@@ -283,7 +299,12 @@ def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[st
             if _WHICH.search(query.question):
                 value = best[0]
     return Reasoned(
-        " ".join([answer, *failures]) + missing, value, status, cite, notes, {"values": values}
+        closest + " ".join([answer, *failures]) + missing,
+        value,
+        status,
+        cite,
+        notes,
+        {"values": values},
     )
 
 
