@@ -533,6 +533,14 @@ def test_a_mixture_or_polymer_is_not_answered_as_a_compound(qa, question):
     assert out["status"] != "answered", question
 
 
+def test_a_mixture_is_no_typo_of_one_of_its_isomers(qa):
+    """'xylenes' was typo-corrected to o-xylene and its density computed; a tool property of a
+    mixture says why nothing was computed."""
+    out = qa.ask("density of xylenes").to_json()
+    assert out["status"] != "answered"
+    assert "is a mixture, not one compound" in out["answer"]
+
+
 def test_a_broken_smiles_is_no_formula(qa):
     out = qa.ask("MW of C1CC1C(").to_json()
     assert out["status"] != "answered"

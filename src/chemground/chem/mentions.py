@@ -1186,6 +1186,9 @@ class MentionFinder:
 
     def _fuzzy_mention(self, raw: str, start: int, match: tuple[str, int, float]) -> Mention | None:
         name, compound_id, score = match
+        why_not = not_one_compound(raw)
+        if why_not is not None:  # "xylenes" is no typo of "o-xylenes": a mixture, said so
+            return Mention(raw, start, start + len(raw), "common_name", reason=why_not)
         if not _plausible_correction(raw, name):
             return None
         hits = self.kb.lookup_name(normalize_name(name)) if self.kb is not None else []

@@ -189,6 +189,21 @@ MIXTURE_NAME = re.compile(
 )
 
 
+_NOT_ONE = (" is a polymer: ", " is a mixture, not one compound: ")  # how those reasons read
+
+
+def names_no_one_compound(reason: str | None) -> bool:
+    """Whether an unresolved mention's reason is that of :func:`not_one_compound`.
+
+    Args:
+        reason: the mention's reason for being unresolved.
+
+    Returns:
+        True for a polymer or a mixture.
+    """
+    return bool(reason) and any(marker in reason for marker in _NOT_ONE)
+
+
 def not_one_compound(name: str) -> str | None:
     """Why a name stands for no single structure (a polymer or a mixture), or None.
 

@@ -208,10 +208,15 @@ def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[st
             f"{'it was' if len(unresolved) == 1 else 'they were'}"
             " not computed."
         )
+        from chemground.chem.names import names_no_one_compound
         from chemground.reasoning.salt_forms import names_a_form
 
-        forms = [m.reason for m in query.unresolved_mentions if names_a_form(m.reason)]
-        if forms:  # "the TPSA of the ibuprofen anion": say why ibuprofen itself was not used
+        forms = [
+            m.reason
+            for m in query.unresolved_mentions
+            if names_a_form(m.reason) or names_no_one_compound(m.reason)
+        ]
+        if forms:  # "the TPSA of the ibuprofen anion", "xylenes": say why nothing was computed
             missing += " (" + "; ".join(forms) + ")"
     if aspect == Aspect.BALANCE:
         return _balance(calls, cite)
