@@ -633,3 +633,41 @@ def test_papers_answer_the_same_on_both_backends(
     for step, (a, b) in enumerate(zip(seen["sqlite"], seen["postgresql"], strict=True)):
         assert a == b, step
     assert seen["postgresql"][-1][0] == 4 and seen["postgresql"][3]["evidence"]
+
+
+def test_rebuilding_a_sqlite_kb_keeps_other_files_and_the_old_kb_until_the_new_is_built(
+    tmp_path, monkeypatch
+):
+    """'kb build --force' deleted every file whose name began with the KB's ('kb.sqlite.bak',
+    notes), crashed on the graph folder 'kb.sqlite.graph', and dropped the old KB before
+    building: an interrupted rebuild lost the reactions and papers imported into it."""
+    from chemground.kb import build as build_module
+    from chemground.kb.backends import build_kb_at, drop_kb
+    from tests.conftest import SMALL_DICTIONARY
+
+    path = tmp_path / "kb.sqlite"
+    build_kb_at(path, dictionary_files=SMALL_DICTIONARY).close()
+    beside = [tmp_path / "kb.sqlite.bak", tmp_path / "kb.sqlite-notes.txt"]
+    for other in beside:
+        other.write_text("keep me")
+    (tmp_path / "kb.sqlite.graph").mkdir()
+    before = path.read_bytes()
+
+    def broken(*args, **kwargs):
+        raise KeyboardInterrupt  # the user stops the rebuild half way
+
+    monkeypatch.setattr(build_module, "seed_dictionary", broken)
+    with pytest.raises(KeyboardInterrupt):
+        build_kb_at(path, replace=True, dictionary_files=SMALL_DICTIONARY)
+    assert path.read_bytes() == before  # the old KB, whole
+    monkeypatch.undo()
+
+    with build_kb_at(path, replace=True, dictionary_files=SMALL_DICTIONARY) as rebuilt:
+        assert rebuilt.stats().compounds > 0
+    assert all(other.read_text() == "keep me" for other in beside)
+    assert (tmp_path / "kb.sqlite.graph").is_dir()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["kb.sqlite", "kb.sqlite.bak", "kb.sqlite-notes.txt", "kb.sqlite.graph"]
+    )
+    drop_kb(path)
+    assert not path.exists() and all(other.exists() for other in beside)

@@ -94,6 +94,48 @@ def test_bad_config_file_is_a_clear_error(config):
         Settings()
 
 
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b'x = "\xff"\n', "is not UTF-8 text"),
+        (b'[kb]\ntop_k = "abc"\n', "kb.top_k: Input should be a valid integer"),
+    ],
+)
+def test_an_unreadable_config_file_or_value_is_a_clear_error(config, content, message):
+    """Each was a traceback (UnicodeDecodeError, pydantic's ValidationError)."""
+    config.write_bytes(content)
+    with pytest.raises(ConfigError, match=message) as raised:
+        Settings()
+    assert "top_k" not in message or f"config file {config}" in str(raised.value)
+
+
+def test_a_config_path_that_is_a_folder_is_a_clear_error(config, monkeypatch, tmp_path):
+    monkeypatch.setenv("CHEMGROUND_CONFIG", str(tmp_path))
+    with pytest.raises(ConfigError, match="is a folder"):
+        Settings()
+
+
+@pytest.mark.parametrize(
+    "name, value, field",
+    [
+        ("CHEMGROUND_MAX_QUESTION_CHARS", "abc", "max_question_chars"),
+        ("CHEMGROUND_MAX_QUESTION_CHARS", "-5", "max_question_chars"),
+        ("CHEMGROUND_TOOL_MEMORY_MB", "xyz", "tools.memory_mb"),  # a documented flat name
+    ],
+)
+def test_a_bad_environment_value_names_the_variable_not_a_traceback(
+    config, monkeypatch, capsys, name, value, field
+):
+    from chemground.cli import main
+
+    monkeypatch.setenv(name, value)
+    get_settings.cache_clear()
+    assert main(["settings"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"invalid settings: {field}:" in err and f"environment variable {name}" in err
+    assert "Traceback" not in err
+
+
 def test_presets_ship_and_load():
     assert {"offline", "local-llm", "server"} <= set(preset_names())
     local = Settings.from_preset("local-llm")
@@ -141,7 +183,7 @@ def test_with_overrides_validates_and_keeps_the_rest():
     base = Settings(kb={"path": "/a.sqlite"}, llm={"model": "m"})
     changed = base.with_overrides(llm={"base_url": "http://x/v1"})
     assert changed.llm.model == "m" and changed.kb.path == Path("/a.sqlite")
-    with pytest.raises(ValueError):
+    with pytest.raises(ConfigError, match=r"api\.threads: Input should be greater than or equal"):
         base.with_overrides(api={"threads": 0})
 
 

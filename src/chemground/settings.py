@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -433,7 +433,7 @@ def read_toml(path: Path) -> dict[str, Any]:
         The file's values (flat keys of the earlier format moved into their sections).
 
     Raises:
-        ConfigError: the file is not valid TOML.
+        ConfigError: the file is not valid TOML, not UTF-8, a folder or unreadable.
     """
     try:
         with open(path, "rb") as handle:
@@ -442,6 +442,14 @@ def read_toml(path: Path) -> dict[str, Any]:
         return {}
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"settings file {path} is not valid TOML: {error}") from error
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"settings file {path} is not UTF-8 text (byte {error.start}); TOML files are UTF-8"
+        ) from error
+    except IsADirectoryError as error:
+        raise ConfigError(f"settings file {path} is a folder, not a TOML file") from error
+    except OSError as error:
+        raise ConfigError(f"settings file {path} cannot be read: {error.strerror}") from error
     return _from_flat_keys(data)
 
 
@@ -587,6 +595,18 @@ class Settings(BaseSettings):
 
     _flags: frozenset[str] = PrivateAttr(default=frozenset())
 
+    def __init__(self, **values: Any) -> None:
+        """Read the settings from ``values``, the environment, the config file and the preset.
+
+        Raises:
+            ConfigError: a value is not valid for its field (named with where it was set), an
+                unknown preset is named, or the config file is not valid TOML.
+        """
+        try:
+            super().__init__(**values)
+        except ValidationError as error:  # a bad environment variable was a pydantic traceback
+            raise ConfigError(invalid_settings_message(error)) from None
+
     @field_validator("embed_backend", mode="before")
     @classmethod
     def _lower(cls, value: Any) -> Any:
@@ -646,7 +666,7 @@ class Settings(BaseSettings):
             A validated copy; the fields given are reported as flags by :meth:`explain`.
 
         Raises:
-            pydantic.ValidationError: a value is not valid for its field.
+            ConfigError: a value is not valid for its field.
         """
         given = {
             key: {k: v for k, v in value.items() if v is not None}
@@ -655,7 +675,10 @@ class Settings(BaseSettings):
             for key, value in values.items()
             if value is not None
         }
-        copy = type(self).model_validate(_merge(self.model_dump(), given))
+        try:
+            copy = type(self).model_validate(_merge(self.model_dump(), given))
+        except ValidationError as error:
+            raise ConfigError(invalid_settings_message(error)) from None
         copy._flags = self._flags | frozenset(flatten(given))
         return copy
 
@@ -703,6 +726,36 @@ class Settings(BaseSettings):
                 yield f"{section}.{name}", getattr(part, name), field
 
 
+def invalid_settings_message(error: ValidationError) -> str:
+    """One line per invalid field, each prefixed with its dotted name and saying where the
+    value was set (an environment variable, the config file, or a flag or preset).
+
+    Args:
+        error: pydantic's error for the Settings model.
+
+    Returns:
+        The message for a ConfigError.
+    """
+    try:
+        in_file = flatten(read_toml(config_file_path()))
+    except ConfigError:
+        in_file = {}
+    lines = []
+    for item in error.errors():
+        name = ".".join(str(part) for part in item["loc"])
+        env = ENV_PREFIX + "__".join(str(part) for part in item["loc"]).upper()
+        names = [env, *(flat for flat, dotted in _flat_names() if dotted == name)]
+        env = next((n for n in names if os.environ.get(n)), None)
+        if env is not None:
+            where = f"environment variable {env}"
+        elif name in in_file:
+            where = f"config file {config_file_path()}"
+        else:
+            where = "a flag or the preset"
+        lines.append(f"{name}: {item['msg']} (got {item.get('input')!r}, from {where})")
+    return "invalid settings: " + "; ".join(lines)
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     """The process-wide settings, read once.
@@ -711,6 +764,7 @@ def get_settings() -> Settings:
         ``Settings()`` (tests clear the cache with ``get_settings.cache_clear()``).
 
     Raises:
-        ConfigError: an unknown preset is named or the config file is not valid TOML.
+        ConfigError: a value is not valid, an unknown preset is named or the config file is not
+            valid TOML.
     """
     return Settings()

@@ -70,16 +70,18 @@ def stats(ctx: typer.Context, as_json: JSONOutput = False) -> None:
 @app.command()
 def build(
     ctx: typer.Context,
-    force: bool = typer.Option(False, "--force", help="Replace an existing knowledge base."),
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="Replace an existing knowledge base (it is kept until the new one is complete).",
+    ),
 ) -> None:
     """Build a fresh knowledge base: the compound dictionary plus the starter reactions."""
-    from chemground.kb.backends import build_kb_at, drop_kb, kb_exists
+    from chemground.kb.backends import build_kb_at, kb_exists
 
     location = state(ctx).settings.kb.path
-    if kb_exists(location):
-        if not force:
-            raise ChemgroundError(f"{location} already exists; pass --force to rebuild it")
-        drop_kb(location)
+    if kb_exists(location) and not force:
+        raise ChemgroundError(f"{location} already exists; pass --force to rebuild it")
     with stage_progress(
         {
             "structures": "dictionary structures",
@@ -88,7 +90,7 @@ def build(
             "reactions": "copy reactions",
         }
     ) as progress:
-        kb = build_kb_at(location, progress=progress)
+        kb = build_kb_at(location, progress=progress, replace=force)
     s = kb.stats()
     kb.close()
     console.print(

@@ -115,12 +115,30 @@ def kb_exists(location: str | Path) -> bool:
     return True
 
 
+SQLITE_SIDECARS = ("-wal", "-shm", "-journal")  # the files SQLite keeps beside a database
+
+
+def sqlite_files(path: str | Path) -> list[Path]:
+    """A SQLite database file and the sidecar files SQLite keeps beside it (WAL, shared memory,
+    rollback journal): what belongs to that database, and nothing else whose name starts alike
+    ("kb.sqlite.bak", the graph folder "kb.sqlite.graph").
+
+    Args:
+        path: the database file.
+
+    Returns:
+        The paths, whether or not they exist.
+    """
+    path = Path(path)
+    return [path, *(path.with_name(path.name + suffix) for suffix in SQLITE_SIDECARS)]
+
+
 def drop_kb(location: str | Path) -> None:
-    """Remove the KB at ``location``: the SQLite file with its WAL, or chemground's tables."""
+    """Remove the KB at ``location``: the SQLite file with its sidecars (``sqlite_files``), or
+    chemground's tables. Other files beside it are left alone."""
     if not is_postgres_url(location):
-        path = Path(location)
-        for stale in path.parent.glob(path.name + "*"):
-            stale.unlink()
+        for stale in sqlite_files(location):
+            stale.unlink(missing_ok=True)
         return
     from chemground.kb.pg_store import PostgresKB
 
@@ -128,28 +146,53 @@ def drop_kb(location: str | Path) -> None:
         kb.drop_tables()
 
 
-def build_kb_at(location: str | Path, progress: Progress | None = None, **options) -> KnowledgeBase:
+def build_kb_at(
+    location: str | Path,
+    progress: Progress | None = None,
+    *,
+    replace: bool = False,
+    **options,
+) -> KnowledgeBase:
     """Build a fresh KB (dictionary + starter reactions) at a path or in an empty database.
+
+    With ``replace``, an existing SQLite KB is replaced only once the new one is complete: it is
+    built beside the old one and moved into its place, so a failed or interrupted rebuild keeps
+    the old KB (and the reactions and papers imported into it). A PostgreSQL KB's tables are
+    dropped first.
 
     A PostgreSQL KB is built as a SQLite KB in a temporary directory, then copied with
     :func:`migrate`, in one transaction: the same records, ids and order on both backends.
 
     Args:
-        location: a path that must not exist, or the URL of a database without a KB.
+        location: a path, or the URL of a database.
         progress: called with (stage, advance, total).
+        replace: replace a KB already there (otherwise there must be none).
         **options: passed to :func:`chemground.kb.build.build_kb`.
 
     Returns:
         The new KB, open for writing.
 
     Raises:
-        FileExistsError: the SQLite file exists. ChemgroundError: the database already
-        holds a KB.
+        FileExistsError: the SQLite file exists and ``replace`` is false. ChemgroundError: the
+        database already holds a KB and ``replace`` is false.
     """
     from chemground.kb.build import build_kb
+    from chemground.kb.sqlite_store import SQLiteKB
 
     if not is_postgres_url(location):
-        return build_kb(Path(location), progress=progress, **options)
+        path = Path(location)
+        if not (replace and path.exists()):
+            return build_kb(path, progress=progress, **options)
+        fresh = path.with_name(path.name + ".rebuilt")
+        for stale in sqlite_files(fresh):
+            stale.unlink(missing_ok=True)
+        build_kb(fresh, progress=progress, **options).close()
+        for old in sqlite_files(path)[1:]:  # the old KB's WAL: the new file starts clean
+            old.unlink(missing_ok=True)
+        fresh.replace(path)  # atomic on one filesystem: the old KB until this moment
+        return SQLiteKB(path)
+    if replace and kb_exists(location):
+        drop_kb(location)
     if kb_exists(location):
         raise ChemgroundError(f"{location} already holds a knowledge base")
     with tempfile.TemporaryDirectory(prefix="chemground-build-") as tmp:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chemground.chem.names import normalize_name
+from chemground.kb.backends import sqlite_files
 from chemground.kb.dictionary import (
     DictionaryEntry,
     dictionary_version,
@@ -278,8 +279,8 @@ def build_kb(
     if path.exists():
         raise FileExistsError(f"{path} already exists")
     tmp = path.with_name(path.name + ".building")
-    for stale in tmp.parent.glob(tmp.name + "*"):
-        stale.unlink()
+    for stale in sqlite_files(tmp):
+        stale.unlink(missing_ok=True)
     kb = SQLiteKB(tmp)
     try:
         started = time.perf_counter()
@@ -307,7 +308,7 @@ def build_kb(
         tmp.rename(path)
     except BaseException:
         kb.close()
-        for stale in tmp.parent.glob(tmp.name + "*"):
-            stale.unlink()
+        for stale in sqlite_files(tmp):
+            stale.unlink(missing_ok=True)
         raise
     return SQLiteKB(path)
