@@ -176,3 +176,28 @@ def test_python_api_and_cli(small_kb_path, small_kb, monkeypatch):
     assert all(r["title"] for r in data["results"])
     bad = CliRunner().invoke(app, ["search", "--substructure", "C1CC"])
     assert bad.exit_code != 0 and "invalid substructure query" in bad.output + str(bad.exception)
+
+
+def test_a_pathological_substructure_pattern_stops_at_the_time_limit():
+    """'[#6]1~' + 48 x '[#6]' + '~[#7]1' matched one fused polycyclic arene for minutes (no
+    output, no end): a search now stops with a clear error once its time is up, also inside
+    one molecule's matching for a large pattern."""
+    import time
+
+    from rdkit import Chem
+
+    from chemground.errors import InputLimitError
+    from chemground.kb.structure_search import parse_substructure_query, substructure_matcher
+
+    pattern = "[#6]1~" + "~".join(["[#6]"] * 48) + "~[#7]1"
+    query = parse_substructure_query(pattern, "smarts").mol
+    arene = Chem.MolFromSmiles(
+        "c1ccc2c(c1)cc1ccc3cc4ccccc4c4c5cc6c(cc5c2c1c34)c1c2ccccc2cc2ccc3cc4ccccc4c6c3c21"
+    )
+    matches = substructure_matcher(query, seconds=0.5)
+    started = time.monotonic()
+    with pytest.raises(InputLimitError, match="stopped after 0.5 s"):
+        matches(arene)
+    assert time.monotonic() - started < 5
+    small = substructure_matcher(Chem.MolFromSmarts("c1ccccc1"), seconds=60)
+    assert small(arene) and not small(Chem.MolFromSmiles("CCO"))

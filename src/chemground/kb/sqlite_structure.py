@@ -32,6 +32,7 @@ from chemground.kb.structure_search import (
     group_reaction_matches,
     parse_similarity_query,
     parse_substructure_query,
+    substructure_matcher,
 )
 
 if TYPE_CHECKING:
@@ -199,9 +200,10 @@ class SQLiteStructureSearch(StoreDialect):
         if restrict is not None:
             candidates = np.intersect1d(candidates, restrict, assume_unique=True)
         out = []
+        matches = substructure_matcher(q.mol)
         for compound_id, smiles, name in self._compound_rows(candidates):
             mol = Chem.MolFromSmiles(smiles)
-            if mol is not None and mol.HasSubstructMatch(q.mol):
+            if mol is not None and matches(mol):
                 out.append((compound_id, smiles, name))
                 if limit is not None and len(out) >= limit:
                     break

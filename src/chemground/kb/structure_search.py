@@ -47,6 +47,50 @@ MAX_RECURSIONS = 10  # recursive SMARTS ($(...)) multiply the matching cost
 MAX_RESULTS = 10_000  # the most hits one search returns (a limit above is refused)
 SEARCH_MODES = ("substructure", "similarity", "exact")
 PATTERN_FP_BITS = 1024  # RDKit pattern fingerprint used to pre-screen substructure candidates
+# A substructure search stops after this long: a large pattern of unspecified atoms and bonds
+# ("*1" + 38 "*" + "1") matched one fused polycyclic arene for minutes (RDKit's matcher has no
+# time limit of its own).
+SUBSTRUCTURE_SECONDS = 10.0
+# Patterns above this many atoms are matched with a deadline check inside RDKit's matcher (an
+# atom-compatibility callback, 3-8x slower); smaller ones are checked between molecules.
+GUARDED_QUERY_ATOMS = 16
+
+
+def substructure_matcher(query: Chem.Mol, seconds: float = SUBSTRUCTURE_SECONDS):
+    """A function ``matches(mol) -> bool`` for one search, that raises InputLimitError once the
+    search has run ``seconds``.
+
+    Args:
+        query: the parsed pattern.
+        seconds: the search's time budget.
+
+    Returns:
+        The matcher; a large pattern's matcher also stops inside one molecule's matching.
+    """
+    import time
+
+    deadline = time.monotonic() + seconds
+    params = None
+    if query.GetNumAtoms() > GUARDED_QUERY_ATOMS:
+        params = Chem.SubstructMatchParameters()
+        params.maxMatches = 1
+        params.setExtraAtomCheckFunc(lambda _query_atom, _atom: time.monotonic() < deadline)
+
+    def matches(mol: Chem.Mol) -> bool:
+        found = (
+            mol.HasSubstructMatch(query)
+            if params is None
+            else bool(mol.GetSubstructMatches(query, params))
+        )
+        if time.monotonic() >= deadline:
+            raise InputLimitError(
+                f"the substructure search stopped after {seconds:g} s: a large pattern of "
+                "unspecified atoms and bonds matches slowly against fused ring systems; make it "
+                "smaller or more specific (element symbols, bond orders)"
+            )
+        return found
+
+    return matches
 
 _INCHIKEY = re.compile(r"^[A-Z]{14}-[A-Z]{8}[SN][A-Z]-[A-Z]$")
 _RDKIT_STAMP = re.compile(r"^\[\d\d:\d\d:\d\d\]\s*|\s*for input: '.*'$")
