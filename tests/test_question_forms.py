@@ -470,11 +470,15 @@ def test_class_words_and_stop_words_with_numbers_are_no_compounds(qa, question):
 
 
 def test_an_inchi_in_a_question_finds_the_record_and_its_names(qa):
-    out = ask(
-        qa,
-        "common name of InChI=1S/C8H10N4O2/c1-10-4-9-6-5(10)7(13)12(3)8(14)11(6)2/h4H,1-3H3",
-    )
+    """The resolver read an InChI to a structure without its KB record: 'No names are recorded'
+    in an answer, 'not in the knowledge base' in `chemground compound`."""
+    inchi = "InChI=1S/C8H10N4O2/c1-10-4-9-6-5(10)7(13)12(3)8(14)11(6)2/h4H,1-3H3"
+    out = ask(qa, f"common name of {inchi}")
     assert out["status"] == "answered" and "caffeine" in out["answer"]
+    from chemground.kb.lookup import lookup_compound
+
+    report = lookup_compound(qa.workspace.kb, qa.workspace.resolver, inchi)
+    assert report.in_kb and report.compound.common_name == "caffeine"
 
 
 @pytest.mark.parametrize(

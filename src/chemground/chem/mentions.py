@@ -725,12 +725,6 @@ class MentionFinder:
                     Mention(token, word.start, word.end, fmt, confidence=0.0, reason=str(error))
                 )
             else:
-                compound_id, matched = resolution.compound_id, resolution.matched_name
-                if compound_id is None and self.kb is not None and resolution.structure:
-                    # an InChI is read to a structure; the KB's record of it holds its names
-                    hits = self.kb.lookup_structure(resolution.structure)
-                    if hits:
-                        compound_id, matched = hits[0].compound_id, hits[0].matched_name
                 out.append(
                     Mention(
                         token,
@@ -738,9 +732,9 @@ class MentionFinder:
                         word.end,
                         fmt,
                         structure=resolution.structure,
-                        compound_id=compound_id,
+                        compound_id=resolution.compound_id,
                         resolved_by=fmt,
-                        matched_name=matched,
+                        matched_name=resolution.matched_name,
                     )
                 )
             taken[i] = True

@@ -248,8 +248,10 @@ class NameResolver:
         # what no identifier holds, refused before any parser sees it; the length limits differ
         # (a SMILES or an InChI may be longer than a name) and are checked where each is parsed
         check_name(query, "identifier", limit=None)
-        if is_inchi(query):
-            return Resolution(query, structure_from_inchi(query), "inchi", "inchi")
+        if is_inchi(query):  # the KB's record of the structure, as for a SMILES
+            return self._attach_compound(
+                Resolution(query, structure_from_inchi(query), "inchi", "inchi")
+            )
         if is_inchikey(query):
             return self._resolve_inchikey(query)
         if is_cas_number(query):
