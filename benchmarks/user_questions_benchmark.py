@@ -369,6 +369,7 @@ FIFTH_ROUND_LAST_ID = 1036  # uq-0927..uq-1036: round 5 (a second author); later
 SIXTH_ROUND_LAST_ID = 1116  # round 6 ends here; round 7 (a fourth author's, blind) follows
 SEVENTH_ROUND_LAST_ID = 1222  # round 7 ends here; round 8 (a fifth author's, blind) follows
 EIGHTH_ROUND_LAST_ID = 1302  # round 8 ends here; round 9 (a sixth author's, blind) follows
+NINTH_ROUND_LAST_ID = 1387  # round 9 ends here; round 10 (a seventh author's, blind) follows
 
 
 def round_of(item: dict) -> str:
@@ -387,7 +388,9 @@ def round_of(item: dict) -> str:
         return "round 6"
     if number <= SEVENTH_ROUND_LAST_ID:
         return "round 7"
-    return "round 8" if number <= EIGHTH_ROUND_LAST_ID else "round 9"
+    if number <= EIGHTH_ROUND_LAST_ID:
+        return "round 8"
+    return "round 9" if number <= NINTH_ROUND_LAST_ID else "round 10"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:

@@ -41,6 +41,7 @@ SOURCES = (
     "questions_round7.txt",  # a fourth author's fresh questions, written blind, after round 6
     "questions_round8.txt",  # a fifth author's fresh questions, written blind, after round 7
     "questions_round9.txt",  # a sixth author's fresh questions, written blind, after round 8
+    "questions_round10.txt",  # a seventh author's fresh questions, written blind, after round 9
 )
 SEED = 13
 DEV_FRACTION = 0.7
