@@ -48,15 +48,41 @@ def test_ask_batch_keeps_order_and_ids(kb_env, capsys, tmp_path):
         {"id": "d", "question": "What forms when benzaldehyde reacts with benzohydrazide?"},
     ]
     path.write_text("\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n")
-    code, out, _err = run(capsys, "ask", "--batch", str(path))
+    code, out, err = run(capsys, "ask", "--batch", str(path))
     answers = [json.loads(line) for line in out.splitlines()]
-    assert code == 0 and [a["id"] for a in answers] == ["a", None, "c", "d"]
+    # every line is answered in order; the one bad line makes the exit status 1 (it was 0)
+    assert code == 1 and "1 of 4 lines could not be answered" in err
+    assert [a["id"] for a in answers] == ["a", None, "c", "d"]
     assert (
         answers[0]["value"] == 180.16
         and answers[1]["status"] == "error"
         and "line 2" in answers[1]["error"]
     )
     assert answers[3]["value"][0] == "O=C(NN=Cc1ccccc1)c1ccccc1"
+
+
+def test_ask_batch_refuses_bad_files_before_answering(kb_env, capsys, tmp_path):
+    """Found by a first-use crash hunt: '-o' equal to the input replaced the questions with the
+    answers; a folder, a missing folder or a non-UTF-8 file were tracebacks; a question given
+    with --batch was silently ignored."""
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(json.dumps({"id": "a", "question": "MW of aspirin?"}) + "\n")
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes(b'{"question": "caf\xe9"}\n')
+    cases = [
+        (["--batch", str(questions), "-o", str(questions)], "is also the input"),
+        (["--batch", str(questions), "-o", str(tmp_path)], "is a folder"),
+        (["--batch", str(tmp_path)], "is a folder; --batch reads a JSONL file"),
+        (["--batch", str(latin)], "not UTF-8 text"),
+        (["MW of aspirin?", "--batch", str(questions)], "either a question or --batch"),
+    ]
+    for args, message in cases:
+        code, _out, err = run(capsys, "ask", *args)
+        assert code == 2 and message in " ".join(err.split()) and "Traceback" not in err, args
+    assert json.loads(questions.read_text())["question"] == "MW of aspirin?"
+    made = tmp_path / "new" / "sub" / "answers.jsonl"
+    code, _, _ = run(capsys, "ask", "--batch", str(questions), "-o", str(made))
+    assert code == 0 and json.loads(made.read_text())["id"] == "a"
 
 
 def test_retrieve_json_shows_query_and_hits(kb_env, capsys):

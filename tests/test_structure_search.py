@@ -196,7 +196,7 @@ def test_a_pathological_substructure_pattern_stops_at_the_time_limit():
     )
     matches = substructure_matcher(query, seconds=0.5)
     started = time.monotonic()
-    with pytest.raises(InputLimitError, match="stopped after 0.5 s"):
+    with pytest.raises(InputLimitError, match=r"stopped after 0\.5 s"):
         matches(arene)
     assert time.monotonic() - started < 5
     small = substructure_matcher(Chem.MolFromSmarts("c1ccccc1"), seconds=60)

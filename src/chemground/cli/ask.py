@@ -16,6 +16,7 @@ from chemground.cli.common import (
     LLMModel,
     console,
     err_console,
+    output_file,
     print_json,
     state,
 )
@@ -174,8 +175,12 @@ def ask(
     qa = _qa(ctx, llm_base_url, llm_model, parser)
     k = state(ctx).settings.kb.top_k if k is None else k
     if batch is not None:
+        if question:
+            raise ChemgroundError("give either a question or --batch FILE, not both")
         _batch(qa, batch, output, method, reasoner, k)
         return
+    if output is not None:
+        raise ChemgroundError("--output is for --batch; a single answer is printed")
     if not question:
         raise ChemgroundError(
             'give a question, e.g. chemground ask "what is the molecular weight of aspirin?", or '
@@ -193,9 +198,18 @@ def ask(
 def _batch(qa, path: Path, output: Path | None, method: str, reasoner: str, k: int) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    if path.is_dir():
+        raise ChemgroundError(f"{path} is a folder; --batch reads a JSONL file")
     if not path.exists():
         raise ChemgroundError(f"{path}: no such file")
-    lines = path.read_text(encoding="utf-8").splitlines()
+    if output is not None:
+        output_file(output, path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as error:
+        raise ChemgroundError(
+            f"{path}: not UTF-8 text ({error.reason} at byte {error.start})"
+        ) from error
     sink = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115 - closed in the finally below
     progress = Progress(
         TextColumn("answering"),
@@ -204,6 +218,7 @@ def _batch(qa, path: Path, output: Path | None, method: str, reasoner: str, k: i
         TimeElapsedColumn(),
         console=err_console,
     )
+    errors = 0
     try:
         with progress:
             task = progress.add_task("answering", total=sum(1 for line in lines if line.strip()))
@@ -227,6 +242,7 @@ def _batch(qa, path: Path, output: Path | None, method: str, reasoner: str, k: i
                         "status": "error",
                         "error": f"line {number}: {error}",
                     }
+                errors += record["status"] == "error"
                 sink.write(json.dumps(record, ensure_ascii=False) + "\n")
                 sink.flush()
                 progress.advance(task)
@@ -234,6 +250,9 @@ def _batch(qa, path: Path, output: Path | None, method: str, reasoner: str, k: i
     finally:
         if output:
             sink.close()
+    if errors:  # each is in the output with its line number; the exit status says so too
+        err_console.print(f"{errors} of {progress.tasks[0].total} lines could not be answered")
+        raise typer.Exit(1)
 
 
 def retrieve(

@@ -14,6 +14,7 @@ from chemground.cli.common import (
     LLMModel,
     console,
     err_console,
+    output_file,
     print_json,
     stage_progress,
     state,
@@ -45,6 +46,7 @@ def graph_generate(
     from chemground.cli.graph import open_for
     from chemground.graph.bench.generate import generate_tasks, task_counts, write_tasks
 
+    output_file(out)
     with open_for(ctx, backend) as graph, stage_progress({"tasks": "tasks"}) as progress:
         tasks = generate_tasks(
             graph,
@@ -96,6 +98,8 @@ def graph_run(
     from chemground.llm.config import llm_configured, llm_from_settings
 
     tasks = read_tasks(tasks_path)[:limit]
+    if out is not None:
+        output_file(out, tasks_path)
     settings = state(ctx).with_llm(llm_base_url, llm_model)
     if not reference and not llm_configured(settings):
         raise ChemgroundError(

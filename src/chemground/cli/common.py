@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+from chemground.errors import ChemgroundError
 from chemground.settings import Settings, get_settings
 
 if TYPE_CHECKING:  # imported when used: the KB, RDKit and OPSIN layers (~60 ms), rich.progress
@@ -44,6 +45,45 @@ JSONOutput = Annotated[
 
 console = Console()
 err_console = Console(stderr=True)
+
+
+def output_file(path: Path, *inputs: Path | None) -> Path:
+    """A file a command is about to write, checked before any work is done: not a folder, not
+    one of the command's own inputs (it was overwritten while being read: ``ask --batch q.jsonl
+    -o q.jsonl`` replaced the questions by the answers), in a folder that can be written (made
+    if missing).
+
+    Args:
+        path: the file to write.
+        *inputs: the files the command reads (None for one not given).
+
+    Returns:
+        ``path``.
+
+    Raises:
+        ChemgroundError: it is a folder, one of the inputs, or its folder cannot be made or
+            written to.
+    """
+    import os
+
+    if path.is_dir():
+        raise ChemgroundError(f"{path} is a folder; give the name of a file to write")
+    for source in inputs:
+        if source is not None and path.exists() and source.exists() and path.samefile(source):
+            raise ChemgroundError(
+                f"{path} is also the input: writing it would overwrite what is being read; "
+                "choose another output file"
+            )
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ChemgroundError(
+            f"cannot make the folder {folder} for {path}: {error.strerror}"
+        ) from error
+    if not os.access(folder, os.W_OK):
+        raise ChemgroundError(f"cannot write {path}: the folder {folder} is not writable")
+    return path
 
 
 def settings_from_flags(
