@@ -313,8 +313,10 @@ NEGATED_OR_HYPOTHETICAL = re.compile(
     # "if I ran the Sonogashira copper-free, what yield would I get?"
     r"|\bif (i|you|we|one) (ran|run|did|tried|were to)\b[^?]*\bwould\b"
     r"|\b(copper|palladium|metal|catalyst|base|ligand)[- ]free\b"
-    r"|\bif (i|you|we|one) (forget|omit|skip|leave out|don'?t (add|use)|do not (add|use)|replace"
-    r"|swap|change)\b|\bwithout (the |a |an |any )?(catalyst|base|acid|reagent|solvent|ligand)\b",
+    # "... give if I left out the triethylamine?" (the record's yield was answered)
+    r"|\bif (i|you|we|one) (forget|forgot|omit|omitted|skip|skipped|leave out|left out|"
+    r"(don'?t|didn'?t|do not|did not) (add|use)|replace|replaced|swap|swapped|change|changed)\b"
+    r"|\bwithout (the |a |an |any )?(catalyst|base|acid|reagent|solvent|ligand)\b",
     re.IGNORECASE,
 )
 

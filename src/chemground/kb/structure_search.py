@@ -92,6 +92,7 @@ def substructure_matcher(query: Chem.Mol, seconds: float = SUBSTRUCTURE_SECONDS)
 
     return matches
 
+
 _INCHIKEY = re.compile(r"^[A-Z]{14}-[A-Z]{8}[SN][A-Z]-[A-Z]$")
 _RDKIT_STAMP = re.compile(r"^\[\d\d:\d\d:\d\d\]\s*|\s*for input: '.*'$")
 _RDKIT_NOISE = re.compile(r"^(?:[~^ ]+|SMARTS Parse Error: Failed parsing SMARTS .*|\S+)$")

@@ -193,7 +193,10 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"people|everyone|pharmacists) "
         r"(usually |normally |commonly "
         r")?call\b|\b(usual|everyday|common|trivial|familiar|popular|street|"
-        r"colloquial|household|non-systematic|lay) names?\b|\bbetter known as\b|\bknown as what\b",
+        r"colloquial|household|non-systematic|lay) names?\b|\bbetter known as\b|\bknown as what\b"
+        # "HMPA - full name? ... spelled out", "what else is it called?"
+        r"|\bfull (chemical )?names?\b|\bspel(led|t|l) (it |them )?out\b"
+        r"|\bwhat else (is|are) (it|they|x) (called|known as)\b",
     ),
     (
         Aspect.SMILES_TO_NAME,

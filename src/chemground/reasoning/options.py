@@ -15,12 +15,15 @@ import re
 from chemground.chem.solvents import is_common_solvent
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 
-# two mentions joined as alternatives: "DMF or DCM", "DMF, or DCM", "DMF vs DCM"
-_BETWEEN_OPTIONS = re.compile(r"\s*,?\s*(or|vs\.?|versus)\s+", re.IGNORECASE)
+# mentions joined as alternatives: "DMF or DCM", "DMF vs DCM", "THF, DMF or neat Et3N" (a run
+# of commas counts only with an "or" in it: "toluene, EtOH, water" is a notebook's solvents)
+_BETWEEN_OPTIONS = re.compile(r"\s*(,|,?\s*(or|vs\.?|versus))\s+(neat\s+)?", re.IGNORECASE)
+_ALTERNATIVE = re.compile(r"\b(or|vs\.?|versus)\b", re.IGNORECASE)
 # "2- or 3-acetylthiophene": a choice of locant before one name
 _LOCANT_CHOICE = re.compile(r"\b\d+-\s+or\s+$", re.IGNORECASE)
 # the words that put the options to the asked role, just before the first option
 _ROLE_WORDS = {
+    Aspect.SOLVENT: r"solvents?|media|medium",  # "which solvent - THF, DMF or neat Et3N?"
     Aspect.CATALYST: r"catalysts?",
     Aspect.REAGENT: (
         r"reagents?|bases?|acids?|oxidants?|reductants?|(reducing|oxidi[sz]ing) agents?"
@@ -42,6 +45,11 @@ def _pairs(question: str, mentions: list[QueryMention]) -> list[list[QueryMentio
             runs[-1].append(right)
         else:
             runs.append([left, right])
+    runs = [
+        run
+        for run in runs
+        if any(_ALTERNATIVE.search(question[a.end : b.start]) for a, b in itertools.pairwise(run))
+    ]
     for mention in ordered:
         if _LOCANT_CHOICE.search(question[: mention.start]) and not any(
             mention in run for run in runs
@@ -52,8 +60,10 @@ def _pairs(question: str, mentions: list[QueryMention]) -> list[list[QueryMentio
 
 def _offered_for(query: QueryTuple, run: list[QueryMention]) -> bool:
     """Whether the run of alternatives is offered as the answer to the asked role."""
-    if query.aspect == Aspect.SOLVENT:
-        return all(m.smiles and is_common_solvent(m.smiles) for m in run)
+    if query.aspect == Aspect.SOLVENT and all(
+        m.smiles and is_common_solvent(m.smiles) for m in run
+    ):
+        return True
     words = _ROLE_WORDS.get(query.aspect)  # type: ignore[arg-type]
     if words is None:
         return False

@@ -478,8 +478,14 @@ def find_classes(question: str) -> list[ClassMention]:
 
 def in_class_span(mention: QueryMention, classes: list[ClassMention]) -> bool:
     """Is the mention (a word such as "Appel" or "Boc" taken for a compound) part of a class
-    name?"""
-    return any(mention.start < c.end and mention.end > c.start for c in classes)
+    name? A resolved compound that covers all the words the class was read from is not: the
+    class was read from the reagent's name ("Dess-Martin periodinane": its MW was refused)."""
+    return any(
+        mention.start < c.end
+        and mention.end > c.start
+        and not (mention.resolved and mention.start <= c.start and mention.end >= c.end)
+        for c in classes
+    )
 
 
 def without_class_words(query: QueryTuple, classes: list[ClassMention]) -> QueryTuple:

@@ -190,6 +190,10 @@ def _default(
             # "benzoic acid, MeOH, H2SO4, reflux -> product?": in a list that names no roles an
             # acid, a base or a metal is an agent (reagent or catalyst), not a reactant
             return Role.REAGENT
+        if index > 0 and smiles and is_common_solvent(smiles):
+            # "2-nitroanisole H2 Pd/C MeOH product": a solvent in such a list may be the solvent
+            # or a reactant (methanol of an esterification); either role matches
+            return None
         return Role.REACTANT
     if aspect == Aspect.REACTANTS:
         return Role.PRODUCT
