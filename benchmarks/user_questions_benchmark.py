@@ -398,7 +398,8 @@ def grouped(rows: list[dict], key: str) -> list[list[object]]:
     for r in rows:
         groups[round_of(r["item"]) if key == "round" else r["item"][key]].append(r)
     out = []
-    for name in sorted(groups):
+    # "round 10" after "round 9", not between "round 1" and "round 2"
+    for name in sorted(groups, key=lambda g: [int(t) if t.isdigit() else t for t in g.split()]):
         s = summarise(groups[name])
         out.append(
             [
