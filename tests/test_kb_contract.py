@@ -671,3 +671,26 @@ def test_rebuilding_a_sqlite_kb_keeps_other_files_and_the_old_kb_until_the_new_i
     )
     drop_kb(path)
     assert not path.exists() and all(other.exists() for other in beside)
+
+
+def test_a_kb_path_that_cannot_work_says_what_to_do(tmp_path, monkeypatch, small_kb_path):
+    """A folder given as --kb was 'sqlite3.OperationalError: unable to open database file'; a
+    good KB in a read-only folder was 'not a chemground knowledge base: attempt to write a
+    readonly database'."""
+    import os
+    import shutil
+    from pathlib import Path
+
+    from chemground.errors import ChemgroundError
+    from chemground.kb.sqlite_store import SQLiteKB
+
+    with pytest.raises(ChemgroundError, match="is a folder; the KB is a file"):
+        SQLiteKB(tmp_path)
+    copy = tmp_path / "kb.sqlite"
+    shutil.copy(small_kb_path, copy)
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: Path(p) != tmp_path and real_access(p, mode))
+    with pytest.raises(ChemgroundError, match="its folder is read-only"):
+        SQLiteKB(copy)
+    with SQLiteKB(copy, readonly=True) as kb:  # reading needs no write access
+        assert kb.stats().compounds > 0

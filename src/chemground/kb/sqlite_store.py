@@ -129,6 +129,30 @@ class _Reader:
         self.conn = conn
 
 
+def _check_kb_path(path: Path, readonly: bool) -> None:
+    """Refuse a KB path that cannot work, with what to do about it: a folder, or (to write) a
+    file or folder that is read-only. Each was a raw sqlite3 error or a traceback ("unable to
+    open database file"; "is not a chemground knowledge base: attempt to write a readonly
+    database" for a perfectly good KB in a read-only folder)."""
+    import os
+
+    if path.is_dir():
+        raise ChemgroundError(
+            f"{path} is a folder; the KB is a file (e.g. {path / 'kb.sqlite'}), given with --kb "
+            "or CHEMGROUND_KB"
+        )
+    if readonly or not path.exists():
+        return
+    folder = path.parent if str(path.parent) else Path(".")
+    for target, what in ((path, "file"), (folder, "folder")):
+        if not os.access(target, os.W_OK):
+            raise ChemgroundError(
+                f"the knowledge base {path} cannot be written: its {what} is read-only (SQLite "
+                "needs to write the file and its journal beside it); make it writable, or copy "
+                "the KB somewhere writable and pass --kb"
+            )
+
+
 class SQLiteKB(
     SQLiteCompounds,
     SQLiteReactions,
@@ -147,6 +171,7 @@ class SQLiteKB(
     def __init__(self, path: str | Path, readonly: bool = False) -> None:
         self.path = Path(path)
         self.readonly = readonly
+        _check_kb_path(self.path, readonly)
         if readonly:
             if not self.path.exists():
                 raise NotFoundError(f"no knowledge base at {self.path}")
