@@ -109,3 +109,6 @@ def test_extract_command_without_an_llm_says_what_to_set(cli, tmp_path):
     result = CliRunner().invoke(app, [str(doc), "--run-dir", str(tmp_path / "run")])
     assert result.exit_code != 0
     assert "CHEMGROUND_LLM_BASE_URL" in str(result.exception)
+    # the option this command names its model with (it said --llm-model, which it rejects)
+    assert "--extract-model" in str(result.exception)
+    assert "--llm-model" not in str(result.exception)

@@ -123,7 +123,11 @@ def extract(
         "--check-cost-per-1k-input",
         help="Price of the check model (default: CHEMGROUND_LLM_COST_PER_1K_INPUT).",
     ),
-    check_cost_out: float | None = typer.Option(None, "--check-cost-per-1k-output"),
+    check_cost_out: float | None = typer.Option(
+        None,
+        "--check-cost-per-1k-output",
+        help="Output price of the check model (default: CHEMGROUND_LLM_COST_PER_1K_OUTPUT).",
+    ),
     dataset: str = typer.Option(
         "llm-extraction", "--dataset", help="Dataset label of the stored reactions."
     ),
@@ -135,7 +139,7 @@ def extract(
     settings = state(ctx).with_llm(llm_base_url).with_overrides(allow_network=allow_network)
     if not files and not from_documents:
         raise ChemgroundError("nothing to read: give FILES and/or --from-documents")
-    extract_llm = llm_from_settings(settings, model=extract_model)
+    extract_llm = llm_from_settings(settings, model=extract_model, model_option="--extract-model")
     check_settings = settings.with_overrides(
         llm={
             "base_url": check_base_url,
@@ -143,7 +147,9 @@ def extract(
             "cost_per_1k_output": check_cost_out,
         }
     )
-    check_llm = llm_from_settings(check_settings, model=check_model or extract_model)
+    check_llm = llm_from_settings(
+        check_settings, model=check_model or extract_model, model_option="--check-model"
+    )
     workspace = Workspace(settings, build_progress=build_progress())
     snippets: list[Snippet] = []
     for path in files or []:

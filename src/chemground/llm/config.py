@@ -16,7 +16,9 @@ def llm_configured(settings: Settings) -> bool:
     return bool(base_url and settings.llm.model)
 
 
-def llm_from_settings(settings: Settings, model: str | None = None) -> LLM:
+def llm_from_settings(
+    settings: Settings, model: str | None = None, model_option: str = "--llm-model"
+) -> LLM:
     """The configured endpoint as an LLM.
 
     ``local:PATH.gguf`` runs that model in this process (llama-cpp-python, the ``local-llm``
@@ -25,6 +27,8 @@ def llm_from_settings(settings: Settings, model: str | None = None) -> LLM:
     Args:
         settings: where the endpoint, model and limits come from.
         model: a model name that overrides ``settings.llm.model``.
+        model_option: the command's option that names the model, for the error messages
+            (``kb extract`` names its models with ``--extract-model``).
 
     Returns:
         The LLM client.
@@ -52,12 +56,12 @@ def llm_from_settings(settings: Settings, model: str | None = None) -> LLM:
         raise LLMUnavailable(
             "this needs an LLM but none is configured: set CHEMGROUND_LLM_BASE_URL and "
             "CHEMGROUND_LLM_MODEL "
-            "(or OPENAI_BASE_URL / OPENAI_API_KEY), or pass --llm-base-url and --llm-model. "
+            f"(or OPENAI_BASE_URL / OPENAI_API_KEY), or pass --llm-base-url and {model_option}. "
             "Any OpenAI-compatible server works (vLLM, Ollama, llama.cpp, OpenAI)."
         )
     if not model:
         raise LLMUnavailable(
-            "no LLM model configured: set CHEMGROUND_LLM_MODEL or pass --llm-model"
+            f"no LLM model configured: set CHEMGROUND_LLM_MODEL or pass {model_option}"
         )
     from chemground.llm.openai_client import (
         OpenAICompatibleLLM,

@@ -138,7 +138,7 @@ def _read_table(
             1,
             f"no reaction SMILES column found in header {shown}; expected one of "
             f"{', '.join(SMILES_COLUMNS)} "
-            "(or name it with --smiles-column)",
+            "(rename the column to one of these)",
         )
         return
     text_col = _find_column(header, TEXT_COLUMNS)
