@@ -112,3 +112,25 @@ def test_retrieve_takes_its_default_k_from_the_kb_settings(kb_env, capsys, monke
 def test_unclear_question_exits_nonzero(kb_env, capsys):
     code, out, _ = run(capsys, "ask", "What is the boiling point of the moon?")
     assert code == 1 and "could not tell what the question asks for" in " ".join(out.split())
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["retrieve", "MW of aspirin?", "-k", "0"], "Invalid value for '-k'"),
+        (["ask", "MW of aspirin?", "-k", "-3"], "Invalid value for '-k'"),
+        (["compound", "aspirin", "--reactions", "-1"], "Invalid value for '--reactions'"),
+        (["graph", "query", "MATCH (n) RETURN n", "--limit", "0"], "Invalid value for '--limit'"),
+        (
+            ["agent", "ask", "MW of aspirin?", "--max-steps", "-1"],
+            "Invalid value for '--max-steps'",
+        ),
+        (["graph", "route", "--from", "benzene", "--to", " "], "--to is empty"),
+    ],
+)
+def test_counts_and_limits_below_their_range_are_refused(kb_env, capsys, args, message):
+    """-k 0 returned nothing, --reactions -1 dropped the last reaction (a Python slice), --limit
+    0 returned every row, --max-steps -1 'found no answer within -1 tool calls', and an empty
+    --to became a forward search: each exited 0."""
+    code, _out, err = run(capsys, *args)
+    assert code == 2 and message in " ".join(err.split()), (args, err)

@@ -20,10 +20,10 @@ def ask(
     mode: str = typer.Option(
         "cot", "--mode", help="cot (chain of thought) or mcts (HE-MCTS tree search)."
     ),
-    max_steps: int = typer.Option(6, "--max-steps", help="cot: tool-call budget."),
+    max_steps: int = typer.Option(6, "--max-steps", min=1, help="cot: tool-call budget."),
     iterations: int = typer.Option(6, "--iterations", help="mcts: search iterations."),
     depth: int = typer.Option(4, "--depth", help="mcts: tool calls on a path."),
-    k: int = typer.Option(3, "-k", help="mcts: actions proposed per expansion."),
+    k: int = typer.Option(3, "-k", min=1, help="mcts: actions proposed per expansion."),
     max_llm_calls: int = typer.Option(60, "--max-llm-calls", help="mcts: LLM-call budget."),
     k_tools: int = typer.Option(8, "--k-tools", help="How many retrieved tools the model may use."),
     tools: str | None = typer.Option(

@@ -165,6 +165,7 @@ def ask(
     k: int | None = typer.Option(
         None,
         "-k",
+        min=1,
         help="How many evidence records to retrieve (default: setting kb.top_k, 5).",
         show_default=False,
     ),
@@ -259,7 +260,11 @@ def retrieve(
     ctx: typer.Context,
     question: str = typer.Argument(..., help="The question."),
     k: int | None = typer.Option(
-        None, "-k", help="How many records (default: setting kb.top_k, 5).", show_default=False
+        None,
+        "-k",
+        min=1,
+        help="How many records (default: setting kb.top_k, 5).",
+        show_default=False,
     ),
     method: str = typer.Option(
         "auto", "--method", "-m", help="auto | table | tools | routes | bm25 | dense."

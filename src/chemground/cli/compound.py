@@ -15,7 +15,9 @@ def compound(
         ..., help="A name (IUPAC, common, synonym), SMILES, InChI, InChIKey or CAS number."
     ),
     as_json: JSONOutput = False,
-    reactions: int = typer.Option(10, "--reactions", help="How many linked reaction ids to list."),
+    reactions: int = typer.Option(
+        10, "--reactions", min=0, help="How many linked reaction ids to list."
+    ),
 ) -> None:
     """Show a compound: names, SMILES, formula, molecular weight, ids and linked reactions."""
     with state(ctx).workspace(readonly=True) as ws:  # a look-up never writes to the KB

@@ -150,7 +150,7 @@ def schema() -> None:
 def query(
     ctx: typer.Context,
     cypher: str = typer.Argument(..., help="A read-only Cypher query."),
-    limit: int = typer.Option(100, "--limit", help="Most rows to return."),
+    limit: int = typer.Option(100, "--limit", min=1, help="Most rows to return."),
     backend: str | None = typer.Option(None, "--backend", help=BACKEND_HELP),
     as_json: JSONOutput = False,
 ) -> None:
@@ -202,7 +202,7 @@ def ask(
         True, "--validate/--no-validate", help="Run the LLM checklist validator."
     ),
     max_corrections: int = typer.Option(3, "--max-corrections", min=0, max=3),
-    limit: int = typer.Option(50, "--limit", help="Most rows to return."),
+    limit: int = typer.Option(50, "--limit", min=1, help="Most rows to return."),
     backend: str | None = typer.Option(None, "--backend", help=BACKEND_HELP),
     llm_base_url: LLMBaseURL = None,
     llm_model: LLMModel = None,
@@ -267,6 +267,8 @@ def route(
     from chemground.graph.resolve import molecule_key_for
     from chemground.graph.routes import find_routes, forward_products
 
+    if target is not None and not target.strip():  # it became a forward search, silently
+        raise ChemgroundError("--to is empty: name the target, or leave --to out to go forward")
     with state(ctx).workspace(readonly=True) as ws:
         start_keys = [molecule_key_for(s, ws.resolver, ws.kb) for s in starts]
         target_key = molecule_key_for(target, ws.resolver, ws.kb) if target else None
