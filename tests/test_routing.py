@@ -80,3 +80,18 @@ def test_table_questions_still_answer_from_the_table(qa):
     answer = qa.ask("What is the molecular weight of CC(=O)Nc1ccc(O)cc1?")
     assert answer.method == "table" and answer.value == 151.16
     assert answer.trace["route"]["channel"] == "table"
+
+
+@pytest.mark.parametrize("method", ["structure", "lit"])
+def test_a_forced_method_that_finds_nothing_says_so_not_that_the_kb_lacks_it(rules_qa, method):
+    """'how to make aspirin' with --method structure or lit said 'The knowledge base holds no
+    reaction involving aspirin', which the starter set disproves; --method lit also searched
+    the records instead of the papers."""
+    from chemground.qa_factory import build_qa
+
+    qa = build_qa(rules_qa.workspace)  # with every method ('lit' among them)
+    out = qa.ask("how to make aspirin", method=method).to_json()
+    assert out["status"] == "no_evidence" and out["method"] == method
+    assert out["answer"].startswith(f"The {method!r} method found no evidence")
+    assert "holds no reaction" not in out["answer"]
+    assert rules_qa.ask("how to make aspirin").to_json()["status"] == "answered"

@@ -110,6 +110,25 @@ class QA:
     def reasoner(self, name: str):
         return self._component("reasoner", name, self._reasoners)
 
+    def check_choices(self, method: str, reasoner: str) -> None:
+        """Refuse an unknown ``method`` or ``reasoner`` before any question is asked (a batch
+        would otherwise record every item as an error and score it 0).
+
+        Args:
+            method: a retrieval method (``--method``): a registered retriever or ``none``.
+            reasoner: a registered reasoner (``--reasoner``).
+
+        Raises:
+            ChemgroundError: either is unknown; the message lists the valid names.
+        """
+        methods = [*self._retrievers, "none"]
+        if method not in methods:
+            raise ChemgroundError(f"unknown method {method!r}; choose one of: {', '.join(methods)}")
+        if reasoner not in self._reasoners:
+            raise ChemgroundError(
+                f"unknown reasoner {reasoner!r}; choose one of: {', '.join(self._reasoners)}"
+            )
+
     def parse(self, question: str) -> QueryTuple:
         """Parse ``question``; an empty one, one longer than the setting ``max_question_chars``
         or one with control characters is refused (ChemgroundError) before any parser runs."""
@@ -151,11 +170,12 @@ class QA:
         query = self.parse(question)
         timings["parse"] = (time.perf_counter() - started) * 1000
         mark = time.perf_counter()
+        chosen = method
         query, decision = self.route(query, method)
         timings["route"] = (time.perf_counter() - mark) * 1000
         method = decision.method
         notes: list[str] = []
-        if decision.channel == "papers":
+        if decision.channel == "papers" and decision.rule != "override":
             evidence, method = (
                 [],
                 "table",
@@ -224,6 +244,17 @@ class QA:
                 evidence = self._also_asked(query, method, reasoned, evidence, engine, k)
         except LLMError as error:  # the evidence is still worth showing
             reasoned = Reasoned(f"The {reasoner} reasoner failed: {error}", None, "error")
+        if chosen not in ("auto", "none") and not evidence and reasoned.status == "no_evidence":
+            # "how to make aspirin" with method 'structure' said the KB "holds no reaction
+            # involving 'aspirin'": only the chosen channel was searched, and it found nothing
+            usual = route(refine(query), has_papers="lit" in self._retrievers).method
+            reasoned = Reasoned(
+                f"The {chosen!r} method found no evidence for this question; no other channel was "
+                f"searched (the default, method 'auto', would use {usual!r}).",
+                None,
+                "no_evidence",
+                notes=reasoned.notes,
+            )
         timings["reason"] = (time.perf_counter() - mark) * 1000
         timings["total"] = (time.perf_counter() - started) * 1000
         usage = {}
