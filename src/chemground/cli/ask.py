@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import typer
@@ -274,7 +275,9 @@ def retrieve(
     """Show how a question is parsed (QueryTuple) and which records it retrieves."""
     qa = _qa(ctx)
     k = state(ctx).settings.kb.top_k if k is None else k
+    started = time.perf_counter()
     query, evidence = qa.retrieve(question, method=method, k=k)
+    elapsed_ms = (time.perf_counter() - started) * 1000  # (it printed time=0 ms: none was kept)
     if as_json:
         print_json({"query": query.to_json(), "hits": [e.to_json() for e in evidence]})
         return
@@ -294,5 +297,6 @@ def retrieve(
             method=method,
             reasoner="-",
             aspect=query.aspect.value if query.aspect else None,
+            timings_ms={"total": round(elapsed_ms, 3)},
         )
     )
