@@ -110,6 +110,17 @@ def test_missing_columns_is_an_error_and_changes_nothing(kb_copy, resolver, tmp_
     assert kb_digest(kb_copy) == before
 
 
+def test_an_empty_reaction_is_a_bad_row_not_a_stored_reaction(kb_copy, resolver, tmp_path):
+    """'>>' (an empty reaction SMILES) was stored as a reaction of nothing."""
+    before = kb_digest(kb_copy)
+    path = write(tmp_path / "empty.csv", "reaction_smiles\n>>\nCCO.CC(=O)O>>CCOC(C)=O\n")
+    with pytest.raises(ImportFileError, match="line 2: the reaction names no reactant"):
+        import_file(kb_copy, path, resolver=resolver)
+    assert kb_digest(kb_copy) == before
+    summary = import_file(kb_copy, path, resolver=resolver, skip_bad_rows=True)
+    assert summary.reactions_added == 1
+
+
 def test_bad_row_mid_file_rolls_back_everything(kb_copy, resolver, tmp_path):
     bad = 'x1,X,"text",benzaldehyde,,benzoic acid,,,,hot-ish,2 h,very good\n'
     path = write(tmp_path / "mid.csv", CSV_HEADER + GOOD_ROWS[0] + bad + GOOD_ROWS[1])

@@ -760,6 +760,9 @@ def _run_import(
             summary.rows_read += 1
             if not isinstance(row, RowError):
                 problem = control_character_problem(row)
+                if problem is None and not row.participants:
+                    # ">>" (an empty reaction SMILES) was stored as a reaction of nothing
+                    problem = "the reaction names no reactant, reagent, solvent or product"
                 if problem:
                     row = RowError(row.line, problem)
             if isinstance(row, RowError):
