@@ -390,8 +390,10 @@ class LitRetriever:
                 if ranking.positions:
                     rankings.append(ranking)
                 elif hybrid:
-                    out.notes.append(
-                        "the compounds named in the question are in too many chunks to rank by"
+                    out.notes.append(  # (it said "in too many chunks" when they were in none)
+                        "the compound channel added no chunk: the compounds named are in none, "
+                        "or are written as the words already match them, or are in too many "
+                        "chunks to rank by"
                     )
             elif method == "mentions":
                 out.notes.append("no compound recognised in the question")
