@@ -96,3 +96,21 @@ def test_a_damaged_cached_onnx_file_is_exported_again(tmp_path, monkeypatch, cap
         encoder = onnx_encoder.onnx_encoder(embeddings.model_path(), tmp_path)
     assert "unusable" in caplog.text and encoder is not None
     assert np.abs(encoder.encode(TEXTS[:1]) - _torch_vectors(TEXTS[:1])).max() < 1e-5
+
+
+def test_progress_counts_the_cached_vectors_too(tmp_path, monkeypatch):
+    """A first dense search over a half-cached KB sat at 0/76,993 while thousands of vectors
+    were read from the cache: the bar advanced only for texts encoded now."""
+    import numpy as np
+
+    from chemground.retrieval import embeddings
+
+    def fake(texts, batch_size=64):
+        return np.ones((len(texts), embeddings.DIMENSION), dtype=np.float32)
+
+    monkeypatch.setattr(embeddings, "encode_texts", fake)
+    embedder = embeddings.Embedder(tmp_path / "vectors.sqlite")
+    embedder.encode(["a", "b", "c"])
+    steps: list[int] = []
+    embedder.encode(["a", "b", "c", "d", "e"], progress=steps.append)
+    assert steps == [3, 2]  # three from the cache, then the two encoded

@@ -143,6 +143,9 @@ class Embedder:
                     out[i] = np.frombuffer(blob, dtype=np.float32)
                 else:
                     missing.setdefault(key, []).append(i)
+            if progress and len(missing) < len(texts):
+                # the cached vectors count as done (the bar sat at 0 with thousands cached)
+                progress(len(texts) - sum(len(v) for v in missing.values()))
             if missing:
                 order = list(missing)
                 batch_texts = [texts[missing[k][0]] for k in order]

@@ -9,6 +9,7 @@ under the cache dir, keyed by a stamp of the KB's content, so they are built onc
 from __future__ import annotations
 
 import hashlib
+import logging
 from pathlib import Path
 
 from chemground.evidence import Evidence
@@ -22,6 +23,9 @@ from chemground.retrieval.records import (
     reaction_record,
     reaction_text,
 )
+
+log = logging.getLogger(__name__)
+_LONG_EMBEDDING = 5_000  # records: above this, the first dense search is announced
 
 
 def kb_stamp(kb: KnowledgeBase) -> str:
@@ -138,6 +142,15 @@ class RecordRetriever:
         from chemground.retrieval.vectors import VectorIndex
 
         def embed(texts: list[str], ids: list[str]) -> VectorIndex:
+            if len(texts) >= _LONG_EMBEDDING:
+                # said before it starts, with or without a terminal: the first dense search of
+                # the default KB embeds ~77,000 records, about two hours on two CPU cores
+                log.warning(
+                    "--method dense embeds all %d records of the knowledge base once (about "
+                    "1,000 a minute on 2 CPU cores; cached, and an interrupted run resumes); "
+                    "the default methods need no embedding",
+                    len(texts),
+                )
             if self.progress:
                 self.progress("embed records", 0, len(texts))
             report = (lambda n: self.progress("embed records", n, None)) if self.progress else None
