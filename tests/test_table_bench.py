@@ -214,3 +214,36 @@ def test_catalogue_codes_are_not_used_as_question_names():
     assert all(
         _good_name(name) for name in ("but-2-ene", "vitamin b12", "2,4-dinitrophenol", "aspirin")
     )
+
+
+@pytest.mark.parametrize("per_task", ["0", "-1"])
+def test_bench_generate_refuses_fewer_than_one_item_per_task(small_kb_path, tmp_path, per_task):
+    """--per-task 0 exited 0 having written nothing, with a wrong reason."""
+    from chemground.cli import main
+
+    out = tmp_path / "bench.jsonl"
+    code = main(
+        ["--kb", str(small_kb_path), "bench", "generate", "-o", str(out), "--per-task", per_task]
+    )
+    assert code == 2 and not out.exists()
+
+
+def test_bench_run_refuses_an_unknown_method_or_reasoner_before_running(
+    small_kb_path, small_kb, tmp_path, capsys
+):
+    """-m bogus exited 0 and wrote a result set with every item scored 0."""
+    from chemground.cli import main
+
+    bench = tmp_path / "bench.jsonl"
+    write_items(generate(small_kb, per_task=1, seed=1, tasks=("weight",)), bench)
+
+    def refused(flag: str) -> str:
+        code = main(["--kb", str(small_kb_path), "bench", "run", str(bench), flag, "bogus"])
+        assert code == 2
+        return " ".join(capsys.readouterr().err.split())
+
+    methods = refused("-m")
+    assert "unknown method 'bogus'; choose one of: auto, table" in methods
+    assert methods.endswith(", none")
+    assert "unknown reasoner 'bogus'; choose one of: extractive" in refused("-r")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bench.jsonl"]  # no result folder

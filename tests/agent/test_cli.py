@@ -95,6 +95,42 @@ def test_tools_call_bad_arguments_exit_with_a_clear_error(capsys, tmp_path):
     assert code == 2 and "--args is not valid JSON" in err
 
 
+def test_tools_call_files_dir_must_be_an_existing_folder(capsys, tmp_path):
+    """A missing --files-dir was created by a call that then failed; a regular file or an
+    uncreatable path gave a raw FileExistsError / FileNotFoundError."""
+    missing = tmp_path / "nonexistent"
+    regular = tmp_path / "file.txt"
+    regular.write_text("x")
+    for files_dir, problem in (
+        (missing, "does not exist"),
+        (regular, "is a file"),
+        ("/proc/nope", "does not exist"),
+    ):
+        code, _, err = run_cli(
+            capsys,
+            "tools",
+            "call",
+            "Basic_Functionality/read_structure_from_file",
+            "-a",
+            '["x.cif", "o.json"]',
+            "--files-dir",
+            str(files_dir),
+        )
+        assert code == 2 and "'--files-dir'" in err and problem in " ".join(err.split())
+    assert not missing.exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("--timeout", "-1"), ("--timeout", "0"), ("--memory-mb", "-1")]
+)
+def test_tools_call_refuses_a_non_positive_limit(capsys, tmp_path, option, value):
+    """--timeout -1 reached the worker, which reported 'the tool worker process died'."""
+    code, _, err = run_cli(
+        capsys, "tools", "call", "cactus/CalculateTPSA", "-a", '["CCO"]', option, value
+    )
+    assert code == 2 and f"Invalid value for '{option}'" in err
+
+
 def test_agent_ask_over_http(capsys, kb_env, tmp_path):
     with FakeOpenAIServer() as server:
         server.queue(

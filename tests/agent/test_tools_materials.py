@@ -525,6 +525,18 @@ def test_paths_cannot_leave_the_files_folder(run):
         run("Basic_Functionality/write_structure_to_file", ["li2o.pkl", "../outside.cif"])
 
 
+def test_an_output_may_not_replace_the_calls_input(run, ctx):
+    """read_structure_from_file(nacl.cif, nacl.cif) replaced the CIF by a JSON artifact."""
+    run("Basic_Functionality/write_structure_to_file", ["li2o.pkl", "own.cif"])
+    cif = (ctx.files_dir / "own.cif").read_bytes()
+    with pytest.raises(ToolError, match=r"the output 'own\.cif' is the input file 'own\.cif'"):
+        run("Basic_Functionality/read_structure_from_file", ["own.cif", "own.cif"])
+    with pytest.raises(ToolError, match=r"is the input file 'li2o\.pkl'"):  # both li2o.pkl.json
+        run("Basic_Functionality/write_structure_to_file", ["li2o.pkl", "li2o.pkl.json"])
+    assert (ctx.files_dir / "own.cif").read_bytes() == cif
+    run("Basic_Functionality/read_structure_from_file", ["own.cif", "own.pkl"])  # another name
+
+
 def test_wrong_artifact_kind_is_explained(run):
     with pytest.raises(ToolError, match="holds a entries"):
         run("Composition_Handling/get_atomic_fraction", ["entries.json"])

@@ -348,3 +348,42 @@ def test_search_ask_and_index_of_an_empty_library_say_so(env, capsys):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert "holds no papers" in err and "chemground lit add" in err and "Traceback" not in err
+
+
+def _err(capsys) -> str:
+    """stderr with the console's line wrapping undone."""
+    return " ".join(capsys.readouterr().err.split())
+
+
+def test_qac_import_out_is_checked_and_its_folders_created(tmp_path, capsys):
+    source = tmp_path / "set.csv"
+    write_qac_csv(
+        source,
+        [QACRecord("Toluene was oxidised.", "Causal", "Why?", "Because.", "Easy", ["a"], [(0, 7)])],
+    )
+    before = source.read_bytes()
+    # --out is the input: refused, the CSV kept (it was silently overwritten)
+    assert main(["lit", "qac-import", str(source), "--out", str(source)]) == 2
+    assert "is the input file" in _err(capsys) and source.read_bytes() == before
+    # --out is a folder: a usage error (IsADirectoryError before)
+    assert main(["lit", "qac-import", str(source), "--out", str(tmp_path)]) == 2
+    assert "is a directory" in _err(capsys)
+    # --out in folders that do not exist yet: created (FileNotFoundError before)
+    out = tmp_path / "new" / "sub" / "set.jsonl"
+    assert main(["lit", "qac-import", str(source), "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["question"] == "Why?"
+    # a folder as the input is named as one ("no such file" before)
+    assert main(["lit", "qac-import", str(tmp_path)]) == 2
+    assert "is a folder, not a file" in _err(capsys)
+
+
+def test_qac_import_of_a_latin1_csv_names_the_byte_and_takes_encoding(tmp_path, capsys):
+    source = tmp_path / "latin.csv"
+    source.write_bytes(
+        "chunk,Question,Answer,Context\ncaf\u00e9,Why?,B.,\"['a']\"\n".encode("latin-1")
+    )
+    assert main(["lit", "qac-import", str(source)]) == 2
+    err = _err(capsys)
+    assert "Traceback" not in err and "not valid UTF-8 text at byte 33" in err
+    assert main(["lit", "qac-import", str(source), "--encoding", "latin-1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["records"] == 1

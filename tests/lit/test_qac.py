@@ -132,8 +132,65 @@ def test_reading_a_csv_that_is_not_in_the_layout_fails_clearly(tmp_path):
     with pytest.raises(QACFormatError, match="missing columns"):
         read_qac_csv(path)
     path.write_text("chunk,Question,Answer,Context\nsome text,Why?,Because.,not a list\n")
-    with pytest.raises(QACFormatError, match="line 2: column 'Context'"):
+    with pytest.raises(QACFormatError, match=r"bad\.csv: row 1 \(line 2\), Context: "):
         read_qac_csv(path)
+
+
+HEADER = "chunk,Question,Answer,Context,A_start_end\n"
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        # a pair of texts: int('a') raised a bare ValueError
+        (
+            "text,Why?,Because.,\"['a']\",\"[['a', 'b']]\"",
+            r"row 2 \(line 4\), A_start_end: item 1 should be a \[start, end\] pair of whole "
+            r"numbers, found \['a', 'b'\]",
+        ),
+        # a bare number: iterating 5 raised a bare TypeError
+        (
+            "text,Why?,Because.,\"['a']\",[5]",
+            r"row 2 \(line 4\), A_start_end: item 1 should be .* found 5$",
+        ),
+        # a name: the message showed <ast.Name object at 0x...>
+        (
+            "text,Why?,Because.,[foo],",
+            r"row 2 \(line 4\), Context: not a list of plain values .*: '\[foo\]'$",
+        ),
+        ("text,Why?,Because.,\"['a'\",", r"row 2 \(line 4\), Context: not a Python list literal"),
+        ('text,Why?,Because.,"[\'a\']","[[1, 2, 3]]"', r"A_start_end: item 1 should be"),
+    ],
+    ids=["span-of-texts", "span-a-number", "context-a-name", "context-unclosed", "span-of-three"],
+)
+def test_a_malformed_cell_names_its_row_line_and_column(tmp_path, row, message):
+    """The first row's chunk spans two lines, so the second row starts on line 4."""
+    path = tmp_path / "cells.csv"
+    path.write_text(HEADER + '"two\nlines",Why?,Because.,"[\'a\']","[[0, 3]]"\n' + row + "\n")
+    with pytest.raises(QACFormatError, match=message) as caught:
+        read_qac_csv(path)
+    assert str(caught.value).startswith("cells.csv: ") and "<ast." not in str(caught.value)
+
+
+def test_a_csv_that_is_not_utf8_is_refused_with_the_byte_and_read_with_its_encoding(tmp_path):
+    path = tmp_path / "latin.csv"
+    path.write_bytes((HEADER + "caf\u00e9,Why?,Because.,\"['a']\",\n").encode("latin-1"))
+    with pytest.raises(
+        QACFormatError,
+        match=r"latin\.csv: not valid UTF-8 text at byte 45 \(line 2: 0xe9\); it may be in "
+        r"another encoding: .*--encoding",
+    ):
+        read_qac_csv(path)
+    assert read_qac_csv(path, encoding="latin-1")[0].chunk == "caf\u00e9"
+    with pytest.raises(QACFormatError, match="unknown text encoding 'nope'"):
+        read_qac_csv(path, encoding="nope")
+
+
+def test_a_folder_is_named_as_a_folder(tmp_path):
+    with pytest.raises(QACFormatError, match="is a folder, not a file"):
+        read_qac_csv(tmp_path)
+    with pytest.raises(QACFormatError, match="no such file"):
+        read_qac_csv(tmp_path / "missing.csv")
 
 
 def test_the_published_csvs_can_be_read(shared_data):

@@ -67,6 +67,48 @@ def resolve(ctx: ToolContext, name: str, *, must_exist: bool = False) -> Path:
     return path
 
 
+def _path_values(value: Any) -> list[str]:
+    """The file names in one path argument: a string, or each string of a list."""
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if isinstance(value, (list, tuple)):
+        return [v for v in value if isinstance(v, str) and v.strip()]
+    return []
+
+
+def refuse_output_over_input(ctx: ToolContext, arguments: dict[str, Any]) -> None:
+    """Refuse a call whose output file is one of its own input files.
+
+    The output parameters are those named ``output_*``; the inputs are the other parameters
+    whose names say they hold a path (``*path*``, ``*_dir``). Writing the output would replace
+    the input (a user's CIF overwritten by a JSON artifact), so the call is refused before the
+    tool runs.
+
+    Args:
+        ctx: the call's context (its tool files folder).
+        arguments: the validated arguments, by parameter name.
+
+    Raises:
+        ArtifactError: an output names the same file as an input.
+    """
+    inputs: dict[Path, str] = {}
+    for key, value in arguments.items():
+        if not key.startswith("output") and ("path" in key or key.endswith("_dir")):
+            for name in _path_values(value):
+                inputs.setdefault(resolve(ctx, name), name)
+    if not inputs:
+        return
+    for key, value in arguments.items():
+        if key.startswith("output"):
+            for name in _path_values(value):
+                source = inputs.get(resolve(ctx, name))
+                if source is not None:
+                    raise ArtifactError(
+                        f"the output {name!r} is the input file {source!r}: writing it would "
+                        f"replace the input; choose another name for {key}"
+                    )
+
+
 def _inside(root: Path, path: Path) -> bool:
     return path == root or root in path.parents
 

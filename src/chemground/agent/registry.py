@@ -241,6 +241,10 @@ def run_function(
     from chemground.agent.jsonsafe import to_jsonable
 
     try:
+        if manifest.uses_files:  # an output may not replace one of the call's input files
+            from chemground.agent.artifacts import refuse_output_over_input
+
+            refuse_output_over_input(context, kwargs)
         with contextlib.redirect_stdout(
             io.StringIO()
         ):  # libraries' progress prints must not reach our stdout

@@ -56,6 +56,12 @@ def lit_run(
         None, "--judge-model", help="Judge model (default: the answer model)."
     ),
     out: Path | None = typer.Option(None, "--out", help="Write the full results as JSON."),
+    encoding: str | None = typer.Option(
+        None,
+        "--encoding",
+        help="The CSVs' text encoding (default: UTF-8, or what a byte-order mark says).",
+        show_default=False,
+    ),
     as_json: JSONOutput = False,
 ) -> None:
     """Recall@1/5/10 of the gold chunk per method (the files' chunks pooled as the corpus), per
@@ -80,9 +86,9 @@ def lit_run(
         dense = False
     if not dense:
         method_list = [m for m in method_list if m != "dense"]
-    records = {
-        path.stem: read_qac_csv(path)[:limit] if limit else read_qac_csv(path) for path in files
-    }
+    records = {path.stem: read_qac_csv(path, encoding=encoding) for path in files}
+    if limit:
+        records = {name: rows[:limit] for name, rows in records.items()}
     want_answers = answers if answers is not None else llm_configured(settings)
     llm = llm_from_settings(settings) if want_answers else None
     judge_llm = (

@@ -24,7 +24,9 @@ def generate_command(
     out: Path = typer.Option(
         Path("table-bench.jsonl"), "--out", "-o", help="Benchmark file to write (JSONL)."
     ),
-    per_task: int = typer.Option(50, "--per-task", help="Items per task type and input format."),
+    per_task: int = typer.Option(
+        50, "--per-task", min=1, help="Items per task type and input format."
+    ),
     seed: int = typer.Option(
         0, "--seed", help="Random seed (the same seed gives the same benchmark)."
     ),
@@ -128,6 +130,7 @@ def run_command(
     out = out or bench.with_name(f"{bench.stem}-{method}-{reasoner}")
     with cli.workspace_for(settings) as ws:
         qa = build_qa(ws)
+        qa.check_choices(method=method, reasoner=reasoner)  # before any item is answered
 
         def resolve(name: str) -> str | None:
             hits = ws.kb.lookup_name(normalize_name(name))

@@ -502,7 +502,18 @@ def qac_generate(
 def qac_import(
     ctx: typer.Context,
     path: Path = typer.Argument(..., help="A CSV in the ChemLit-QA layout."),
-    out: Path | None = typer.Option(None, "--out", help="Write the records as JSON lines."),
+    out: Path | None = typer.Option(
+        None,
+        "--out",
+        dir_okay=False,
+        help="Write the records as JSON lines (missing folders are created).",
+    ),
+    encoding: str | None = typer.Option(
+        None,
+        "--encoding",
+        help="The CSV's text encoding (default: UTF-8, or what a byte-order mark says).",
+        show_default=False,
+    ),
     as_json: JSONOutput = False,
 ) -> None:
     """Read a ChemLit-QA style CSV, check it, and summarise it (optionally convert to JSONL)."""
@@ -510,13 +521,21 @@ def qac_import(
 
     from chemground.lit.qac.schema import read_qac_csv, summarise
 
-    records = read_qac_csv(path)
+    if out is not None and out.exists() and path.exists() and out.samefile(path):
+        raise ChemgroundError(
+            f"--out {out} is the input file; writing it would replace the CSV: choose another file"
+        )
+    records = read_qac_csv(path, encoding=encoding)
     data = summarise(records)
     data["path"] = str(path)
     if out is not None:
-        with out.open("w", encoding="utf-8") as handle:
-            for record in records:
-                handle.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            with out.open("w", encoding="utf-8") as handle:
+                for record in records:
+                    handle.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
+        except OSError as error:
+            raise ChemgroundError(f"{out}: cannot write: {error.strerror or error}") from None
         data["written"] = str(out)
     if as_json:
         print_json(data)

@@ -41,7 +41,9 @@ def serve(
     model: Path | None = typer.Option(
         None, "--model", "-m", help=f"The GGUF model file (default: ${MODEL_ENV})."
     ),
-    port: int = typer.Option(8080, "--port", help="Port on 127.0.0.1 (0: a free one)."),
+    port: int = typer.Option(
+        8080, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0: a free one)."
+    ),
     threads: int = typer.Option(
         1,
         "--threads",

@@ -12,7 +12,7 @@ def serve(
     host: str = typer.Option(
         "127.0.0.1", "--host", help="Interface to bind (loopback by default)."
     ),
-    port: int = typer.Option(8000, "--port", help="Port."),
+    port: int = typer.Option(8000, "--port", min=1, max=65535, help="Port (1-65535)."),
     workers: int | None = typer.Option(
         None,
         "--workers",

@@ -68,6 +68,13 @@ def show_tool(
     print_json(data)
 
 
+def _positive_seconds(value: float | None) -> float | None:
+    """``--timeout`` checked when the options are parsed: a limit must be more than 0 s."""
+    if value is not None and not value > 0:  # also refuses nan
+        raise typer.BadParameter(f"{value:g} is not a time limit: give seconds, more than 0")
+    return value
+
+
 @app.command("call")
 def call_tool(
     ctx: typer.Context,
@@ -81,14 +88,20 @@ def call_tool(
     files_dir: Path | None = typer.Option(
         None,
         "--files-dir",
-        help="Folder the tool reads and writes files in (default: the current folder).",
+        exists=True,
+        file_okay=False,
+        help="An existing folder the tool reads and writes files in (default: the current folder).",
     ),
     timeout: float | None = typer.Option(
-        None, "--timeout", help="Time limit in seconds (default: the tool's)."
+        None,
+        "--timeout",
+        callback=_positive_seconds,
+        help="Time limit in seconds, more than 0 (default: the tool's).",
     ),
     memory_mb: int | None = typer.Option(
         None,
         "--memory-mb",
+        min=0,
         help="Memory limit of the tool worker in MB (default "
         "3072 or CHEMGROUND_TOOL_MEMORY_MB; 0 for none).",
     ),

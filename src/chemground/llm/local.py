@@ -61,6 +61,7 @@ _SCALARS = {
 _STRING, _ARRAY = 8, 9
 _MAX_KV = 100_000
 _MAX_STRING = 64 * 1024 * 1024
+_MAX_DEPTH = 8  # arrays of arrays: real files nest once at most
 
 
 @dataclass
@@ -105,6 +106,12 @@ class GGUFInfo:
         return ", ".join(parts)
 
 
+def _invalid(handle: BinaryIO, problem: str) -> LocalModelError:
+    return LocalModelError(
+        f"{getattr(handle, 'name', 'GGUF file')}: not a valid GGUF file: {problem}"
+    )
+
+
 def _read(handle: BinaryIO, n: int) -> bytes:
     data = handle.read(n)
     if len(data) != n:
@@ -114,36 +121,65 @@ def _read(handle: BinaryIO, n: int) -> bytes:
     return data
 
 
-def _string(handle: BinaryIO, skip: bool = False) -> str | None:
+def _skip(handle: BinaryIO, n: int, size: int, what: str) -> None:
+    """Seek ``n`` bytes on, or refuse ``what`` when that would pass the end of the file."""
+    left = size - handle.tell()
+    if n > left:
+        raise _invalid(
+            handle, f"{what} of {n:,} bytes, but only {left:,} bytes of the file are left"
+        )
+    handle.seek(n, os.SEEK_CUR)
+
+
+def _string(handle: BinaryIO, size: int, skip: bool = False) -> str | None:
     (length,) = struct.unpack("<Q", _read(handle, 8))
     if length > _MAX_STRING:
-        raise LocalModelError(
-            f"{getattr(handle, 'name', 'GGUF file')}: a metadata string of {length} bytes; "
-            "this is not a valid GGUF header"
-        )
+        raise _invalid(handle, f"a metadata string of {length:,} bytes")
     if skip:
-        handle.seek(length, os.SEEK_CUR)
+        _skip(handle, length, size, "a metadata string")
         return None
     return _read(handle, length).decode("utf-8", errors="replace")
 
 
-def _value(handle: BinaryIO, kind: int) -> Any:
+def _value(handle: BinaryIO, kind: int, size: int, depth: int = 0) -> Any:
+    """One metadata value of type ``kind``; arrays are skipped and summarised.
+
+    Array counts are checked against the bytes left in the file (``size`` is its length) before
+    anything is skipped, and arrays may nest at most ``_MAX_DEPTH`` deep.
+    """
     if kind in _SCALARS:
         fmt = _SCALARS[kind]
         return struct.unpack(fmt, _read(handle, struct.calcsize(fmt)))[0]
     if kind == _STRING:
-        return _string(handle)
+        return _string(handle, size)
     if kind == _ARRAY:
+        if depth >= _MAX_DEPTH:
+            raise _invalid(handle, f"metadata arrays nested more than {_MAX_DEPTH} deep")
         (item_kind,) = struct.unpack("<I", _read(handle, 4))
         (count,) = struct.unpack("<Q", _read(handle, 8))
         if item_kind in _SCALARS:
-            handle.seek(struct.calcsize(_SCALARS[item_kind]) * count, os.SEEK_CUR)
+            item_bytes = struct.calcsize(_SCALARS[item_kind])
+        elif item_kind == _STRING:
+            item_bytes = 8  # the length of each string, at least
+        elif item_kind == _ARRAY:
+            item_bytes = 12  # the item type and count of each inner array, at least
+        else:
+            raise _invalid(handle, f"unknown metadata array item type {item_kind}")
+        left = size - handle.tell()
+        if count * item_bytes > left:
+            raise _invalid(
+                handle,
+                f"an array of {count:,} items needs at least {count * item_bytes:,} bytes, but "
+                f"only {left:,} bytes of the file are left",
+            )
+        if item_kind in _SCALARS:
+            _skip(handle, item_bytes * count, size, "an array")
         elif item_kind == _STRING:
             for _ in range(count):
-                _string(handle, skip=True)
+                _string(handle, size, skip=True)
         else:  # nested arrays: read them (rare, small)
             for _ in range(count):
-                _value(handle, item_kind)
+                _value(handle, item_kind, size, depth + 1)
         return f"<array of {count}>"
     raise LocalModelError(
         f"{getattr(handle, 'name', 'GGUF file')}: unknown metadata value type {kind}"
@@ -151,12 +187,26 @@ def _value(handle: BinaryIO, kind: int) -> Any:
 
 
 def read_gguf_info(path: str | Path) -> GGUFInfo:
-    """The header of a GGUF file (magic, version, counts, metadata), or a LocalModelError that
-    says what is wrong with it."""
+    """The header of a GGUF file (magic, version, counts, metadata).
+
+    Args:
+        path: the ``.gguf`` file.
+
+    Returns:
+        What the header says (arrays summarised as ``"<array of N>"``).
+
+    Raises:
+        LocalModelError: the path is missing or a folder, or the file is not a GGUF file this
+            reader knows, or its header is truncated or impossible (counts that cannot fit in
+            the file, arrays nested too deep): the message says which.
+    """
     path = Path(path).expanduser()
+    if path.is_dir():
+        raise LocalModelError(f"{path} is a folder, not a GGUF model file")
     if not path.is_file():
         raise LocalModelError(f"no model file at {path}")
     with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
         magic = handle.read(4)
         if magic != GGUF_MAGIC:
             raise LocalModelError(
@@ -168,19 +218,17 @@ def read_gguf_info(path: str | Path) -> GGUFInfo:
                 f"{path}: GGUF version {version} is not one this reader knows (1-3)"
             )
         count_fmt = "<I" if version == 1 else "<Q"
-        size = struct.calcsize(count_fmt)
-        (tensors,) = struct.unpack(count_fmt, _read(handle, size))
-        (kv_count,) = struct.unpack(count_fmt, _read(handle, size))
+        count_size = struct.calcsize(count_fmt)
+        (tensors,) = struct.unpack(count_fmt, _read(handle, count_size))
+        (kv_count,) = struct.unpack(count_fmt, _read(handle, count_size))
         if kv_count > _MAX_KV:
-            raise LocalModelError(
-                f"{path}: {kv_count} metadata entries; this is not a valid GGUF header"
-            )
+            raise _invalid(handle, f"{kv_count:,} metadata entries")
         metadata: dict[str, Any] = {}
         for _ in range(kv_count):
-            key = _string(handle) or ""
+            key = _string(handle, size) or ""
             (kind,) = struct.unpack("<I", _read(handle, 4))
-            metadata[key] = _value(handle, kind)
-    return GGUFInfo(path, version, tensors, metadata, path.stat().st_size)
+            metadata[key] = _value(handle, kind, size)
+    return GGUFInfo(path, version, tensors, metadata, size)
 
 
 # -- the packaged Qwen models (benchmarks and tests only)

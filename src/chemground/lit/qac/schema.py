@@ -12,13 +12,18 @@ from __future__ import annotations
 
 import ast
 import csv
+import io
 import math
+import stat
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from chemground.agent.jsonsafe import fields_json
+from chemground.encodings import bom_encoding, normalise_encoding
+from chemground.errors import clip, preview
 from chemground.lit.errors import QACFormatError
 
 REASONING_TYPES = (
@@ -165,42 +170,131 @@ def write_multihop_csv(path: Path, records: list[MultiHopRecord]) -> None:
 
 
 # -- reading ------------------------------------------------------------------------------------
-def _list_cell(value: str, column: str, line: int) -> list:
+def _list_cell(value: str, column: str, where: str) -> list:
+    """The Python-list literal of one cell (an empty cell is an empty list).
+
+    Raises:
+        QACFormatError: the cell is not a list literal; the message starts with ``where``
+            (file, row and line) and the column.
+    """
     text = (value or "").strip()
     if not text:
         return []
     try:
         parsed = ast.literal_eval(text)
-    except (ValueError, SyntaxError) as error:
+    except SyntaxError as error:
         raise QACFormatError(
-            f"line {line}: column {column!r} is not a list literal ({error}): {text[:80]!r}"
-        ) from error
+            f"{where}, {column}: not a Python list literal ({error.msg}): {preview(text)}"
+        ) from None
+    except (ValueError, TypeError, RecursionError):  # a name, a call, nesting too deep
+        raise QACFormatError(
+            f"{where}, {column}: not a list of plain values such as ['first', 'second'] "
+            f"(only quoted text, numbers and lists may appear): {preview(text)}"
+        ) from None
     if not isinstance(parsed, (list, tuple)):
         raise QACFormatError(
-            f"line {line}: column {column!r} should hold a list, found {type(parsed).__name__}"
+            f"{where}, {column}: should hold a list, found {type(parsed).__name__} {preview(text)}"
         )
     return list(parsed)
 
 
-def _float_cell(value: str, column: str, line: int) -> float | None:
+def _spans_cell(value: str, where: str) -> list[tuple[int, int]]:
+    """The ``A_start_end`` cell: a list of ``[start, end]`` pairs of whole numbers."""
+    spans = []
+    for number, item in enumerate(_list_cell(value, "A_start_end", where), start=1):
+        if not (
+            isinstance(item, (list, tuple))
+            and len(item) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in item)
+        ):
+            raise QACFormatError(
+                f"{where}, A_start_end: item {number} should be a [start, end] pair of whole "
+                f"numbers, found {clip(repr(item), 80)}"
+            )
+        spans.append((item[0], item[1]))
+    return spans
+
+
+def _float_cell(value: str, column: str, where: str) -> float | None:
     text = (value or "").strip()
     if not text or text.lower() == "nan":
         return None
     try:
         return float(text)
+    except ValueError:
+        raise QACFormatError(f"{where}, {column}: not a number: {preview(text)}") from None
+
+
+def _read_text(path: Path, encoding: str | None) -> str:
+    """The text of the CSV at ``path``: a byte-order mark or ``encoding`` chooses the codec,
+    otherwise it must be UTF-8 (nothing is guessed).
+
+    Raises:
+        QACFormatError: the path is missing, a folder or a special file, cannot be read, the
+            encoding is unknown, or the bytes do not decode (the message gives the byte offset
+            and line of the first bad byte and what to do).
+    """
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise QACFormatError(f"{path}: no such file") from None
+    except OSError as error:
+        raise QACFormatError(f"{path}: cannot read: {error.strerror or error}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise QACFormatError(
+            f"{path}: is a folder, not a file; give a CSV in the ChemLit-QA layout"
+        )
+    if not stat.S_ISREG(info.st_mode):
+        raise QACFormatError(f"{path}: not a regular file (a FIFO, socket or device)")
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise QACFormatError(f"{path}: cannot read: {error.strerror or error}") from None
+    try:
+        codec = normalise_encoding(encoding) if encoding else bom_encoding(data) or "utf-8-sig"
     except ValueError as error:
-        raise QACFormatError(f"line {line}: column {column!r} is not a number: {text!r}") from error
+        raise QACFormatError(str(error)) from None
+    try:
+        return data.decode(codec)
+    except UnicodeDecodeError as error:
+        offset = len(data) - len(error.object) + error.start  # utf-8-sig decodes after the BOM
+        line = data[:offset].count(b"\n") + 1
+        bad = error.object[error.start : error.end].hex(" ")
+        shown = "UTF-8" if codec == "utf-8-sig" else codec
+        hint = (
+            "check the --encoding given"
+            if encoding
+            else "it may be in another encoding: save it as UTF-8, or pass its encoding with "
+            "--encoding (e.g. latin-1 or cp1252)"
+        )
+        raise QACFormatError(
+            f"{path}: not valid {shown} text at byte {offset:,} (line {line:,}: 0x{bad}); {hint}"
+        ) from None
 
 
-def read_qac_csv(path: Path) -> list[QACRecord]:
-    """Records of a ChemLit-QA style CSV (main/negative layout, or the multi-hop layout, whose
-    rows become records with the multi-hop question, no chunk and reasoning type "Multihop")."""
+def read_qac_csv(path: Path, encoding: str | None = None) -> list[QACRecord]:
+    """Records of a ChemLit-QA style CSV.
+
+    The main/negative layout gives one record per row; in the multi-hop layout each row becomes
+    a record with the multi-hop question, no chunk and reasoning type "Multihop".
+
+    Args:
+        path: the CSV file.
+        encoding: the file's text encoding (default: UTF-8, or what a byte-order mark says).
+
+    Returns:
+        The records, in file order.
+
+    Raises:
+        QACFormatError: the file is missing, a folder, not text in the encoding, not in either
+            layout, or a cell is malformed (the message names the row, its line and the column,
+            e.g. ``qac.csv: row 3 (line 4), A_start_end: ...``).
+    """
     path = Path(path)
-    if not path.is_file():
-        raise QACFormatError(f"{path}: no such file")
+    text = _read_text(path, encoding)
     csv.field_size_limit(1 << 26)
-    with path.open(newline="", encoding="utf-8-sig") as handle:
-        reader = csv.DictReader(handle)
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
         columns = reader.fieldnames or []
         if "Updated_question" in columns:
             return _read_multi(reader, path)
@@ -210,13 +304,9 @@ def read_qac_csv(path: Path) -> list[QACRecord]:
                 f"{path.name}: not a ChemLit-QA CSV; missing columns {missing} (has {columns[:12]})"
             )
         records = []
-        for line, row in enumerate(reader, start=2):
+        for where, row in _rows(reader, path):
             if not (row.get("Question") or "").strip():
-                raise QACFormatError(f"{path.name} line {line}: empty Question")
-            spans = [
-                tuple(int(x) for x in s)
-                for s in _list_cell(row.get("A_start_end", ""), "A_start_end", line)
-            ]
+                raise QACFormatError(f"{where}, Question: empty")
             records.append(
                 QACRecord(
                     chunk=row["chunk"],
@@ -224,39 +314,52 @@ def read_qac_csv(path: Path) -> list[QACRecord]:
                     question=row["Question"].strip(),
                     answer=(row.get("Answer") or "").strip(),
                     difficulty=(row.get("Difficulty") or "").strip(),
-                    context=[str(s) for s in _list_cell(row["Context"], "Context", line)],
-                    spans=spans,
+                    context=[str(s) for s in _list_cell(row["Context"], "Context", where)],
+                    spans=_spans_cell(row.get("A_start_end", ""), where),
                     similar_chunks=[
                         str(s)
-                        for s in _list_cell(row.get("similar_chunks", ""), "similar_chunks", line)
+                        for s in _list_cell(row.get("similar_chunks", ""), "similar_chunks", where)
                     ],
                     cluster_labels=[
                         str(s)
-                        for s in _list_cell(row.get("Cluster_labels", ""), "Cluster_labels", line)
+                        for s in _list_cell(row.get("Cluster_labels", ""), "Cluster_labels", where)
                     ],
-                    id=str(row.get("ID") or line - 1),
+                    id=str(row.get("ID") or len(records) + 1),
                     scores={
-                        key: _float_cell(row.get(column, ""), column, line)
+                        key: _float_cell(row.get(column, ""), column, where)
                         for key, column in SCORE_COLUMNS.items()
                     },
-                    se_penalized=_float_cell(row.get("SE_penalized", ""), "SE_penalized", line),
+                    se_penalized=_float_cell(row.get("SE_penalized", ""), "SE_penalized", where),
                     keywords=[
-                        str(s) for s in _list_cell(row.get("Keywords", ""), "Keywords", line)
+                        str(s) for s in _list_cell(row.get("Keywords", ""), "Keywords", where)
                     ],
                     chunk_id=row.get("Chunk_id") or None,
                     document_id=row.get("Document_id") or None,
                     judge_model=row.get("Judge_model") or None,
                 )
             )
+    except csv.Error as error:
+        raise QACFormatError(
+            f"{path.name}: line {reader.line_num}: not readable as CSV ({error})"
+        ) from None
     return records
+
+
+def _rows(reader: csv.DictReader, path: Path) -> Iterator[tuple[str, dict[str, str]]]:
+    """Each data row with where it is, ``"NAME: row N (line L)"``: N counts data rows from 1,
+    L is the file line the row starts on (cells may span lines)."""
+    end = reader.line_num  # the header's last line
+    for number, row in enumerate(reader, start=1):
+        yield f"{path.name}: row {number} (line {end + 1})", row
+        end = reader.line_num
 
 
 def _read_multi(reader: csv.DictReader, path: Path) -> list[QACRecord]:
     records = []
-    for line, row in enumerate(reader, start=2):
+    for where, row in _rows(reader, path):
         question = (row.get("Updated_question") or "").strip()
         if not question:
-            raise QACFormatError(f"{path.name} line {line}: empty Updated_question")
+            raise QACFormatError(f"{where}, Updated_question: empty")
         records.append(
             QACRecord(
                 chunk="",
@@ -264,9 +367,9 @@ def _read_multi(reader: csv.DictReader, path: Path) -> list[QACRecord]:
                 question=question,
                 answer=(row.get("Answer") or "").strip(),
                 difficulty="Multihop",
-                context=[str(s) for s in _list_cell(row.get("Context", ""), "Context", line)],
+                context=[str(s) for s in _list_cell(row.get("Context", ""), "Context", where)],
                 spans=[],
-                id=str(row.get("ID") or line - 1),
+                id=str(row.get("ID") or len(records) + 1),
                 keywords=[row.get("Keyword") or ""],
                 single_hop_question=(row.get("Question") or "").strip() or None,
             )
