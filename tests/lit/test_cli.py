@@ -364,7 +364,7 @@ def test_qac_import_out_is_checked_and_its_folders_created(tmp_path, capsys):
     before = source.read_bytes()
     # --out is the input: refused, the CSV kept (it was silently overwritten)
     assert main(["lit", "qac-import", str(source), "--out", str(source)]) == 2
-    assert "is the input file" in _err(capsys) and source.read_bytes() == before
+    assert "is also the input" in _err(capsys) and source.read_bytes() == before
     # --out is a folder: a usage error (IsADirectoryError before)
     assert main(["lit", "qac-import", str(source), "--out", str(tmp_path)]) == 2
     assert "is a directory" in _err(capsys)

@@ -13,6 +13,7 @@ from chemground.cli.common import (
     LLMModel,
     console,
     err_console,
+    output_file,
     print_json,
     stage_progress,
     state,
@@ -521,16 +522,13 @@ def qac_import(
 
     from chemground.lit.qac.schema import read_qac_csv, summarise
 
-    if out is not None and out.exists() and path.exists() and out.samefile(path):
-        raise ChemgroundError(
-            f"--out {out} is the input file; writing it would replace the CSV: choose another file"
-        )
+    if out is not None:
+        output_file(out, path)  # not the CSV itself (it was replaced), its folder made
     records = read_qac_csv(path, encoding=encoding)
     data = summarise(records)
     data["path"] = str(path)
     if out is not None:
         try:
-            out.parent.mkdir(parents=True, exist_ok=True)
             with out.open("w", encoding="utf-8") as handle:
                 for record in records:
                     handle.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
