@@ -467,6 +467,11 @@ def test_class_words_and_stop_words_with_numbers_are_no_compounds(qa, question):
     magnesium silicate."""
     texts = [m.text for m in qa.parse(question).mentions]
     assert "biaryl" not in texts and "rt 2" not in texts
+    from chemground.chem.mentions import MentionFinder
+
+    # a dye's name of stop words and a number stays a name (retrieval lost 'acid green 5')
+    assert MentionFinder._acceptable("acid green 5", 0, 3)
+    assert not MentionFinder._acceptable("rt 2", 0, 2)
 
 
 def test_an_inchi_in_a_question_finds_the_record_and_its_names(qa):

@@ -1264,9 +1264,11 @@ class MentionFinder:
             # "moon", "ice", "speed" are PubChem synonyms, but in a question they are words
             return False
         words = raw.split()
-        if all(_is_stop(w) or w.isdigit() for w in words):
-            # "rt 2" (of "rt 2 h") is a dictionary synonym of magnesium silicate: stop words and
-            # numbers alone name no compound
+        if all(_is_stop(w) for w in words) or (
+            len(words) == 2 and _is_stop(words[0]) and words[1].isdigit()
+        ):
+            # "rt 2" (of "rt 2 h") is a dictionary synonym of magnesium silicate: a stop word and
+            # a number name no compound (a dye's "acid green 5" has two words and stays)
             return False
         if n_words > 1 and (
             words[0].lower() in FUNCTION_WORDS or words[-1].lower() in FUNCTION_WORDS
