@@ -343,7 +343,10 @@ def load_in_background() -> threading.Thread | None:
 
     if backend_wanted() == "torch":
         return None
-    thread = threading.Thread(target=load, name="chemground-onnx-load")
+    # a daemon: a command that ends first (an empty library, a bad option) does not wait for
+    # it, and it does not go on loading during interpreter shutdown, where it failed and logged
+    # "MiniLM on ONNX Runtime is unavailable ...; using PyTorch" after the command's own error
+    thread = threading.Thread(target=load, name="chemground-onnx-load", daemon=True)
     thread.start()
     return thread
 
