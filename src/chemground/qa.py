@@ -339,7 +339,10 @@ class QA:
             reasoned.answer += " " + more.answer
             reasoned.citations += [c for c in more.citations if c not in reasoned.citations]
             reasoned.notes += [n for n in more.notes if n not in reasoned.notes]
-            evidence += [e for e in found if e.id not in seen and not seen.add(e.id)]
+            for e in found:
+                if e.id not in seen:
+                    seen.add(e.id)
+                    evidence.append(e)
             if more.status != "answered" and reasoned.status == "answered":
                 reasoned.status = "partial"
                 reasoned.notes.append(f"the {aspect.value} part of the question is not answered")

@@ -189,7 +189,9 @@ MIXTURE_NAME = re.compile(
 )
 
 
-_NOT_ONE = (" is a polymer: ", " is a mixture, not one compound: ")  # how those reasons read
+# How not_one_compound's reasons read after the name: names_no_one_compound knows them by it
+_POLYMER = " is a polymer: "
+_MIXTURE = " is a mixture, not one compound: "
 
 
 def names_no_one_compound(reason: str | None) -> bool:
@@ -201,7 +203,7 @@ def names_no_one_compound(reason: str | None) -> bool:
     Returns:
         True for a polymer or a mixture.
     """
-    return bool(reason) and any(marker in reason for marker in _NOT_ONE)
+    return bool(reason) and (_POLYMER in reason or _MIXTURE in reason)
 
 
 def not_one_compound(name: str) -> str | None:
@@ -216,12 +218,12 @@ def not_one_compound(name: str) -> str | None:
     text = name.strip()
     if POLYMER_NAME.match(text):
         return (
-            f"{preview(text)} is a polymer: it has no single structure, and chemground's "
+            f"{preview(text)}{_POLYMER}it has no single structure, and chemground's "
             "compounds are small molecules (its monomer can be asked for by name)"
         )
     if MIXTURE_NAME.match(text):
         return (
-            f"{preview(text)} is a mixture, not one compound: no single structure, formula or "
+            f"{preview(text)}{_MIXTURE}no single structure, formula or "
             "molecular weight belongs to it"
         )
     return None

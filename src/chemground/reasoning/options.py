@@ -34,7 +34,7 @@ _PARTICIPANT_WORDS = r"of|for|with|from|in|on|to|by|into|and|between|using"
 _BEFORE_OPTIONS = 48  # characters before the first option searched for the role's words
 
 
-def _pairs(question: str, mentions: list[QueryMention]) -> list[list[QueryMention]]:
+def _runs(question: str, mentions: list[QueryMention]) -> list[list[QueryMention]]:
     """Runs of mentions joined as alternatives, in the question's order."""
     ordered = sorted(mentions, key=lambda m: m.start)
     runs: list[list[QueryMention]] = []
@@ -91,7 +91,7 @@ def without_offered_options(query: QueryTuple) -> QueryTuple:
     if query.aspect not in (Aspect.SOLVENT, Aspect.CATALYST, Aspect.REAGENT, Aspect.PRODUCT):
         return query
     offered = [
-        m for run in _pairs(query.question, query.mentions) if _offered_for(query, run) for m in run
+        m for run in _runs(query.question, query.mentions) if _offered_for(query, run) for m in run
     ]
     if not offered:
         return query

@@ -322,11 +322,10 @@ def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mentio
             if not inside:
                 out.append(mention)
             continue
-        form, form_start, _ = forms[index]
+        form, form_start, form_end = forms[index]
         name = mention.matched_name or mention.text
         if mention.start <= form_start <= mention.end:  # "morphine sulfate": the base's words
             name = mention.text[: form_start - mention.start].strip() or name
-        form_end = forms[index][2]
         written = question[form_start:form_end]  # the form as typed: "HCl", not "hcl"
         built = built_form(dataclasses.replace(mention, matched_name=name), written)
         if built is not None:

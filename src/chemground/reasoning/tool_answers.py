@@ -250,7 +250,8 @@ def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[st
     )
     tool = ok[0].record["tool"] if ok else calls[0].record["tool"]
     notes = [f"computed by {tool} (chosen from the aspect; no LLM)"]
-    used = [(typed, name) for typed, name in corrected.items() if name in {p[0] for p in parts}]
+    named = {name for name, _, _ in parts}
+    used = [(typed, name) for typed, name in corrected.items() if name in named]
     closest = ""
     if used:
         closest = "(closest match: " + ", ".join(name for _, name in used) + ") "

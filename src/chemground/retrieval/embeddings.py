@@ -143,9 +143,10 @@ class Embedder:
                     out[i] = np.frombuffer(blob, dtype=np.float32)
                 else:
                     missing.setdefault(key, []).append(i)
-            if progress and len(missing) < len(texts):
+            cached = len(texts) - sum(len(v) for v in missing.values())
+            if progress and cached:
                 # the cached vectors count as done (the bar sat at 0 with thousands cached)
-                progress(len(texts) - sum(len(v) for v in missing.values()))
+                progress(cached)
             if missing:
                 order = list(missing)
                 batch_texts = [texts[missing[k][0]] for k in order]
