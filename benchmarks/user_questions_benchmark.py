@@ -370,6 +370,7 @@ SIXTH_ROUND_LAST_ID = 1116  # round 6 ends here; round 7 (a fourth author's, bli
 SEVENTH_ROUND_LAST_ID = 1222  # round 7 ends here; round 8 (a fifth author's, blind) follows
 EIGHTH_ROUND_LAST_ID = 1302  # round 8 ends here; round 9 (a sixth author's, blind) follows
 NINTH_ROUND_LAST_ID = 1387  # round 9 ends here; round 10 (a seventh author's, blind) follows
+TENTH_ROUND_LAST_ID = 1475  # round 10 ends here; round 11 (an eighth author's, blind) follows
 
 
 def round_of(item: dict) -> str:
@@ -390,7 +391,9 @@ def round_of(item: dict) -> str:
         return "round 7"
     if number <= EIGHTH_ROUND_LAST_ID:
         return "round 8"
-    return "round 9" if number <= NINTH_ROUND_LAST_ID else "round 10"
+    if number <= NINTH_ROUND_LAST_ID:
+        return "round 9"
+    return "round 10" if number <= TENTH_ROUND_LAST_ID else "round 11"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:
