@@ -316,7 +316,13 @@ NEGATED_OR_HYPOTHETICAL = re.compile(
     # "... give if I left out the triethylamine?" (the record's yield was answered)
     r"|\bif (i|you|we|one) (forget|forgot|omit|omitted|skip|skipped|leave out|left out|"
     r"(don'?t|didn'?t|do not|did not) (add|use)|replace|replaced|swap|swapped|change|changed)\b"
-    r"|\bwithout (the |a |an |any )?(catalyst|base|acid|reagent|solvent|ligand)\b",
+    r"|\bwithout (the |a |an |any )?(catalyst|base|acid|reagent|solvent|ligand)\b"
+    # "at 50 C instead?", "in water instead of methanol", "would the Swern still work at rt?",
+    # "in wet ether?", "at a higher temperature": a change to what the record did (its yield or
+    # temperature was answered as if nothing had changed)
+    r"|\bif\b[^?]{0,50}\b(were|was) (done|run|carried out|performed|heated|cooled)\b"
+    r"|\binstead\b|\bstill (work|go|proceed|run|give|happen|be)\b|\bin wet\b"
+    r"|\b(at|to) (a |an )?(higher|lower|elevated|reduced|different) (temp\w*|pressure)\b",
     re.IGNORECASE,
 )
 

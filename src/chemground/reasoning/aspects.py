@@ -155,6 +155,13 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         Aspect.PRODUCT,
         # (a note in brackets may follow: "-> ? (SMILES of the biaryl please)")
         r"(->|→|=>)\s*(\?|(the |what |which )?products?\s*\??|what\s*\??)\s*(\([^)]*\)\s*)?$"
+        # "A + NaBH4 in MeOH -> ? smiles pls": a note on the form of the answer may follow
+        r"|(->|→|=>)\s*\?\s*[,;:-]?\s*((give|as|in|its|the|me|please|pls|plz)\s+)*"
+        r"(smiles|structure|formula|name|iupac name|mw|weight|mass|product)\b[^?]{0,20}\??\s*$"
+        # "the SMILES of what you get from benzaldehyde + NaBH4" (the reactants' SMILES were
+        # answered)
+        r"|\bwhat (do |would |will |did |should |can |could )?(i|you|we|one) ('d |'ll )?"
+        r"(get|obtain|make|form) (from|when|by|if|on|after|with)\b"
         r"|^(?!.*\b(yields?|temp\w*|solvents?|catalysts?|reagents?|conditions|how "
         r"long|time|base)\b).*\bgives?\s*\?\s*$"
         r"|\bgives? (which|what)\b|\bwhat'?s? (is )?left after\b|\bwhat comes out\b"
@@ -165,7 +172,7 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"|\bwhat (did|have) (i|you|we) (get|got|made|make|obtain|obtained)\b"
         r"|^\s*(give|name|predict|draw|what "
         r"is|what's)"
-        r" (me )?(the )?(main |major )?products?\b"
+        r" (me )?(the )?(main |major )?products?\b(?!\s+(yields?|ratios?)\b)"
         # "the SMILES (formula, name, MW) of the product of X + Y": the product is asked for,
         # not a fact of X
         r"|\b(smiles|formula|structure|name|weight|mw|mass)\b.{0,30}\b(the )?(main |major )?"
@@ -549,6 +556,12 @@ _ALSO_ASKED: tuple[tuple[Aspect, re.Pattern], ...] = (
             r"\breagents?\b|\bbases?\b(?! (peak|pair|metal))|\b(oxidant|reductant)s?\b"
             r"|\b(reducing|oxidi[sz]ing) agents?\b"
         ),
+    ),
+    # "give the product SMILES and the yield for A + B" (the yield was dropped); "the product
+    # yield" and "the yield of the product of ..." ask for the yield only
+    (
+        Aspect.PRODUCT,
+        re.compile(r"\b(main |major )?products?\b(?!\s+(of|from|when|formed|yields?|ratio)\b)"),
     ),
 )
 # Computed facts asked beside another ("the formula of artemisinin, and how many stereocentres

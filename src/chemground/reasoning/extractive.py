@@ -36,7 +36,11 @@ from chemground.routing import TOOL_ASPECTS
 # "what's the molecular weight of the product when ...", "formula of the product of ..."
 _FACT_OF_PRODUCT = re.compile(
     r"\b(?P<fact>molecular weight|molar mass|mol\.? ?wt|mw|exact mass|monoisotopic mass|"
-    r"molecular formula|formula)\b.{0,30}\b(?:the )?(?:main |major )?products?\b",
+    r"molecular formula|formula)\b.{0,30}\b(?:(?:the )?(?:main |major )?products?\b|what "
+    r"(?:do |would |will |did )?(?:i|you|we|one) (?:get|obtain|make|form)\b)"
+    # "A + B -> ? MW please": the fact is named after the arrow
+    r"|(?:->|→|=>)\s*\?\W*(?:\w+\s+){0,3}(?P<fact_after>molecular weight|molar mass|mw|exact mass|"
+    r"monoisotopic mass|molecular formula|formula)\b",
     re.IGNORECASE,
 )
 
@@ -93,7 +97,7 @@ def _product_fact(question: str, record: dict[str, Any]) -> tuple[str, Any] | No
     if structure is None:
         return None
     name = main.get("name") or structure.smiles
-    fact = found.group("fact").lower()
+    fact = (found.group("fact") or found.group("fact_after")).lower()
     if "formula" in fact:
         return f"the molecular formula of {name} is {structure.formula}", structure.formula
     if "exact" in fact or "monoisotopic" in fact:

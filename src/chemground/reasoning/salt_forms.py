@@ -65,7 +65,12 @@ _FORM_BEFORE = re.compile(
     re.IGNORECASE,
 )
 # "caffeine's metabolite", "L-alanine's enantiomer"
-_RELATION_AFTER = re.compile(rf"^['’]s\s+(?:main\s+|major\s+)?({_RELATION})\b", re.IGNORECASE)
+# "ethanol's oxidation product", "benzaldehyde's reduction product": the formula of ethanol
+# itself was answered
+_RELATION_AFTER = re.compile(
+    rf"^['’]s\s+(?:main\s+|major\s+)?({_RELATION}|(?:[a-z-]+\s+)?(?:by)?products?)\b",
+    re.IGNORECASE,
+)
 
 
 FORM_REASON = "the question asks for the "  # how an unresolved form's reason begins

@@ -37,6 +37,9 @@ _COUNT_ASKED = re.compile(r"\b(how many|number of|count of|no\. of)\b", re.IGNOR
 _LONG_DECIMAL = re.compile(r"\d+\.\d{3,}")
 
 
+_IDENTIFIER_FORMATS = frozenset({"cas", "inchikey", "inchi", "smiles"})
+
+
 def _unassigned_stereocentres(smiles: str | None) -> int:
     """How many tetrahedral stereocentres of ``smiles`` carry no configuration (0 if unparsable)."""
     from chemground.chem.structure import mol_from_smiles, stereocentres
@@ -237,11 +240,21 @@ def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[st
     # a misspelt name computed for the compound its typo was corrected to is the closest match,
     # not the compound asked: named and labelled as the table channel does (it was 'answered')
     corrected = {m.text: m.correction for m in query.mentions if m.resolved and m.correction}
+    # an identifier or a SMILES is shown with the name of its record: "caffeine (CAS 58-08-2)",
+    # not "the logP of 58-08-2" (a CAS number is no name)
+    shown = {
+        m.text: f"{m.matched_name} ({'CAS ' if m.input_format == 'cas' else ''}{m.text})"
+        for m in query.mentions
+        if m.resolved
+        and m.input_format in _IDENTIFIER_FORMATS
+        and m.matched_name
+        and m.matched_name != m.text
+    }
     parts, values = [], {}
     for e in ok:
         value, text = _value(query, e)
         name = e.record.get("compound") or e.record.get("smiles")
-        name = corrected.get(name, name)
+        name = corrected.get(name) or shown.get(name, name)
         values[name] = value
         parts.append((name, value, text))
     failures = [_failure(e, label, e.record.get("compound") or "?") for e in failed]
