@@ -612,14 +612,14 @@ def test_a_fact_named_after_the_arrow_is_computed_for_the_product(qa):
     "question", ["formula of ethanol's oxidation product", "mw of benzaldehyde's reduction product"]
 )
 def test_a_compounds_product_is_not_the_compound(qa, question):
-    """"ethanol's oxidation product" was answered with ethanol's own formula."""
+    """ "ethanol's oxidation product" was answered with ethanol's own formula."""
     out = ask(qa, question)
     assert out["status"] != "answered"
     assert "not that form" in out["answer"]
 
 
 def test_the_product_and_another_fact_are_both_answered(qa):
-    """"the product SMILES and the yield": the yield was dropped silently."""
+    """ "the product SMILES and the yield": the yield was dropped silently."""
     out = ask(qa, "Give the product SMILES and the yield for cyclohexene + mCPBA")
     assert "C1CCC2OC2C1" in out["answer"] and "Yield:" in out["answer"]
     only_yield = ask(qa, "what is the product yield of the mCPBA epoxidation of cyclohexene?")
@@ -634,6 +634,6 @@ def test_the_product_and_another_fact_are_both_answered(qa):
     ],
 )
 def test_a_computed_value_names_the_compound_not_only_its_identifier(qa, question, shown):
-    """"The logP (Crippen) of 58-08-2 is -1.03": a CAS number is no name."""
+    """ "The logP (Crippen) of 58-08-2 is -1.03": a CAS number is no name."""
     out = ask(qa, question)
     assert out["status"] == "answered" and shown in out["answer"], out["answer"]
