@@ -637,3 +637,56 @@ def test_a_computed_value_names_the_compound_not_only_its_identifier(qa, questio
     """ "The logP (Crippen) of 58-08-2 is -1.03": a CAS number is no name."""
     out = ask(qa, question)
     assert out["status"] == "answered" and shown in out["answer"], out["answer"]
+
+
+# -- a ninth blind round (round 11) ----------------------------------------------------------
+def test_a_bare_chain_of_heteroatom_capitals_is_an_acronym_not_a_smiles(qa):
+    """ "impurity profiling SOP for Eliquis tablets - molecular formula of the API (apixaban)?"
+    was answered with the formula of SOP read as a SMILES (H3OPS)."""
+    out = ask(qa, "impurity profiling SOP for Eliquis tablets - molecular formula of apixaban?")
+    assert out["status"] == "answered" and out["value"] == "C25H25N5O4", out["answer"]
+    assert ask(qa, "MW of CCO")["value"] == pytest.approx(46.07, abs=0.01)
+
+
+def test_a_smiles_with_its_stereocentre_specified_asks_for_the_smiles(qa):
+    question = "Please give sitagliptin as an isomeric SMILES with its (R) stereocentre specified."
+    assert qa.parse(question).aspect == Aspect.NAME_TO_SMILES
+    assert qa.parse("stereocentres in ibuprofen?").aspect == Aspect.STEREOCENTRES
+
+
+@pytest.mark.parametrize(
+    ("question", "aspect"),
+    [
+        ("condtions for MeMgBr adding to acetophenone (solvent + temp)?", Aspect.CONDITIONS),
+        (
+            "2-Phenylethanol is treated with 4-methoxyphenol, PPh3 and DIAD in THF. Give the "
+            "product as a SMILES string.",
+            Aspect.PRODUCT,
+        ),
+        (
+            "isoprene (2 eq) + methyl acrylate, AlCl3, CH2Cl2, rt 4 h. major regioisomer?",
+            Aspect.PRODUCT,
+        ),
+        ("SM ethyl benzoate -> target methyl 3-nitrobenzoate. steps?", Aspect.ROUTE),
+        (
+            "boc-protecting aniline with Boc2O, no base - which solvent does the record use?",
+            Aspect.SOLVENT,
+        ),
+        ("heck reaction base?", Aspect.REAGENT),
+    ],
+)
+def test_round_eleven_phrasings_ask_what_they_ask(qa, question, aspect):
+    assert qa.parse(question).aspect == aspect
+
+
+def test_amounts_a_notebook_line_gives_are_not_amounts_asked(qa):
+    """A notebook line with "PdCl2(PPh3)2 (2 mol%), CuI (4 mol%) ... -> product?" was declined
+    as asking for an amount."""
+    out = ask(
+        qa,
+        "4-iodotoluene (1.0 eq), 2-methyl-3-butyn-2-ol (1.2 eq), PdCl2(PPh3)2 (2 mol%), CuI "
+        "(4 mol%), Et3N, THF, rt 6 h -> product?",
+    )
+    assert "amount" not in out["answer"] and out["answer"].startswith("Product:"), out["answer"]
+    asked = ask(qa, "how much catalyst (mol%) for the Suzuki coupling of 4-bromoanisole?")
+    assert asked["status"] != "answered" and "amount" in asked["answer"]

@@ -337,6 +337,18 @@ AMOUNT_NOT_HELD = re.compile(
     r"\blimiting (reagent|reactant)s?\b",
     re.IGNORECASE,
 )
+# Amounts a notebook line gives ("PdCl2(PPh3)2 (2 mol%), CuI (4 mol%) ... -> product?"): what was
+# used, not what is asked
+AMOUNT_GIVEN = re.compile(
+    r"\b\d+(?:[.,]\d+)?\s*(?:mol ?%|equivalents?|equiv\.?|eq\.?)(?!\w)", re.IGNORECASE
+)
+
+
+def _amount_asked(question: str) -> re.Match | None:
+    """The amount the question asks for, with the amounts it only gives left out."""
+    return AMOUNT_NOT_HELD.search(AMOUNT_GIVEN.sub(" ", question))
+
+
 # "grams of A for / to react with / per 10 mmol of B": a stoichiometry question
 AMOUNT_FOR_ANOTHER = re.compile(
     r"\b(for|to react with|to reduce|to convert|per|with|against)\b[^?]*\d", re.IGNORECASE
@@ -532,9 +544,9 @@ ROUTING_TABLE: tuple[Rule, ...] = (
     Rule(
         "amount_not_held",
         "out_of_scope",
-        lambda q, s: q.aspect in AMOUNT_ASPECTS and bool(AMOUNT_NOT_HELD.search(q.question)),
+        lambda q, s: q.aspect in AMOUNT_ASPECTS and bool(_amount_asked(q.question)),
         lambda q, s: (
-            f"it asks for an amount ({AMOUNT_NOT_HELD.search(q.question).group(0).lower()!r}), "
+            f"it asks for an amount ({_amount_asked(q.question).group(0).lower()!r}), "
             "and the reaction records name their reagents, catalysts and solvents without "
             "amounts, loadings or ratios"
         ),

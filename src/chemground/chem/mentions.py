@@ -834,6 +834,8 @@ class MentionFinder:
             )
             if letters_only and not (quoted or halogen or (token.isupper() and len(token) >= 3)):
                 continue  # "CO", "NO", "I": words, unless quoted
+            if letters_only and not quoted and not halogen and "C" not in token:
+                continue  # "SOP", "NIS", "PIN": acronyms; a bare chain of heteroatoms is no SMILES
             if letters_only and self.kb is not None:
                 if ("abbreviation", token) not in budget.memo:
                     hits = self.kb.lookup_name(normalize_name(token))

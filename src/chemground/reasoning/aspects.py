@@ -170,7 +170,7 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"|\bwhat (is|are|can be|could be|gets?|will be) (made|produced|formed|obtained|prepared) "
         r"from x\b"
         r"|\bwhat (did|have) (i|you|we) (get|got|made|make|obtain|obtained)\b"
-        r"|^\s*(give|name|predict|draw|what "
+        r"|(^|[.?!;:]\s)\s*(give|name|predict|draw|identify|show|write|what "
         r"is|what's)"
         r" (me )?(the )?(main |major )?products?\b(?!\s+(yields?|ratios?)\b)"
         # "the SMILES (formula, name, MW) of the product of X + Y": the product is asked for,
@@ -230,7 +230,11 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
 # reflux 4 h -> product?"): its amounts and temperatures are the record of what was done, and the
 # last word is what is asked (the amounts were converted to moles)
 _ENDING_RULES: list[tuple[Aspect, str]] = [
-    (Aspect.PRODUCT, r"(->|→|=>|[.:;,])\s*(the |what |which )?(main |major )?products?\s*\??\s*$"),
+    (
+        Aspect.PRODUCT,
+        r"(->|→|=>|[.:;,])\s*(the |what |which )?(main |major )?(products?|regio-?isomers?)"
+        r"\s*\??\s*$",
+    ),
     (Aspect.YIELD, r"(->|→|=>|[.:;,])\s*(the |what )?(isolated )?yield\s*\??\s*$"),
     (Aspect.SOLVENT, r"(->|→|=>|[.:;,])\s*(the |which |what )?solvent\s*\?\s*$"),
     (Aspect.CATALYST, r"(->|→|=>|[.:;,])\s*(the |which |what )?catalyst\s*\?\s*$"),
@@ -261,7 +265,7 @@ _RULES: list[tuple[Aspect, str]] = (
         (
             Aspect.CONDITIONS,
             r"\b(under|at|in) (what|which) (reaction |experimental )?conditions\b"
-            r"|\bconditions\s*\((\w+,\s*)+\w+\)",
+            r"|\bcond\w*ons?\b[^?()]{0,80}\(\s*\w+\s*(,|\+|&|/|\band\b)",
         ),
         (
             Aspect.ROUTE,
@@ -273,6 +277,8 @@ _RULES: list[tuple[Aspect, str]] = (
             r"yields?|conditions?|how long|time)\b)"
             r".*\b(get|make|prepare|synthesi[sz]e|obtain|reach|access) x,? (starting )?from x\b"
             r"|\bin (two|three|four|\d) steps\b|\b(two|three|four|\d)[- ]steps?\b"
+            # "SM ethyl benzoate -> target methyl 3-nitrobenzoate. steps?"
+            r"|[.:;,-]\s*(which |what |the )?steps\s*\?\s*$"
             r"|\bx\s*(->|→|=>)\s*x\b[^?]*\bsteps?\b"
             r"|\bmulti-?step\b|\bwhat can (i|we|you|one) make "
             r"from x\b"
@@ -329,6 +335,8 @@ _RULES: list[tuple[Aspect, str]] = (
             r"(for|in|used)\b"
             # a notebook line that ends in its question: "A + B -> C. base?"
             r"|[.:;,-]\s*(the |which |what )?bases?\s*\?\s*$"
+            # "heck reaction base?" (not "is it a base?")
+            r"|(?<!\ba )(?<!\ban )\breaction bases?\s*\?\s*$"
             r"|\b(which|what) (oxidant|reductant|borohydride|hydride|reducing agent|oxidi[sz]ing "
             r"agent)s?\b"
             # "A + mCPBA -> epoxide. what buffer/base is added?": the notebook line's question
@@ -416,7 +424,7 @@ _RULES: list[tuple[Aspect, str]] = (
             r"about\b|\bexplain\b|\bwho is\b|\bwhat's x\b"
             r"|\bwhat is known about\b|^\s*(please )?characteri[sz]e\b"
             # what a reagent is for: "... TBAB (10 mol%) added - what does TBAB do?"
-            r"|\bwhat (does|do) x (actually |really )?do\b|\bwhat('s| is) x for\b"
+            r"|\bwhat (does|do) (the )?x (actually |really |exactly )?do\b|\bwhat('s| is) x for\b"
             r"|\b(role|function|purpose|job) of (the )?x\s*[?.]?\s*$",
         ),
     ]
@@ -553,7 +561,8 @@ _ALSO_ASKED: tuple[tuple[Aspect, re.Pattern], ...] = (
     (
         Aspect.REAGENT,
         re.compile(
-            r"\breagents?\b|\bbases?\b(?! (peak|pair|metal))|\b(oxidant|reductant)s?\b"
+            r"\breagents?\b|(?<!no )(?<!without )\bbases?\b(?! (peak|pair|metal))"
+            r"|\b(oxidant|reductant)s?\b"
             r"|\b(reducing|oxidi[sz]ing) agents?\b"
         ),
     ),
@@ -646,11 +655,21 @@ def first_asked(question: str, aspect: Aspect | None) -> Aspect | None:
         The aspect named first among ``aspect`` and ``also_asked``; ``aspect`` itself when the
         question names no other, or its own words cannot be placed.
     """
+    low = question.lower()
+    patterns = dict(_ASKED_TOGETHER)
+    if aspect in COMPUTED_ASPECTS and not patterns[aspect].search(low):
+        # "sitagliptin as an isomeric SMILES with its (R) stereocentre specified": the fact
+        # asked is the SMILES, whether or not the sentence joins the two words with "and"
+        named = [
+            (m.start(), a)
+            for a, pattern in _ALSO_ASKED
+            if a.level == aspect.level and (m := pattern.search(low))
+        ]
+        if named:
+            return min(named)[1]
     others = also_asked(question, aspect)
     if not others:
         return aspect
-    low = question.lower()
-    patterns = dict(_ASKED_TOGETHER)
     own = patterns[aspect].search(low)  # type: ignore[index]
     if own is None:
         return others[0] if aspect in COMPUTED_ASPECTS else aspect
