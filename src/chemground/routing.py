@@ -390,7 +390,9 @@ NOT_CHEMISTRY_DATA = re.compile(
 # answered with sodium's description, "the best brand of ibuprofen" with its synonyms, "can I
 # mix bleach and ammonia to clean my bathroom?" with an unrelated reaction
 NOT_A_DATA_REQUEST = re.compile(
-    r"\b(jokes?|poems?|songs?|limericks?|haikus?|raps?|stor(y|ies)|essays?|"
+    r"\b(jokes?|poems?|songs?|limericks?|haikus?|raps?|stor(y|ies)|essays?|ethic(s|al)|"
+    # "discuss, in no more than 300 words, ...": an essay by another name
+    r"(in|within|under) (no more than |at most |about )?\d+ words|"
     r"best (brand|make|supplier)s?|cheapest|prices?|costs?|how much (does|do|is) \w+ cost|"
     r"where (can|do|could) (i|you|we) (buy|get|order|find)|"
     r"to clean|for cleaning|household(?! names?)|"
@@ -440,10 +442,10 @@ ROUTING_TABLE: tuple[Rule, ...] = (
         "data_not_held",
         "out_of_scope",
         lambda q, s: (
-            q.aspect in (None, Aspect.DESCRIPTION) and bool(DATA_NOT_HELD.search(q.question))
+            q.aspect in (None, Aspect.DESCRIPTION) and bool(DATA_NOT_HELD.search(q.asked_text))
         ),
         lambda q, s: (
-            f"it asks for {DATA_NOT_HELD.search(q.question).group(0).lower()!r}-type data "
+            f"it asks for {DATA_NOT_HELD.search(q.asked_text).group(0).lower()!r}-type data "
             "(statistics, news, prices, dated figures), which no record, tool or paper here holds"
         ),
         declines=True,
@@ -451,9 +453,10 @@ ROUTING_TABLE: tuple[Rule, ...] = (
     Rule(
         "own_experiment",
         "out_of_scope",
-        lambda q, s: s.resolved == 0 and bool(OWN_EXPERIMENT.search(q.question)),
+        lambda q, s: s.resolved == 0 and bool(OWN_EXPERIMENT.search(q.asked_text)),
         lambda q, s: (
-            f"it asks about your own experiment ({OWN_EXPERIMENT.search(q.question).group(0)!r}), "
+            "it asks about your own experiment "
+            f"({OWN_EXPERIMENT.search(q.asked_text).group(0)!r}), "
             "and the knowledge base holds curated and published records, not your lab's results"
         ),
         declines=True,
@@ -461,9 +464,9 @@ ROUTING_TABLE: tuple[Rule, ...] = (
     Rule(
         "not_chemistry_data",
         "out_of_scope",
-        lambda q, s: bool(NOT_CHEMISTRY_DATA.search(q.question)),
+        lambda q, s: bool(NOT_CHEMISTRY_DATA.search(q.asked_text)),
         lambda q, s: (
-            f"it asks about {NOT_CHEMISTRY_DATA.search(q.question).group(0).lower()!r}: medical, "
+            f"it asks about {NOT_CHEMISTRY_DATA.search(q.asked_text).group(0).lower()!r}: medical, "
             "legal or economic matters, which no record, tool or paper here holds (for a drug's "
             "use and safety ask a clinician or pharmacist)"
         ),
@@ -472,9 +475,9 @@ ROUTING_TABLE: tuple[Rule, ...] = (
     Rule(
         "not_a_data_request",
         "out_of_scope",
-        lambda q, s: bool(NOT_A_DATA_REQUEST.search(q.question)),
+        lambda q, s: bool(NOT_A_DATA_REQUEST.search(q.asked_text)),
         lambda q, s: (
-            f"it asks for {NOT_A_DATA_REQUEST.search(q.question).group(0).lower()!r}: creative "
+            f"it asks for {NOT_A_DATA_REQUEST.search(q.asked_text).group(0).lower()!r}: creative "
             "writing, prices and suppliers, or household use and safety, which no record, tool or "
             "paper here holds (for mixing cleaning products, read their safety labels: some, "
             "such as bleach and ammonia, release toxic gases)"
@@ -487,10 +490,10 @@ ROUTING_TABLE: tuple[Rule, ...] = (
         lambda q, s: (
             (q.aspect is not None or not s.has_papers)  # the papers may hold it
             and q.aspect != Aspect.ATOM_COUNT  # "how many carbon atoms": counted
-            and bool(PROPERTY_NOT_HELD.search(q.question))
+            and bool(PROPERTY_NOT_HELD.search(q.asked_text))
         ),
         lambda q, s: (
-            f"it asks for {PROPERTY_NOT_HELD.search(q.question).group(0).lower()!r}, which no "
+            f"it asks for {PROPERTY_NOT_HELD.search(q.asked_text).group(0).lower()!r}, which no "
             "record or tool here holds (the KB has structures, identifiers, names, descriptions "
             "and reactions; the tools compute descriptors and look up boiling and melting points, "
             "densities, flash points and hazards)"
@@ -500,15 +503,15 @@ ROUTING_TABLE: tuple[Rule, ...] = (
     Rule(
         "explanation_from_papers",
         "papers",
-        lambda q, s: s.has_papers and bool(EXPLANATION_ASKED.search(q.question)),
+        lambda q, s: s.has_papers and bool(EXPLANATION_ASKED.search(q.asked_text)),
         lambda q, s: "it asks why or how (a mechanism, a selectivity): the papers' passages",
     ),
     Rule(
         "explanation_not_held",
         "out_of_scope",
-        lambda q, s: bool(EXPLANATION_ASKED.search(q.question)),
+        lambda q, s: bool(EXPLANATION_ASKED.search(q.asked_text)),
         lambda q, s: (
-            f"it asks {EXPLANATION_ASKED.search(q.question).group(0).strip().lower()!r}: why "
+            f"it asks {EXPLANATION_ASKED.search(q.asked_text).group(0).strip().lower()!r}: why "
             "or how a reaction works, or its history; the records hold what was done and what it "
             "gave, and this knowledge base has no papers to explain it (add some with "
             "`chemground lit add FILES...`)"
@@ -518,9 +521,9 @@ ROUTING_TABLE: tuple[Rule, ...] = (
     Rule(
         "property_at_conditions",
         "out_of_scope",
-        lambda q, s: bool(PROPERTY_AT_CONDITIONS.search(q.question)),
+        lambda q, s: bool(PROPERTY_AT_CONDITIONS.search(q.asked_text)),
         lambda q, s: (
-            f"it asks for {PROPERTY_AT_CONDITIONS.search(q.question).group(0)!r}: a value under "
+            f"it asks for {PROPERTY_AT_CONDITIONS.search(q.asked_text).group(0)!r}: a value under "
             "conditions the tools do not model (they give normal boiling points at 1 atm, "
             "densities at 25 °C and Crippen's computed logP, not measured values; the reaction "
             "records give isolated yields, not conversions)"
@@ -532,10 +535,10 @@ ROUTING_TABLE: tuple[Rule, ...] = (
         "out_of_scope",
         lambda q, s: (
             (q.aspect is None or q.aspect.level == "reaction")
-            and bool(NEGATED_OR_HYPOTHETICAL.search(q.question))
+            and bool(NEGATED_OR_HYPOTHETICAL.search(q.asked_text))
         ),
         lambda q, s: (
-            f"it asks {NEGATED_OR_HYPOTHETICAL.search(q.question).group(0).lower()!r}: what is "
+            f"it asks {NEGATED_OR_HYPOTHETICAL.search(q.asked_text).group(0).lower()!r}: what is "
             "unsuitable, or what would happen under changed conditions, and the reaction records "
             "hold what was done and what it gave, not what fails"
         ),
@@ -544,9 +547,9 @@ ROUTING_TABLE: tuple[Rule, ...] = (
     Rule(
         "amount_not_held",
         "out_of_scope",
-        lambda q, s: q.aspect in AMOUNT_ASPECTS and bool(_amount_asked(q.question)),
+        lambda q, s: q.aspect in AMOUNT_ASPECTS and bool(_amount_asked(q.asked_text)),
         lambda q, s: (
-            f"it asks for an amount ({_amount_asked(q.question).group(0).lower()!r}), "
+            f"it asks for an amount ({_amount_asked(q.asked_text).group(0).lower()!r}), "
             "and the reaction records name their reagents, catalysts and solvents without "
             "amounts, loadings or ratios"
         ),
@@ -560,7 +563,7 @@ ROUTING_TABLE: tuple[Rule, ...] = (
             q.aspect == Aspect.AMOUNT
             and len({m.inchikey for m in q.resolved_mentions if m.inchikey}) >= 2
             and (
-                bool(AMOUNT_FOR_ANOTHER.search(q.question))
+                bool(AMOUNT_FOR_ANOTHER.search(q.asked_text))
                 # "the yield of aspirin if 2.0 g salicylic acid gives 2.1 g aspirin": two
                 # amounts of two compounds relate them (2.0 g was converted as aspirin's)
                 or len(AMOUNT_WITH_UNIT.findall(q.question)) >= 2
@@ -576,10 +579,10 @@ ROUTING_TABLE: tuple[Rule, ...] = (
     Rule(
         "workup_solvent",
         "out_of_scope",
-        lambda q, s: q.aspect == Aspect.SOLVENT and bool(WORKUP_SOLVENT.search(q.question)),
+        lambda q, s: q.aspect == Aspect.SOLVENT and bool(WORKUP_SOLVENT.search(q.asked_text)),
         lambda q, s: (
             "it asks for a solvent for "
-            f"{WORKUP_SOLVENT.search(q.question).group(0).lower()!r}, and the records hold the "
+            f"{WORKUP_SOLVENT.search(q.asked_text).group(0).lower()!r}, and the records hold the "
             "solvent a reaction is run in, not solvents for purification or work-up"
         ),
         declines=True,

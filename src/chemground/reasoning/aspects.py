@@ -138,7 +138,7 @@ TOOL_RULES: list[tuple[Aspect, str]] = [
 _FIRST_RULES: list[tuple[Aspect, str]] = [
     (
         Aspect.REACTANTS,
-        r"<-\s*\?|\bfrom\s*\?\s*$|\b(which|what) (\w+ )?and (\w+ )?(give|gives|form|forms)\b"
+        r"<-\s*\?|\bfrom\s*\??\s*$|\b(which|what) (\w+ )?and (\w+ )?(give|gives|form|forms)\b"
         r"|\bwhat goes in(to)?( to)? (make|give|form|prepare)\b"
         # "what reacts with ethanol to make ethyl acetate?": the co-reactant is asked for
         r"|\b(what |which (\w+ )?)(reacts?|do (i|you|we) (react|need to react|combine|mix)|"
@@ -154,16 +154,18 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
     (
         Aspect.PRODUCT,
         # (a note in brackets may follow: "-> ? (SMILES of the biaryl please)")
-        r"(->|→|=>)\s*(\?|(the |what |which )?products?\s*\??|what\s*\??)\s*(\([^)]*\)\s*)?$"
+        r"(->|→|=>)\s*(\?|(the |what |which )?products?\s*\??|what\s*\??)\s*"
+        r"(\([^)]*\)\s*[?.!]?\s*)?$"
         # "A + NaBH4 in MeOH -> ? smiles pls": a note on the form of the answer may follow
         r"|(->|→|=>)\s*\?\s*[,;:-]?\s*((give|as|in|its|the|me|please|pls|plz)\s+)*"
         r"(smiles|structure|formula|name|iupac name|mw|weight|mass|product)\b[^?]{0,20}\??\s*$"
         # "the SMILES of what you get from benzaldehyde + NaBH4" (the reactants' SMILES were
         # answered)
-        r"|\bwhat (do |would |will |did |should |can |could )?(i|you|we|one) ('d |'ll )?"
-        r"(get|obtain|make|form) (from|when|by|if|on|after|with)\b"
+        # ("what can I make from X (in two steps)" is a route)
+        r"|\bwhat (do |would |will |did )?(i|you|we|one) ('d |'ll )?(get|obtain|form) "
+        r"(from|when|by|if|on|after|with)\b(?![^?]*\bsteps?\b)"
         r"|^(?!.*\b(yields?|temp\w*|solvents?|catalysts?|reagents?|conditions|how "
-        r"long|time|base)\b).*\bgives?\s*\?\s*$"
+        r"long|time|base)\b).*\bgives?\s*\??\s*$"
         r"|\bgives? (which|what)\b|\bwhat'?s? (is )?left after\b|\bwhat comes out\b"
         r"|\bwhat (do|did|will|would|should) (i|you|we) end up with\b"
         # "what is made from salicylic acid" (answered with the reactants of aspirin)
@@ -177,7 +179,7 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         # not a fact of X
         r"|\b(smiles|formula|structure|name|weight|mw|mass)\b.{0,30}\b(the )?(main |major )?"
         r"products? (of|from|when|formed)\b"
-        r"|\b(smiles|formula|structure|name|weight|mw|mass) of (the|its) ((main|major|organic|"
+        r"|\b(smiles|formula|structure|name|weight|mw|mass) of (the |its )?((main|major|organic|"
         r"final|desired|expected|isolated) )?products?\s*[.?]?\s*$",
     ),
     (
@@ -334,7 +336,7 @@ _RULES: list[tuple[Aspect, str]] = (
             r"^\s*(what|which)?\s*('s |is |are )?(the )?bases?\b(?! (peak|pair|metal))|\bbase "
             r"(for|in|used)\b"
             # a notebook line that ends in its question: "A + B -> C. base?"
-            r"|[.:;,-]\s*(the |which |what )?bases?\s*\?\s*$"
+            r"|[.:;,-]\s*(the |which |what )?bases?\s*\??\s*$"
             # "heck reaction base?" (not "is it a base?")
             r"|(?<!\ba )(?<!\ban )\breaction bases?\s*\?\s*$"
             r"|\b(which|what) (oxidant|reductant|borohydride|hydride|reducing agent|oxidi[sz]ing "
@@ -403,7 +405,7 @@ _RULES: list[tuple[Aspect, str]] = (
         ),
         (
             Aspect.PRODUCT,
-            r"\bproducts?\b|\badducts?\b"
+            r"\bproducts?\b|\badducts?\b|\bwhat'?s (formed|produced|obtained)\b"
             r"|\bwhat (forms|is formed|will form|would form|is produced|do (i|you|we) "
             r"get|happens)\b"
             r"|\bwhat (does|do|will|would) x (and x )?(give|form|produce|yield|afford|become|turn "
@@ -471,12 +473,62 @@ _ASKING_ROLE_CLAUSE = re.compile(
 )
 
 
+# Pleasantries and asides around the question ("hey, quick one - ...", "... thx in advance",
+# "... (need it for a calc)"): many rules read the question's first or last words, and a
+# greeting or a thank-you there turned right answers into refusals or wrong ones
+_CHATTER_START = re.compile(
+    r"^\s*(?:(?:hey|hi|hello|ok|okay|so|quick (?:one|question|q)|q|urgent|question|"
+    r"sorry if this is (?:basic|dumb|a (?:dumb|silly|basic) question)(?:,? but)?|"
+    r"for (?:my|a|our|the) (?:[\w-]+ ){0,3}?(?:report|notebook|eln|thesis|homework|assignment|"
+    r"exam|class|records?|sop))\b[\s,:;!.-]*)+",
+    re.IGNORECASE,
+)
+_WHATS = re.compile(r"\b([Ww]h?)at?s\b(?!\s+(?:up|app)\b)")
+_CHATTER_END = re.compile(
+    r"(?:[\s,;:.!-]*(?:thanks(?: (?:a lot|so much|in advance))?|thank you(?: (?:so much|in "
+    r"advance))?|thx(?: in advance)?|ty|cheers|pls|plz|please|asap|:\)|!+)\s*[?.!]*)+\s*$",
+    re.IGNORECASE,
+)
+_ASIDE_END = re.compile(
+    r"\s*\((?:i )?(?:need(?:ed)? (?:it|this|them|the \w+)|for (?:a|an|my|the|our) |just |asking |"
+    r"it'?s for |thanks|thx)[^()]*\)\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def without_chatter(text: str) -> str:
+    """The question without greetings, thanks and asides about why it is asked.
+
+    Args:
+        text: the question (or its masked form, compounds replaced by "x").
+
+    Returns:
+        The text with those removed from its start and end and repeated "??" made one; a
+        question mark closes it where a removed thank-you stood in for one. The text itself
+        when nothing is removed, or when removing would leave nothing.
+    """
+    out = re.sub(r"([?!])[?!]+", r"\1", text)
+    out = _WHATS.sub(lambda m: m.group(1)[0] + "hat's", out)  # "whats", "wats": typed fast
+    start = _CHATTER_START.match(out)
+    if start and start.end() < len(out):
+        out = out[start.end() :]
+    for pattern in (_ASIDE_END, _CHATTER_END, _ASIDE_END):
+        found = pattern.search(out)
+        if found and found.start() > 0:
+            out = out[: found.start()]
+    out = out.rstrip()
+    if out != text.rstrip() and out and out[-1] not in "?.!)":
+        out += "?"
+    return out if out.strip() else text
+
+
 def classify_aspect(masked: str) -> Aspect | None:
     """The first aspect whose rule matches, or None. A question no rule reads is read once more
     with its misspelt aspect words corrected ("molecular wieght", "exact mas").
 
     When a later clause is the question itself ("..., what's the MW of x"), its reading
     decides; a word in the clauses before it ("route", "yield") does not."""
+    masked = correct_aspect_words(masked, rare_only=True)  # "which sovlent": read as written
     clauses = _CLAUSE_BREAK.split(masked)
     if (
         len(clauses) > 1
@@ -516,9 +568,32 @@ lipinski balance hazards toxicity name names
 )
 
 
-def correct_aspect_words(text: str) -> str:
+# English words one or two edits from an aspect word ("reaction", "heating", "polar"): never a
+# typo of it. Listed so that the common ones do not load wordfreq (see ``correct_aspect_words``).
+_NEAR_ASPECT_ENGLISH = frozenset(
+    """
+reaction reductions group ring donor acceptor named molecule molecules polar solar pass heating
+setting meeting meaning project field samples seminar joint exactly prescription function
+predict catalysed catalysis catalyses catalyzed wait mas solved produce produced cosolvent
+structures structural products yielded yielding conditioned rates ratings reactant routes
+""".split()
+)
+_RARE_WORD_ZIPF = 1.5  # wordfreq: a typo is (nearly) never written; "yeild" is 1.33
+
+
+def correct_aspect_words(text: str, rare_only: bool = False) -> str:
     """``text`` with each word that is one edit (a swap of neighbours counts as one) from an
-    aspect word (two for long words) replaced by it; aspect words and short words stay."""
+    aspect word (two for long words) replaced by it; aspect words and short words stay.
+
+    Args:
+        text: the (masked) question.
+        rare_only: correct only words that are not English ("sovlent", "catlayst"), so that the
+            rules can read the corrected question first: a misspelt "sovlent" left the
+            question to a generic product rule, and the product was answered confidently.
+
+    Returns:
+        The corrected text.
+    """
     from rapidfuzz.distance import OSA
     from rapidfuzz.process import extractOne
 
@@ -527,9 +602,18 @@ def correct_aspect_words(text: str) -> str:
         low = word.lower()
         if len(low) < 3 or low in ASPECT_WORDS or low == "x":
             return word
+        if rare_only and (len(low) < 5 or low in _NEAR_ASPECT_ENGLISH):
+            return word
         limit = 1 if len(low) < 7 else 2
         best = extractOne(low, ASPECT_WORDS, scorer=OSA.distance, score_cutoff=limit)
-        return best[0] if best else word
+        if best is None:
+            return word
+        if rare_only:
+            from chemground.chem.mentions import is_common_word
+
+            if is_common_word(low, _RARE_WORD_ZIPF):
+                return word
+        return best[0]
 
     text = _HOMOPHONE_WEIGHT.sub(r"\1 weight", text)  # sounds alike: no edit distance finds it
     return re.sub(r"[A-Za-z]+", fix, text)

@@ -11,7 +11,13 @@ from chemground.chem.names import NameResolver
 from chemground.errors import ChemgroundError, InputLimitError, control_character, preview
 from chemground.reasoning.asked_kind import split_asked_kind, split_excluded
 from chemground.reasoning.aspect_classifier import read_aspect
-from chemground.reasoning.aspects import classify_aspect, first_asked, mask_mentions
+from chemground.reasoning.aspects import (
+    classify_aspect,
+    correct_aspect_words,
+    first_asked,
+    mask_mentions,
+    without_chatter,
+)
 from chemground.reasoning.atom_counts import asked_element, counts_several_elements
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.roles import infer_roles
@@ -85,14 +91,19 @@ class RuleParser:
             start, end = counted[1]
             mentions = [m for m in mentions if m.end <= start or m.start >= end]
         masked = mask_mentions(text, [(m.start, m.end) for m in mentions])
-        aspect = first_asked(text, classify_aspect(masked))
+        # greetings and thanks left out, and misspelt aspect words that are no English word
+        # corrected ("Slovent and base for ..."), for the rules that read what is asked
+        asked = correct_aspect_words(without_chatter(text), rare_only=True)
+        masked = without_chatter(masked)
+        aspect = first_asked(asked, classify_aspect(masked))
         if aspect in (Aspect.INCHIKEY, Aspect.CAS) and any(
             m.input_format in ("inchikey", "cas") for m in mentions
         ):
             # "molar mass of AWJU...-N? (InChIKey from our ELN)": the identifier is given, so its
             # word names what was given, not what is asked
             aspect = first_asked(
-                text, classify_aspect(re.sub(r"\b(inchi ?-?keys?|cas)\b", " ", masked, flags=re.I))
+                asked,
+                classify_aspect(re.sub(r"\b(inchi ?-?keys?|cas)\b", " ", masked, flags=re.I)),
             )
         problems: list[str] = []
         if aspect == Aspect.ATOM_COUNT and counted is None and counts_several_elements(text):
@@ -174,4 +185,5 @@ class RuleParser:
             aspect_classifier=decision.to_json() if decision is not None else None,
             asked_kind=kind,
             excluded=excluded,
+            asked=asked if asked != question else "",
         )

@@ -143,6 +143,14 @@ class QueryTuple(BaseModel):
     asked_kind: QueryMention | None = None
     # "besides DCM, which solvent ...": compounds the answer leaves out (not matched either)
     excluded: list[QueryMention] = Field(default_factory=list)
+    # the question as the rules read what it asks: greetings and thanks left out, misspelt
+    # aspect words corrected ("bioling point of toluene at 20 mbar"); "" when not set
+    asked: str = ""
+
+    @property
+    def asked_text(self) -> str:
+        """What the routing rules read: ``asked`` when the parser set it, else the question."""
+        return self.asked or self.question
 
     @property
     def resolved_mentions(self) -> list[QueryMention]:
