@@ -737,3 +737,19 @@ def test_a_misspelt_property_at_conditions_is_still_declined(qa):
 def test_an_essay_request_with_a_prefix_is_declined(qa):
     out = ask(qa, "Q: discuss, in no more than 300 words, the ethical lessons of thalidomide.")
     assert out["status"] != "answered"
+
+
+@pytest.mark.parametrize(
+    ("question", "aspect"),
+    [
+        ("Which palladium cat. is used for the Heck reaction of iodobenzene?", Aspect.CATALYST),
+        ("MeNO2 + chalcone, cat.", Aspect.CATALYST),
+        (
+            "Give the organic product of the condensation of benzaldehyde with acetophenone.",
+            Aspect.PRODUCT,
+        ),
+    ],
+)
+def test_lab_shorthand_for_catalyst_and_the_organic_product(qa, question, aspect):
+    """'cat.' left the question to the product rule; 'the organic product' to the catalyst."""
+    assert qa.parse(question).aspect == aspect

@@ -174,7 +174,8 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"|\bwhat (did|have) (i|you|we) (get|got|made|make|obtain|obtained)\b"
         r"|(^|[.?!;:]\s)\s*(give|name|predict|draw|identify|show|write|what "
         r"is|what's)"
-        r" (me )?(the )?(main |major )?products?\b(?!\s+(yields?|ratios?)\b)"
+        r" (me )?(the )?(main |major |organic |final |expected |desired )?products?\b"
+        r"(?!\s+(yields?|ratios?)\b)"
         # "the SMILES (formula, name, MW) of the product of X + Y": the product is asked for,
         # not a fact of X
         r"|\b(smiles|formula|structure|name|weight|mw|mass)\b.{0,30}\b(the )?(main |major )?"
@@ -239,7 +240,7 @@ _ENDING_RULES: list[tuple[Aspect, str]] = [
     ),
     (Aspect.YIELD, r"(->|→|=>|[.:;,])\s*(the |what )?(isolated )?yield\s*\??\s*$"),
     (Aspect.SOLVENT, r"(->|→|=>|[.:;,])\s*(the |which |what )?solvent\s*\?\s*$"),
-    (Aspect.CATALYST, r"(->|→|=>|[.:;,])\s*(the |which |what )?catalyst\s*\?\s*$"),
+    (Aspect.CATALYST, r"(->|→|=>|[.:;,])\s*(the |which |what )?catalyst\s*[?.]?\s*$"),
     (
         Aspect.TIME,
         r"(->|→|=>|[.:;,])\s*(how many (h|hrs?|hours|min|minutes)|how long|(reaction )?time)"
@@ -483,6 +484,7 @@ _CHATTER_START = re.compile(
     r"exam|class|records?|sop))\b[\s,:;!.-]*)+",
     re.IGNORECASE,
 )
+_CAT = re.compile(r"\bcat\.(?=\s|$)|\bcat\b(?=\s*(?:\?|$)|\s+(?:system|loading|used|for)\b)", re.I)
 _WHATS = re.compile(r"\b([Ww]h?)at?s\b(?!\s+(?:up|app)\b)")
 _CHATTER_END = re.compile(
     r"(?:[\s,;:.!-]*(?:thanks(?: (?:a lot|so much|in advance))?|thank you(?: (?:so much|in "
@@ -497,7 +499,8 @@ _ASIDE_END = re.compile(
 
 
 def without_chatter(text: str) -> str:
-    """The question without greetings, thanks and asides about why it is asked.
+    """The question without greetings, thanks and asides about why it is asked, and with
+    "whats" and "cat." written out.
 
     Args:
         text: the question (or its masked form, compounds replaced by "x").
@@ -509,6 +512,7 @@ def without_chatter(text: str) -> str:
     """
     out = re.sub(r"([?!])[?!]+", r"\1", text)
     out = _WHATS.sub(lambda m: m.group(1)[0] + "hat's", out)  # "whats", "wats": typed fast
+    out = _CAT.sub("catalyst", out)  # "which cat. is used", "cat. system", "MeNO2 + chalcone, cat."
     start = _CHATTER_START.match(out)
     if start and start.end() < len(out):
         out = out[start.end() :]
