@@ -753,3 +753,17 @@ def test_an_essay_request_with_a_prefix_is_declined(qa):
 def test_lab_shorthand_for_catalyst_and_the_organic_product(qa, question, aspect):
     """'cat.' left the question to the product rule; 'the organic product' to the catalyst."""
     assert qa.parse(question).aspect == aspect
+
+
+# -- the same questions about another name of the same compound ---------------------------------
+def test_a_stereo_smiles_of_a_record_without_stereo_is_hedged(qa):
+    """ "isomeric SMILES with stereo for tyrosine?" gave DL-tyrosine's SMILES, 'answered'."""
+    out = ask(qa, "isomeric SMILES with stereo for ibuprofen?")
+    assert out["status"] == "partial" and "undefined" in out["answer"], out["answer"]
+    named = ask(qa, "isomeric smiles of L-tyrosine")
+    assert named["status"] == "answered" and "@" in named["value"]
+
+
+def test_a_description_under_another_name_gives_the_common_name(qa):
+    out = ask(qa, "identify ethyl hydroxide")
+    assert out["answer"].startswith("ethyl hydroxide (ethanol;"), out["answer"]

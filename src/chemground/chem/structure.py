@@ -301,6 +301,24 @@ def stereocentres(mol: Chem.Mol) -> list[tuple[int, str]]:
     return Chem.FindMolChiralCenters(mol, includeUnassigned=True, useLegacyImplementation=False)
 
 
+def unassigned_stereocentres(smiles: str | None) -> int:
+    """How many tetrahedral stereocentres of ``smiles`` carry no configuration.
+
+    Args:
+        smiles: a SMILES, or None.
+
+    Returns:
+        The count; 0 for None or an unparsable SMILES.
+    """
+    if not smiles:
+        return 0
+    try:
+        mol = mol_from_smiles(smiles)
+    except StructureError:
+        return 0
+    return sum(1 for _, label in stereocentres(mol) if label == "?")
+
+
 def _has_defined_stereo(mol: Chem.Mol) -> bool:
     unspecified, none = Chem.ChiralType.CHI_UNSPECIFIED, Chem.BondStereo.STEREONONE
     return any(atom.GetChiralTag() != unspecified for atom in mol.GetAtoms()) or any(

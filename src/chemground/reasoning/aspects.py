@@ -206,7 +206,9 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"colloquial|household|non-systematic|lay) names?\b|\bbetter known as\b|\bknown as what\b"
         # "HMPA - full name? ... spelled out", "what else is it called?"
         r"|\bfull (chemical )?names?\b|\bspel(led|t|l) (it |them )?out\b"
-        r"|\bwhat else (is|are) (it|they|x) (called|known as)\b",
+        r"|\bwhat else (is|are) (it|they|x) (called|known as)\b"
+        # "what's vanillic aldehyde usually called?"
+        r"|\bwhat('s| is| are) x (usually|commonly|normally|generally|mostly) called\b",
     ),
     (
         Aspect.SMILES_TO_NAME,

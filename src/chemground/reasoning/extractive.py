@@ -33,6 +33,10 @@ from chemground.reasoning.reaction_classes import (
 )
 from chemground.routing import TOOL_ASPECTS
 
+# a SMILES asked with its configuration: "isomeric SMILES", "with stereo", "(S)-configured"
+_STEREO_ASKED = re.compile(
+    r"\bisomeric\b|\bstereo\w*|\bchiral\w*|\bconfigurations?\b|\babsolute\b", re.IGNORECASE
+)
 # "what's the molecular weight of the product when ...", "formula of the product of ..."
 _FACT_OF_PRODUCT = re.compile(
     r"\b(?P<fact>molecular weight|molar mass|mol\.? ?wt|mw|exact mass|monoisotopic mass|"
@@ -396,6 +400,27 @@ class ExtractiveReasoner:
                     "no_evidence",
                     cite,
                 )
+            open_centres = 0
+            if _STEREO_ASKED.search(query.question):
+                from chemground.chem.structure import unassigned_stereocentres
+
+                open_centres = unassigned_stereocentres(r["smiles"])
+            if open_centres:
+                # "isomeric SMILES with stereo for tyrosine": the record (DL-tyrosine) leaves
+                # its stereocentre open, so the SMILES does not give what was asked
+                note = (
+                    f"the record leaves {open_centres} stereocentre"
+                    f"{'s' if open_centres > 1 else ''} undefined, so this SMILES does not give "
+                    "the configuration asked for; name the stereoisomer (e.g. L- or (S)-) to "
+                    "get it"
+                )
+                return Reasoned(
+                    f"The SMILES of {name} is {r['smiles']} ({note}).",
+                    r["smiles"],
+                    "partial",
+                    cite,
+                    [note],
+                )
             return Reasoned(
                 f"The SMILES of {name} is {r['smiles']}.", r["smiles"], "answered", cite
             )
@@ -463,15 +488,18 @@ class ExtractiveReasoner:
                 f"{name} is also known as: " + "; ".join(names[:12]) + ".", names, "answered", cite
             )
         if aspect == Aspect.DESCRIPTION:
+            # "identify ethyl hydroxide": the record's common name says what it is
+            shown = r.get("name") or r.get("common_name")
             facts = ", ".join(
                 x
                 for x in [
+                    f"{shown};" if shown and shown.lower() != str(name).lower() else None,
                     r.get("formula"),
                     f"{r['molecular_weight']:.2f} g/mol" if r.get("molecular_weight") else None,
                     f"SMILES {r['smiles']}" if r.get("smiles") else None,
                 ]
                 if x
-            )
+            ).replace(";,", ";")
             if r.get("description"):
                 return Reasoned(
                     f"{name} ({facts}): {r['description']}", r["description"], "answered", cite

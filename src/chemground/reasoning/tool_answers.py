@@ -40,20 +40,6 @@ _LONG_DECIMAL = re.compile(r"\d+\.\d{3,}")
 _IDENTIFIER_FORMATS = frozenset({"cas", "inchikey", "inchi", "smiles"})
 
 
-def _unassigned_stereocentres(smiles: str | None) -> int:
-    """How many tetrahedral stereocentres of ``smiles`` carry no configuration (0 if unparsable)."""
-    from chemground.chem.structure import mol_from_smiles, stereocentres
-    from chemground.errors import StructureError
-
-    if not smiles:
-        return 0
-    try:
-        mol = mol_from_smiles(smiles)
-    except StructureError:
-        return 0
-    return sum(1 for _, label in stereocentres(mol) if label == "?")
-
-
 def _round_numbers(text: str) -> str:
     """'LOGP 7.388700000000009>5' -> 'LOGP 7.39>5' (a tool's float noise is no chemist's figure)."""
     return _LONG_DECIMAL.sub(lambda m: f"{float(m.group()):.2f}", text)
@@ -285,7 +271,9 @@ def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[st
         else:
             answer = f"The {label} of {name} is {text}."
         if aspect in (Aspect.INCHI, Aspect.INCHIKEY):
-            open_centres = _unassigned_stereocentres(ok[0].record.get("smiles"))
+            from chemground.chem.structure import unassigned_stereocentres
+
+            open_centres = unassigned_stereocentres(ok[0].record.get("smiles"))
             if open_centres:  # e.g. nicotine without (S): the key of no particular isomer
                 status = "partial"
                 notes.append(
