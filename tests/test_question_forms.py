@@ -767,3 +767,19 @@ def test_a_stereo_smiles_of_a_record_without_stereo_is_hedged(qa):
 def test_a_description_under_another_name_gives_the_common_name(qa):
     out = ask(qa, "identify ethyl hydroxide")
     assert out["answer"].startswith("ethyl hydroxide (ethanol;"), out["answer"]
+
+
+def test_a_condition_given_is_not_a_fact_asked(qa):
+    """ "... in CH2Cl2 at room temperature. Give the structure of the organic product." was
+    answered with the temperature first (its value)."""
+    question = (
+        "benzene, 2-propenyl- is treated with mCPBA in CH2Cl2 at room temperature. Give the "
+        "structure of the organic product."
+    )
+    assert qa.parse(question).aspect == Aspect.PRODUCT
+
+
+def test_names_list_leaves_out_the_name_answered_under(qa):
+    out = ask(qa, "abbreviation for dimethylformamide")
+    listed = [n.strip(" .").lower() for n in out["answer"].split("also known as:")[1].split(";")]
+    assert listed.count("dmf") == 1 and "dimethylformamide" not in listed

@@ -644,7 +644,11 @@ _ALSO_ASKED: tuple[tuple[Aspect, re.Pattern], ...] = (
     (Aspect.CAS, re.compile(r"\bcas\b(?!\s*(no\.?|number|#|rn)?\s*:?\s*\d)")),
     # facts of one reaction: "the yield and temperature of the Suzuki coupling of A with B"
     (Aspect.YIELD, re.compile(r"\byields?\b")),
-    (Aspect.TEMPERATURE, re.compile(r"\btemp(erature)?s?\b")),
+    # "... in CH2Cl2 at room temperature. Give the structure of the product": given, not asked
+    (
+        Aspect.TEMPERATURE,
+        re.compile(r"(?<!room )(?<!ambient )(?<!elevated )(?<!the same )\btemp(erature)?s?\b"),
+    ),
     (Aspect.TIME, re.compile(r"\b(reaction )?time\b|\bhow long\b")),
     (Aspect.SOLVENT, re.compile(r"\bsolvents?\b")),
     (Aspect.CATALYST, re.compile(r"\bcatalysts?\b")),

@@ -480,12 +480,26 @@ class ExtractiveReasoner:
             else:
                 names += abbreviations
             names = list(dict.fromkeys(names))
-            if not names:
+            # the name the answer is given under is no other name ("(S)-nicotine is also known
+            # as: (S)-nicotine" was 'answered')
+            seen = {str(name).lower()}
+            others = []
+            for n in names:  # "DMF" and "dmf" are one name
+                if n.lower() not in seen:
+                    seen.add(n.lower())
+                    others.append(n)
+            if not others:
                 return Reasoned(
-                    f"No names are recorded for {r.get('smiles')}.", [], "no_evidence", cite
+                    f"The knowledge base records no other name for {name} ({r.get('smiles')}).",
+                    names,
+                    "no_evidence",
+                    cite,
                 )
             return Reasoned(
-                f"{name} is also known as: " + "; ".join(names[:12]) + ".", names, "answered", cite
+                f"{name} is also known as: " + "; ".join(others[:12]) + ".",
+                names,
+                "answered",
+                cite,
             )
         if aspect == Aspect.DESCRIPTION:
             # "identify ethyl hydroxide": the record's common name says what it is
