@@ -783,3 +783,17 @@ def test_names_list_leaves_out_the_name_answered_under(qa):
     out = ask(qa, "abbreviation for dimethylformamide")
     listed = [n.strip(" .").lower() for n in out["answer"].split("also known as:")[1].split(";")]
     assert listed.count("dmf") == 1 and "dimethylformamide" not in listed
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What ester forms from hexanoic acid and butanol with TsOH",
+        "Appel: 1-decanol with PPh3 in refluxing CCl4 - what halide do I end up with",
+        "benzalacetone, H2 (balloon), 10% Pd/C, EtOAc, rt 2 h ->",
+    ],
+)
+def test_a_product_question_without_its_question_mark(qa, question):
+    """Each was 'could not tell what the question asks for' once its '?' was left out."""
+    assert qa.parse(question).aspect == Aspect.PRODUCT
+    assert qa.parse("what yield do I get from benzaldehyde and NaBH4?").aspect == Aspect.YIELD

@@ -167,7 +167,9 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"|^(?!.*\b(yields?|temp\w*|solvents?|catalysts?|reagents?|conditions|how "
         r"long|time|base)\b).*\bgives?\s*\??\s*$"
         r"|\bgives? (which|what)\b|\bwhat'?s? (is )?left after\b|\bwhat comes out\b"
-        r"|\bwhat (do|did|will|would|should) (i|you|we) end up with\b"
+        r"|\bwhat (\w+ )?(do|did|will|would|should) (i|you|we) end up with\b"
+        # a notebook line that ends in its arrow: "benzalacetone, H2, Pd/C, EtOAc ->"
+        r"|(->|→|=>)\s*$"
         # "what is made from salicylic acid" (answered with the reactants of aspirin)
         r"|\bwhat (is|are|can be|could be|gets?|will be) (made|produced|formed|obtained|prepared) "
         r"from x\b"
@@ -409,8 +411,9 @@ _RULES: list[tuple[Aspect, str]] = (
         (
             Aspect.PRODUCT,
             r"\bproducts?\b|\badducts?\b|\bwhat'?s (formed|produced|obtained)\b"
-            r"|\bwhat (forms|is formed|will form|would form|is produced|do (i|you|we) "
-            r"get|happens)\b"
+            # "what ester forms from ...", "which urea is formed ..."
+            r"|\b(what|which) (\w+ )?(forms|is formed|will form|would form|is produced)\b"
+            r"|\bwhat (do (i|you|we) get|happens)\b"
             r"|\bwhat (does|do|will|would) x (and x )?(give|form|produce|yield|afford|become|turn "
             r"into|make)\b|\bwhat (does|do|will|would) x do to x\b"
             r"|\b(gives|forms|affords|yields|produces) what\b|\bresult(s|ing)? "
@@ -600,8 +603,6 @@ def correct_aspect_words(text: str, rare_only: bool = False) -> str:
     Returns:
         The corrected text.
     """
-    from rapidfuzz.distance import OSA
-    from rapidfuzz.process import extractOne
 
     def fix(match: re.Match) -> str:
         word = match.group(0)
@@ -610,6 +611,9 @@ def correct_aspect_words(text: str, rare_only: bool = False) -> str:
             return word
         if rare_only and (len(low) < 5 or low in _NEAR_ASPECT_ENGLISH):
             return word
+        from rapidfuzz.distance import OSA  # here: most questions never need it (start-up)
+        from rapidfuzz.process import extractOne
+
         limit = 1 if len(low) < 7 else 2
         best = extractOne(low, ASPECT_WORDS, scorer=OSA.distance, score_cutoff=limit)
         if best is None:
