@@ -15,6 +15,8 @@ FORMULAS_BY_HAND = {
     "Pd/C": "Pd",
     "Pd(PPh3)4": "C72H60P4Pd",
     "Pd2(dba)3": "C51H42O3Pd2",
+    "PdCl2(PPh3)2": "C36H30Cl2P2Pd",
+    "Pd(PPh3)2Cl2": "C36H30Cl2P2Pd",
     "Pd-C": "Pd",
     "Pd on C": "Pd",
     "Pd/charcoal": "Pd",

@@ -797,3 +797,20 @@ def test_a_product_question_without_its_question_mark(qa, question):
     """Each was 'could not tell what the question asks for' once its '?' was left out."""
     assert qa.parse(question).aspect == Aspect.PRODUCT
     assert qa.parse("what yield do I get from benzaldehyde and NaBH4?").aspect == Aspect.YIELD
+
+
+def test_was_is_not_read_as_whats():
+    from chemground.reasoning.aspects import without_chatter
+
+    assert without_chatter("when was aspirin first synthesized?") == (
+        "when was aspirin first synthesized?"
+    )
+    assert without_chatter("whats the MW of x") == "what's the MW of x?"
+
+
+@pytest.mark.parametrize(
+    "question", ["when was aspirin first synthesized?", "is DMSO safe to put on my skin?"]
+)
+def test_history_and_use_on_the_body_are_not_record_facts(qa, question):
+    """Answered with aspirin's description and DMSO's flash point."""
+    assert ask(qa, question)["status"] != "answered"

@@ -278,7 +278,10 @@ EXPLANATION_ASKED = re.compile(
     r"|\bexplain\b(?! (to me )?what\b(?! (happens|causes|drives|makes|determines)\b))"
     r"|\brate[- ](determining|limiting) steps?\b|\btransition states?\b"
     r"|\barrow[- ]pushing\b|\bstereospecific\w*|\bregioselectiv\w*|\bchemoselectiv\w*"
-    r"|\bwho (discovered|invented|developed|first (made|reported|described))\b",
+    r"|\bwho (discovered|invented|developed|first (made|reported|described))\b"
+    # "when was aspirin first synthesized?" was answered with aspirin's description
+    r"|\bwhen (was|were|did)\b[^?]{0,60}\b(first )?(synthesi[sz]ed|discovered|invented|isolated|"
+    r"introduced|patented|approved)\b|\bhistory of\b",
     re.IGNORECASE,
 )
 
@@ -380,6 +383,8 @@ NOT_CHEMISTRY_DATA = re.compile(
     r"(?!\s+[\w-]+( [\w-]+)? (have|has|contain|weigh|look like|mean)\b)"
     r"|pregnan\w*|breast-?feed\w*|overdos\w*|"
     r"prescri\w*|(bad|good|safe|healthy) for (you|me|us|skin|the skin|health|kids|children)|"
+    # "is DMSO safe to put on my skin?" was answered with its flash point
+    r"(on|onto|into) (my|your|the|his|her) (skin|body|hands?|face|hair|eyes?)|"
     r"addictive|addiction|withdrawal|out of (my|your) (system|body)|"
     r"legal(ly)?|illegal|regulat\w*|permitted|allowed limit|"
     r"countr(y|ies)|compan(y|ies)|manufacturers?|brand names? in|"

@@ -490,7 +490,7 @@ _CHATTER_START = re.compile(
     re.IGNORECASE,
 )
 _CAT = re.compile(r"\bcat\.(?=\s|$)|\bcat\b(?=\s*(?:\?|$)|\s+(?:system|loading|used|for)\b)", re.I)
-_WHATS = re.compile(r"\b([Ww]h?)at?s\b(?!\s+(?:up|app)\b)")
+_WHATS = re.compile(r"\b([Ww])h?ats\b(?!\s+(?:up|app)\b)")  # not "was"
 _CHATTER_END = re.compile(
     r"(?:[\s,;:.!-]*(?:thanks(?: (?:a lot|so much|in advance))?|thank you(?: (?:so much|in "
     r"advance))?|thx(?: in advance)?|ty|cheers|pls|plz|please|asap|:\)|!+)\s*[?.!]*)+\s*$",
@@ -516,7 +516,7 @@ def without_chatter(text: str) -> str:
         when nothing is removed, or when removing would leave nothing.
     """
     out = re.sub(r"([?!])[?!]+", r"\1", text)
-    out = _WHATS.sub(lambda m: m.group(1)[0] + "hat's", out)  # "whats", "wats": typed fast
+    out = _WHATS.sub(lambda m: m.group(1) + "hat's", out)  # "whats", "wats": typed fast
     out = _CAT.sub("catalyst", out)  # "which cat. is used", "cat. system", "MeNO2 + chalcone, cat."
     start = _CHATTER_START.match(out)
     if start and start.end() < len(out):
