@@ -814,3 +814,18 @@ def test_was_is_not_read_as_whats():
 def test_history_and_use_on_the_body_are_not_record_facts(qa, question):
     """Answered with aspirin's description and DMSO's flash point."""
     assert ask(qa, question)["status"] != "answered"
+
+
+@pytest.mark.parametrize("question", ["MW of unobtainium chloride", "mw of zylkonium bromide"])
+def test_an_anion_after_an_unknown_name_is_not_the_ion(qa, question):
+    """ "MW of unobtainium chloride" was answered with the chloride ion's 35.45 g/mol."""
+    out = ask(qa, question)
+    assert out["status"] != "answered" and "no element or compound I know" in out["answer"]
+    assert ask(qa, "MW of sodium chloride")["value"] == pytest.approx(58.44, abs=0.01)
+
+
+def test_a_yield_in_the_absence_of_a_reagent_is_not_the_records(qa):
+    out = ask(
+        qa, "what yield does the Suzuki coupling of bromobenzene give in the absence of base?"
+    )
+    assert out["status"] != "answered"

@@ -320,6 +320,7 @@ NEGATED_OR_HYPOTHETICAL = re.compile(
     r"|\bif (i|you|we|one) (forget|forgot|omit|omitted|skip|skipped|leave out|left out|"
     r"(don'?t|didn'?t|do not|did not) (add|use)|replace|replaced|swap|swapped|change|changed)\b"
     r"|\bwithout (the |a |an |any )?(catalyst|base|acid|reagent|solvent|ligand)\b"
+    r"|\bin the absence of\b"
     # "at 50 C instead?", "in water instead of methanol", "would the Swern still work at rt?",
     # "in wet ether?", "at a higher temperature": a change to what the record did (its yield or
     # temperature was answered as if nothing had changed)

@@ -510,7 +510,7 @@ def is_common_word(word: str, threshold: float = COMMON_WORD_ZIPF) -> bool:
     return zipf_frequency(word.lower(), "en") >= threshold
 
 
-def _is_stop(text: str) -> bool:
+def is_stop_word(text: str) -> bool:
     """A word that is never a compound on its own: a stop word, or a verb of what is done to one
     ("methylated", "brominates": PubChem lists "bromates", and typo correction reached it)."""
     low = text.lower().strip("'")
@@ -820,7 +820,7 @@ class MentionFinder:
             if taken[i]:
                 continue
             token = word.text
-            if _is_stop(token):
+            if is_stop_word(token):
                 continue  # "o/n", "r.t.": lab shorthand that only looks like SMILES
             quoted = word.start > 0 and text[word.start - 1] in "\"'`“‘"
             letters_only = token.isalpha()
@@ -925,7 +925,7 @@ class MentionFinder:
                     and raw.isalpha()
                     and raw.isupper()
                     and len(raw) >= 2
-                    and not _is_stop(raw)
+                    and not is_stop_word(raw)
                 ):
                     hits = self.kb.lookup_name(norm)  # "IM": say why it is not read as imipramine
                     if hits:
@@ -1243,7 +1243,7 @@ class MentionFinder:
 
     @staticmethod
     def _acceptable(raw: str, rank: int, n_words: int) -> bool:
-        if n_words == 1 and _is_stop(raw) and rank >= 0:
+        if n_words == 1 and is_stop_word(raw) and rank >= 0:
             return False
         if n_words == 1 and rank >= 0 and raw.lower() in REACTION_WORDS:
             return False  # "aldol", "Appel": a reaction name
@@ -1266,8 +1266,8 @@ class MentionFinder:
             # "moon", "ice", "speed" are PubChem synonyms, but in a question they are words
             return False
         words = raw.split()
-        if all(_is_stop(w) for w in words) or (
-            len(words) == 2 and _is_stop(words[0]) and words[1].isdigit()
+        if all(is_stop_word(w) for w in words) or (
+            len(words) == 2 and is_stop_word(words[0]) and words[1].isdigit()
         ):
             # "rt 2" (of "rt 2 h") is a dictionary synonym of magnesium silicate: a stop word and
             # a number name no compound (a dye's "acid green 5" has two words and stays)
@@ -1349,7 +1349,7 @@ class MentionFinder:
             return lowered.strip(_OUTER_RIGHT) not in STOPWORDS
         if lowered in CHEMICAL_CLASS_WORDS:
             return not first or lowered in ("sodium", "potassium", "lithium")
-        if _is_stop(word) or len(word) < 3:
+        if is_stop_word(word) or len(word) < 3:
             return False
         return bool(_SYSTEMATIC.search(word))
 
@@ -1411,7 +1411,7 @@ class MentionFinder:
     @staticmethod
     def _fuzzy_word(word: str) -> bool:
         """A word that may be (part of) a misspelt name: not a question word, not plain English."""
-        if _is_stop(word) or len(word) < 3:
+        if is_stop_word(word) or len(word) < 3:
             return False
         if len(word) < 5 and not _SYSTEMATIC.search(word):
             return False
@@ -1436,7 +1436,7 @@ class MentionFinder:
         for i, word in enumerate(words):
             if budget.full(out):
                 break
-            if taken[i] or _is_stop(word.text) or len(word.text) < 6:
+            if taken[i] or is_stop_word(word.text) or len(word.text) < 6:
                 continue
             inner = (
                 word.text[1:-1] if word.text[:1] in "([" and word.text[-1:] in ")]" else word.text

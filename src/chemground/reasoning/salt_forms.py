@@ -298,6 +298,42 @@ def built_form(mention: Mention, form: str) -> Mention | None:
     )
 
 
+# An anion named after a word nothing resolves: "MW of unobtainium chloride" was answered with
+# the chloride ion's 35.45 g/mol
+_ANION_WORDS = frozenset(
+    """chloride bromide iodide fluoride sulfate sulphate nitrate nitrite acetate carbonate
+    bicarbonate phosphate hydroxide oxide cyanide perchlorate hydride sulfide sulphide chlorate
+    permanganate chromate dichromate oxalate citrate tartrate""".split()
+)
+_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z-]{3,})\s+$")
+
+
+def _unknown_cation(question: str, mentions: list[Mention], index: int) -> str | None:
+    """The unknown word an anion mention follows ("unobtainium" of "unobtainium chloride").
+
+    Args:
+        question: the question as parsed.
+        mentions: the mentions found in it.
+        index: the anion mention's place in ``mentions``.
+
+    Returns:
+        The word, when it is no English word, no other mention and no stop word; else None.
+    """
+    from chemground.chem.mentions import FUZZY_WORD_ZIPF, is_common_word, is_stop_word
+
+    mention = mentions[index]
+    if mention.text.lower() not in _ANION_WORDS:
+        return None
+    found = _WORD_BEFORE.search(question[max(0, mention.start - 40) : mention.start])
+    if found is None:
+        return None
+    word = found.group(1)
+    start = mention.start - len(found.group(0))
+    if any(m.start <= start < m.end for m in mentions) or is_stop_word(word):
+        return None
+    return None if is_common_word(word, FUZZY_WORD_ZIPF) else word
+
+
 def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mention], list[str]]:
     """Mentions with any salt or hydrate form the question asks for, and the dictionary lacks,
     built when the form's name fixes its composition (``built_form``) and marked unresolved
@@ -310,6 +346,22 @@ def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mentio
     Returns:
         The mentions to keep, in their order, and one note per form that could not be resolved.
     """
+    unknown = {}
+    for index, mention in enumerate(mentions):
+        if mention.resolved and (word := _unknown_cation(question, mentions, index)):
+            unknown[index] = (
+                f"'{word} {mention.text}' names a salt of '{word}', which is no element or "
+                f"compound I know; the {mention.text} ion alone is not that salt"
+            )
+    if unknown:
+        mentions = [
+            dataclasses.replace(
+                m, structure=None, compound_id=None, resolved_by="", reason=unknown[i]
+            )
+            if i in unknown
+            else m
+            for i, m in enumerate(mentions)
+        ]
     forms = {}
     for index, mention in enumerate(mentions):
         if mention.resolved:
