@@ -829,3 +829,10 @@ def test_a_yield_in_the_absence_of_a_reagent_is_not_the_records(qa):
         qa, "what yield does the Suzuki coupling of bromobenzene give in the absence of base?"
     )
     assert out["status"] != "answered"
+
+
+def test_a_work_up_asked_is_not_answered_with_the_product(qa):
+    out = ask(qa, "grignard of PhMgBr + benzophenone: workup?")
+    assert out["status"] != "answered" and "worked up" in out["answer"]
+    after = ask(qa, "yield of the Suzuki coupling of bromobenzene after purification?")
+    assert after["answer"].startswith("Yield:"), after["answer"]

@@ -231,6 +231,15 @@ WORKUP_SOLVENT = re.compile(
     re.IGNORECASE,
 )
 
+# A question about the work-up itself: "grignard of PhMgBr + benzophenone: workup?" was answered
+# with the product
+WORKUP_ASKED = re.compile(
+    r"(?<!after )(?<!before )(?<!without )\b(work-?ups?|purification|isolation)\s*\??\s*$"
+    r"|\bhow (do|should|would|can|did) (i|you|we|one|they) (purify|isolate|work (it |this )?up|"
+    r"re-?crystalli[sz]e)\b|\bwhat (is|was) the (work-?up|purification)\b",
+    re.IGNORECASE,
+)
+
 
 # Properties no record or tool here holds: "What's aspirin's pKa?" was read as "what's X" and
 # answered with aspirin's description, a confident answer to a question it did not answer.
@@ -590,6 +599,18 @@ ROUTING_TABLE: tuple[Rule, ...] = (
             "it asks for a solvent for "
             f"{WORKUP_SOLVENT.search(q.asked_text).group(0).lower()!r}, and the records hold the "
             "solvent a reaction is run in, not solvents for purification or work-up"
+        ),
+        declines=True,
+    ),
+    Rule(
+        "workup_asked",
+        "out_of_scope",
+        lambda q, s: (q.aspect is None or q.aspect.level == "reaction")
+        and bool(WORKUP_ASKED.search(q.asked_text)),
+        lambda q, s: (
+            f"it asks about {WORKUP_ASKED.search(q.asked_text).group(0).strip(' ?').lower()!r}: "
+            "the records hold the reaction's participants, conditions and yield, not how the "
+            "product was worked up or purified"
         ),
         declines=True,
     ),
