@@ -605,8 +605,10 @@ ROUTING_TABLE: tuple[Rule, ...] = (
     Rule(
         "workup_asked",
         "out_of_scope",
-        lambda q, s: (q.aspect is None or q.aspect.level == "reaction")
-        and bool(WORKUP_ASKED.search(q.asked_text)),
+        lambda q, s: (
+            (q.aspect is None or q.aspect.level == "reaction")
+            and bool(WORKUP_ASKED.search(q.asked_text))
+        ),
         lambda q, s: (
             f"it asks about {WORKUP_ASKED.search(q.asked_text).group(0).strip(' ?').lower()!r}: "
             "the records hold the reaction's participants, conditions and yield, not how the "
