@@ -836,3 +836,13 @@ def test_a_work_up_asked_is_not_answered_with_the_product(qa):
     assert out["status"] != "answered" and "worked up" in out["answer"]
     after = ask(qa, "yield of the Suzuki coupling of bromobenzene after purification?")
     assert after["answer"].startswith("Yield:"), after["answer"]
+
+
+def test_a_closing_aside_of_context_does_not_decide_what_is_asked(qa):
+    """ "(InChIKey from our ELN export, ...)" after "molar mass of isoquinoline?" is context: the
+    InChIKey was answered. A short aside still says what is asked."""
+    question = (
+        "molar mass of isoquinoline? (InChIKey from our ELN export, the name column is empty)"
+    )
+    assert qa.parse(question).aspect == Aspect.MOLECULAR_WEIGHT
+    assert qa.parse("how drug-like is caffeine? (QED score)").aspect == Aspect.QED

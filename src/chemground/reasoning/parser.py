@@ -44,6 +44,30 @@ def check_question(question: str, max_chars: int) -> str:
     return text
 
 
+_TRAILING_ASIDE = re.compile(r"\s*\([^()]*\)\s*[?.!]?\s*$")
+
+
+def _classify_before_aside(masked: str) -> Aspect | None:
+    """The aspect of the question read without a closing aside in brackets of five words or
+    more, when that reading finds one: "molar mass of x? (InChIKey from our ELN export, the name
+    column is empty)" asks for the molar mass (the InChIKey was answered); otherwise the whole
+    question's aspect.
+
+    Args:
+        masked: the question with its compounds masked as "x".
+
+    Returns:
+        The aspect, or None when no rule reads either.
+    """
+    aside = _TRAILING_ASIDE.search(masked)
+    # a short aside says what is asked ("how drug-like is x? (QED score)"); a clause is context
+    if aside is not None and aside.start() > 0 and len(aside.group(0).split()) >= 5:
+        before = classify_aspect(masked[: aside.start()])
+        if before is not None:
+            return before
+    return classify_aspect(masked)
+
+
 class RuleParser:
     """Parses questions with the mention finder and the aspect/role rules.
 
@@ -95,7 +119,7 @@ class RuleParser:
         # corrected ("Slovent and base for ..."), for the rules that read what is asked
         asked = correct_aspect_words(without_chatter(text), rare_only=True)
         masked = without_chatter(masked)
-        aspect = first_asked(asked, classify_aspect(masked))
+        aspect = first_asked(asked, _classify_before_aside(masked))
         if aspect in (Aspect.INCHIKEY, Aspect.CAS) and any(
             m.input_format in ("inchikey", "cas") for m in mentions
         ):
