@@ -846,3 +846,8 @@ def test_a_closing_aside_of_context_does_not_decide_what_is_asked(qa):
     )
     assert qa.parse(question).aspect == Aspect.MOLECULAR_WEIGHT
     assert qa.parse("how drug-like is caffeine? (QED score)").aspect == Aspect.QED
+
+
+def test_what_a_compound_is_usually_called_asks_for_its_names(qa):
+    assert qa.parse("what's vanillic aldehyde usually called?").aspect == Aspect.SYNONYMS
+    assert qa.parse("what is aspirin called?").aspect != Aspect.SYNONYMS

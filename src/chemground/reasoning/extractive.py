@@ -504,16 +504,16 @@ class ExtractiveReasoner:
         if aspect == Aspect.DESCRIPTION:
             # "identify ethyl hydroxide": the record's common name says what it is
             shown = r.get("name") or r.get("common_name")
-            facts = ", ".join(
+            also = f"{shown}; " if shown and shown.lower() != str(name).lower() else ""
+            facts = also + ", ".join(
                 x
                 for x in [
-                    f"{shown};" if shown and shown.lower() != str(name).lower() else None,
                     r.get("formula"),
                     f"{r['molecular_weight']:.2f} g/mol" if r.get("molecular_weight") else None,
                     f"SMILES {r['smiles']}" if r.get("smiles") else None,
                 ]
                 if x
-            ).replace(";,", ";")
+            )
             if r.get("description"):
                 return Reasoned(
                     f"{name} ({facts}): {r['description']}", r["description"], "answered", cite
