@@ -371,6 +371,7 @@ SEVENTH_ROUND_LAST_ID = 1222  # round 7 ends here; round 8 (a fifth author's, bl
 EIGHTH_ROUND_LAST_ID = 1302  # round 8 ends here; round 9 (a sixth author's, blind) follows
 NINTH_ROUND_LAST_ID = 1387  # round 9 ends here; round 10 (a seventh author's, blind) follows
 TENTH_ROUND_LAST_ID = 1475  # round 10 ends here; round 11 (an eighth author's, blind) follows
+ELEVENTH_ROUND_LAST_ID = 1566  # round 11 ends here; round 12 (a ninth author's, blind) follows
 
 
 def round_of(item: dict) -> str:
@@ -393,7 +394,9 @@ def round_of(item: dict) -> str:
         return "round 8"
     if number <= NINTH_ROUND_LAST_ID:
         return "round 9"
-    return "round 10" if number <= TENTH_ROUND_LAST_ID else "round 11"
+    if number <= TENTH_ROUND_LAST_ID:
+        return "round 10"
+    return "round 11" if number <= ELEVENTH_ROUND_LAST_ID else "round 12"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:
