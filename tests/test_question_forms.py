@@ -851,3 +851,14 @@ def test_a_closing_aside_of_context_does_not_decide_what_is_asked(qa):
 def test_what_a_compound_is_usually_called_asks_for_its_names(qa):
     assert qa.parse("what's vanillic aldehyde usually called?").aspect == Aspect.SYNONYMS
     assert qa.parse("what is aspirin called?").aspect != Aspect.SYNONYMS
+
+
+def test_a_urea_made_from_an_amine_is_the_reaction_class(qa):
+    """'a urea' is the class (urea formation), and the amine after 'from' is used, not made."""
+    out = ask(qa, "What solvent is typically used to make a urea from an amine and an isocyanate?")
+    assert out["status"] == "answered" and "dichloromethane" in out["answer"]
+
+
+def test_what_a_reagent_is_for_is_its_description(qa):
+    out = ask(qa, "aldehyde, TMSCN (1.2 eq), ZnI2 (cat.), DCM, rt - what is the TMSCN for?")
+    assert out["query"]["aspect"] == "description" and "cyanide" in out["answer"]

@@ -65,6 +65,7 @@ MAX_FUZZY_ATTEMPTS = 12  # ~15 ms each over the default KB's names
 MAX_SMILES_ATTEMPTS = 64
 MAX_SCAN_CHARS = 20_000
 CONTINUATION_MIN_SCORE = 90.0
+NEAR_MISS_MIN_LETTERS = 7  # shorter words one letter from a name are often words or other names
 
 
 def _word_list(resource: str) -> frozenset[str]:
@@ -302,6 +303,10 @@ CHEMICAL_CLASS_WORDS = {
 _ALKYL_WORD = re.compile(r"^[\w,'()\[\]-]*(?:yl|yl\)|ylidene)$", re.IGNORECASE)
 
 
+# The last word of a salt or ester name ("benzoate", "sulfite", "chloride"): alone, an anion.
+_ANION_WORD = re.compile(r"[a-z]{3,}(?:ate|ite|ide)")
+
+
 def _alkyl_word(word: str) -> bool:
     word = word.strip(
         _OUTER_LEFT.replace("(", "").replace("[", "")
@@ -496,6 +501,9 @@ def _punctuation(word: _Word) -> bool:
     return not any(ch.isalnum() for ch in word.text)
 
 
+# A word rarer than this in English (wordfreq Zipf) is no adjective before a salt or ester word
+# ("anhydrous", "racemic", "ethanolic" are above it; "phthelic", "bnezyl" are not in English).
+UNKNOWN_WORD_ZIPF = 1.0
 COMMON_WORD_ZIPF = 4.0  # wordfreq Zipf frequency: 4 = once per 100,000 words of English
 FUZZY_WORD_ZIPF = 3.0
 # An element this frequent in English ("carbon", "copper", "sodium"; not "palladium") names, alone
@@ -898,6 +906,8 @@ class MentionFinder:
                 if punctuation[j] or (j > i and (function[i] or function[j])):
                     continue
                 raw, start = _strip(text[words[i].start : words[j].end], words[i].start)
+                if raw.count("(") > raw.count(")") and text[start + len(raw) :].startswith(")"):
+                    raw += ")"  # "paclitaxel (Taxol)": the last word's bracket was stripped
                 norm = normalize_name(raw)
                 if norm:
                     spans[i, j] = (raw, start, norm)
@@ -939,6 +949,13 @@ class MentionFinder:
                 continue
             j, raw, start, hit = best
             why_not = not_one_compound(raw)
+            from chemground.kb.abbreviations import group_abbreviation
+
+            group = group_abbreviation(raw) if hit.name_rank >= 1 else None
+            if group is not None:  # "TBS mw?": tert-butyldimethylsilyl, not tribromsalan
+                why_not = (
+                    f"it names a group, as in {group.abbreviation} ({group.name}), not a compound"
+                )
             if why_not is not None:  # polymers and mixtures, filed under a monomer or component
                 out.append(
                     Mention(
@@ -972,15 +989,30 @@ class MentionFinder:
                     taken[k] = True
                 i = last + 1
                 continue
+            longer = self._misspelt_prefix(text, words, taken, i, j, budget)
+            if longer is not None:  # "bnezyl benzoate": one misspelt name, not "benzoate"
+                out.append(longer)
+                for k in range(i - 1, j + 1):
+                    taken[k] = True
+                i = j + 1
+                continue
             if (
                 i == j
                 and i > 0
                 and not taken[i - 1]
-                and raw.lower() in CHEMICAL_CLASS_WORDS
-                and _alkyl_word(words[i - 1].text)
+                and (raw.lower() in CHEMICAL_CLASS_WORDS or _ANION_WORD.fullmatch(raw))
+                and (
+                    _alkyl_word(words[i - 1].text)
+                    or (
+                        self._fuzzy_word(words[i - 1].text)
+                        and not is_common_word(words[i - 1].text, threshold=UNKNOWN_WORD_ZIPF)
+                    )
+                )
             ):
-                # "xyzzyl chloride": OPSIN could not read the two words (tried just above), so
-                # the name is unknown; "chloride" alone would answer for the chloride ion
+                # "xyzzyl chloride", "phthelic anhydride": OPSIN could not read the two words
+                # (tried just above) nor are they a misspelt known name, so the name is
+                # unknown; "chloride" alone would answer for the chloride ion, "anhydride" for
+                # chromic anhydride
                 full, first_start = _strip(
                     text[words[i - 1].start : words[j].end], words[i - 1].start
                 )
@@ -1180,17 +1212,93 @@ class MentionFinder:
         mention = self._fuzzy_mention(raw, start, match) if match else None
         return (mention, end) if mention is not None else None
 
-    def _fuzzy_mention(self, raw: str, start: int, match: tuple[str, int, float]) -> Mention | None:
-        name, compound_id, score = match
+    @staticmethod
+    def _near_miss(raw: str, start: int, names: list[str]) -> Mention | None:
+        """An unresolved mention for a name one letter from a known one whose ending (or charge)
+        it does not share: "amlodipene", "ethyl acetite", "atrazene" are no believable spelling
+        of amlodipine, ethyl acetate or atrazine, but they are no word either; left out, the
+        question was answered for what else it named ("ethyl" alone, "the besylate salt")."""
+        from rapidfuzz.distance import OSA
+
+        if raw.lower() in CHEMICAL_CLASS_WORDS:
+            return None  # "make the anilide from ...": a class word, not a misspelt "aniline"
+        norm = normalize_name(raw)
+        near = [
+            name
+            for name in names
+            if len(norm) >= NEAR_MISS_MIN_LETTERS
+            and OSA.distance(norm, normalize_name(name)) == 1
+            and norm not in normalize_name(name)
+        ]
+        if not near:
+            return None
+        return Mention(
+            raw,
+            start,
+            start + len(raw),
+            "common_name",
+            confidence=0.0,
+            reason=f"it is not in the dictionary; the nearest name, {near[0]!r}, differs in a "
+            "letter that changes what it names",
+        )
+
+    def _misspelt_prefix(
+        self, text: str, words: list[_Word], taken: list[bool], i: int, j: int, budget: _Budget
+    ) -> Mention | None:
+        """A dictionary name after a misspelt word that, with it, is a longer known name
+        (similarity >= ``CONTINUATION_MIN_SCORE``): "bnezyl benzoate" is benzyl benzoate, not
+        benzoate; "phthelic anhydride" is phthalic anhydride. The mirror of
+        :meth:`_misspelt_continuation`."""
+        first = i - 1
+        if self.fuzzy is None or first < 0 or taken[first]:
+            return None
+        if not (self._fuzzy_word(words[first].text) or _alkyl_word(words[first].text)):
+            return None
+        raw, start = _strip(text[words[first].start : words[j].end], words[first].start)
+        if normalize_name(raw) in self._known_names([normalize_name(raw)]):
+            return None  # spelt right: the dictionary stage takes it
+        match = self._correct(raw, CONTINUATION_MIN_SCORE, budget)
+        return self._fuzzy_mention(raw, start, match) if match else None
+
+    def _fuzzy_mention(
+        self, raw: str, start: int, matches: list[tuple[str, int, float]]
+    ) -> Mention | None:
+        """The mention a misspelt ``raw`` stands for, from the equally close known names of
+        ``FuzzyNameIndex.corrections``: resolved when they name one compound, unresolved (with
+        the candidates named) when they name several, None when none is a believable spelling."""
+        if " ".join(raw.lower().split()) in GENERIC_WORDS:
+            return None  # "which carboxylic acid": a class, not a misspelt "carbolic acid"
         why_not = not_one_compound(raw)
         if why_not is not None:  # "xylenes" is no typo of "o-xylenes": a mixture, said so
             return Mention(raw, start, start + len(raw), "common_name", reason=why_not)
-        if not _plausible_correction(raw, name):
-            return None
-        hits = self.kb.lookup_name(normalize_name(name)) if self.kb is not None else []
-        hit = next((h for h in hits if h.compound_id == compound_id), hits[0] if hits else None)
-        if hit is None or (hit.structure is not None and _carbon_radical(hit.structure.smiles)):
-            return None  # a substituent ("methoxymethyl") is no correction for a misspelt compound
+        found: dict[str, tuple[str, float, object]] = {}  # structure key -> (name, score, hit)
+        slips: list[str] = []  # one letter away, but not a believable spelling of it
+        for name, compound_id, score in matches:
+            if " ".join(name.lower().split()) in GENERIC_WORDS:
+                continue  # "anhydrride" is no typo of chromic anhydride's synonym "anhydride"
+            if not _plausible_correction(raw, name):
+                slips.append(name)
+                continue
+            hits = self.kb.lookup_name(normalize_name(name)) if self.kb is not None else []
+            hit = next((h for h in hits if h.compound_id == compound_id), hits[0] if hits else None)
+            if hit is None or (hit.structure is not None and _carbon_radical(hit.structure.smiles)):
+                continue  # a substituent ("methoxymethyl") is no correction for a misspelt compound
+            key = hit.structure.inchikey if hit.structure is not None else f"id:{hit.compound_id}"
+            found.setdefault(key, (name, score, hit))
+        if len(found) > 1:  # "azbenzene": azabenzene (pyridine) or azobenzene?
+            names = " or ".join(repr(name) for name, _, _ in list(found.values())[:3])
+            return Mention(
+                raw,
+                start,
+                start + len(raw),
+                "common_name",
+                confidence=0.0,
+                reason=f"it is equally close to {names}, which are different compounds; "
+                "name the one meant",
+            )
+        if not found:
+            return self._near_miss(raw, start, slips)
+        name, score, hit = next(iter(found.values()))
         return Mention(
             raw,
             start,
@@ -1354,16 +1462,19 @@ class MentionFinder:
         return bool(_SYSTEMATIC.search(word))
 
     # -- 4. typos ------------------------------------------------------------------------------
-    def _correct(self, raw: str, min_score: float | None, budget: _Budget):
-        """``fuzzy.correct``, remembered per text and charged to the budget (None when spent)."""
+    def _correct(
+        self, raw: str, min_score: float | None, budget: _Budget
+    ) -> list[tuple[str, int, float]]:
+        """``fuzzy.corrections``, remembered per text and charged to the budget (empty when
+        spent)."""
         key = ("fuzzy", normalize_name(raw), min_score)
         if key not in budget.memo:
             if not budget.take("fuzzy"):
-                return None
+                return []
             budget.memo[key] = (
-                self.fuzzy.correct(raw)
+                self.fuzzy.corrections(raw)
                 if min_score is None
-                else self.fuzzy.correct(raw, min_score=min_score)
+                else self.fuzzy.corrections(raw, min_score=min_score)
             )
         return budget.memo[key]
 
@@ -1421,6 +1532,8 @@ class MentionFinder:
             return False  # "PhCH2COOH": a condensed formula is no misspelt name (not HOCH2COOH)
         if word.lower() in REACTION_WORDS or word.lower() in GENERIC_WORDS:
             return False
+        if word.lower().endswith("s") and word.lower()[:-1] in ELEMENT_NAMES:
+            return False  # "got the hydrogens wrong": atoms counted, not a misspelt compound
         if word.isalpha() and _PROCESS_WORD.search(word):
             # "nitration", "hydrolysis", "nitrating", "oxidant": what is done, not a compound
             return False

@@ -144,11 +144,19 @@ def _materialise(graph: GraphBackend, raw: list[tuple[list[str], list[str]]]) ->
     ]
 
 
-def _check(graph: GraphBackend, keys: list[str]) -> None:
-    """Raise NotFoundError naming the keys the graph lacks (all keys are checked: the default
-    row limit of 1,000 once made 1,000+ starting materials look missing)."""
+def molecules_held(graph: GraphBackend, keys: list[str]) -> set[str]:
+    """The molecule keys of ``keys`` that the graph holds (all are checked: the default row limit
+    of 1,000 once made 1,000+ starting materials look missing).
+
+    Args:
+        graph: the reaction graph.
+        keys: molecule keys.
+
+    Returns:
+        Those the graph has a Molecule node for.
+    """
     keys = list(dict.fromkeys(keys))
-    found = {
+    return {
         row["key"]
         for row in graph.query(
             "MATCH (m:Molecule) WHERE m.key IN $keys RETURN m.key AS key",
@@ -157,7 +165,12 @@ def _check(graph: GraphBackend, keys: list[str]) -> None:
             trusted=True,
         ).rows
     }
-    missing = [k for k in keys if k not in found]
+
+
+def _check(graph: GraphBackend, keys: list[str]) -> None:
+    """Raise NotFoundError naming the keys the graph lacks."""
+    found = molecules_held(graph, keys)
+    missing = [k for k in dict.fromkeys(keys) if k not in found]
     if missing:
         raise NotFoundError(f"not in the reaction graph: {', '.join(missing)}")
 

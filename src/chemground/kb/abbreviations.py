@@ -73,6 +73,33 @@ def _by_inchikey() -> dict[str, tuple[str, ...]]:
     return {key: tuple(names) for key, names in index.items()}
 
 
+# What a group abbreviation carries in the curated reagent that installs it: TBSCl, Boc2O, Tf2O
+_LEAVING_PART = ("Cl", "Br", "OTf", "2O", "OH", "H", "-Cl")
+
+
+def group_abbreviation(token: str) -> Abbreviation | None:
+    """The curated reagent whose abbreviation is ``token`` plus a leaving part ("TBS" of TBSCl,
+    "Boc" of Boc2O, "Ts" of TsCl): the token then names a protecting or functional group, not a
+    compound (the PubChem synonym lists give "TBS" to tribromsalan). None otherwise.
+
+    Args:
+        token: a word as written.
+
+    Returns:
+        The reagent's entry, or None.
+    """
+    if not token.isalpha() or len(token) < 2:
+        return None
+    exact, _ = _by_text()
+    if token in exact:
+        return None  # a curated abbreviation of its own
+    for part in _LEAVING_PART:
+        entry = exact.get(token + part)
+        if entry is not None:
+            return entry
+    return None
+
+
 def curated_abbreviation(token: str) -> Abbreviation | None:
     """The curated entry a token names, as chemists write it ("Br2", "PhMgBr", "n-BuLi", "mcpba").
 

@@ -148,7 +148,9 @@ _ROLE_CUES: list[tuple[re.Pattern, Role]] = [
     (
         re.compile(
             r"\b(?:give|gives|giving|make|makes|making|produce|produces|producing|form|forms|forming|"
-            r"yield|yields|to|into|products?|prepared?|synthesi[sz]e[sd]?)\b[^.?!]*$",
+            # ... unless "from" follows: "make a urea from an amine" uses the amine
+            r"yield|yields|to|into|products?|prepared?|synthesi[sz]e[sd]?)\b"
+            r"(?:(?!\bfrom\b)[^.?!])*$",
             re.IGNORECASE,
         ),
         Role.PRODUCT,

@@ -40,6 +40,15 @@ _ROLE_NOUN_AFTER = re.compile(
     r"complex(es)?|species|reductants?|oxidants?|additives?)\b",
     re.IGNORECASE,
 )
+# "give the SMILES of the triazole formed": the product, described by its class
+_PRODUCT_OF_THE = re.compile(
+    r"\b(smiles|structure|formula|name|weight|mw|mass) of the\s+$", re.IGNORECASE
+)
+_FORMED_AFTER = re.compile(
+    r"^\s*(formed|obtained|produced|isolated|generated|that (forms|is formed|results))\b",
+    re.IGNORECASE,
+)
+_FORMED = re.compile(r"\b(formed|obtained|produced|isolated|generated|forms|results)\b")
 _WORD = re.compile(r"[A-Za-z]+")
 _FUNCTION_WORD = re.compile(
     r"\b(reducing agents?|reductants?|oxidi[sz]ing agents?|oxidants?|oxidi[sz]ers?)\b",
@@ -86,7 +95,8 @@ def split_asked_kind(
             resolved=False,
         )
         return kind, mentions, aspect
-    if not _WHICH.search(text):
+    described = aspect == Aspect.PRODUCT and _FORMED.search(text) is not None
+    if not (_WHICH.search(text) or described):
         return None, mentions, aspect  # every reading below needs "which" or "what"
     candidates: list[tuple[int, int, Mention | None]] = [
         (m.start, m.end, m) for m in mentions if m.resolved and m.structure is not None
@@ -100,9 +110,18 @@ def split_asked_kind(
             ):
                 candidates.append((start, end, None))
     for start, end, mention in sorted(candidates, key=lambda c: c[0]):
+        after = text[end:]
+        if described and _PRODUCT_OF_THE.search(text[:start]) and _FORMED_AFTER.match(after):
+            kind = (
+                QueryMention.from_mention(mention)
+                if mention is not None
+                else QueryMention(
+                    text=text[start:end], start=start, end=end, input_format="class", resolved=False
+                )
+            )
+            return kind, [m for m in mentions if m is not mention], aspect
         if not _WHICH_BEFORE.search(text[:start]):
             continue
-        after = text[end:]
         noun = _ROLE_NOUN_AFTER.match(after)
         used = _USED_AFTER.match(after)
         if not (noun or used):
@@ -226,19 +245,22 @@ def split_excluded(
     Args:
         text: the question.
         mentions: its mentions, in order.
-        aspect: the aspect the rules read; only role questions leave compounds out.
+        aspect: the aspect the rules read; role questions leave compounds out of the answer,
+            and a fact of a compound is not asked of one the question sets aside ("molar mass
+            of X (the free base, not the besylate salt)") when it names another.
 
     Returns:
         (the excluded mentions, the others).
     """
-    if aspect not in ROLE_ASPECTS:
+    compound_fact = aspect is not None and aspect.level == "compound"
+    if aspect not in ROLE_ASPECTS and not compound_fact:
         return [], mentions
     excluded = [
         m
         for m in mentions
         if m.resolved and _EXCLUDING_BEFORE.search(text[: m.start].rstrip() + " ")
     ]
-    if not excluded:
+    if not excluded or (compound_fact and len(excluded) == len(mentions)):
         return [], mentions
     return (
         [QueryMention.from_mention(m) for m in excluded],

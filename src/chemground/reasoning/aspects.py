@@ -183,7 +183,10 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"|\b(smiles|formula|structure|name|weight|mw|mass)\b.{0,30}\b(the )?(main |major )?"
         r"products? (of|from|when|formed)\b"
         r"|\b(smiles|formula|structure|name|weight|mw|mass) of (the |its )?((main|major|organic|"
-        r"final|desired|expected|isolated) )?products?\s*[.?]?\s*$",
+        r"final|desired|expected|isolated) )?products?\s*[.?]?\s*$"
+        # "give the SMILES of the triazole formed" (the SMILES of every reagent was answered)
+        r"|\b(smiles|formula|structure|name|weight|mw|mass) of the (\w+ ){1,2}(formed|obtained|"
+        r"produced|isolated|generated|that (forms|is formed|results))\b",
     ),
     (
         Aspect.REACTIONS,
@@ -289,7 +292,9 @@ _RULES: list[tuple[Aspect, str]] = (
             r"|\bx\s*(->|→|=>)\s*x\b[^?]*\bsteps?\b"
             r"|\bmulti-?step\b|\bwhat can (i|we|you|one) make "
             r"from x\b"
-            r"|\bintermediates? (between|from)\b",
+            r"|\bintermediates? (between|from)\b"
+            # "the stockroom has x and x - how would I get x out of those?"
+            r"|\b(get|make|prepare|obtain|synthesi[sz]e) x (out )?(of|from) (those|these|them)\b",
         ),
         (Aspect.EXACT_MASS, r"\b(exact|monoisotopic|accurate)\b[^.?;]{0,20}\bmass\b"),
         (
@@ -298,6 +303,13 @@ _RULES: list[tuple[Aspect, str]] = (
             r"|\bf\.?w\.?(?=\s|$)"
             r"|\bweigh(s|t)?\b|\bg/mol\b|\bheavier\b|\blighter\b|\bheaviest\b|\blightest\b",
         ),
+        # a bare "mass of x" is the molar mass, unless mass spectra are the context
+        (
+            Aspect.EXACT_MASS,
+            r"\b(hrms|lc-?ms|gc-?ms|orbitrap|m/z|mass spec\w*)\b.*\bmass of x\b"
+            r"|\bmass of x\b.*\b(hrms|lc-?ms|gc-?ms|orbitrap|m/z|mass spec\w*)\b",
+        ),
+        (Aspect.MOLECULAR_WEIGHT, r"^(?!.*\b(isotop\w*|ms)\b).*\bmass of x\b"),
         (Aspect.FORMULA, r"\b(molecular|chemical|empirical|sum)\s+formula\b|\bformula\b"),
         (
             Aspect.SMILES_TO_NAME,
@@ -432,7 +444,8 @@ _RULES: list[tuple[Aspect, str]] = (
             r"about\b|\bexplain\b|\bwho is\b|\bwhat's x\b"
             r"|\bwhat is known about\b|^\s*(please )?characteri[sz]e\b"
             # what a reagent is for: "... TBAB (10 mol%) added - what does TBAB do?"
-            r"|\bwhat (does|do) (the )?x (actually |really |exactly )?do\b|\bwhat('s| is) x for\b"
+            r"|\bwhat (does|do) (the )?x (actually |really |exactly )?do\b"
+            r"|\bwhat('s| is| are) (the )?x (used )?for\b"
             r"|\b(role|function|purpose|job) of (the )?x\s*[?.]?\s*$",
         ),
     ]
@@ -464,7 +477,9 @@ def mask_mentions(question: str, spans: list[tuple[int, int]]) -> str:
 
 # "got a lead on a new route, what's the MW of x": the clause that asks decides, not a word
 # of the preamble (the route was answered)
-_CLAUSE_BREAK = re.compile(r"[,;:]\s+|\s[-–—]\s")
+# a clause ends at a comma, semicolon, colon, dash or the end of a sentence ("... owes its
+# toxicity to x. what's the molecular formula of x?" asks for the formula)
+_CLAUSE_BREAK = re.compile(r"[,;:]\s+|\s[-–—]\s|(?<=[.!?])\s+")
 _ASKING_CLAUSE = re.compile(
     r"^\s*(what|which|how|give|tell|find|calculate|name|list|show)\b.*\bx\b", re.IGNORECASE
 )

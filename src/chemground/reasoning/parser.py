@@ -44,6 +44,7 @@ def check_question(question: str, max_chars: int) -> str:
     return text
 
 
+_PARTICLE = re.compile(r"(protons?|electrons?|H\+)", re.IGNORECASE)
 _TRAILING_ASIDE = re.compile(r"\s*\([^()]*\)\s*[?.!]?\s*$")
 
 
@@ -149,6 +150,15 @@ class RuleParser:
             aspect, decision = reading.aspect, reading.decision
             if reading.note:
                 problems.append(reading.note)
+        if aspect is not None and aspect.level == "compound":
+            particles = [m for m in mentions if _PARTICLE.fullmatch(m.text)]
+            if particles and len(particles) < len([m for m in mentions if m.resolved]):
+                # "the monoisotopic mass of spermidine, before adding the proton": an adduct's
+                # proton is no second compound asked about (the two masses were compared)
+                mentions = [m for m in mentions if m not in particles]
+                problems.append(
+                    f"read {particles[0].text!r} as part of the context, not a compound asked about"
+                )
         if aspect is None or aspect.level == "compound":
             # "MW of the hydrochloride of X" is not X's; a reaction question finds the salt's
             # records through the parent compound, so its mention stays resolved

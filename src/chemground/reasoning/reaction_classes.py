@@ -323,7 +323,17 @@ CLASSES: tuple[ReactionClass, ...] = (
         ("sulfonamide_formation",),
         (r"sulfonamide (?:formation|synthesis)", r"\bsulfonylations?"),
     ),
-    _C("urea formation", ("urea_formation",), (r"urea (?:formation|synthesis)",)),
+    _C(
+        "urea formation",
+        ("urea_formation",),
+        (
+            r"urea (?:formation|synthesis)",
+            # "to make a urea from an amine and an isocyanate": a urea, not urea itself
+            r"\b(?:make|making|form|forming|prepare|preparing|get) (?:a|an) (?:\w+ )?urea\b",
+            r"\bisocyanates? (?:and|\+|with) (?:an? )?(?:primary |secondary )?amines?\b",
+            r"\bamines? (?:and|\+|with) (?:an? )?isocyanates?\b",
+        ),
+    ),
     _C(
         "Wohl-Ziegler bromination",
         ("wohl_ziegler_bromination",),

@@ -33,7 +33,7 @@ _GHS = re.compile(
 )
 
 
-_COUNT_ASKED = re.compile(r"\b(how many|number of|count of|no\. of)\b", re.IGNORECASE)
+_COUNT_ASKED = re.compile(r"\b(how many|number of|count|no\. of|tally)\b", re.IGNORECASE)
 _LONG_DECIMAL = re.compile(r"\d+\.\d{3,}")
 
 

@@ -16,6 +16,7 @@ from chemground.kb.sqlite_store import CURATED_DICTIONARY_SOURCES
 from chemground.kb.store import KnowledgeBase
 
 DEFAULT_MIN_SCORE = 85.0
+CORRECTION_POOL = 20  # names above the score cutoff compared by edit distance
 
 
 def rouge_l(candidate: str | list[str], reference: str | list[str]) -> float:
@@ -79,20 +80,60 @@ class FuzzyNameIndex:
     def correct(
         self, text: str, min_score: float = DEFAULT_MIN_SCORE
     ) -> tuple[str, int, float] | None:
-        """(name, compound id, score) of the closest known name above ``min_score``, if any."""
+        """(name, compound id, score) of the one closest known name above ``min_score``; None
+        when nothing is close or when several compounds are equally close (see
+        :meth:`corrections`)."""
+        found = self.corrections(text, min_score)
+        return found[0] if len(found) == 1 else None
+
+    def corrections(
+        self, text: str, min_score: float = DEFAULT_MIN_SCORE
+    ) -> list[tuple[str, int, float]]:
+        """The known names closest to ``text``, one (name, compound id, score) per compound.
+
+        Candidates are the names whose ``fuzz.ratio`` reaches ``min_score``. They are ranked as a
+        typist's slips: fewest OSA edits first (a wrong, missing, extra or swapped letter costs
+        one; the ratio alone counts a wrong letter twice, so it read "ethelbenzene" as
+        "ethenylbenzene", styrene), then the name that only adds a final "e" ("acridin",
+        "squalen": the German and Dutch spelling), then the longer shared beginning (a first
+        letter is rarely mistyped). Two edits or more are also ranked by the ratio. Several
+        entries come back when different compounds rank equal ("azbenzene": azabenzene or
+        azobenzene), and the caller must not pick one. Empty when nothing is close or ``text``
+        is a known name itself.
+        """
         if len(text) > MAX_NAME_CHARS:
-            return None  # longer than any name worth correcting towards
+            return []  # longer than any name worth correcting towards
         norm = normalize_name(text)
         if len(norm) < 5:
-            return None
+            return []
         choices = self.candidates(norm, slack=2)
         from rapidfuzz import fuzz, process
+        from rapidfuzz.distance import OSA
 
-        best = process.extractOne(norm, choices, scorer=fuzz.ratio, score_cutoff=min_score)
-        if best is None or best[0] == norm:
-            return None
-        name, compound_id = self._owner[best[0]]
-        return name, compound_id, float(best[1])
+        found = process.extract(
+            norm, choices, scorer=fuzz.ratio, score_cutoff=min_score, limit=CORRECTION_POOL
+        )
+        if not found or any(choice == norm for choice, _, _ in found):
+            return []
+
+        def rank(choice: str, score: float) -> tuple:
+            edits = OSA.distance(norm, choice)
+            shared = next(
+                (k for k, (a, b) in enumerate(zip(norm[:4], choice[:4])) if a != b),
+                min(4, len(norm), len(choice)),
+            )
+            return (edits, choice != norm + "e", -shared, -score if edits >= 2 else 0.0)
+
+        ranks = {choice: rank(choice, score) for choice, score, _ in found}
+        best = min(ranks.values())
+        out: list[tuple[str, int, float]] = []
+        seen: set[int] = set()
+        for choice, score, _ in found:  # ordered by score
+            name, compound_id = self._owner[choice]
+            if ranks[choice] == best and compound_id not in seen:
+                seen.add(compound_id)
+                out.append((name, compound_id, float(score)))
+        return out
 
     def similar(
         self, text: str, limit: int = 5, min_score: float = 50.0

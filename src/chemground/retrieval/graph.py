@@ -91,12 +91,14 @@ class GraphAccess:
 
 
 _BEFORE_START = re.compile(
-    r"\b(from|starting (with|from)|start(ing)? material|(turn|convert|transform|change)(ing)?)\s*$",
+    r"\b(from|starting (with|from)|start(ing)? materials?|(turn|convert|transform|change)(ing)?"
+    # a notebook's "on hand: BnOH, ..."
+    r"|on hand|available|sm)\s*:?\s*$",
     re.I,
 )
 _BEFORE_TARGET = re.compile(
     r"\b(to|into|towards?|make|makes|made|prepare|synthesi[sz]e|synthesis of|preparation of|"
-    r"route to|get|obtain|target)\s*$",
+    r"route to|get|obtain|target)\s*:?\s*$",
     re.I,
 )
 
@@ -168,6 +170,18 @@ class RouteRetriever:
             if len(mentions) >= 2 and keys[0] and keys[-1]:
                 search = find_routes(graph, [keys[0]], keys[-1], k=k, max_depth=depth)
                 why = f"route from {mentions[0].text} to {mentions[-1].text}"
+                others = [key for key in keys[1:-1] if key]
+                if not search.routes and others:
+                    # the start may be the smaller partner of a step ("BnOH -> BnBr", then BnBr
+                    # alkylates 1-phenylpiperazine): not only the main reactant's edges
+                    search = find_routes(
+                        graph, [keys[0]], keys[-1], k=k, max_depth=depth, main_only=False
+                    )
+                if not search.routes and others:
+                    # "on hand: BnOH, 1-phenylpiperazine, CBr4/PPh3": a route may start from any
+                    # compound the question has on hand
+                    search = _routes_from_any(graph, [keys[0], *others], keys[-1], k, depth)
+                    why = f"route to {mentions[-1].text} from the compounds named"
             elif keys[0] and names_a_target(query.question, mentions[0]):
                 # "route to paracetamol": the compound is the target, not a starting material
                 search = backward_routes(graph, keys[0], max_depth=depth, limit=k)
@@ -195,6 +209,17 @@ class RouteRetriever:
             ]
             out.append(evidence)
         return out
+
+
+def _routes_from_any(graph, starts: list[str], target: str, k: int, depth: int):
+    """Routes to ``target`` from any of ``starts`` that the graph holds (a reagent it lacks is no
+    reason to find nothing)."""
+    from chemground.graph.routes import find_routes, molecules_held
+
+    held = molecules_held(graph, starts)
+    return find_routes(
+        graph, [key for key in starts if key in held] or starts[:1], target, k=k, max_depth=depth
+    )
 
 
 def _recipe(reaction, substrate: dict) -> str:
