@@ -862,3 +862,25 @@ def test_a_urea_made_from_an_amine_is_the_reaction_class(qa):
 def test_what_a_reagent_is_for_is_its_description(qa):
     out = ask(qa, "aldehyde, TMSCN (1.2 eq), ZnI2 (cat.), DCM, rt - what is the TMSCN for?")
     assert out["query"]["aspect"] == "description" and "cyanide" in out["answer"]
+
+
+def test_what_a_reaction_is_run_in_is_its_solvent(qa):
+    out = ask(qa, "What do I run a Swern oxidation in?")
+    assert out["query"]["aspect"] == "solvent" and "dichloromethane" in out["answer"]
+
+
+@pytest.mark.parametrize("question", ["pKa of acetic acid", "refractive index of toluene"])
+def test_a_terse_question_for_a_property_not_held_says_so(qa, question):
+    """With no aspect read, the papers were tried and the answer was 'could not tell what the
+    question asks for'."""
+    out = ask(qa, question)
+    assert (
+        out["status"] == "not_understood" and "which no record or tool here holds" in out["answer"]
+    )
+
+
+def test_one_compound_named_twice_is_computed_once(qa):
+    """'ibuprofen (2-(4-isobutylphenyl)propanoic acid)' had its two equal logPs compared."""
+    out = ask(qa, "What's the logP of ibuprofen (2-(4-isobutylphenyl)propanoic acid)?")
+    assert out["status"] == "answered" and out["value"] == pytest.approx(3.07, abs=0.01)
+    assert "same" not in out["answer"]

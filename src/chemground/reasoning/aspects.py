@@ -369,7 +369,13 @@ _RULES: list[tuple[Aspect, str]] = (
             # a radical initiator (AIBN, BPO) is filed as the catalyst of its records
             r"|\b(radical )?initiators?\b",
         ),
-        (Aspect.SOLVENT, r"\bsolvents?\b|\bmedium\b|\bdissolved in\b|\bin what (liquid|medium)\b"),
+        (
+            Aspect.SOLVENT,
+            r"\bsolvents?\b|\bmedium\b|\bdissolved in\b|\bin what (liquid|medium)\b"
+            # "what do I run a Swern oxidation in?"
+            r"|^\s*(what|which \w+) (do|should|would|can|could) (i|we|you|one|people) (usually |"
+            r"normally |typically )?(run|do|perform|carry out|set up) [^?]{3,60}? in\s*\??\s*$",
+        ),
         (
             Aspect.REAGENT,
             r"\breagents?\b|\bwhich base\b|\bwhat base\b|\boxidi[sz]ing agent\b|\breducing "

@@ -301,10 +301,22 @@ class ToolChannel:
                     },
                 )
             ]
-        out = []
+        # one call per compound: "ibuprofen (2-(4-isobutylphenyl)propanoic acid)", "caffeine,
+        # aka guaranine" name one compound twice (its two logPs were compared)
+        names: dict[str, list[str]] = {}
+        first: dict[str, QueryMention] = {}
         for mention in query.resolved_mentions:
+            key = mention.inchikey or mention.smiles or mention.text
+            first.setdefault(key, mention)
+            if mention.text not in names.setdefault(key, []):
+                names[key].append(mention.text)
+        out = []
+        for key, mention in first.items():
             args = {"compound_SMILES": mention.smiles, **dict(spec.extra)}
-            out.append((args, {"compound": mention.text, "smiles": mention.smiles}))
+            shown = names[key][0] + (
+                f" ({', '.join(names[key][1:])})" if len(names[key]) > 1 else ""
+            )
+            out.append((args, {"compound": shown, "smiles": mention.smiles}))
         return out
 
     @staticmethod
