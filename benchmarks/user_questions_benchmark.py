@@ -372,6 +372,7 @@ EIGHTH_ROUND_LAST_ID = 1302  # round 8 ends here; round 9 (a sixth author's, bli
 NINTH_ROUND_LAST_ID = 1387  # round 9 ends here; round 10 (a seventh author's, blind) follows
 TENTH_ROUND_LAST_ID = 1475  # round 10 ends here; round 11 (an eighth author's, blind) follows
 ELEVENTH_ROUND_LAST_ID = 1566  # round 11 ends here; round 12 (a ninth author's, blind) follows
+TWELFTH_ROUND_LAST_ID = 1658  # round 12 ends here; round 13 (a tenth author's, blind) follows
 
 
 def round_of(item: dict) -> str:
@@ -396,7 +397,9 @@ def round_of(item: dict) -> str:
         return "round 9"
     if number <= TENTH_ROUND_LAST_ID:
         return "round 10"
-    return "round 11" if number <= ELEVENTH_ROUND_LAST_ID else "round 12"
+    if number <= ELEVENTH_ROUND_LAST_ID:
+        return "round 11"
+    return "round 12" if number <= TWELFTH_ROUND_LAST_ID else "round 13"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:

@@ -44,6 +44,7 @@ SOURCES = (
     "questions_round10.txt",  # a seventh author's fresh questions, written blind, after round 9
     "questions_round11.txt",  # an eighth author's fresh questions, written blind, after round 10
     "questions_round12.txt",  # a ninth author's fresh questions, written blind, after round 11
+    "questions_round13.txt",  # a tenth author's fresh questions, written blind, after round 12
 )
 SEED = 13
 DEV_FRACTION = 0.7
