@@ -373,6 +373,7 @@ NINTH_ROUND_LAST_ID = 1387  # round 9 ends here; round 10 (a seventh author's, b
 TENTH_ROUND_LAST_ID = 1475  # round 10 ends here; round 11 (an eighth author's, blind) follows
 ELEVENTH_ROUND_LAST_ID = 1566  # round 11 ends here; round 12 (a ninth author's, blind) follows
 TWELFTH_ROUND_LAST_ID = 1658  # round 12 ends here; round 13 (a tenth author's, blind) follows
+THIRTEENTH_ROUND_LAST_ID = 1751  # round 13 ends; round 14 (an eleventh author's, blind) follows
 
 
 def round_of(item: dict) -> str:
@@ -399,7 +400,9 @@ def round_of(item: dict) -> str:
         return "round 10"
     if number <= ELEVENTH_ROUND_LAST_ID:
         return "round 11"
-    return "round 12" if number <= TWELFTH_ROUND_LAST_ID else "round 13"
+    if number <= TWELFTH_ROUND_LAST_ID:
+        return "round 12"
+    return "round 13" if number <= THIRTEENTH_ROUND_LAST_ID else "round 14"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:

@@ -45,6 +45,7 @@ SOURCES = (
     "questions_round11.txt",  # an eighth author's fresh questions, written blind, after round 10
     "questions_round12.txt",  # a ninth author's fresh questions, written blind, after round 11
     "questions_round13.txt",  # a tenth author's fresh questions, written blind, after round 12
+    "questions_round14.txt",  # an eleventh author's fresh questions, written blind, after round 13
 )
 SEED = 13
 DEV_FRACTION = 0.7
