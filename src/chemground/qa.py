@@ -189,14 +189,13 @@ class QA:
             # Not a table question ("why is ... per the papers?"): the papers may answer it.
             literature = self.retriever("lit")
             passages = literature.retrieve(query, k)  # type: ignore[attr-defined]
-            no_papers = route(query, has_papers=False)
             if passages:
                 evidence, method = passages, "lit"
                 notes.append("not a compound/reaction question; answered from the papers' passages")
-            elif no_papers.rule in DECLINING_RULES:
+            elif (no_papers := route(query, has_papers=False)).rule == "property_not_held":
                 # "pKa of acetic acid": no passage holds it, and no record or tool does either
                 decision = no_papers
-            elif not getattr(literature, "has_papers", lambda: True)():
+            if not passages and not getattr(literature, "has_papers", lambda: True)():
                 notes.append(
                     "questions about why or how are answered from papers, and this knowledge base "
                     "has "

@@ -17,7 +17,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-_VALENCE = {"C": 4, "N": 3, "O": 2, "S": 2, "F": 1, "Cl": 1, "Br": 1, "I": 1}
+_VALENCE = {"C": 4, "N": 3, "O": 2, "S": 2, "S6": 6, "F": 1, "Cl": 1, "Br": 1, "I": 1}
 # one unit: an element with its hydrogens ("CH2", "OH", "NH2", "Cl"), or phenyl
 _UNIT = re.compile(r"C6H5|Ph|Cl|Br|[CNOSFI](?:H(\d?))?")
 _BOND = {"=": 2, "≡": 3, "#": 3}
@@ -176,8 +176,21 @@ class _Reader:
             self.atoms[atom].element = "N+"
             self._bond_raw(atom, oxygen, 2)
             self._bond_raw(atom, minus, 1)
+            self.atoms[oxygen].bonds += 2  # (the valence check once failed every nitro group)
             self.atoms[minus].element = "O-"
             return current
+        if (
+            order == 1
+            and new.element == "S"
+            and new.hydrogens == 0
+            and self.text[self.pos : self.pos + 2] == "O2"
+        ):
+            self.pos += 2  # "PhSO2Cl", "CH3SO2NH2": a sulfonyl group, S(VI)
+            new.element = "S6"
+            self._bond(current, atom)
+            for _ in range(2):
+                self._bond(atom, self._add("O", 0), 2)
+            return atom if more and self.pos < len(self.text) else current
         self._bond(current, atom, order)
         # a terminal unit (Cl, OH at the end of a branch) leaves the chain where it was
         return atom if self.atoms[atom].free > 0 or not more else current
@@ -244,7 +257,7 @@ def _looks_condensed(text: str) -> bool:
         r"(CH[23]?|OH|NH2?|COO?H?|CHO|CN|Ph|C6H5)(?=C|O|N|S|Cl|Br|F|I|P|\(|$)", text
     ):
         return False
-    units = re.findall(r"CH[23]?|C6H5|Ph|COO?H?|CHO|OH|NH2?|CN|NO2", text)
+    units = re.findall(r"CH[23]?|C6H5|Ph|COO?H?|CHO|OH|NH2?|CN|NO2|SO2", text)
     return len(units) >= 2 or "(" in text
 
 
@@ -254,7 +267,7 @@ def _to_smiles(atoms: list[_Atom], text: str) -> str | None:
     RDLogger.DisableLog("rdApp.*")
     mol = Chem.RWMol()
     for atom in atoms:
-        element = atom.element.rstrip("+-")
+        element = atom.element.rstrip("+-6")
         rd = Chem.Atom(element)
         if atom.element.endswith("+"):
             rd.SetFormalCharge(1)

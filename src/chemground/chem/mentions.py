@@ -65,6 +65,7 @@ MAX_FUZZY_ATTEMPTS = 12  # ~15 ms each over the default KB's names
 MAX_SMILES_ATTEMPTS = 64
 MAX_SCAN_CHARS = 20_000
 CONTINUATION_MIN_SCORE = 90.0
+_SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 NEAR_MISS_MIN_LETTERS = 7  # shorter words one letter from a name are often words or other names
 
 
@@ -644,6 +645,9 @@ class MentionFinder:
         budget = _Budget(max_mentions)
         if len(text) > MAX_SCAN_CHARS:
             text, budget.exhausted = text[:MAX_SCAN_CHARS], True
+        # "PhSO₂Cl", "Na₂S₂O₃" as pasted from a paper: subscript digits read as digits (one
+        # character for one, so every offset still points into the question as asked)
+        text = text.translate(_SUBSCRIPT_DIGITS)
         words = _words(text)
         taken = [False] * len(words)
         mentions: list[Mention] = []
@@ -685,8 +689,14 @@ class MentionFinder:
                     notes.append(f"read {m.text!r} as a word, not as a compound ({m.ambiguous})")
             mentions = [m for m in mentions if not m.ambiguous]
         else:
-            for m in mentions:
-                if m.ambiguous:
+            for k, m in enumerate(mentions):
+                if m.ambiguous == _CLASS_OF_COMPOUNDS:
+                    # "Bac anhydride smiles": "anhydride" alone names no compound (PubChem gives
+                    # the word to chromic anhydride); said, not answered
+                    mentions[k] = replace(
+                        m, structure=None, compound_id=None, resolved_by="", reason=m.ambiguous
+                    )
+                elif m.ambiguous:
                     notes.append(
                         f"{m.text!r} may not mean a compound ({m.ambiguous}); "
                         "read it as one because the question names no other"
@@ -753,13 +763,25 @@ class MentionFinder:
     ) -> list[Mention]:
         """Laboratory abbreviations and reagent formulas as chemists write them ("Br2", "PhMgBr",
         "NaBH4", "Pd(PPh3)4", "Boc2O"), from the curated list, whatever KB is open."""
-        from chemground.kb.abbreviations import curated_abbreviation, curated_structure
+        from chemground.kb.abbreviations import (
+            ambiguous_abbreviation,
+            curated_abbreviation,
+            curated_structure,
+        )
 
         out = []
         for i, word in enumerate(words):
             if taken[i] or budget.full(out):
                 continue
             entry = curated_abbreviation(word.text)
+            meanings = (
+                None if entry is not None or self.passages else ambiguous_abbreviation(word.text)
+            )
+            if meanings:  # "DEA MW?": diethylamine or diethanolamine, not deethylatrazine
+                why = f"the abbreviation may mean {' or '.join(meanings)}; name the compound meant"
+                out.append(Mention(word.text, word.start, word.end, "common_name", reason=why))
+                taken[i] = True
+                continue
             if entry is None:
                 continue
             structure = curated_structure(word.text)
@@ -830,6 +852,24 @@ class MentionFinder:
             token = word.text
             if is_stop_word(token):
                 continue  # "o/n", "r.t.": lab shorthand that only looks like SMILES
+            stray = _stray_closing_bracket(text, word)
+            if stray and looks_like_smiles(token) and _SMILES_SYNTAX.search(token):
+                # "MW of O=C(Cl)OCc1ccccc1) please": no bracket before it opens the ")", so it
+                # is the SMILES's own, and the SMILES as written is invalid (it was answered for
+                # the SMILES without it)
+                out.append(
+                    Mention(
+                        token + ")",
+                        word.start,
+                        word.end + 1,
+                        "smiles",
+                        reason="its parentheses do not balance: a ')' closes no '(' (check the "
+                        "SMILES as copied)",
+                        confidence=0.0,
+                    )
+                )
+                taken[i] = True
+                continue
             quoted = word.start > 0 and text[word.start - 1] in "\"'`“‘"
             letters_only = token.isalpha()
             if not looks_like_smiles(token) or (self.passages and not _smiles_syntax(token)):
@@ -952,7 +992,7 @@ class MentionFinder:
             from chemground.kb.abbreviations import group_abbreviation
 
             group = group_abbreviation(raw) if hit.name_rank >= 1 else None
-            if group is not None:  # "TBS mw?": tert-butyldimethylsilyl, not tribromsalan
+            if group is not None:  # "Ts mw?": the tosyl group, not tennessine
                 why_not = (
                     f"it names a group, as in {group.abbreviation} ({group.name}), not a compound"
                 )
@@ -1567,6 +1607,9 @@ class MentionFinder:
         return out
 
 
+_CLASS_OF_COMPOUNDS = "a class of compounds rather than one compound"
+
+
 def _ambiguity(raw: str, rank: int, matched: str) -> str | None:
     """Why a dictionary hit may be a word rather than a compound (None when it is a name)."""
     if rank < 0:
@@ -1580,7 +1623,7 @@ def _ambiguity(raw: str, rank: int, matched: str) -> str | None:
     ):
         return f"a short capitalised word; the dictionary also lists it as a synonym of {matched}"
     if raw.lower() in GENERIC_WORDS:
-        return "a class of compounds rather than one compound"
+        return _CLASS_OF_COMPOUNDS
     return None
 
 
@@ -1627,6 +1670,16 @@ _UNKNOWN_SYSTEMATIC = (
 _GREEK_PREFIX = re.compile(
     r"^(?:[a-zα-ω]|alpha|beta|gamma|delta|epsilon|omega|\([+-]\)|[+-])-(?=[a-z]{4})"
 )
+
+
+def _stray_closing_bracket(text: str, word: _Word) -> bool:
+    """Whether the ")" right after a word (stripped from it as punctuation) closes no "(" before
+    it in the text: then it belongs to the word."""
+    if not text.startswith(")", word.end) or text.startswith("))", word.end):
+        return False
+    before = text[: word.start]
+    inside = word.text.count("(") - word.text.count(")")
+    return before.count("(") - before.count(")") <= 0 and inside <= 0
 
 
 def _plausible_correction(raw: str, name: str) -> bool:

@@ -243,3 +243,41 @@ def is_acid_base_or_lewis_acid(smiles: str | None) -> bool:
         return True
     elements = {a.GetSymbol() for a in mol.GetAtoms()}
     return bool(elements & _LEWIS_ELEMENTS) and bool(elements & _HALOGENS)
+
+
+# What a "which base?" question means among a record's reagents: amines and amidines (Et3N,
+# DIPEA, DBU), small pyridines (pyridine, DMAP, lutidine), carbonates, hydroxides, alkoxides,
+# hydrides, phosphates, acetates and organolithiums or lithium amides.
+_BASE_SMARTS = (
+    "[NX3;H0,H1,H2;!$(N[#6]=[#7,#8,#16]);!$(Na);!$(N[S,P]=O);!$(N[#7,#8])][CX4]",
+    "[NX2]=[CX3][NX3]",
+    "[O-][CX3](=O)[O-,OH]",
+    "[OH-]",
+    "[O-][CX4]",
+    "[H-]",
+    "[O-]P(=O)([O-])[O-,OH]",
+    "[CH3][CX3](=O)[O-]",
+    "[N-]",
+    "[Li][#6]",
+)
+_SMALL_PYRIDINE = "[nX2;r6]"
+
+
+def is_base(smiles: str | None) -> bool:
+    """Whether a reagent is a base (see ``_BASE_SMARTS``); a metal complex (Pd(OAc)2) and a
+    coupling reagent (HATU: its amines are amidinium nitrogens) are not.
+
+    Args:
+        smiles: the reagent's SMILES.
+
+    Returns:
+        True for a base.
+    """
+    if not smiles or has_transition_metal(smiles):
+        return False
+    mol = Chem.MolFromSmiles(smiles)
+    if mol is None or mol.HasSubstructMatch(Chem.MolFromSmarts("N=C=N")):
+        return False  # EDC's dimethylamino tail does not make the carbodiimide a base
+    if mol.GetNumHeavyAtoms() <= 12 and mol.HasSubstructMatch(Chem.MolFromSmarts(_SMALL_PYRIDINE)):
+        return True
+    return any(mol.HasSubstructMatch(Chem.MolFromSmarts(q)) for q in _BASE_SMARTS)

@@ -100,6 +100,25 @@ def group_abbreviation(token: str) -> Abbreviation | None:
     return None
 
 
+def ambiguous_abbreviation(token: str) -> tuple[str, ...] | None:
+    """What an abbreviation that names several common compounds may mean ("DEA": diethylamine or
+    diethanolamine), from ``data/ambiguous_abbreviations.tsv``; None for any other token.
+
+    Args:
+        token: a word as written (matched case-sensitively).
+
+    Returns:
+        The meanings, or None.
+    """
+    return _ambiguous().get(token)
+
+
+@lru_cache(maxsize=1)
+def _ambiguous() -> dict[str, tuple[str, ...]]:
+    rows = read_data_tsv("ambiguous_abbreviations.tsv", ("abbreviation", "meanings"))
+    return {abbreviation: tuple(meanings.split("; ")) for abbreviation, meanings in rows}
+
+
 def curated_abbreviation(token: str) -> Abbreviation | None:
     """The curated entry a token names, as chemists write it ("Br2", "PhMgBr", "n-BuLi", "mcpba").
 

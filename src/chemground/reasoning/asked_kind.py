@@ -42,7 +42,7 @@ _ROLE_NOUN_AFTER = re.compile(
 )
 # "give the SMILES of the triazole formed": the product, described by its class
 _PRODUCT_OF_THE = re.compile(
-    r"\b(smiles|structure|formula|name|weight|mw|mass) of the\s+$", re.IGNORECASE
+    r"\b(smiles|structure|formula|name|weight|mw|mass) of (the\s+)?$", re.IGNORECASE
 )
 _FORMED_AFTER = re.compile(
     r"^\s*(formed|obtained|produced|isolated|generated|that (forms|is formed|results))\b",
@@ -50,8 +50,34 @@ _FORMED_AFTER = re.compile(
 )
 _FORMED = re.compile(r"\b(formed|obtained|produced|isolated|generated|forms|results)\b")
 _WORD = re.compile(r"[A-Za-z]+")
+_CLAUSE_END = re.compile(r"[,;:–—]|\s-\s|[.!?]\s")
+# the kind named at the start of the question's last clause: "... 16 h – Pd source / ligand?"
+_LAST_CLAUSE_START = re.compile(r"(^|[,;:–—]\s*|\s-\s*|[.!?]\s+)$")
+_ENDS_WITH_ROLE_NOUN = re.compile(
+    r"\b(sources?|catalysts?|ligands?|reagents?|salts?|complex(es)?)\s*(/\s*\w+\s*)?\??\s*$",
+    re.IGNORECASE,
+)
+_CLOSING_ASK = re.compile(r"^\s*(/\s*\w+\s*)?\??\s*$")
+
+
+def _metal_atom(mention) -> bool:
+    """Whether a mention is one transition-metal atom or ion ("Pd", "[Pd+2]", "Cu")."""
+    from chemground.chem.solvents import has_transition_metal
+
+    smiles = mention.structure.smiles if mention.structure is not None else ""
+    one_atom = re.fullmatch(r"\[?[A-Z][a-z]?(\+\d?|-\d?|\d?\+|\d?-)?\]?", smiles)
+    return bool(one_atom) and has_transition_metal(smiles)
+
+
 _FUNCTION_WORD = re.compile(
     r"\b(reducing agents?|reductants?|oxidi[sz]ing agents?|oxidants?|oxidi[sz]ers?)\b",
+    re.IGNORECASE,
+)
+# "HATU coupling of X with Y - which base?": the base among the reagents (HATU was answered
+# with DIPEA); "acid or base?" asks which of the two, not for a base
+_BASE_WORD = re.compile(
+    r"(?<=\bwhich )(\w+ )?bases?\b|(?<=\bwhat )(\w+ )?bases?\b|(?<=\bthe )bases?\b"
+    r"|(?<!\bor )(?<!\band )\bbases?(?=\s*\??\s*$)",
     re.IGNORECASE,
 )
 _ROLE_OF_NOUN = {
@@ -96,7 +122,8 @@ def split_asked_kind(
         )
         return kind, mentions, aspect
     described = aspect == Aspect.PRODUCT and _FORMED.search(text) is not None
-    if not (_WHICH.search(text) or described):
+    ends_with_role = _ENDS_WITH_ROLE_NOUN.search(text) is not None
+    if not (_WHICH.search(text) or described or ends_with_role):
         return None, mentions, aspect  # every reading below needs "which" or "what"
     candidates: list[tuple[int, int, Mention | None]] = [
         (m.start, m.end, m) for m in mentions if m.resolved and m.structure is not None
@@ -120,17 +147,35 @@ def split_asked_kind(
                 )
             )
             return kind, [m for m in mentions if m is not mention], aspect
-        if not _WHICH_BEFORE.search(text[:start]):
-            continue
         noun = _ROLE_NOUN_AFTER.match(after)
+        # "..., PhMe 100 °C 16 h – Pd source / ligand?": the notebook line's closing question
+        closing = noun is not None and _CLOSING_ASK.match(after[noun.end() :]) is not None
+        closing = (
+            closing
+            and not _CLAUSE_END.search(text[start:end])
+            and bool(_CLAUSE_END.search(text[:start]) or start == 0)
+            and not _CLAUSE_END.search(after[: noun.end()])
+        )
+        if not (
+            _WHICH_BEFORE.search(text[:start])
+            or (closing and _LAST_CLAUSE_START.search(text[:start]))
+        ):
+            continue
         used = _USED_AFTER.match(after)
         if not (noun or used):
             continue  # "what acetophenone reduction ...": the compound is the subject
-        if aspect not in ROLE_ASPECTS:
-            if aspect not in (None, Aspect.PRODUCT, Aspect.CONDITIONS, Aspect.REACTIONS):
+        if aspect not in ROLE_ASPECTS or (closing and mention is not None):
+            if aspect not in (None, Aspect.PRODUCT, Aspect.CONDITIONS, Aspect.REACTIONS) and not (
+                closing and aspect in ROLE_ASPECTS
+            ):
                 continue  # "which benzaldehyde gives the best yield?": a compound asked about
             word = noun.group(1).lower().rstrip("s") if noun else ""
             aspect = _ROLE_OF_NOUN.get(word, Aspect.REAGENT)
+            if word == "source" and mention is not None and _metal_atom(mention):
+                aspect = Aspect.CATALYST  # "Pd source": the palladium precatalyst
+                if re.match(r"\s*/\s*ligands?\b", after[noun.end() :], re.IGNORECASE):
+                    # "Pd source / ligand?": the whole catalyst system, not only its palladium
+                    return None, [m for m in mentions if m is not mention], aspect
         if mention is None:
             kind = QueryMention(
                 text=text[start:end], start=start, end=end, input_format="class", resolved=False
@@ -138,6 +183,16 @@ def split_asked_kind(
             return kind, mentions, aspect
         rest = [m for m in mentions if m is not mention]
         return QueryMention.from_mention(mention), rest, aspect
+    base = _BASE_WORD.search(text) if aspect in (Aspect.REAGENT, Aspect.CATALYST) else None
+    if base is not None and not re.search(r"\bacids? (or|and) bases?\b", text, re.IGNORECASE):
+        kind = QueryMention(
+            text=base.group(0),
+            start=base.start(),
+            end=base.end(),
+            input_format="class",
+            resolved=False,
+        )
+        return kind, mentions, aspect
     return None, mentions, aspect
 
 
@@ -185,6 +240,10 @@ def of_kind(smiles: str | None, kind_smiles: str | None, kind_text: str = "") ->
 
     if not smiles:
         return False
+    if re.search(r"\bbases?$", kind_text.strip(), re.IGNORECASE):
+        from chemground.chem.solvents import is_base
+
+        return is_base(smiles)
     mol = Chem.MolFromSmiles(smiles)
     if mol is None:
         return False
@@ -218,8 +277,9 @@ def only_kind(
     if kind_smiles is None and not kind_text:
         return record
     out = _filtered_roles(record, lambda p: of_kind(p.get("smiles"), kind_smiles, kind_text))
-    if not out["reagents"]:
-        # "the oxidant in the epoxidation of styrene": mCPBA is filed as a co-reactant
+    if not out["reagents"] and not out["catalysts"]:
+        # "the oxidant in the epoxidation of styrene": mCPBA is filed as a co-reactant (a base
+        # filed as the catalyst, piperidine in a Knoevenagel, is no reason to look there)
         out["reagents"] = [
             p
             for p in record.get("reactants") or []

@@ -185,7 +185,7 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"|\b(smiles|formula|structure|name|weight|mw|mass) of (the |its )?((main|major|organic|"
         r"final|desired|expected|isolated) )?products?\s*[.?]?\s*$"
         # "give the SMILES of the triazole formed" (the SMILES of every reagent was answered)
-        r"|\b(smiles|formula|structure|name|weight|mw|mass) of the (\w+ ){1,2}(formed|obtained|"
+        r"|\b(smiles|formula|structure|name|weight|mw|mass) of (the )?(\w+ ){1,2}(formed|obtained|"
         r"produced|isolated|generated|that (forms|is formed|results))\b",
     ),
     (
@@ -288,7 +288,9 @@ _RULES: list[tuple[Aspect, str]] = (
             r".*\b(get|make|prepare|synthesi[sz]e|obtain|reach|access) x,? (starting )?from x\b"
             r"|\bin (two|three|four|\d) steps\b|\b(two|three|four|\d)[- ]steps?\b"
             # "SM ethyl benzoate -> target methyl 3-nitrobenzoate. steps?"
-            r"|[.:;,-]\s*(which |what |the )?steps\s*\?\s*$"
+            r"|[.:;,–—-]\s*(which |what |the )?steps\s*\?\s*$"
+            # "... only cyclohexanol in the cupboard - how do I get there with your reactions?"
+            r"|\bhow (do|would|can|could|should) (i|we|you|one) get there\b"
             r"|\bx\s*(->|→|=>)\s*x\b[^?]*\bsteps?\b"
             r"|\bmulti-?step\b|\bwhat can (i|we|you|one) make "
             r"from x\b"
@@ -353,7 +355,8 @@ _RULES: list[tuple[Aspect, str]] = (
             r"^\s*(what|which)?\s*('s |is |are )?(the )?bases?\b(?! (peak|pair|metal))|\bbase "
             r"(for|in|used)\b"
             # a notebook line that ends in its question: "A + B -> C. base?"
-            r"|[.:;,-]\s*(the |which |what )?bases?\s*\??\s*$"
+            r"|[.:;,–—-]\s*(the |which |what )?(bases?|oxidants?|reductants?|reducing agents?|"
+            r"oxidi[sz]ing agents?)\s*\??\s*$"
             # "heck reaction base?" (not "is it a base?")
             r"|(?<!\ba )(?<!\ban )\breaction bases?\s*\?\s*$"
             r"|\b(which|what) (oxidant|reductant|borohydride|hydride|reducing agent|oxidi[sz]ing "
@@ -367,14 +370,18 @@ _RULES: list[tuple[Aspect, str]] = (
             Aspect.CATALYST,
             r"\bcataly[sz](t|ts|ed|es|ing|is)\b|\bcatalytic\b|\bcatalist\b|\bcat\.?\s*\?\s*$"
             # a radical initiator (AIBN, BPO) is filed as the catalyst of its records
-            r"|\b(radical )?initiators?\b",
+            r"|\b(radical )?initiators?\b"
+            # "– Pd source / ligand?": the metal precatalyst
+            r"|\b(pd|pt|ni|cu|rh|ru|ir|fe|co|au|ag|palladium|nickel|copper|rhodium|ruthenium) "
+            r"(sources?|precatalysts?|pre-catalysts?)\b",
         ),
         (
             Aspect.SOLVENT,
             r"\bsolvents?\b|\bmedium\b|\bdissolved in\b|\bin what (liquid|medium)\b"
             # "what do I run a Swern oxidation in?"
-            r"|^\s*(what|which \w+) (do|should|would|can|could) (i|we|you|one|people) (usually |"
-            r"normally |typically )?(run|do|perform|carry out|set up) [^?]{3,60}? in\s*\??\s*$",
+            r"|\b(what|which \w+) (do|should|would|can|could) (i|we|you|one|people) (usually |"
+            r"normally |typically )?(run|do|perform|carry out|set up) (it|this|that|[^?]{3,60}?) "
+            r"in\s*\??\s*$",
         ),
         (
             Aspect.REAGENT,
@@ -451,6 +458,7 @@ _RULES: list[tuple[Aspect, str]] = (
             r"|\bwhat is known about\b|^\s*(please )?characteri[sz]e\b"
             # what a reagent is for: "... TBAB (10 mol%) added - what does TBAB do?"
             r"|\bwhat (does|do) (the )?x (actually |really |exactly )?do\b"
+            r"|\bwhat (is|are) (the )?x (actually |really |exactly )?doing\b"
             r"|\bwhat('s| is| are) (the )?x (used )?for\b"
             r"|\b(role|function|purpose|job) of (the )?x\s*[?.]?\s*$",
         ),

@@ -161,6 +161,9 @@ def _hedge_unnamed_isomer(query: QueryTuple, evidence: list[Evidence], reasoned:
         return reasoned
     if query.aspect is not None and query.aspect.value in _SAME_FOR_EVERY_ISOMER:
         reasoned.notes.append(f"{said}, and the value is the same for each isomer")
+        if _several_structures(mentions[0].text) and name:
+            # "MW of C6H12O6" is the formula's, not myo-inositol's (the record it is filed under)
+            reasoned.answer = reasoned.answer.replace(name, mentions[0].text, 1)
         return reasoned
     reasoned.status = "partial"
     reasoned.answer = f"(for {name}; {mentions[0].text!r} does not name one compound) " + (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from itertools import pairwise
 from pathlib import Path
 
 from chemground.chem.mentions import MAX_MENTIONS, MentionFinder
@@ -69,6 +70,30 @@ def _classify_before_aside(masked: str) -> Aspect | None:
     return classify_aspect(masked)
 
 
+def _defined_in_brackets(text: str, mentions: list) -> tuple[list, list[str]]:
+    """Mentions without a name that a bracketed identifier right after it defines: "the
+    chloroformate (O=C(Cl)OCc1ccccc1) - MW?" asks about the SMILES's compound (the chloroformate
+    anion was answered beside it). Returns the mentions kept and a note per name left out."""
+    drop, notes = set(), []
+    for first, second in pairwise(mentions):
+        between = text[first.end : second.start]
+        if (
+            between.strip() == "("
+            and text[second.end : second.end + 1] == ")"
+            and second.input_format in ("smiles", "cas", "inchikey", "inchi")
+            and first.input_format not in ("smiles", "cas", "inchikey", "inchi")
+            and first.structure is not None
+            and second.structure is not None
+            and first.structure.inchikey != second.structure.inchikey
+        ):
+            drop.add(id(first))
+            notes.append(
+                f"read {first.text!r} as the compound its bracketed {second.input_format} "
+                f"{second.text!r} gives"
+            )
+    return [m for m in mentions if id(m) not in drop], notes
+
+
 class RuleParser:
     """Parses questions with the mention finder and the aspect/role rules.
 
@@ -111,6 +136,8 @@ class RuleParser:
         mentions, cut, word_notes = self.finder.find_detailed(text, MAX_MENTIONS)
         # "non-hydrogen atoms" (heavy atoms) names no compound
         mentions = [m for m in mentions if not re.fullmatch(r"non-?hydrogens?", m.text, re.I)]
+        mentions, defined = _defined_in_brackets(text, mentions)
+        word_notes = word_notes + defined
         counted = asked_element(text)
         if counted is not None:  # "how many hydrogens in hexane": the element is no compound
             start, end = counted[1]

@@ -204,7 +204,7 @@ CLASSES: tuple[ReactionClass, ...] = (
             r"claisen[- ]schmidt(?: condensations?| reactions?)?",
             r"crossed aldol(?: condensations?)?",
             r"\baldol(?: condensations?| reactions?)?\b",
-            r"chalcone (?:synthesis|formation)",
+            r"chalcone (?:synthesis|formation|condensations?)",
         ),
     ),
     _C(
@@ -383,11 +383,8 @@ CLASSES: tuple[ReactionClass, ...] = (
     _C("Cannizzaro reaction", (), (r"cannizzaro(?: reactions?)?",)),
     _C("Wolff-Kishner reduction", (), (r"wolff[- ]kishner(?: reductions?)?",)),
     _C("Clemmensen reduction", (), (r"clemmensen(?: reductions?)?",)),
-    _C(
-        "Claisen condensation",
-        (),
-        (r"\bclaisen(?: condensations?| rearrangements?)\b(?![- ]schmidt)",),
-    ),
+    _C("Claisen condensation", (), (r"\bclaisen condensations?\b(?![- ]schmidt)",)),
+    _C("Claisen rearrangement", (), (r"\bclaisen rearrangements?\b",)),
     _C("Dieckmann condensation", (), (r"dieckmann(?: condensations?| cyclizations?)?",)),
     _C("Robinson annulation", (), (r"robinson annulations?",)),
     _C("Mannich reaction", (), (r"\bmannich(?: reactions?)?\b",)),
@@ -453,6 +450,13 @@ class ClassMention:
         return self.reaction_class.name
 
 
+# A reaction named as the step before or after the one asked about
+_LATER_STEP = re.compile(
+    r"\b(ahead of|prior to|in preparation for|to set up|before|after|followed by|then|later)\s+"
+    r"(an?\s+|the\s+|my\s+)?$"
+)
+
+
 def find_classes(question: str) -> list[ClassMention]:
     """The reaction classes a question names, in order; a longer match wins over a shorter one it
     overlaps.
@@ -464,6 +468,8 @@ def find_classes(question: str) -> list[ClassMention]:
         for m in pattern.finditer(text):
             if m.end() <= m.start():
                 continue
+            if _LATER_STEP.search(text[: m.start()]):
+                continue  # "allylating X ahead of a Claisen rearrangement": not this reaction
             named = _NAMED_BEFORE.search(question[: m.start()]) if cls.name in _BROAD else None
             if named:  # "Pinnick oxidation": a named reaction the KB holds no class of
                 start = named.start() + (1 if question[named.start()] in " (" else 0)

@@ -68,7 +68,8 @@ _FORM_BEFORE = re.compile(
 # "ethanol's oxidation product", "benzaldehyde's reduction product": the formula of ethanol
 # itself was answered
 _RELATION_AFTER = re.compile(
-    rf"^['’]s\s+(?:main\s+|major\s+)?({_RELATION}|(?:[a-z-]+\s+)?(?:by)?products?)\b",
+    rf"^['’]s\s+(?:(?:main|major|active|primary|principal|chief)\s+)?({_RELATION}|"
+    r"(?:[a-z-]+\s+)?(?:by)?products?)\b",
     re.IGNORECASE,
 )
 
@@ -398,6 +399,18 @@ def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mentio
                 )
             )
             continue
+        named = next(
+            (
+                m
+                for m in mentions
+                if m is not mention
+                and m.start >= max(form_end, mention.end)
+                and not question[form_end : m.start].strip(" ,:(")
+            ),
+            None,
+        )
+        if named is not None and named.resolved:
+            continue  # "codeine's metabolite morphine": the relation's compound is named after it
         reason = (
             f"{FORM_REASON}{form} of {name}; the knowledge base resolved {name} "
             "itself, not that form, and answering for it would give the wrong compound"

@@ -272,6 +272,9 @@ class ToolChannel:
             equation = equation_of(text)
             return [({"reaction_formula": equation}, {"equation": equation})] if equation else []
         if spec.input == "formula":
+            for m in query.mentions:
+                if not m.resolved:  # "O=C(Cl)OCc1ccccc1)" is an invalid SMILES, not "Cl"
+                    text = text[: m.start] + " " * (m.end - m.start) + text[m.end :]
             formulas = [
                 f
                 for f in dict.fromkeys(FORMULA.findall(VITAMIN.sub("", text)))
