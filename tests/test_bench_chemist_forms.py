@@ -164,3 +164,63 @@ def test_the_mass_of_a_formula_is_the_formulas(qa):
     out = ask(qa, "MW of C6H12O6")
     assert out["value"] == pytest.approx(180.16, abs=0.01)
     assert "C6H12O6 is" in out["answer"] and "inositol" not in out["answer"]
+
+
+@pytest.mark.parametrize(
+    ("question", "value"),
+    [
+        ("NaOAc·3H₂O – FW?", 136.08),  # "FW?" was not read, and the three waters were one
+        ("CaCl2·2H2O mw", 147.01),  # the formula tool dropped the waters (110.98)
+        ("MW of CuCl2·H2O", 152.47),  # the water alone (18.02) was answered
+        ("MW of CuSO4·5H2O", 249.68),  # a hydrate the dictionary knows whole
+    ],
+)
+def test_a_hydrate_written_with_its_dot(qa, question, value):
+    out = ask(qa, question)
+    assert out["status"] == "answered" and out["value"] == pytest.approx(value, abs=0.01)
+
+
+@pytest.mark.parametrize(
+    "question", ["lysis buffer: Triton X-100 0.1 % – MW? want it in mM", "MW of phosphate buffer"]
+)
+def test_a_surfactant_or_a_buffer_is_no_one_compound(qa, question):
+    out = ask(qa, question)
+    assert out["status"] != "answered" and out["value"] is None
+
+
+def test_the_compound_swapped_out_is_not_the_one_asked(qa):
+    out = ask(
+        qa,
+        "swapping 2,6-lutidine for 2,4,6-trimethylpyridine as the base – SMILES for the reagent "
+        "table?",
+    )
+    assert out["status"] == "answered" and out["value"] == "Cc1cc(C)nc(C)c1"
+
+
+def test_a_protecting_group_class_word_is_no_compound(qa):
+    """'acetonide' was read by OPSIN as acetone's enolate, and its synonyms were asked for."""
+    out = ask(
+        qa,
+        'the acetonide protocol calls for "2,2-dimethoxypropane" - does it go by any other name?',
+    )
+    assert "acetonide" not in out["answer"] and "2,2-dimethoxypropane" in out["answer"]
+
+
+def test_what_a_compound_is_used_for_is_described(qa):
+    """'NMR spectroscopy' is where it is used, not a spectrum asked for (it was declined)."""
+    out = ask(qa, "State what tetramethylsilane is used for in NMR spectroscopy.")
+    assert out["query"]["aspect"] == "description" and out["status"] == "answered"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "I've got loads of ethyl benzoate left over – can I turn it into 3-nitrobenzoic acid "
+        "using the reactions you know?",
+        "How do I make 5-benzylidene Meldrum's acid "
+        "(5-benzylidene-2,2-dimethyl-1,3-dioxane-4,6-dione) from benzyl alcohol?",
+    ],
+)
+def test_routes_asked_in_a_chemists_words(qa, question):
+    out = ask(qa, question)
+    assert out["query"]["aspect"] == "route" and out["status"] == "answered"

@@ -278,6 +278,8 @@ PROPERTY_NOT_HELD = re.compile(
     re.IGNORECASE,
 )
 
+_USE_ASKED = re.compile(r"\b(is|are) (\w+ ){0,3}used for\b|\bwhat (is|are) \w+ for\b", re.I)
+
 # Why and how a reaction works, and who found it: "what is the mechanism of the Diels-Alder of
 # butadiene and maleic anhydride?" was answered with the record's participants. The records hold
 # what was done; the papers, when there are some, may hold why.
@@ -506,6 +508,8 @@ ROUTING_TABLE: tuple[Rule, ...] = (
             (q.aspect is not None or not s.has_papers)  # the papers may hold it
             and q.aspect != Aspect.ATOM_COUNT  # "how many carbon atoms": counted
             and bool(PROPERTY_NOT_HELD.search(q.asked_text))
+            # "what tetramethylsilane is used for in NMR spectroscopy": its use, described
+            and not (q.aspect == Aspect.DESCRIPTION and _USE_ASKED.search(q.asked_text))
         ),
         lambda q, s: (
             f"it asks for {PROPERTY_NOT_HELD.search(q.asked_text).group(0).lower()!r}, which no "

@@ -38,6 +38,7 @@ from typing import Protocol
 from rdkit import Chem
 
 from chemground.chem.names import (
+    SURFACTANT_NAME,
     NameResolver,
     guess_name_format,
     normalize_name,
@@ -65,6 +66,8 @@ MAX_FUZZY_ATTEMPTS = 12  # ~15 ms each over the default KB's names
 MAX_SMILES_ATTEMPTS = 64
 MAX_SCAN_CHARS = 20_000
 CONTINUATION_MIN_SCORE = 90.0
+_LOCANT_SUBSTITUENT = re.compile(r"\d+(?:,\d+)*-[a-z]+yl(?:idene)?", re.IGNORECASE)
+_BUFFER_AFTER = re.compile(r"\s+buffers?\b", re.IGNORECASE)
 _SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 NEAR_MISS_MIN_LETTERS = 7  # shorter words one letter from a name are often words or other names
 
@@ -120,7 +123,7 @@ GENERIC_WORDS = set(
 amide azide isocyanate isothiocyanate cyanate nitro hydrochloride hydrobromide borohydride
 hydride diene dienophile alkyne alkene alkane arene epoxide nitrile imine enamine enol enolate
 ylide carbanion carbocation halide carbamate anhydride azo diazo peroxide hydroperoxide oxidant
-reductant thiol sulfonamide lactone lactam carbodiimide azodicarboxylate
+reductant thiol sulfonamide lactone lactam carbodiimide azodicarboxylate acetonide acetonides
 """.split()
 ) | {  # class names of two words: "the acid chloride of benzoic acid" is not one compound
     f"{name}{plural}"
@@ -471,15 +474,21 @@ def _closing_paren(token: str) -> int:
     return -1
 
 
-def _split_lists(words: list[_Word]) -> list[_Word]:
+def _split_lists(words: list[_Word], dots: bool = False) -> list[_Word]:
     """ "HNO3/H2SO4", "TFA/DCM", "4-iodoanisole/phenylacetylene": two names joined by a slash
-    (not a SMILES with stereo bonds, an InChI, or one abbreviation such as "Pd/C")."""
+    (not a SMILES with stereo bonds, an InChI, or one abbreviation such as "Pd/C"); and a
+    hydrate's dot, "NaOAc·3H2O" (the salt forms read the water after the name)."""
     from chemground.kb.abbreviations import curated_abbreviation
 
     out = []
     for word in words:
         token = word.text
-        parts = token.split("/")
+        parts = re.split(r"[/·•]" if dots else "/", token)
+        if dots and "/" not in token and curated_abbreviation(parts[0]) is None:
+            # "CuCl2·H2O": a formula with its waters, for the formula-mass tool as written (its
+            # water alone was answered); "NaOAc·3H2O" is an abbreviation with its waters
+            out.append(word)
+            continue
         if (
             len(parts) < 2
             or any(len(p) < 2 for p in parts)
@@ -659,14 +668,19 @@ class MentionFinder:
             "split",
             self._curated,
             self._dictionary,
+            "split dots",
+            self._curated,
             self._condensed,
             self._systematic,
             self._fuzzy,
             self._unresolved,
         ):
-            if stage == "split":  # the whole tokens were tried; now the parts of "HNO3/H2SO4"
+            if stage in ("split", "split dots"):
+                # the whole tokens were tried; now the parts of "HNO3/H2SO4", and after the
+                # dictionary (which knows "CuSO4·5H2O" whole) those of "NaOAc·3H2O"
                 kept = [w for w, t in zip(words, taken) if not t]
-                words = [w for w, t in zip(words, taken) if t] + _split_lists(kept)
+                parts = _split_lists(kept, dots=stage == "split dots")
+                words = [w for w, t in zip(words, taken) if t] + parts
                 words.sort(key=lambda w: w.start)
                 spans = {(m.start, m.end) for m in mentions}
                 taken = [
@@ -811,6 +825,19 @@ class MentionFinder:
         if self.kb is None or self.passages:
             return []
         out = []
+        for match in SURFACTANT_NAME.finditer(text):  # "Triton X-100": no single structure
+            first = next((i for i, w in enumerate(words) if w.start == match.start()), None)
+            last = next((i for i, w in enumerate(words) if w.end >= match.end()), None)
+            if first is None or last is None or any(taken[first : last + 1]):
+                continue
+            raw = match.group(0)
+            out.append(
+                Mention(
+                    raw, match.start(), match.end(), "common_name", reason=not_one_compound(raw)
+                )
+            )
+            for k in range(first, last + 1):
+                taken[k] = True
         for match in _EVERYDAY_NAME.finditer(text):
             first = next((i for i, w in enumerate(words) if w.start == match.start()), None)
             last = next((i for i, w in enumerate(words) if w.end == match.end()), None)
@@ -989,6 +1016,9 @@ class MentionFinder:
                 continue
             j, raw, start, hit = best
             why_not = not_one_compound(raw)
+            buffer = _BUFFER_AFTER.match(text, start + len(raw))
+            if why_not is None and buffer:  # "acetate buffer pH 4.7": no compound asked
+                why_not = not_one_compound(raw + buffer.group(0))
             from chemground.kb.abbreviations import group_abbreviation
 
             group = group_abbreviation(raw) if hit.name_rank >= 1 else None
@@ -997,6 +1027,8 @@ class MentionFinder:
                     f"it names a group, as in {group.abbreviation} ({group.name}), not a compound"
                 )
             if why_not is not None:  # polymers and mixtures, filed under a monomer or component
+                if buffer and j + 1 < len(words) and words[j + 1].start < buffer.end():
+                    raw, j = raw + buffer.group(0), j + 1  # the mention is "acetate buffer"
                 out.append(
                     Mention(
                         raw,
@@ -1308,6 +1340,8 @@ class MentionFinder:
         the candidates named) when they name several, None when none is a believable spelling."""
         if " ".join(raw.lower().split()) in GENERIC_WORDS:
             return None  # "which carboxylic acid": a class, not a misspelt "carbolic acid"
+        if _LOCANT_SUBSTITUENT.fullmatch(raw):
+            return None  # "5-benzylidene": a substituent of a longer name, not bibenzylidene
         why_not = not_one_compound(raw)
         if why_not is not None:  # "xylenes" is no typo of "o-xylenes": a mixture, said so
             return Mention(raw, start, start + len(raw), "common_name", reason=why_not)
@@ -1493,6 +1527,8 @@ class MentionFinder:
     @staticmethod
     def _chemical_word(word: str, first: bool) -> bool:
         lowered = word.lower()
+        if lowered in GENERIC_WORDS:
+            return False  # "the acetonide protocol": OPSIN reads the class word as an enolate
         if lowered.strip(_OUTER_RIGHT) in ELEMENT_NAMES:
             return lowered.strip(_OUTER_RIGHT) not in STOPWORDS
         if lowered in CHEMICAL_CLASS_WORDS:

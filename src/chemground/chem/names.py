@@ -167,12 +167,20 @@ def guess_name_format(name: str) -> str:
 
 # Names of polymers (a chain of repeating units, no single structure): "polyethylene",
 # "polystyrene", "poly(vinyl chloride)", "polyethylene glycol", "polyphosphoric acid".
+# Polydisperse ethoxylate surfactants: "Triton X-100" was answered as one n = 1 oligomer.
+_SURFACTANTS = (
+    r"triton\s*x-?\d+|tween[\s-]?\d+|polysorbate[\s-]?\d+|brij[\s-]?\d+|igepal\s*ca-?\d+|"
+    r"nonidet\s*p-?40|pluronic\s*[fpl]-?\d+|poloxamer\s*\d+"
+)
+# ... found anywhere in a question, whether or not the dictionary knows the name
+SURFACTANT_NAME = re.compile(rf"\b(?:{_SURFACTANTS})\b", re.IGNORECASE)
 POLYMER_NAME = re.compile(
     r"^(?:nylon|teflon|kevlar|bakelite|neoprene)\b|^poly\s*[(\[-]?\s*(?:(?:[a-z]+[\s-])*[a-z]*(?:ethylene|propylene|styrene|vinyl|acryl|methacryl|urethane|"
     r"carbonate|amide|ester|isoprene|butadiene|lactic|lactide|glycolic|siloxane|phosphoric|"
     r"phosphate|ethyleneimine|caprolactone|ethylene glycol|oxymethylene|tetrafluoroethylene)\w*)"
     # abbreviations and biopolymers: "PEG 400" became pentaethylene glycol, "DNA" a naphthoic acid
     r"|^(?:peg|ppg|pvc|ptfe|pmma|pdms|pvp|pva|pvdf|hdpe|ldpe)(?:[\s-]?\d+)?$"
+    rf"|^(?:{_SURFACTANTS})$"
     r"|^(?:dna|rna|mrna|trna|proteins?|starch|cellulose|lignin|chitin|chitosan|collagen|keratin|"
     r"gelatine?|rubber|latex|silk|wool)$",
     re.IGNORECASE,
@@ -184,7 +192,9 @@ MIXTURE_NAME = re.compile(
     r"^(?:petroleum ethers?|petrol(?:eum)?(?: spirits?| benzine?)?|light petroleum|ligroine?|"
     r"benzine|gasoline|kerosene|kerosine|diesel(?: fuel)?|naphtha|white spirits?|"
     r"mineral (?:spirits?|oil)|paraffin (?:oil|wax)|hexanes|heptanes|octanes|xylenes|"
-    r"mixed xylenes|isohexanes?|celite|diatomaceous earth|crude oil)$",
+    r"mixed xylenes|isohexanes?|celite|diatomaceous earth|crude oil"
+    # "acetate buffer", "phosphate buffer": an acid and its salt in water
+    r"|[\w,()-]+ buffers?)$",
     re.IGNORECASE,
 )
 

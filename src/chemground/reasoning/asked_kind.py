@@ -290,7 +290,9 @@ def only_kind(
 
 _EXCLUDING_BEFORE = re.compile(
     r"\b(besides|other than|apart from|aside from|except(?: for)?|excluding|instead of|rather "
-    r"than|alternatives? (?:to|for)|in place of|substitutes? for|replacements? for|not)\s+"
+    r"than|alternatives? (?:to|for)|in place of|substitutes? for|replacements? for|not|"
+    # "swapping 2,6-lutidine for sym-collidine", "replacing DCM with ...": the one set aside
+    r"swap(?:ping)?(?: out)?|replac(?:e|ing))\s+"
     r"(?:the |a |an |using |with )?$",
     re.IGNORECASE,
 )

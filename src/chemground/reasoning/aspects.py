@@ -295,6 +295,10 @@ _RULES: list[tuple[Aspect, str]] = (
             r"|\bmulti-?step\b|\bwhat can (i|we|you|one) make "
             r"from x\b"
             r"|\bintermediates? (between|from)\b"
+            # "I've got ethyl benzoate left over - can I turn it into 3-nitrobenzoic acid using
+            # the reactions you know?"
+            r"|\b(can|could) (i|we|you|one) (turn|convert|transform|change) (it|them|this|that|x) "
+            r"(in)?to x\b(?![^?]*\b(reagents?|solvents?|catalysts?|conditions|temp\w*|yields?)\b)"
             # "the stockroom has x and x - how would I get x out of those?"
             r"|\b(get|make|prepare|obtain|synthesi[sz]e) x (out )?(of|from) (those|these|them)\b",
         ),
@@ -302,7 +306,7 @@ _RULES: list[tuple[Aspect, str]] = (
         (
             Aspect.MOLECULAR_WEIGHT,
             r"\b(molecular|molar|formula|mol\.?)\s*(weight|mass)\b|\bmw\b|\bm\.w\.|\bhow heavy\b"
-            r"|\bf\.?w\.?(?=\s|$)"
+            r"|\bf\.?w\.?(?=\s|$|[?!,;:)])"
             r"|\bweigh(s|t)?\b|\bg/mol\b|\bheavier\b|\blighter\b|\bheaviest\b|\blightest\b",
         ),
         # a bare "mass of x" is the molar mass, unless mass spectra are the context

@@ -71,7 +71,8 @@ def _classify_before_aside(masked: str) -> Aspect | None:
 
 
 def _defined_in_brackets(text: str, mentions: list) -> tuple[list, list[str]]:
-    """Mentions without a name that a bracketed identifier right after it defines: "the
+    """Mentions without a name that a bracketed identifier or systematic name right after it
+    defines: "the
     chloroformate (O=C(Cl)OCc1ccccc1) - MW?" asks about the SMILES's compound (the chloroformate
     anion was answered beside it). Returns the mentions kept and a note per name left out."""
     drop, notes = set(), []
@@ -80,7 +81,9 @@ def _defined_in_brackets(text: str, mentions: list) -> tuple[list, list[str]]:
         if (
             between.strip() == "("
             and text[second.end : second.end + 1] == ")"
-            and second.input_format in ("smiles", "cas", "inchikey", "inchi")
+            # an identifier, or a systematic name: "5-benzylidene Meldrum's acid
+            # (5-benzylidene-2,2-dimethyl-1,3-dioxane-4,6-dione)" is not Meldrum's acid
+            and second.input_format in ("smiles", "cas", "inchikey", "inchi", "iupac")
             and first.input_format not in ("smiles", "cas", "inchikey", "inchi")
             and first.structure is not None
             and second.structure is not None

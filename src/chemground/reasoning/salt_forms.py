@@ -74,6 +74,7 @@ _RELATION_AFTER = re.compile(
 )
 
 
+_SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 FORM_REASON = "the question asks for the "  # how an unresolved form's reason begins
 
 
@@ -267,6 +268,10 @@ def built_form(mention: Mention, form: str) -> Mention | None:
 
     word = re.sub(r"\s+salt$", "", form.lower().strip())
     word = re.sub(r"s$", "", word) if word.endswith(("ides", "ates")) else word
+    waters = re.fullmatch(r"(\d{0,2})\s*h2o", word)  # "·3H2O" as written after the name
+    if waters:
+        count = int(waters.group(1) or 1)
+        word = next((w for w, n in _WATERS.items() if n == count), word)
     if mention.structure is None:
         return None
     if "." in mention.structure.smiles and word not in _WATERS:
@@ -347,6 +352,8 @@ def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mentio
     Returns:
         The mentions to keep, in their order, and one note per form that could not be resolved.
     """
+    # "NaOAc·3H₂O" as pasted: subscript digits read as digits (one character for one)
+    question = question.translate(_SUBSCRIPT_DIGITS)
     unknown = {}
     for index, mention in enumerate(mentions):
         if mention.resolved and (word := _unknown_cation(question, mentions, index)):
@@ -385,6 +392,9 @@ def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mentio
         if mention.start <= form_start <= mention.end:  # "morphine sulfate": the base's words
             name = mention.text[: form_start - mention.start].strip() or name
         written = question[form_start:form_end]  # the form as typed: "HCl", not "hcl"
+        count = re.search(r"(\d{1,2})\s*$", question[max(0, form_start - 3) : form_start])
+        if written.lower() == "h2o" and count:  # "NaOAc·3H2O": three waters, not one
+            written = count.group(1) + written
         built = built_form(dataclasses.replace(mention, matched_name=name), written)
         if built is not None:
             # the mention spans the form's words: answers name "valacyclovir hydrochloride"

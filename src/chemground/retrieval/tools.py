@@ -123,6 +123,18 @@ EQUATION = re.compile(
     r"give\b|\bforms?\b)"
     rf"\s*({_SPECIES}(?:\s*\+\s*{_SPECIES})*)"
 )
+
+
+def _hydrate_as_group(formula: str) -> str:
+    """ "CaCl2·2H2O" as "CaCl2(H2O)2": the molar-mass tool dropped the part after the dot (it
+    gave the anhydrous 110.98 g/mol for the dihydrate)."""
+    return re.sub(
+        r"[·.*](\d*)((?:[A-Z][a-z]?\d*)+)$",
+        lambda m: f"({m.group(2)}){m.group(1) if m.group(1) not in ('', '1') else ''}",
+        formula,
+    )
+
+
 FORMULA = re.compile(
     r"(?<![A-Za-z0-9])((?:[A-Z][a-z]?\d*|\((?:[A-Z][a-z]?\d*)+\)\d*|\[(?:[A-Z][a-z]?\d*)+\]\d*)+"
     r"(?:[·.*]\d*(?:[A-Z][a-z]?\d*)+)?)(?![A-Za-z0-9])"
@@ -280,7 +292,10 @@ class ToolChannel:
                 for f in dict.fromkeys(FORMULA.findall(VITAMIN.sub("", text)))
                 if is_formula(f) and len(f) > 1
             ]
-            return [({"compound": f}, {"compound": f, "formula": f}) for f in formulas[:4]]
+            return [
+                ({"compound": _hydrate_as_group(f)}, {"compound": f, "formula": f})
+                for f in formulas[:4]
+            ]
         if spec.input == "amount":
             amount = parse_amount(text)
             if amount is None:
