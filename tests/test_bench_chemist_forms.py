@@ -224,3 +224,12 @@ def test_what_a_compound_is_used_for_is_described(qa):
 def test_routes_asked_in_a_chemists_words(qa, question):
     out = ask(qa, question)
     assert out["query"]["aspect"] == "route" and out["status"] == "answered"
+
+
+def test_the_smiles_string_of_the_product_formed(qa):
+    out = ask(
+        qa,
+        "Phenyl azide and phenylacetylene are stirred with copper(II) sulfate and sodium "
+        "ascorbate in t-BuOH/water. Give the SMILES string of the triazole formed.",
+    )
+    assert out["status"] == "answered" and out["value"] == ["c1ccc(-c2cn(-c3ccccc3)nn2)cc1"]

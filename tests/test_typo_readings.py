@@ -204,3 +204,9 @@ def test_a_compound_set_aside_is_not_the_one_answered(qa):
     assert out["status"] == "answered" and out["value"] == pytest.approx(194.19, abs=0.01)
     unknown = ask(qa, "molar mass of amlodipene (the free base, not the besylate salt)?")
     assert unknown["status"] != "answered" and "besylate is" not in unknown["answer"]
+
+
+def test_a_clipped_word_before_an_ester_word_is_one_misspelt_name(qa):
+    """'ethy bromoacetate' was answered for the bromoacetate anion (OPSIN reads the last word)."""
+    out = ask(qa, "ethy bromoacetate, 1.2 eq (lachrymator, fume hood!!) – MW?")
+    assert out["status"] == "partial" and out["value"] == pytest.approx(167.00, abs=0.01)

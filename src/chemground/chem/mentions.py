@@ -1324,7 +1324,17 @@ class MentionFinder:
         first = i - 1
         if self.fuzzy is None or first < 0 or taken[first]:
             return None
-        if not (self._fuzzy_word(words[first].text) or _alkyl_word(words[first].text)):
+        before = words[first].text
+        tail = words[i].text if i == j else ""
+        short = (  # "ethy bromoacetate": a clipped word before an ester or salt word
+            before.isalpha()
+            and before.islower()
+            and len(before) >= 3
+            and not is_common_word(before, threshold=UNKNOWN_WORD_ZIPF)
+            and bool(tail)
+            and (tail.lower() in CHEMICAL_CLASS_WORDS or _ANION_WORD.fullmatch(tail) is not None)
+        )
+        if not (self._fuzzy_word(before) or _alkyl_word(before) or short):
             return None
         raw, start = _strip(text[words[first].start : words[j].end], words[first].start)
         if normalize_name(raw) in self._known_names([normalize_name(raw)]):
@@ -1509,6 +1519,13 @@ class MentionFinder:
                 i += 1  # "Translate 4-(aminomethyl)...": the name may start at the next word
                 continue
             end, raw, start, structure = found
+            longer = self._misspelt_prefix(text, words, taken, i, end, budget)
+            if longer is not None:  # "ethy bromoacetate": ethyl bromoacetate, not the anion
+                out.append(longer)
+                for k in range(i - 1, end + 1):
+                    taken[k] = True
+                i = end + 1
+                continue
             out.append(self._structure_mention(raw, start, "iupac", structure, "opsin"))
             for k in range(i, end + 1):
                 taken[k] = True

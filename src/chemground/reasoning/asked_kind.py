@@ -42,7 +42,8 @@ _ROLE_NOUN_AFTER = re.compile(
 )
 # "give the SMILES of the triazole formed": the product, described by its class
 _PRODUCT_OF_THE = re.compile(
-    r"\b(smiles|structure|formula|name|weight|mw|mass) of (the\s+)?$", re.IGNORECASE
+    r"\b(smiles|structure|formula|name|weight|mw|mass)( string| notation)? of (the\s+)?$",
+    re.IGNORECASE,
 )
 _FORMED_AFTER = re.compile(
     r"^\s*(formed|obtained|produced|isolated|generated|that (forms|is formed|results))\b",

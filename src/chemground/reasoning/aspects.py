@@ -185,7 +185,8 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"|\b(smiles|formula|structure|name|weight|mw|mass) of (the |its )?((main|major|organic|"
         r"final|desired|expected|isolated) )?products?\s*[.?]?\s*$"
         # "give the SMILES of the triazole formed" (the SMILES of every reagent was answered)
-        r"|\b(smiles|formula|structure|name|weight|mw|mass) of (the )?(\w+ ){1,2}(formed|obtained|"
+        r"|\b(smiles|formula|structure|name|weight|mw|mass)( string| notation)? of (the )?"
+        r"(\w+ ){1,2}(formed|obtained|"
         r"produced|isolated|generated|that (forms|is formed|results))\b",
     ),
     (
