@@ -78,6 +78,13 @@ def rules_qa(small_kb_path, tmp_path_factory):
     opsin.close()
 
 
+@pytest.fixture(scope="module")
+def ask_json(rules_qa):
+    """Ask ``rules_qa`` a question and get its answer as JSON (what `chemground ask --json`
+    prints)."""
+    return lambda question: rules_qa.ask(question).to_json()
+
+
 @pytest.fixture(scope="session")
 def tool_qa(small_kb_path, opsin, tmp_path_factory):
     """A read-only QA on the small KB with the tools channel run in-process (no worker)."""

@@ -14,15 +14,6 @@ from chemground.kb.abbreviations import ambiguous_abbreviation
 from chemground.reasoning.reaction_classes import find_classes
 
 
-@pytest.fixture(scope="module")
-def qa(rules_qa):
-    return rules_qa
-
-
-def ask(qa, question):
-    return qa.ask(question).to_json()
-
-
 @pytest.mark.parametrize(
     ("smiles", "base"),
     [
@@ -58,9 +49,9 @@ def test_which_reagents_are_bases(smiles, base):
         ),
     ],
 )
-def test_the_base_asked_for_among_the_reagents(qa, question, answer, not_answer):
+def test_the_base_asked_for_among_the_reagents(ask_json, question, answer, not_answer):
     """HATU was answered beside DIPEA; a reactant pyridine was counted as a base catalyst."""
-    out = ask(qa, question)
+    out = ask_json(question)
     assert out["status"] == "answered"
     assert answer in out["answer"] and not_answer not in out["answer"]
 
@@ -71,8 +62,8 @@ def test_an_abbreviation_of_several_compounds_is_not_answered_for_one():
 
 
 @pytest.mark.parametrize("question", ["DEA MW? need 2 eq", "TMS mw"])
-def test_an_ambiguous_abbreviation_names_its_meanings(qa, question):
-    out = ask(qa, question)
+def test_an_ambiguous_abbreviation_names_its_meanings(ask_json, question):
+    out = ask_json(question)
     assert out["status"] != "answered" and "may mean" in out["answer"]
 
 
@@ -89,17 +80,17 @@ def test_condensed_nitro_and_sulfonyl_groups(formula, smiles):
     assert condensed_to_smiles(formula) == smiles
 
 
-def test_formulas_pasted_with_subscripts(qa):
-    out = ask(qa, "PhCH₂CH₂OH + CBr₄/PPh₃, CH₂Cl₂, 0 °C → ?")
+def test_formulas_pasted_with_subscripts(ask_json):
+    out = ask_json("PhCH₂CH₂OH + CBr₄/PPh₃, CH₂Cl₂, 0 °C → ?")
     assert out["status"] == "answered" and "BrCCc1ccccc1" in out["value"]
 
 
-def test_a_smiles_with_a_stray_closing_bracket_is_invalid(qa):
+def test_a_smiles_with_a_stray_closing_bracket_is_invalid(ask_json):
     """It was answered for the SMILES without the bracket, then for 'Cl' alone."""
-    out = ask(qa, "MW of O=C(Cl)OCc1ccccc1) please")
+    out = ask_json("MW of O=C(Cl)OCc1ccccc1) please")
     assert out["status"] != "answered" and out["value"] is None
     assert "do not balance" in out["answer"]
-    inside = ask(qa, "the chloroformate (O=C(Cl)OCc1ccccc1) - MW?")
+    inside = ask_json("the chloroformate (O=C(Cl)OCc1ccccc1) - MW?")
     assert inside["value"] == pytest.approx(170.59, abs=0.01)  # the bracketed SMILES defines it
 
 
@@ -121,15 +112,14 @@ def test_a_smiles_with_a_stray_closing_bracket_is_invalid(qa):
         ),
     ],
 )
-def test_the_closing_words_of_a_notebook_line_ask(qa, question, aspect, found):
-    out = ask(qa, question)
+def test_the_closing_words_of_a_notebook_line_ask(ask_json, question, aspect, found):
+    out = ask_json(question)
     assert out["query"]["aspect"] == aspect and out["status"] == "answered"
     assert found.lower() in out["answer"].lower() or found == ""
 
 
-def test_a_route_from_what_is_on_the_shelf(qa):
-    out = ask(
-        qa,
+def test_a_route_from_what_is_on_the_shelf(ask_json):
+    out = ask_json(
         "on the shelf: PhNO₂, PhSO₂Cl, pyridine, Pd/C + H₂ balloon. target PhSO₂NHPh "
         "(N-phenylbenzenesulfonamide) – steps?",
     )
@@ -142,26 +132,25 @@ def test_a_reaction_named_as_the_next_step_is_not_the_one_asked():
     assert [c.reaction_class.name for c in named] == ["Claisen rearrangement"]
 
 
-def test_a_class_word_alone_is_no_compound(qa):
+def test_a_class_word_alone_is_no_compound(ask_json):
     """'Bac anhydride smiles' was answered with chromic anhydride's SMILES: PubChem files the
     word 'anhydride' under it."""
-    out = ask(qa, "Bac anhydride smiles")
+    out = ask_json("Bac anhydride smiles")
     assert out["status"] != "answered" and "[Cr]" not in out["answer"]
 
 
-def test_the_product_described_by_its_class_without_an_article(qa):
-    out = ask(
-        qa,
+def test_the_product_described_by_its_class_without_an_article(ask_json):
+    out = ask_json(
         "Phenyl azide and phenylacetylene are stirred with copper(II) sulfate and sodium "
         "ascorbate in t-BuOH/water. Give SMILES of triazole formed.",
     )
     assert out["status"] == "answered" and out["value"] == ["c1ccc(-c2cn(-c3ccccc3)nn2)cc1"]
 
 
-def test_the_mass_of_a_formula_is_the_formulas(qa):
+def test_the_mass_of_a_formula_is_the_formulas(ask_json):
     """'MW of C6H12O6' was answered as myo-inositol's, the record PubChem files the formula
     under; a molar mass is the same for every isomer, but the answer names none of them."""
-    out = ask(qa, "MW of C6H12O6")
+    out = ask_json("MW of C6H12O6")
     assert out["value"] == pytest.approx(180.16, abs=0.01)
     assert "C6H12O6 is" in out["answer"] and "inositol" not in out["answer"]
 
@@ -175,40 +164,38 @@ def test_the_mass_of_a_formula_is_the_formulas(qa):
         ("MW of CuSO4·5H2O", 249.68),  # a hydrate the dictionary knows whole
     ],
 )
-def test_a_hydrate_written_with_its_dot(qa, question, value):
-    out = ask(qa, question)
+def test_a_hydrate_written_with_its_dot(ask_json, question, value):
+    out = ask_json(question)
     assert out["status"] == "answered" and out["value"] == pytest.approx(value, abs=0.01)
 
 
 @pytest.mark.parametrize(
     "question", ["lysis buffer: Triton X-100 0.1 % – MW? want it in mM", "MW of phosphate buffer"]
 )
-def test_a_surfactant_or_a_buffer_is_no_one_compound(qa, question):
-    out = ask(qa, question)
+def test_a_surfactant_or_a_buffer_is_no_one_compound(ask_json, question):
+    out = ask_json(question)
     assert out["status"] != "answered" and out["value"] is None
 
 
-def test_the_compound_swapped_out_is_not_the_one_asked(qa):
-    out = ask(
-        qa,
+def test_the_compound_swapped_out_is_not_the_one_asked(ask_json):
+    out = ask_json(
         "swapping 2,6-lutidine for 2,4,6-trimethylpyridine as the base – SMILES for the reagent "
         "table?",
     )
     assert out["status"] == "answered" and out["value"] == "Cc1cc(C)nc(C)c1"
 
 
-def test_a_protecting_group_class_word_is_no_compound(qa):
+def test_a_protecting_group_class_word_is_no_compound(ask_json):
     """'acetonide' was read by OPSIN as acetone's enolate, and its synonyms were asked for."""
-    out = ask(
-        qa,
+    out = ask_json(
         'the acetonide protocol calls for "2,2-dimethoxypropane" - does it go by any other name?',
     )
     assert "acetonide" not in out["answer"] and "2,2-dimethoxypropane" in out["answer"]
 
 
-def test_what_a_compound_is_used_for_is_described(qa):
+def test_what_a_compound_is_used_for_is_described(ask_json):
     """'NMR spectroscopy' is where it is used, not a spectrum asked for (it was declined)."""
-    out = ask(qa, "State what tetramethylsilane is used for in NMR spectroscopy.")
+    out = ask_json("State what tetramethylsilane is used for in NMR spectroscopy.")
     assert out["query"]["aspect"] == "description" and out["status"] == "answered"
 
 
@@ -221,14 +208,13 @@ def test_what_a_compound_is_used_for_is_described(qa):
         "(5-benzylidene-2,2-dimethyl-1,3-dioxane-4,6-dione) from benzyl alcohol?",
     ],
 )
-def test_routes_asked_in_a_chemists_words(qa, question):
-    out = ask(qa, question)
+def test_routes_asked_in_a_chemists_words(ask_json, question):
+    out = ask_json(question)
     assert out["query"]["aspect"] == "route" and out["status"] == "answered"
 
 
-def test_the_smiles_string_of_the_product_formed(qa):
-    out = ask(
-        qa,
+def test_the_smiles_string_of_the_product_formed(ask_json):
+    out = ask_json(
         "Phenyl azide and phenylacetylene are stirred with copper(II) sulfate and sodium "
         "ascorbate in t-BuOH/water. Give the SMILES string of the triazole formed.",
     )

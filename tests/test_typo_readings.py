@@ -25,15 +25,6 @@ class _Names:
         return []
 
 
-@pytest.fixture(scope="module")
-def qa(rules_qa):
-    return rules_qa
-
-
-def ask(qa, question):
-    return qa.ask(question).to_json()
-
-
 @pytest.mark.parametrize(
     ("typed", "meant"),
     [
@@ -82,31 +73,30 @@ def test_equally_close_compounds_are_not_picked():
         ("Hi, what's the CAS RN for phthelic anhydride? ta", "phthalic anhydride", "85-44-9"),
     ],
 )
-def test_a_misspelt_word_before_a_known_name_is_one_misspelt_name(qa, question, name, value):
+def test_a_misspelt_word_before_a_known_name_is_one_misspelt_name(ask_json, question, name, value):
     """They were answered, 'answered', for benzoate and for chromic anhydride ('anhydride')."""
-    out = ask(qa, question)
+    out = ask_json(question)
     assert out["status"] == "partial"
     assert out["value"] == (pytest.approx(value, abs=0.01) if isinstance(value, float) else value)
     assert f"closest match: {name}" in out["answer"]
 
 
-def test_an_unknown_word_before_an_ester_word_is_not_the_anion(qa):
-    out = ask(qa, "logP of xyzzyl benzoate?")
+def test_an_unknown_word_before_an_ester_word_is_not_the_anion(ask_json):
+    out = ask_json("logP of xyzzyl benzoate?")
     assert out["status"] != "answered" and "xyzzyl benzoate" in out["answer"]
 
 
-def test_a_class_of_compounds_is_not_a_misspelt_name(qa):
+def test_a_class_of_compounds_is_not_a_misspelt_name(ask_json):
     """'which carboxylic acid' is no typo of carbolic acid (phenol)."""
-    out = ask(
-        qa,
+    out = ask_json(
         "Saponification of ethyl benzoate followed by acidification gives which carboxylic acid?",
     )
     assert out["status"] == "answered" and "O=C(O)c1ccccc1" in out["value"]
 
 
-def test_atoms_counted_are_not_a_misspelt_compound(qa):
-    out = ask(
-        qa, "is the molecular formula of caffeine C8H10N4O2, or have I got the hydrogens wrong?"
+def test_atoms_counted_are_not_a_misspelt_compound(ask_json):
+    out = ask_json(
+        "is the molecular formula of caffeine C8H10N4O2, or have I got the hydrogens wrong?"
     )
     assert out["status"] == "answered" and "hydrogens" not in out["answer"]
 
@@ -126,21 +116,22 @@ def test_a_group_abbreviation_is_not_a_compound():
         ("mass of caffeine for my LC-MS run?", "exact_mass", 194.0804),
     ],
 )
-def test_a_bare_mass_is_the_molar_mass_unless_spectra_are_the_context(qa, question, aspect, value):
-    out = ask(qa, question)
+def test_a_bare_mass_is_the_molar_mass_unless_spectra_are_the_context(
+    ask_json, question, aspect, value
+):
+    out = ask_json(question)
     assert out["query"]["aspect"] == aspect
     assert out["value"] == pytest.approx(value, abs=0.001)
 
 
-def test_a_count_of_lipinski_violations_is_a_number(qa):
-    out = ask(qa, "Count the Lipinski rule-of-five violations of paclitaxel (Taxol).")
+def test_a_count_of_lipinski_violations_is_a_number(ask_json):
+    out = ask_json("Count the Lipinski rule-of-five violations of paclitaxel (Taxol).")
     assert out["value"] == 2  # the verdict (False) was the value
 
 
-def test_the_product_described_by_its_class(qa):
+def test_the_product_described_by_its_class(ask_json):
     """The SMILES of every reagent was answered."""
-    out = ask(
-        qa,
+    out = ask_json(
         "Phenyl azide and phenylacetylene are stirred with copper(II) sulfate and sodium "
         "ascorbate in t-BuOH/water. Give the SMILES of the triazole formed.",
     )
@@ -156,9 +147,8 @@ def test_the_last_sentence_asks_when_the_one_before_is_context():
     assert classify_aspect(masked) == Aspect.FORMULA
 
 
-def test_the_proton_of_an_adduct_is_context(qa):
-    out = ask(
-        qa,
+def test_the_proton_of_an_adduct_is_context(ask_json):
+    out = ask_json(
         "which monoisotopic mass should I use for caffeine, the neutral molecule, before adding "
         "the proton?",
     )
@@ -180,33 +170,33 @@ def test_the_proton_of_an_adduct_is_context(qa):
         ),
     ],
 )
-def test_a_route_from_what_is_on_hand(qa, question, route):
-    out = ask(qa, question)
+def test_a_route_from_what_is_on_hand(ask_json, question, route):
+    out = ask_json(question)
     assert out["status"] == "answered" and out["value"][0] == route
 
 
-def test_a_name_one_letter_from_another_compound_is_named_unresolved(qa):
+def test_a_name_one_letter_from_another_compound_is_named_unresolved(ask_json):
     """'ethyl acetite' is no believable spelling of ethyl acetate (the ending names another
     anion), but neither is it 'ethyl' alone: it was answered for a record filed as 'ethyl'."""
-    out = ask(qa, "Determine the molecular weight of ethyl acetite.")
+    out = ask_json("Determine the molecular weight of ethyl acetite.")
     assert out["status"] != "answered"
     assert "'ethyl acetite'" in out["answer"] and "ethyl acetate" in out["answer"]
 
 
-def test_a_class_word_is_no_correction_target(qa):
+def test_a_class_word_is_no_correction_target(ask_json):
     """'anhydrride' was corrected to 'anhydride', a synonym of chromic anhydride."""
-    out = ask(qa, "Boc anhydrride smiles")
+    out = ask_json("Boc anhydrride smiles")
     assert out["status"] != "answered" and "[Cr]" not in out["answer"]
 
 
-def test_a_compound_set_aside_is_not_the_one_answered(qa):
-    out = ask(qa, "mw of caffeine, not theobromine")
+def test_a_compound_set_aside_is_not_the_one_answered(ask_json):
+    out = ask_json("mw of caffeine, not theobromine")
     assert out["status"] == "answered" and out["value"] == pytest.approx(194.19, abs=0.01)
-    unknown = ask(qa, "molar mass of amlodipene (the free base, not the besylate salt)?")
+    unknown = ask_json("molar mass of amlodipene (the free base, not the besylate salt)?")
     assert unknown["status"] != "answered" and "besylate is" not in unknown["answer"]
 
 
-def test_a_clipped_word_before_an_ester_word_is_one_misspelt_name(qa):
+def test_a_clipped_word_before_an_ester_word_is_one_misspelt_name(ask_json):
     """'ethy bromoacetate' was answered for the bromoacetate anion (OPSIN reads the last word)."""
-    out = ask(qa, "ethy bromoacetate, 1.2 eq (lachrymator, fume hood!!) – MW?")
+    out = ask_json("ethy bromoacetate, 1.2 eq (lachrymator, fume hood!!) – MW?")
     assert out["status"] == "partial" and out["value"] == pytest.approx(167.00, abs=0.01)

@@ -1304,14 +1304,11 @@ class MentionFinder:
         ]
         if not near:
             return None
-        return Mention(
+        return _unresolved_name(
             raw,
             start,
-            start + len(raw),
-            "common_name",
-            confidence=0.0,
-            reason=f"it is not in the dictionary; the nearest name, {near[0]!r}, differs in a "
-            "letter that changes what it names",
+            f"it is not in the dictionary; the nearest name, {near[0]!r}, differs in a letter "
+            "that changes what it names",
         )
 
     def _misspelt_prefix(
@@ -1371,14 +1368,11 @@ class MentionFinder:
             found.setdefault(key, (name, score, hit))
         if len(found) > 1:  # "azbenzene": azabenzene (pyridine) or azobenzene?
             names = " or ".join(repr(name) for name, _, _ in list(found.values())[:3])
-            return Mention(
+            return _unresolved_name(
                 raw,
                 start,
-                start + len(raw),
-                "common_name",
-                confidence=0.0,
-                reason=f"it is equally close to {names}, which are different compounds; "
-                "name the one meant",
+                f"it is equally close to {names}, which are different compounds; name the one "
+                "meant",
             )
         if not found:
             return self._near_miss(raw, start, slips)
@@ -1723,6 +1717,11 @@ _UNKNOWN_SYSTEMATIC = (
 _GREEK_PREFIX = re.compile(
     r"^(?:[a-zα-ω]|alpha|beta|gamma|delta|epsilon|omega|\([+-]\)|[+-])-(?=[a-z]{4})"
 )
+
+
+def _unresolved_name(raw: str, start: int, reason: str) -> Mention:
+    """A name read as a compound that nothing here resolves, with why (said, not dropped)."""
+    return Mention(raw, start, start + len(raw), "common_name", confidence=0.0, reason=reason)
 
 
 def _stray_closing_bracket(text: str, word: _Word) -> bool:
