@@ -99,7 +99,10 @@ def split_asked_kind(
     the aspect (a "which X is used" question with no role word asks for a reagent).
 
     The word is a resolved mention ("which copper co-catalyst") or a compound class of
-    ``kb.functional_groups`` ("which carbodiimide": class names are not read as compounds).
+    ``kb.functional_groups`` ("which carbodiimide": class names are not read as compounds). It
+    is also read from a notebook line's closing words ("..., PhMe 100 °C – Pd source?"), from a
+    product described by its class ("the SMILES of the triazole formed"), and from "which base"
+    among the reagents (``chem.solvents.is_base``).
 
     Args:
         text: the question.
