@@ -44,6 +44,7 @@ from chemground.chem.names import (
     normalize_name,
     not_one_compound,
     recase_name,
+    subscript_digits,
 )
 from chemground.chem.stereo_names import StereoMismatch, reconcile_stereo
 from chemground.chem.structure import (
@@ -68,7 +69,6 @@ MAX_SCAN_CHARS = 20_000
 CONTINUATION_MIN_SCORE = 90.0
 _LOCANT_SUBSTITUENT = re.compile(r"\d+(?:,\d+)*-[a-z]+yl(?:idene)?", re.IGNORECASE)
 _BUFFER_AFTER = re.compile(r"\s+buffers?\b", re.IGNORECASE)
-_SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 NEAR_MISS_MIN_LETTERS = 7  # shorter words one letter from a name are often words or other names
 
 
@@ -656,7 +656,7 @@ class MentionFinder:
             text, budget.exhausted = text[:MAX_SCAN_CHARS], True
         # "PhSO₂Cl", "Na₂S₂O₃" as pasted from a paper: subscript digits read as digits (one
         # character for one, so every offset still points into the question as asked)
-        text = text.translate(_SUBSCRIPT_DIGITS)
+        text = subscript_digits(text)
         words = _words(text)
         taken = [False] * len(words)
         mentions: list[Mention] = []

@@ -72,6 +72,22 @@ _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _CAS = re.compile(r"^\d{2,7}-\d{2}-\d$")
 
 
+_SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+
+
+def subscript_digits(text: str) -> str:
+    """``text`` with subscript digits as digits ("CH₂Cl₂" -> "CH2Cl2", as pasted from a paper),
+    one character for one, so offsets into it still point into the original.
+
+    Args:
+        text: any text.
+
+    Returns:
+        The text with ``₀``..``₉`` replaced by ``0``..``9``.
+    """
+    return text.translate(_SUBSCRIPT_DIGITS)
+
+
 @lru_cache(maxsize=1 << 16)
 def normalize_name(name: str) -> str:
     """Key for exact name matching: case, spacing and punctuation do not count.

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chemground.chem.mentions import Mention, MentionFinder
+from chemground.chem.names import subscript_digits
 from chemground.chem.structure import Structure, looks_like_smiles, structure_from_smiles
 from chemground.evidence import Evidence
 from chemground.reasoning.query import Aspect, QueryTuple
@@ -74,7 +75,6 @@ MAX_EVIDENCE_SCAN_CHARS = 6000  # evidence text the mention finder reads for nam
 _NUMBER = re.compile(r"(?<![A-Za-z\d])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _FORMULA = re.compile(r"(?:[A-Z][a-z]?\d*){2,}")
 _FORMULA_PART = re.compile(r"([A-Z][a-z]?)(\d*)")
-_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 _NAME_KEYS = ("name", "synonym", "title")
 _NO_NUMBER_KEYS = ("name", "synonym", "smiles", "inchi", "formula", "title", "url", "path", "doi")
 _SKIPPED_NUMBER_KEYS = ("score", "rank", "cid", "elapsed_ms", "elapsed", "start", "end", "page")
@@ -420,10 +420,9 @@ class Facts:
 
     def has_formula(self, text: str) -> bool:
         wanted = [
-            _formula_counts(f)
-            for f in _FORMULA.findall(text.translate(_SUBSCRIPTS).replace(" ", ""))
+            _formula_counts(f) for f in _FORMULA.findall(subscript_digits(text).replace(" ", ""))
         ]
-        known = [_formula_counts(f.translate(_SUBSCRIPTS).replace(" ", "")) for f in self.formulas]
+        known = [_formula_counts(subscript_digits(f).replace(" ", "")) for f in self.formulas]
         return any(w and w in known for w in wanted)
 
 
@@ -918,7 +917,7 @@ def _check_value(
         return _check_names(report, facts, names, finder, checked)
     if aspect == Aspect.FORMULA:
         checked.append("formula")
-        if not _FORMULA.search(text.translate(_SUBSCRIPTS).replace(" ", "")):
+        if not _FORMULA.search(subscript_digits(text).replace(" ", "")):
             report.problem, report.garbled = "no-value", True
             report.reason = (
                 f"the answer gives no formula to check against the evidence: {text[:80]!r}"

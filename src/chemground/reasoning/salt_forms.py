@@ -14,6 +14,7 @@ import dataclasses
 import re
 
 from chemground.chem.mentions import Mention
+from chemground.chem.names import subscript_digits
 
 _FORM = (
     r"(?:mono|di|tri|tetra|penta|hexa|hepta|octa|nona|deca|hemi|sesqui)?hydrates?|"
@@ -74,7 +75,6 @@ _RELATION_AFTER = re.compile(
 )
 
 
-_SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 FORM_REASON = "the question asks for the "  # how an unresolved form's reason begins
 
 
@@ -353,7 +353,7 @@ def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mentio
         The mentions to keep, in their order, and one note per form that could not be resolved.
     """
     # "NaOAc·3H₂O" as pasted: subscript digits read as digits (one character for one)
-    question = question.translate(_SUBSCRIPT_DIGITS)
+    question = subscript_digits(question)
     unknown = {}
     for index, mention in enumerate(mentions):
         if mention.resolved and (word := _unknown_cation(question, mentions, index)):

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from chemground.chem.names import subscript_digits
 from chemground.evidence import Evidence
 from chemground.reasoning.query import Aspect, QueryTuple
 
-_SUB = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 _MIN_WORDS = re.compile(
     r"\b(lighter|lightest|lower|lowest|less|least|smaller|smallest|fewer|fewest|"
     r"hydrophilic|more polar than)\b",
@@ -60,7 +60,7 @@ def _sig(value: float, figures: int = 4) -> str:
 def tidy_equation(text: str) -> str:
     """chemlib's '2H₂ + 1O₂ --> 2H₂O₁' as '2 H2 + O2 -> 2 H2O'."""
     sides = []
-    for side in text.translate(_SUB).split("-->"):
+    for side in subscript_digits(text).split("-->"):
         terms = []
         for term in side.split("+"):
             match = re.match(r"\s*(\d*)\s*(.+?)\s*$", term)
