@@ -374,6 +374,7 @@ TENTH_ROUND_LAST_ID = 1475  # round 10 ends here; round 11 (an eighth author's, 
 ELEVENTH_ROUND_LAST_ID = 1566  # round 11 ends here; round 12 (a ninth author's, blind) follows
 TWELFTH_ROUND_LAST_ID = 1658  # round 12 ends here; round 13 (a tenth author's, blind) follows
 THIRTEENTH_ROUND_LAST_ID = 1751  # round 13 ends; round 14 (an eleventh author's, blind) follows
+FOURTEENTH_ROUND_LAST_ID = 1844  # round 14 ends; round 15 (a twelfth author's, blind) follows
 
 
 def round_of(item: dict) -> str:
@@ -402,7 +403,9 @@ def round_of(item: dict) -> str:
         return "round 11"
     if number <= TWELFTH_ROUND_LAST_ID:
         return "round 12"
-    return "round 13" if number <= THIRTEENTH_ROUND_LAST_ID else "round 14"
+    if number <= THIRTEENTH_ROUND_LAST_ID:
+        return "round 13"
+    return "round 14" if number <= FOURTEENTH_ROUND_LAST_ID else "round 15"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:

@@ -46,6 +46,7 @@ SOURCES = (
     "questions_round12.txt",  # a ninth author's fresh questions, written blind, after round 11
     "questions_round13.txt",  # a tenth author's fresh questions, written blind, after round 12
     "questions_round14.txt",  # an eleventh author's fresh questions, written blind, after round 13
+    "questions_round15.txt",  # a twelfth author's fresh questions, written blind, after round 14
 )
 SEED = 13
 DEV_FRACTION = 0.7
