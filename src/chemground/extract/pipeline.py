@@ -336,6 +336,14 @@ class ExtractionRun:
                         if self.progress:
                             self.progress(self.counts)
                         continue
+                    except Exception as error:
+                        # any other failure ends the run, but only after the snippets already
+                        # finished (in this same batch, under load) are in the journal
+                        fatal = fatal or error
+                        for other in list(running):
+                            if other.cancel():
+                                running.pop(other)
+                        continue
                     self.journal.put(key, outcome)
                     self._absorb(snippet, outcome, resumed=False)
         finally:
