@@ -285,13 +285,33 @@ def value_right(gold: dict, answer: dict) -> bool:
     raise ValueError(f"unknown gold type {kind}")
 
 
+# A question asking several facts of one record ("solvent and base for ...") is answered with a
+# value holding each, keyed as a conditions value; a gold for one of them scores its part.
+_CONDITION_KEY_OF_ASPECT = {
+    "solvent": "solvents",
+    "catalyst": "catalysts",
+    "reagent": "reagents",
+    "temperature": "temperature_c",
+    "time": "time_h",
+    "yield": "yield_percent",
+}
+
+
+def _part_asked(item: dict, answer: dict) -> dict:
+    value = answer.get("value")
+    key = _CONDITION_KEY_OF_ASPECT.get(item.get("aspect") or "")
+    if item["gold"]["type"] == "conditions" or not isinstance(value, dict) or key not in value:
+        return answer
+    return {**answer, "value": value[key]}
+
+
 def outcome(item: dict, answer: dict) -> str:
     status = answer.get("status")
     if item["gold"]["type"] == "refuse":
         return "right" if status != "answered" else "confidently wrong"
     if status in REFUSALS or status not in ("answered", "partial"):
         return "refused"
-    right = value_right(item["gold"], answer)
+    right = value_right(item["gold"], _part_asked(item, answer))
     if status == "answered":
         return "right" if right else "confidently wrong"
     return "hedged right" if right else "hedged wrong"

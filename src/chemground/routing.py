@@ -254,7 +254,14 @@ PROPERTY_NOT_HELD = re.compile(
     # "stereoisomers" with the stereocentres, "double bonds" with the rotatable bonds, "molar
     # refractivity" with the molecular weight, "logD" and "XlogP3" with Crippen's logP, "[M+H]+"
     # with the neutral exact mass
-    r"stereoisomers?|enantiomers? (count|number)|(double|triple|single) bonds?|"
+    r"stereoisomers?|enantiomers? (count|number)|"
+    # bonds counted or asked about, not named ("hydrogenating the triple bond - what catalyst?")
+    r"(how many|number of|count( of| the)?) ([\w=#-]+ )?(double|triple|single) bonds?|"
+    r"(has|have|contains?) (a|any) (double|triple) bonds?|(double|triple|single) bonds?\s*\?|"
+    # isomer ratios and selectivities, which no record gives: "what E/Z ratio does the crude show"
+    # was answered with the record's product
+    r"(e/z|z/e|cis[/:]trans|trans[/:]cis|diastereomeric|enantiomeric|isomeric|regioisomeric) "
+    r"ratios?|enantiomeric excess|"
     r"molar refractivit\w*|refractivit\w*|log ?d(7\.4)?|xlog ?p\d?|"
     r"fraction (sp3|csp3)|fsp3|degrees? of unsaturation|double bond equivalents?|"
     # (atoms of an element are counted: reasoning.atom_counts)
@@ -413,7 +420,14 @@ NOT_A_DATA_REQUEST = re.compile(
     r"best (brand|make|supplier)s?|cheapest|prices?|costs?|how much (does|do|is) \w+ cost|"
     r"where (can|do|could) (i|you|we) (buy|get|order|find)|"
     r"to clean|for cleaning|household(?! names?)|"
-    r"in (my|the) (bathroom|kitchen|garden|pool|house|home))\b",
+    # "try your benzene nitration in our kitchen", "ok to do on the stove at home"
+    r"in (my|the|our|a) (bathroom|kitchen|garden|garage|shed|pool|house|home|flat|apartment|"
+    r"dorm(itory)? room)|at home|"
+    # "scale the Swern oxidation to 20 kg in a pilot plant - what reactor size?": process
+    # engineering, which no record holds (a record's amounts are a laboratory's)
+    r"pilot[- ]plants?|reactor (size|volume)s?|cooling (capacity|duty)|heat removal|"
+    r"scal(e|ing)[- ]up|scal(e|ing) (it|this|that|the [\w-]+( [\w-]+)?( of [\w-]+)?) (up )?"
+    r"to \d[\d,.]* ?(kg|t|tons?|tonnes?|l|litres?|liters?)\b)\b",
     re.IGNORECASE,
 )
 
@@ -495,9 +509,9 @@ ROUTING_TABLE: tuple[Rule, ...] = (
         lambda q, s: bool(NOT_A_DATA_REQUEST.search(q.asked_text)),
         lambda q, s: (
             f"it asks for {NOT_A_DATA_REQUEST.search(q.asked_text).group(0).lower()!r}: creative "
-            "writing, prices and suppliers, or household use and safety, which no record, tool or "
-            "paper here holds (for mixing cleaning products, read their safety labels: some, "
-            "such as bleach and ammonia, release toxic gases)"
+            "writing, prices and suppliers, household use and safety, or process scale-up, which "
+            "no record, tool or paper here holds (for mixing cleaning products, read their safety "
+            "labels: some, such as bleach and ammonia, release toxic gases)"
         ),
         declines=True,
     ),

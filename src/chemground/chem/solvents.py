@@ -241,8 +241,22 @@ def is_acid_base_or_lewis_acid(smiles: str | None) -> bool:
         )
     if Chem.MolToSmiles(mol) in _CANONICAL:
         return True
+    return _is_lewis_acid(mol)
+
+
+def _is_lewis_acid(mol) -> bool:
+    """A boron or metal atom beside a halogen (BF3, AlCl3, ZnCl2, TiCl4)."""
     elements = {a.GetSymbol() for a in mol.GetAtoms()}
     return bool(elements & _LEWIS_ELEMENTS) and bool(elements & _HALOGENS)
+
+
+@lru_cache(maxsize=64)
+def _smarts(pattern: str):
+    return Chem.MolFromSmarts(pattern)
+
+
+def _has_any(mol, patterns: tuple[str, ...]) -> bool:
+    return any(mol.HasSubstructMatch(_smarts(q)) for q in patterns)
 
 
 # What a "which base?" question means among a record's reagents: amines and amidines (Et3N,
@@ -276,8 +290,38 @@ def is_base(smiles: str | None) -> bool:
     if not smiles or has_transition_metal(smiles):
         return False
     mol = Chem.MolFromSmiles(smiles)
-    if mol is None or mol.HasSubstructMatch(Chem.MolFromSmarts("N=C=N")):
+    if mol is None or _has_any(mol, ("N=C=N",)):
         return False  # EDC's dimethylamino tail does not make the carbodiimide a base
-    if mol.GetNumHeavyAtoms() <= 12 and mol.HasSubstructMatch(Chem.MolFromSmarts(_SMALL_PYRIDINE)):
+    if mol.GetNumHeavyAtoms() <= 12 and _has_any(mol, (_SMALL_PYRIDINE,)):
         return True
-    return any(mol.HasSubstructMatch(Chem.MolFromSmarts(q)) for q in _BASE_SMARTS)
+    return _has_any(mol, _BASE_SMARTS)
+
+
+# What an "acid?" question means among a record's reagents: a hydrogen halide, an oxoacid of
+# sulfur, phosphorus or nitrogen, a sulfonic or carboxylic acid (TFA, AcOH, TsOH), or a Lewis
+# acid (a small boron or metal halide or triflate, as ``is_acid_base_or_lewis_acid`` reads it).
+_ACID_SMARTS = (
+    "[ClH,BrH,IH,FH]",
+    "[SX4](=O)(=O)[OH]",
+    "[PX4](=O)[OH]",
+    "[NX3+](=O)([O-])[OH]",
+    "[CX3](=O)[OH]",
+)
+
+
+def is_acid(smiles: str | None) -> bool:
+    """Whether a reagent is an acid (see ``_ACID_SMARTS``): Brønsted acids and small Lewis acids;
+    a base, or a salt of an acid (sodium acetate), is not.
+
+    Args:
+        smiles: the reagent's SMILES.
+
+    Returns:
+        True for an acid.
+    """
+    if not smiles or is_base(smiles):
+        return False
+    mol = Chem.MolFromSmiles(smiles)
+    if mol is None or mol.GetNumHeavyAtoms() > 20:
+        return False
+    return _has_any(mol, _ACID_SMARTS) or _is_lewis_acid(mol)

@@ -78,7 +78,9 @@ _FUNCTION_WORD = re.compile(
 # with DIPEA); "acid or base?" asks which of the two, not for a base
 _BASE_WORD = re.compile(
     r"(?<=\bwhich )(\w+ )?bases?\b|(?<=\bwhat )(\w+ )?bases?\b|(?<=\bthe )bases?\b"
-    r"|(?<!\bor )(?<!\band )\bbases?(?=\s*\??\s*$)",
+    r"|(?<!\bor )(?<!\band )\bbases?(?=\s*\??\s*$)"
+    # "..., 1,4-dioxane, rt 2 h -> piperidin-4-amine. acid?": the acid among the reagents
+    r"|(?<=\bwhich )acids?\b|(?<=\bwhat )acids?\b|(?<=[.:;,–—-] )acids?(?=\s*\??\s*$)",
     re.IGNORECASE,
 )
 _ROLE_OF_NOUN = {
@@ -102,7 +104,7 @@ def split_asked_kind(
     ``kb.functional_groups`` ("which carbodiimide": class names are not read as compounds). It
     is also read from a notebook line's closing words ("..., PhMe 100 °C – Pd source?"), from a
     product described by its class ("the SMILES of the triazole formed"), and from "which base"
-    among the reagents (``chem.solvents.is_base``).
+    among the reagents (``chem.solvents.is_base``), or "acid?" (``is_acid``).
 
     Args:
         text: the question.
@@ -248,6 +250,10 @@ def of_kind(smiles: str | None, kind_smiles: str | None, kind_text: str = "") ->
         from chemground.chem.solvents import is_base
 
         return is_base(smiles)
+    if re.search(r"\bacids?$", kind_text.strip(), re.IGNORECASE):
+        from chemground.chem.solvents import is_acid
+
+        return is_acid(smiles)
     mol = Chem.MolFromSmiles(smiles)
     if mol is None:
         return False

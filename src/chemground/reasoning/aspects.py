@@ -237,21 +237,33 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
     (Aspect.CAS, r"\bcas\b(?!\s*(no\.?|number|#|registry number|rn)?\s*:?\s*x\b)"),
 ]
 
+# "which acid?" asked of a reaction: the acid among its reagents or catalysts ("which acid and how
+# long?", "what acid do you use?"), not "which acid forms"
+_WHICH_ACID = (
+    r"|\b(which|what) acids?\s*(\?|$|,|\band\b|(is|was|are|were) (used|added|needed)\b|"
+    r"do (i|you|we) (use|add|need)\b)"
+)
+
+# What closes a notebook line before its question: an arrow, a stop or comma, or a spaced dash
+# ("reflux – how many h?")
+_ENDING_SEPARATOR = r"(->|→|=>|[.:;,]|\s[–—-])"
 # A notebook line that ends in its question ("benzoic acid (1.22 g, 10 mmol), MeOH, H2SO4,
 # reflux 4 h -> product?"): its amounts and temperatures are the record of what was done, and the
-# last word is what is asked (the amounts were converted to moles)
+# last word is what is asked (the amounts were converted to moles). A reaction SMILES whose
+# product is a question mark ("CCO.CC(=O)O>>? (H2SO4)", spelled out by the parser as
+# "CCO + CC(=O)O -> ?") asks for the product too.
 _ENDING_RULES: list[tuple[Aspect, str]] = [
     (
         Aspect.PRODUCT,
-        r"(->|→|=>|[.:;,])\s*(the |what |which )?(main |major )?(products?|regio-?isomers?)"
-        r"\s*\??\s*$",
+        _ENDING_SEPARATOR + r"\s*(the |what |which )?(main |major )?(products?|regio-?isomers?)"
+        r"\s*\??\s*$|\bx\s*(>>|->|→)\s*\?",
     ),
-    (Aspect.YIELD, r"(->|→|=>|[.:;,])\s*(the |what )?(isolated )?yield\s*\??\s*$"),
-    (Aspect.SOLVENT, r"(->|→|=>|[.:;,])\s*(the |which |what )?solvent\s*\?\s*$"),
-    (Aspect.CATALYST, r"(->|→|=>|[.:;,])\s*(the |which |what )?catalyst\s*[?.]?\s*$"),
+    (Aspect.YIELD, _ENDING_SEPARATOR + r"\s*(the |what )?(isolated )?yield\s*\??\s*$"),
+    (Aspect.SOLVENT, _ENDING_SEPARATOR + r"\s*(the |which |what )?solvent\s*\?\s*$"),
+    (Aspect.CATALYST, _ENDING_SEPARATOR + r"\s*(the |which |what )?catalyst\s*[?.]?\s*$"),
     (
         Aspect.TIME,
-        r"(->|→|=>|[.:;,])\s*(how many (h|hrs?|hours|min|minutes)|how long|(reaction )?time)"
+        _ENDING_SEPARATOR + r"\s*(how many (h|hrs?|hours|min|minutes)|how long|(reaction )?time)"
         r"\s*\??\s*$",
     ),
 ]
@@ -292,6 +304,11 @@ _RULES: list[tuple[Aspect, str]] = (
             r"|[.:;,–—-]\s*(which |what |the )?steps\s*\?\s*$"
             # "... only cyclohexanol in the cupboard - how do I get there with your reactions?"
             r"|\bhow (do|would|can|could|should) (i|we|you|one) get there\b"
+            # "I've got benzyl alcohol and phenol - how would I make benzyl phenyl ether?"
+            r"|\b(i've|i have|we've|we have)( only)?( got)? x\b[^?]*\bhow (do|would|can|could|"
+            r"should) (i|we) (make|get|prepare|synthesi[sz]e|obtain|reach) x\b"
+            r"|\bhow (do|would|can|could|should) (i|we|you|one) (make|get|prepare|synthesi[sz]e|"
+            r"obtain) x,? (with|using|from|by) (your|the|these|those) (reactions|records)\b"
             r"|\bx\s*(->|→|=>)\s*x\b[^?]*\bsteps?\b"
             r"|\bmulti-?step\b|\bwhat can (i|we|you|one) make "
             r"from x\b"
@@ -360,8 +377,8 @@ _RULES: list[tuple[Aspect, str]] = (
             r"^\s*(what|which)?\s*('s |is |are )?(the )?bases?\b(?! (peak|pair|metal))|\bbase "
             r"(for|in|used)\b"
             # a notebook line that ends in its question: "A + B -> C. base?"
-            r"|[.:;,–—-]\s*(the |which |what )?(bases?|oxidants?|reductants?|reducing agents?|"
-            r"oxidi[sz]ing agents?)\s*\??\s*$"
+            r"|[.:;,–—-]\s*(the |which |what )?(bases?|acids?|oxidants?|reductants?|"
+            r"reducing agents?|oxidi[sz]ing agents?)\s*\??\s*$"
             # "heck reaction base?" (not "is it a base?")
             r"|(?<!\ba )(?<!\ban )\breaction bases?\s*\?\s*$"
             r"|\b(which|what) (oxidant|reductant|borohydride|hydride|reducing agent|oxidi[sz]ing "
@@ -369,7 +386,9 @@ _RULES: list[tuple[Aspect, str]] = (
             # "A + mCPBA -> epoxide. what buffer/base is added?": the notebook line's question
             r"|\b(which|what) (\w+ )?((\w+)/)?(buffer|base|additive|acid scavenger|desiccant)s?\b"
             r"(/\w+)?\s+(is|are|was|were|do|does|did|should)\b"
-            r"|\b(oxidant|reductant)s? (for|in|used)\b",
+            r"|\b(oxidant|reductant)s? (for|in|used)\b"
+            # "ethyl nicotinate synthesis: which acid and how long?" (not "which acid forms")
+            + _WHICH_ACID,
         ),
         (
             Aspect.CATALYST,
@@ -606,7 +625,7 @@ weight mass molecular molar exact monoisotopic formula smiles structure synonyms
 solvents catalyst catalysts reagent reagents temperature yield product products reactants
 conditions melting boiling point density describe description similar route reactions donors
 acceptors rotatable stereocentres stereocenters rings aromatic inchi inchikey functional groups
-lipinski balance hazards toxicity name names
+lipinski balance hazards toxicity name names synthesis
 """.split()
 )
 
@@ -693,8 +712,10 @@ _ALSO_ASKED: tuple[tuple[Aspect, re.Pattern], ...] = (
     (
         Aspect.REAGENT,
         re.compile(
-            r"\breagents?\b|(?<!no )(?<!without )\bbases?\b(?! (peak|pair|metal))"
-            r"|\b(oxidant|reductant)s?\b"
+            # "the Schiff base 2-[(phenylimino)methyl]phenol": an imine, not a base asked for
+            r"\breagents?\b|(?<!no )(?<!without )(?<!schiff )\bbases?\b(?! (peak|pair|metal))"
+            + _WHICH_ACID
+            + r"|\b(oxidant|reductant)s?\b"
             r"|\b(reducing|oxidi[sz]ing) agents?\b"
         ),
     ),

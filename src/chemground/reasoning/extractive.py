@@ -173,6 +173,16 @@ def _hedge_unnamed_isomer(query: QueryTuple, evidence: list[Evidence], reasoned:
     return reasoned
 
 
+# A record's condition facts, keyed as the conditions value (``_read(Aspect.CONDITIONS)``) keys
+# them: a question asking several of them gets one value holding each.
+_CONDITION_KEYS = {
+    Aspect.SOLVENT: "solvents",
+    Aspect.CATALYST: "catalysts",
+    Aspect.REAGENT: "reagents",
+    Aspect.TEMPERATURE: "temperature_c",
+    Aspect.TIME: "time_h",
+    Aspect.YIELD: "yield_percent",
+}
 _ABBREVIATION_ASKED = re.compile(r"\babbreviat|\bshort(hand)?[- ]names?\b|\bacronym", re.I)
 
 
@@ -710,6 +720,10 @@ class ExtractiveReasoner:
                 f"and with it: {text}"
             )
             notes.append(f"the record also uses {', '.join(unnamed)}, not named in the question")
+        elif partial and top.provenance.get("only_corrected_names"):
+            # every compound is there in its role, one of them read from a misspelt name
+            text = f"The matching reaction ({top.why}) gives: {text}"
+            notes.append(f"a misspelt name was corrected: {top.why}")
         elif partial:
             text = (
                 f"No reaction in the knowledge base matches all of {names} in the roles asked; the "
@@ -717,10 +731,19 @@ class ExtractiveReasoner:
                 f"({top.why}) gives: {text}"
             )
             notes.append(f"closest match only: {top.why}")
-        for other in also_asked(query.question, aspect):
+        others = also_asked(query.question, aspect)
+        if others and aspect in _CONDITION_KEYS and all(o in _CONDITION_KEYS for o in others):
+            # "what solvent and what temperature?": the value holds both, keyed as a conditions
+            # value is ({"solvents": [...], "temperature_c": 80.0}), not the first one alone
+            value = {_CONDITION_KEYS[aspect]: value}
+        for other in others:
             # "the yield and temperature of ...": each fact from the same record
             more = self._read(other, unfiltered.get(top.id, top.record))
             text += " " + (more[0] if more else f"The record gives no {other.value}.")
+            if isinstance(value, dict) and other in _CONDITION_KEYS:
+                value[_CONDITION_KEYS[other]] = more[1] if more else None
+        if isinstance(value, dict) and isinstance(value.get("temperature_c"), str):
+            value["temperature_text"] = value.pop("temperature_c")  # "reflux", no number
         source = top.record.get("source") or top.record.get("dataset")
         text += f" [reaction {top.id}" + (f", {source}" if source else "") + "]" + unresolved_note
         return Reasoned(text, value, "partial" if partial else "answered", [top.citation()], notes)

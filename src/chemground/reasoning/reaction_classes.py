@@ -457,11 +457,18 @@ _LATER_STEP = re.compile(
 )
 
 
+_DASHES = str.maketrans({"–": "-", "—": "-", "‐": "-", "‑": "-", "‒": "-", "−": "-"})
+
+
 def find_classes(question: str) -> list[ClassMention]:
     """The reaction classes a question names, in order; a longer match wins over a shorter one it
     overlaps.
 
-    Linear in the question's length times the (fixed) number of classes."""
+    Linear in the question's length times the (fixed) number of classes. Named reactions are
+    spelt with an en dash in print ("Diels–Alder", "Buchwald–Hartwig"): every dash reads as a
+    hyphen (one character for one, so the offsets hold).
+    """
+    question = question.translate(_DASHES)
     text = question.lower()
     found: list[ClassMention] = []
     for cls, pattern in _COMPILED:

@@ -86,6 +86,8 @@ _AFTER_ROLE = re.compile(
 )
 _AFTER_PRODUCT = re.compile(
     r"^\s*(is|was|were|are)?\s*(formed|obtained|produced|made|prepared|synthesi[sz]ed)"
+    # "ethyl nicotinate synthesis: which acid?": the compound made
+    r"|^\s*(synthesis|preparation|prep|formation)\b"
 )
 
 
@@ -112,6 +114,7 @@ def infer_roles(
                 Aspect.REAGENT,
                 Aspect.YIELD,
                 Aspect.TEMPERATURE,
+                Aspect.TIME,
             )
         ) or _BEFORE_PRODUCT.search(before):
             role = Role.PRODUCT
@@ -133,6 +136,13 @@ def infer_roles(
             and is_common_solvent(mention.smiles)
         ):
             role = Role.SOLVENT  # a notebook line "A + B, HATU/DIPEA, DMF, rt": the solvent
+        elif re.search(r"(?<!\s)/\s*$", before) and roles and mention.smiles:
+            # "dioxane/H2O", "HATU/DIPEA": the same role as the one before; "HCl/dioxane" (HCl in
+            # dioxane): a solvent after a reagent is the solvent
+            solvent = is_common_solvent(mention.smiles)
+            role = Role.SOLVENT if solvent else roles[-1] if roles[-1] != Role.SOLVENT else None
+            if role is None:
+                role = _default(aspect, index, len(mentions), mention.smiles)
         elif re.search(r"\band\s*$", before) and roles:
             role = roles[-1]  # "A and B": same role as A
         elif _BEFORE_REACTANT.search(before):

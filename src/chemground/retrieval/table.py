@@ -439,8 +439,25 @@ class TableRetriever:
                 # not name, tells what that other reactant gives, not what was asked
                 exact = 0
             why = "has " + ", ".join(found) + f" ({held} of {len(targets)} question compounds"
+            # a misspelt name read as the one it was corrected to ("1-bromonapthalene"): the
+            # only reason such a record is not an exact match, said as such
+            corrected = [
+                t.mention
+                for t, (score, role) in zip(targets, row)
+                if 0 < score < 1
+                and t.mention.resolved_by == "fuzzy"
+                and role_accepts(t.mention.role, role)
+            ]
             if exact == len(targets):
                 why += ", in the roles asked)"
+            elif corrected and exact + len(corrected) == len(targets):
+                why += (
+                    ", in the roles asked, reading "
+                    + ", ".join(
+                        f"{m.text!r} as {m.correction or m.matched_name}" for m in corrected
+                    )
+                    + ")"
+                )
             elif held == len(targets):
                 why += ", not all in the roles asked or as the same structure)"
             else:
@@ -459,6 +476,11 @@ class TableRetriever:
                     provenance={
                         "source": reactions[reaction_id].source,
                         "dataset": reactions[reaction_id].dataset,
+                        **(
+                            {"only_corrected_names": True}
+                            if corrected and exact + len(corrected) == len(targets)
+                            else {}
+                        ),
                     },
                 )
             )
