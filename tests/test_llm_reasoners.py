@@ -8,6 +8,7 @@ import pytest
 
 from chemground.cli import main
 from chemground.qa_factory import build_qa
+from chemground.reasoning.llm_reasoners import format_evidence
 from chemground.settings import Settings, get_settings
 from chemground.workspace import Workspace
 from tests.support.fake_openai import FakeOpenAIServer, Step
@@ -181,3 +182,46 @@ def test_evidence_is_cut_to_the_models_context_window_and_said(small_kb_path, op
     assert len(small_prompt) <= (1200 - 256) * 2.5
     assert any("left out of the prompt" in n and "1200 tokens" in n for n in small.notes)
     assert small.status == "answered" and small.value == ["ethanol"]
+
+
+def test_prompt_shows_only_the_fields_the_aspect_needs(small_kb_path, opsin, tmp_path):
+    """The 1.5B model answered the exact mass for a molecular weight and a reagent for a
+    catalyst when shown every field (issue 20, table-RAG run): a weight question's prompt has the
+    weight and not the exact mass; a solvent question's has the solvents and not the catalysts,
+    reagents or free text; a question with no aspect sees every field."""
+    with FakeOpenAIServer() as server:
+        server.queue(
+            "From [E1].\nAnswer: 180.16 g/mol",
+            "From [E1].\nAnswer: ethanol",
+        )
+        qa = make_qa(small_kb_path, opsin, tmp_path, server)
+        weight = qa.ask("What is the molecular weight of aspirin?", reasoner="rag-direct", k=3)
+        qa.ask(
+            "What solvent is used for the Fischer esterification of acetic acid with ethanol?",
+            reasoner="rag-direct",
+            k=3,
+        )
+        prompts = [r["body"]["messages"][1]["content"] for r in server.requests]
+    assert "molecular weight 180.1" in prompts[0] and "exact mass" not in prompts[0]
+    assert weight.status == "answered"
+    assert "solvents:" in prompts[1] and "reactants:" in prompts[1]
+    assert "catalysts:" not in prompts[1] and "reagents:" not in prompts[1]
+    every_field = format_evidence(weight.evidence, aspect=None)
+    assert "molecular weight" in every_field and "exact mass" in every_field
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("pentane (CCCCC)", ["pentane"]),  # the model copied the evidence's "name (SMILES)"
+        ("Pd(PPh3)4 (c1ccc(P(c2ccccc2)c2ccccc2)cc1); toluene", ["Pd(PPh3)4", "toluene"]),
+        ("water (no SMILES)", ["water"]),
+        ("copper (I)", ["copper (I)"]),  # an oxidation state, not a SMILES
+        ("acetic acid (glacial)", ["acetic acid (glacial)"]),
+        ("tetrakis(triphenylphosphine)palladium(0)", ["tetrakis(triphenylphosphine)palladium(0)"]),
+    ],
+)
+def test_list_answers_drop_a_copied_smiles_bracket(text, names):
+    from chemground.reasoning.values import split_names
+
+    assert split_names(text) == names

@@ -30,7 +30,7 @@ from chemground.llm.base import LLM, LLMError, LLMResponse
 from chemground.llm.prompts import load_prompt, render
 from chemground.reasoning.extractive import Reasoned
 from chemground.reasoning.faithfulness import check_faithfulness, failed_check
-from chemground.reasoning.query import QueryTuple
+from chemground.reasoning.query import Aspect, QueryTuple
 from chemground.reasoning.values import NOT_AVAILABLE, extract_value, final_answer
 
 MAX_EVIDENCE_CHARS = 1500
@@ -45,50 +45,113 @@ def _participants(items: list[dict[str, Any]]) -> str:
     )
 
 
-def format_evidence(evidence: list[Evidence]) -> str:
-    """Evidence records as labelled text ([E1], [E2] ...) for a prompt."""
+# Which lines of a record an aspect needs (issue 20: "evidence trimmed to what the aspect
+# needs"). A small model shown a record's every field answers the wrong one: the exact mass for
+# a molecular weight, a reagent for a catalyst. The reactants and products always stay, since
+# they say which reaction a record is; an aspect not listed (or none) shows every field.
+_REACTION_FIELDS: dict[Aspect, tuple[str, ...]] = {
+    Aspect.PRODUCT: (),
+    Aspect.REACTANTS: (),
+    Aspect.SOLVENT: ("solvents",),
+    Aspect.CATALYST: ("catalysts",),
+    Aspect.REAGENT: ("reagents",),
+    Aspect.TEMPERATURE: ("conditions", "text"),
+    Aspect.TIME: ("conditions", "text"),
+    Aspect.YIELD: ("conditions", "text"),
+}
+_ALL_REACTION_FIELDS = ("solvents", "catalysts", "reagents", "conditions", "text")
+_COMPOUND_FIELDS: dict[Aspect, tuple[str, ...]] = {
+    Aspect.MOLECULAR_WEIGHT: ("molecular weight",),
+    Aspect.EXACT_MASS: ("exact mass",),
+    Aspect.FORMULA: ("formula",),
+    Aspect.NAME_TO_SMILES: (),
+    Aspect.SMILES_TO_NAME: (),
+    Aspect.SYNONYMS: (),
+    Aspect.DESCRIPTION: ("description",),
+}
+_ALL_COMPOUND_FIELDS = ("formula", "molecular weight", "exact mass", "description")
+
+
+def _reaction_lines(r: dict[str, Any], fields: tuple[str, ...]) -> list[str]:
+    lines = [
+        f"  reactants: {_participants(r.get('reactants', []))}",
+        f"  products: {_participants(r.get('products', []))}",
+    ]
+    for role in ("solvents", "catalysts", "reagents"):
+        if role in fields:
+            lines.append(f"  {role}: {_participants(r.get(role, []))}")
+    if "conditions" in fields:
+        conditions = []
+        if r.get("temperature_c") is not None or r.get("temperature_text"):
+            text = r.get("temperature_text") or ""
+            conditions.append(f"temperature {r.get('temperature_c')} °C {text}".strip())
+        if r.get("time_h") is not None:
+            conditions.append(f"time {r['time_h']} h")
+        if r.get("yield_percent") is not None:
+            conditions.append(f"yield {r['yield_percent']}%")
+        if conditions:
+            lines.append("  " + "; ".join(conditions))
+    if "text" in fields and r.get("description"):
+        lines.append("  text: " + r["description"][:MAX_EVIDENCE_CHARS])
+    return lines
+
+
+def _compound_lines(r: dict[str, Any], fields: tuple[str, ...]) -> list[str]:
+    facts = [f"SMILES {r.get('smiles')}"]
+    for label, key in (
+        ("formula", "formula"),
+        ("molecular weight", "molecular_weight"),
+        ("exact mass", "exact_mass"),
+    ):
+        if label in fields:
+            facts.append(f"{label} {r.get(key)}")
+    lines = ["  " + "; ".join(facts)]
+    if "description" in fields and r.get("description"):
+        lines.append("  description: " + r["description"][:MAX_EVIDENCE_CHARS])
+    return lines
+
+
+def format_evidence(evidence: list[Evidence], aspect: Aspect | None = None) -> str:
+    """Evidence records as labelled text ([E1], [E2] ...) for a prompt.
+
+    Args:
+        evidence: the records, best first.
+        aspect: what the question asks; a record then shows only the fields that aspect needs
+            (see ``_REACTION_FIELDS``), so a small model is not offered the wrong field. None
+            shows every field.
+
+    Returns:
+        One block per record, labelled in order.
+    """
     if not evidence:
         return "(no evidence was retrieved)"
     blocks = []
     for i, e in enumerate(evidence, start=1):
         r = e.record
         if e.kind == "reaction":
+            fields = _REACTION_FIELDS.get(aspect, _ALL_REACTION_FIELDS)
+            source = r.get("source") or r.get("dataset") or "?"
             lines = [
-                f"[E{i}] reaction {e.id} (source {r.get('source') or r.get('dataset') or '?'})",
-                f"  reactants: {_participants(r.get('reactants', []))}",
-                f"  products: {_participants(r.get('products', []))}",
-                f"  solvents: {_participants(r.get('solvents', []))}",
-                f"  catalysts: {_participants(r.get('catalysts', []))}",
-                f"  reagents: {_participants(r.get('reagents', []))}",
+                f"[E{i}] reaction {e.id} (source {source}; {e.match} match)",
+                *_reaction_lines(r, fields),
             ]
-            conditions = []
-            if r.get("temperature_c") is not None or r.get("temperature_text"):
-                text = r.get("temperature_text") or ""
-                conditions.append(f"temperature {r.get('temperature_c')} °C {text}".strip())
-            if r.get("time_h") is not None:
-                conditions.append(f"time {r['time_h']} h")
-            if r.get("yield_percent") is not None:
-                conditions.append(f"yield {r['yield_percent']}%")
-            if conditions:
-                lines.append("  " + "; ".join(conditions))
-            if r.get("description"):
-                lines.append("  text: " + r["description"][:MAX_EVIDENCE_CHARS])
         elif e.kind in ("compound", "computed"):
+            fields = _COMPOUND_FIELDS.get(aspect, _ALL_COMPOUND_FIELDS)
             names = [
                 n
                 for n in [r.get("iupac_name"), r.get("common_name"), *(r.get("synonyms") or [])[:5]]
                 if n
             ]
             lines = [
-                f"[E{i}] compound {e.id}: {'; '.join(dict.fromkeys(names)) or r.get('name') or ''}",
-                f"  SMILES {r.get('smiles')}; formula {r.get('formula')}; "
-                f"molecular weight {r.get('molecular_weight')}; exact mass {r.get('exact_mass')}",
+                f"[E{i}] compound {e.id} ({e.match} match): "
+                f"{'; '.join(dict.fromkeys(names)) or r.get('name') or ''}",
+                *_compound_lines(r, fields),
             ]
-            if r.get("description"):
-                lines.append("  description: " + r["description"][:MAX_EVIDENCE_CHARS])
         else:
-            lines = [f"[E{i}] {e.kind} {e.id}: {str(r.get('text') or r)[:MAX_EVIDENCE_CHARS]}"]
-        lines.append(f"  (retrieved because: {e.why})")
+            lines = [
+                f"[E{i}] {e.kind} {e.id}: {str(r.get('text') or r)[:MAX_EVIDENCE_CHARS]}",
+                f"  (retrieved because: {e.why})",
+            ]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 
@@ -103,7 +166,7 @@ DEFAULT_REPLY_TOKENS = 1024
 
 
 def fit_evidence(
-    evidence: list[Evidence], llm: LLM, question: str = ""
+    evidence: list[Evidence], llm: LLM, question: str = "", aspect: Aspect | None = None
 ) -> tuple[list[Evidence], int]:
     """The best-ranked evidence whose prompt text fits the model's context window.
 
@@ -116,6 +179,7 @@ def fit_evidence(
         evidence: the retrieved evidence, best first.
         llm: the model; its ``context_tokens`` and ``max_tokens`` size the budget.
         question: the question, which shares the prompt.
+        aspect: what is asked, which decides the fields shown (see ``format_evidence``).
 
     Returns:
         The evidence kept (a prefix of ``evidence``, at least one record) and how many were
@@ -128,7 +192,7 @@ def fit_evidence(
     budget = (window - reply - PROMPT_OVERHEAD_TOKENS) * CHARS_PER_TOKEN - len(question)
     kept: list[Evidence] = []
     for item in evidence:
-        if kept and len(format_evidence([*kept, item])) > budget:
+        if kept and len(format_evidence([*kept, item], aspect)) > budget:
             break
         kept.append(item)
     return kept, len(evidence) - len(kept)
@@ -192,7 +256,7 @@ class LLMReasoner:
 
     def reason(self, query: QueryTuple, evidence: list[Evidence]) -> Reasoned:
         run = _Run()
-        evidence, left_out = fit_evidence(evidence, self.llm, query.question)
+        evidence, left_out = fit_evidence(evidence, self.llm, query.question, query.aspect)
         budget = getattr(self.llm, "answer_budget", None)
         with budget() if budget is not None else contextlib.nullcontext():
             text = self._reason(query, evidence, run)
@@ -277,7 +341,9 @@ class RagDirectReasoner(LLMReasoner):
 
     def _reason(self, query, evidence, run):
         prompt = render(
-            "reasoning/rag_direct", question=query.question, evidence=format_evidence(evidence)
+            "reasoning/rag_direct",
+            question=query.question,
+            evidence=format_evidence(evidence, query.aspect),
         )
         return self._call(prompt, run, "answer")
 
@@ -287,7 +353,9 @@ class CoTReasoner(LLMReasoner):
 
     def _reason(self, query, evidence, run):
         prompt = render(
-            "reasoning/cot", question=query.question, evidence=format_evidence(evidence)
+            "reasoning/cot",
+            question=query.question,
+            evidence=format_evidence(evidence, query.aspect),
         )
         return self._call(prompt, run, "reason")
 
@@ -300,7 +368,7 @@ class AdaptiveReasoner(LLMReasoner):
     use_grounding = True
 
     def _reason(self, query, evidence, run):
-        evidence_text = format_evidence(evidence)
+        evidence_text = format_evidence(evidence, query.aspect)
         aspect = query.aspect.value if query.aspect else "unknown"
         plan = "(no plan: answer from the facts)"
         if self.use_prototype:

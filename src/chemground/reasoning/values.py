@@ -11,6 +11,8 @@ import re
 from typing import Any
 
 from chemground.chem.mentions import MentionFinder
+from chemground.chem.structure import structure_from_smiles
+from chemground.errors import ChemgroundError
 from chemground.reasoning.query import Aspect
 
 _ANSWER_LINE = re.compile(r"(?im)^\s*\**\s*(?:final\s+)?answer\s*\**\s*[:：]\s*(.+?)\s*$")
@@ -43,9 +45,46 @@ def first_number(text: str) -> float | None:
     return float(match.group()) if match else None
 
 
+# "pentane (CCCCC)": a model copies the evidence's "name (SMILES)" layout into its answer. The
+# name is the value; the bracket is dropped when it holds a SMILES (or the evidence's "no
+# SMILES"), never an oxidation state ("copper (I)") or a locant.
+_ROMAN_OR_NUMBER = re.compile(r"^(?:[IVX]+|\d+|[+-]?\d*[+-]?)$")
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for char in text:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _without_smiles(name: str) -> str:
+    if not name.endswith(")") or " (" not in name:
+        return name
+    start = name.rfind(" (")
+    while start >= 0 and not _balanced(name[start + 2 : -1]):
+        start = name.rfind(" (", 0, start)
+    if start < 0:
+        return name
+    inner = name[start + 2 : -1]
+    if inner != "no SMILES":
+        if " " in inner or _ROMAN_OR_NUMBER.match(inner):
+            return name
+        try:
+            structure_from_smiles(inner)
+        except ChemgroundError:
+            return name
+    return name[:start].strip()
+
+
 def split_names(text: str) -> list[str]:
+    """The names of a list answer ("toluene; water", "A, B and C"), each without a SMILES the
+    model copied beside it."""
     parts = re.split(r";|,\s+(?=[A-Za-z(\[])|\band\b|\n", text)
-    return [p.strip(" .*`'\"") for p in parts if p.strip(" .*`'\"")]
+    names = [p.strip(" .*`'\"") for p in parts if p.strip(" .*`'\"")]
+    return [_without_smiles(n) for n in names]
 
 
 def extract_value(aspect: Aspect | None, answer_text: str, finder: MentionFinder | None) -> Any:
