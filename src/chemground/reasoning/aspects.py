@@ -386,9 +386,8 @@ _RULES: list[tuple[Aspect, str]] = (
             # "A + mCPBA -> epoxide. what buffer/base is added?": the notebook line's question
             r"|\b(which|what) (\w+ )?((\w+)/)?(buffer|base|additive|acid scavenger|desiccant)s?\b"
             r"(/\w+)?\s+(is|are|was|were|do|does|did|should)\b"
-            r"|\b(oxidant|reductant)s? (for|in|used)\b"
+            r"|\b(oxidant|reductant)s? (for|in|used)\b" + _WHICH_ACID,
             # "ethyl nicotinate synthesis: which acid and how long?" (not "which acid forms")
-            + _WHICH_ACID,
         ),
         (
             Aspect.CATALYST,
