@@ -225,3 +225,24 @@ def test_list_answers_drop_a_copied_smiles_bracket(text, names):
     from chemground.reasoning.values import split_names
 
     assert split_names(text) == names
+
+
+def test_a_condition_asked_shows_the_procedure_text_only_when_the_record_lacks_it():
+    """Three patent procedures' text made a 3,400-token prompt that the 1.5B model on two cores
+    did not finish in 400 s; the temperature was in the record all along."""
+    from chemground.evidence import Evidence
+    from chemground.reasoning.query import Aspect
+
+    def reaction(**fields):
+        record = {"reactants": [{"name": "A", "smiles": "CCO"}], "products": [], **fields}
+        return Evidence(kind="reaction", id="r1", score=1.0, match="exact", record=record)
+
+    procedure = "The mixture was stirred at 60 °C overnight. " * 20
+    stated = format_evidence(
+        [reaction(temperature_c=60.0, description=procedure)], Aspect.TEMPERATURE
+    )
+    assert "temperature 60.0 °C" in stated and "stirred" not in stated
+    unstated = format_evidence([reaction(description=procedure)], Aspect.TEMPERATURE)
+    assert "stirred at 60 °C" in unstated
+    ambient = format_evidence([reaction(temperature_text="ambient")], Aspect.TEMPERATURE)
+    assert "temperature ambient" in ambient and "None" not in ambient

@@ -60,6 +60,14 @@ _REACTION_FIELDS: dict[Aspect, tuple[str, ...]] = {
     Aspect.YIELD: ("conditions", "text"),
 }
 _ALL_REACTION_FIELDS = ("solvents", "catalysts", "reagents", "conditions", "text")
+# the record fields that state a condition; the free text is shown only for a condition the
+# record does not state (a procedure's text runs to 1,500 characters: 3,400 prompt tokens for
+# three records, which a small model on two cores reads in minutes)
+_CONDITION_FIELDS: dict[Aspect, tuple[str, ...]] = {
+    Aspect.TEMPERATURE: ("temperature_c", "temperature_text"),
+    Aspect.TIME: ("time_h",),
+    Aspect.YIELD: ("yield_percent",),
+}
 _COMPOUND_FIELDS: dict[Aspect, tuple[str, ...]] = {
     Aspect.MOLECULAR_WEIGHT: ("molecular weight",),
     Aspect.EXACT_MASS: ("exact mass",),
@@ -83,8 +91,10 @@ def _reaction_lines(r: dict[str, Any], fields: tuple[str, ...]) -> list[str]:
     if "conditions" in fields:
         conditions = []
         if r.get("temperature_c") is not None or r.get("temperature_text"):
-            text = r.get("temperature_text") or ""
-            conditions.append(f"temperature {r.get('temperature_c')} °C {text}".strip())
+            # "temperature 60.0 °C", "temperature ambient" (not "None °C ambient")
+            degrees = f"{r['temperature_c']} °C" if r.get("temperature_c") is not None else ""
+            text = f"{degrees} {r.get('temperature_text') or ''}".strip()
+            conditions.append(f"temperature {text}")
         if r.get("time_h") is not None:
             conditions.append(f"time {r['time_h']} h")
         if r.get("yield_percent") is not None:
@@ -130,6 +140,8 @@ def format_evidence(evidence: list[Evidence], aspect: Aspect | None = None) -> s
         r = e.record
         if e.kind == "reaction":
             fields = _REACTION_FIELDS.get(aspect, _ALL_REACTION_FIELDS)
+            if any(r.get(key) is not None for key in _CONDITION_FIELDS.get(aspect, ())):
+                fields = tuple(f for f in fields if f != "text")  # the record states it
             source = r.get("source") or r.get("dataset") or "?"
             lines = [
                 f"[E{i}] reaction {e.id} (source {source}; {e.match} match)",
