@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from chemground.chem.solvents import is_acid
-from chemground.reasoning.parser import reaction_smiles_in_words
+from chemground.reasoning.parser import protected_names_joined, reaction_smiles_in_words
 from chemground.reasoning.reaction_classes import find_classes
 
 
@@ -173,3 +173,23 @@ def test_requests_no_record_answers_are_declined(ask_json, question):
     data = ask_json(question)
     assert data["status"] in ("not_understood", "no_evidence", "out_of_scope"), data["answer"]
     assert data["value"] is None
+
+
+@pytest.mark.parametrize(
+    ("text", "joined"),
+    [
+        ("N-Boc benzylamine from benzylamine", "N-Boc-benzylamine from benzylamine"),
+        ("O-TBS phenol MW", "O-TBS-phenol MW"),
+        ("Boc anhydride MW", "Boc anhydride MW"),  # Boc2O, no locant: left as written
+        ("Boc protection of benzylamine", "Boc protection of benzylamine"),
+    ],
+)
+def test_a_protecting_group_with_its_locant_is_joined_to_its_name(text, joined):
+    assert protected_names_joined(text) == joined
+
+
+def test_a_protected_compound_is_not_read_as_the_free_one(ask_json):
+    """ "N-Boc benzylamine from benzylamine" was answered as "benzylamine from benzylamine": the
+    time of an amide coupling of benzylamine."""
+    data = ask_json("N-Boc benzylamine from benzylamine, time?")
+    assert data["status"] == "answered" and data["value"] == 2.0

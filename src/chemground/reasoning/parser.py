@@ -86,6 +86,28 @@ def _smiles_parts(sides: list[str]) -> list[list[str]] | None:
     return parts
 
 
+# "N-Boc benzylamine", "O-TBS phenol": a protecting group written with its locant before a name
+# names the protected compound; read apart, the group was dropped and the question answered for
+# benzylamine. Joined ("N-Boc-benzylamine"), the name resolves (OPSIN) or stays unresolved, said.
+_PROTECTED_NAME = re.compile(
+    r"\b([NO]-(?:Boc|Cbz|Fmoc|Ts|Ms|Tf|Ac|Bz|Bn|TBS|TBDMS|TIPS|TES|TMS|PMB|MOM|THP|Tr|Piv|Alloc|"
+    r"Troc|Teoc|SEM))\s+(?=[a-z0-9(])"
+)
+
+
+def protected_names_joined(text: str) -> str:
+    """``text`` with a protecting group and its locant joined to the name after it ("N-Boc
+    benzylamine" -> "N-Boc-benzylamine"), so the two are read as one compound.
+
+    Args:
+        text: the question.
+
+    Returns:
+        The question, each such pair joined by a hyphen.
+    """
+    return _PROTECTED_NAME.sub(r"\1-", text)
+
+
 def reaction_smiles_in_words(text: str) -> str:
     """``text`` with each reaction SMILES spelled out as a reaction: "A.B>C>D" becomes
     "A + B -> D using C", and "A.B>>?" becomes "A + B -> ?".
@@ -244,7 +266,7 @@ class RuleParser:
             max_chars = settings.max_question_chars if max_chars is None else max_chars
             if use_classifier is None:
                 use_classifier = settings.aspect_classifier
-        text = reaction_smiles_in_words(check_question(question, max_chars))
+        text = protected_names_joined(reaction_smiles_in_words(check_question(question, max_chars)))
         mentions, cut, word_notes = self.finder.find_detailed(text, MAX_MENTIONS)
         # "non-hydrogen atoms" (heavy atoms) names no compound
         mentions = [m for m in mentions if not re.fullmatch(r"non-?hydrogens?", m.text, re.I)]
