@@ -96,6 +96,13 @@ def test_several_conditions_asked_give_one_value_holding_each(ask_json):
         ),
         # the options offered after the compound asked about
         ("Which catalyst do you use for isoamyl acetate, H2SO4 or HCl?", ["sulfuric acid"]),
+        # "product smiles" closing the line asks for the product (PCC's SMILES was answered)
+        ("PCC oxidation of menthol – product smiles?", ["CC(C)[C@@H]1CC[C@@H](C)CC1=O"]),
+        # several roles closing the line: the reductant, and the acid (filed as the catalyst)
+        (
+            "p-anisaldehyde + aniline reductive amination — reductant + acid?",
+            {"reagents": ["sodium triacetoxyborohydride"], "catalysts": ["acetic acid"]},
+        ),
         # "the triple bond" is what is hydrogenated, not a property asked
         (
             "ethylbenzene from phenylacetylene by hydrogenating the triple bond all the way – "

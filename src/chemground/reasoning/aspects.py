@@ -256,7 +256,12 @@ _ENDING_RULES: list[tuple[Aspect, str]] = [
     (
         Aspect.PRODUCT,
         _ENDING_SEPARATOR + r"\s*(the |what |which )?(main |major )?(products?|regio-?isomers?)"
-        r"\s*\??\s*$|\bx\s*(>>|->|→)\s*\?",
+        r"\s*\??\s*$|\bx\s*(>>|->|→)\s*\?"
+        # "PCC oxidation of menthol – product smiles?" (was answered with PCC's SMILES)
+        + r"|"
+        + _ENDING_SEPARATOR
+        + r"\s*(the )?(main |major )?products?('s)?\s+(smiles|structure|"
+        r"iupac name|name)\s*\??\s*$",
     ),
     (Aspect.YIELD, _ENDING_SEPARATOR + r"\s*(the |what )?(isolated )?yield\s*\??\s*$"),
     (Aspect.SOLVENT, _ENDING_SEPARATOR + r"\s*(the |which |what )?solvent\s*\?\s*$"),
@@ -378,7 +383,9 @@ _RULES: list[tuple[Aspect, str]] = (
             r"(for|in|used)\b"
             # a notebook line that ends in its question: "A + B -> C. base?"
             r"|[.:;,–—-]\s*(the |which |what )?(bases?|acids?|oxidants?|reductants?|"
-            r"reducing agents?|oxidi[sz]ing agents?)\s*\??\s*$"
+            r"reducing agents?|oxidi[sz]ing agents?)"
+            # "... — reductant + acid?": the first of the roles the line closes with
+            r"(\s*(\+|&|\band\b|/)\s*(the )?[\w-]+)*\s*\??\s*$"
             # "heck reaction base?" (not "is it a base?")
             r"|(?<!\ba )(?<!\ban )\breaction bases?\s*\?\s*$"
             r"|\b(which|what) (oxidant|reductant|borohydride|hydride|reducing agent|oxidi[sz]ing "
@@ -707,7 +714,8 @@ _ALSO_ASKED: tuple[tuple[Aspect, re.Pattern], ...] = (
     ),
     (Aspect.TIME, re.compile(r"\b(reaction )?time\b|\bhow long\b")),
     (Aspect.SOLVENT, re.compile(r"\bsolvents?\b")),
-    (Aspect.CATALYST, re.compile(r"\bcatalysts?\b")),
+    # "— reductant + acid?": the acid, asked beside another role, is the acid catalyst
+    (Aspect.CATALYST, re.compile(r"\bcatalysts?\b|(\+|&|\band\b)\s*(the )?acids?\s*\??\s*$")),
     (
         Aspect.REAGENT,
         re.compile(
