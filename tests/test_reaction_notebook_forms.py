@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from chemground.chem.solvents import is_acid
-from chemground.reasoning.parser import protected_names_joined, reaction_smiles_in_words
+from chemground.reasoning.question_text import protected_names_joined, reaction_smiles_in_words
 from chemground.reasoning.reaction_classes import find_classes
 
 

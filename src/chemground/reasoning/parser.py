@@ -21,6 +21,12 @@ from chemground.reasoning.aspects import (
 )
 from chemground.reasoning.atom_counts import asked_element, counts_several_elements
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
+from chemground.reasoning.question_text import (
+    answer_options,
+    protected_names_joined,
+    reaction_smiles_in_words,
+    workup_mentions,
+)
 from chemground.reasoning.roles import infer_roles
 from chemground.reasoning.salt_forms import mark_salt_forms
 
@@ -68,137 +74,6 @@ def _classify_before_aside(masked: str) -> Aspect | None:
         if before is not None:
             return before
     return classify_aspect(masked)
-
-
-# "CCO.CC(=O)O>>CCOC(C)=O", "A.B>C>?": a reaction SMILES (reactants > agents > products)
-_REACTION_SMILES = re.compile(r"(?<![^\s(\[])([^\s>]+)>([^\s>]*)>([^\s>]*)")
-
-
-def _smiles_parts(sides: list[str]) -> list[list[str]] | None:
-    from chemground.chem.structure import structure_from_smiles
-
-    parts = [[part for part in side.split(".") if part] for side in sides]
-    try:
-        for part in (part for side in parts for part in side):
-            structure_from_smiles(part)
-    except ChemgroundError:
-        return None
-    return parts
-
-
-# "N-Boc benzylamine", "O-TBS phenol": a protecting group written with its locant before a name
-# names the protected compound; read apart, the group was dropped and the question answered for
-# benzylamine. Joined ("N-Boc-benzylamine"), the name resolves (OPSIN) or stays unresolved, said.
-_PROTECTED_NAME = re.compile(
-    r"\b([NO]-(?:Boc|Cbz|Fmoc|Ts|Ms|Tf|Ac|Bz|Bn|TBS|TBDMS|TIPS|TES|TMS|PMB|MOM|THP|Tr|Piv|Alloc|"
-    r"Troc|Teoc|SEM))\s+(?=[a-z0-9(])"
-)
-
-
-def protected_names_joined(text: str) -> str:
-    """``text`` with a protecting group and its locant joined to the name after it ("N-Boc
-    benzylamine" -> "N-Boc-benzylamine"), so the two are read as one compound.
-
-    Args:
-        text: the question.
-
-    Returns:
-        The question, each such pair joined by a hyphen.
-    """
-    return _PROTECTED_NAME.sub(r"\1-", text)
-
-
-def reaction_smiles_in_words(text: str) -> str:
-    """``text`` with each reaction SMILES spelled out as a reaction: "A.B>C>D" becomes
-    "A + B -> D using C", and "A.B>>?" becomes "A + B -> ?".
-
-    The mention finder reads molecules, not reactions: a whole reaction SMILES was one
-    unresolvable word, and "A.B" one mixture. Spelled out, each molecule is a mention and the
-    role words ("+", "->", "using") give each its role. A form whose parts are not all SMILES
-    is left as written.
-
-    Args:
-        text: the question.
-
-    Returns:
-        The question, each reaction SMILES rewritten.
-    """
-
-    def spell(match: re.Match) -> str:
-        reactants, agents, products = match.group(1, 2, 3)
-        tail = ""
-        while products and products[-1] in "?,;:.":  # the sentence's, not the SMILES'
-            tail = products[-1] + tail
-            products = products[:-1]
-        parts = _smiles_parts([reactants, agents, products])
-        if parts is None and products.endswith(")"):  # "(A>>B)": the bracket closes the text
-            tail, products = ")" + tail, products[:-1]
-            parts = _smiles_parts([reactants, agents, products])
-        if parts is None:
-            return match.group(0)
-        words = " + ".join(parts[0]) + " -> " + (" + ".join(parts[2]) or "?")
-        if parts[1]:
-            words += " using " + ", ".join(parts[1])
-        return words + (tail if parts[2] or not tail.startswith("?") else tail[1:])
-
-    return _REACTION_SMILES.sub(spell, text) if ">" in text else text
-
-
-# "PhCHO + vinylMgBr, THF, 0 °C, then sat. NH4Cl -> ?": the quench or work-up after the
-# reaction, which a record does not list among its participants
-_WORKUP_BEFORE = re.compile(
-    r"(\b(quench(ed|ing)? (with|by|in(to)?)|work(ed)?[- ]?up (with|in|using)|poured (in)?to)\s+"
-    r"({modifier})*"
-    # "then sat. NH4Cl", "then 1 M HCl": an aqueous quench; "then TBAF" is a next step
-    r"|\bthen\s+({modifier})+)$".format(
-        modifier=r"(sat(urated)?|aq(ueous)?|dil(ute)?|conc(entrated)?|cold|ice-cold)\.?\s+"
-        r"|\d+(\.\d+)?\s*m\s+"
-    ),
-    re.IGNORECASE,
-)
-
-
-def _workup_mentions(text: str, mentions: list) -> tuple[list, list[str]]:
-    """Mentions of the quench or work-up ("then sat. NH4Cl", "quenched with water"), left out of
-    the compounds a record must hold: the records list what reacted, not how it was worked up.
-    Returns the mentions kept and a note per mention left out (said, not silently dropped)."""
-    kept, notes = [], []
-    for mention in mentions:
-        if kept and _WORKUP_BEFORE.search(text[max(0, mention.start - 60) : mention.start]):
-            notes.append(f"read {mention.text!r} as the work-up, not as a reaction participant")
-        else:
-            kept.append(mention)
-    return kept, notes
-
-
-# "benzaldehyde + acetone, aq NaOH - what's the product, benzalacetone or dibenzalacetone?": the
-# compounds after the question are the answers offered, not compounds the record must hold
-_OPTIONS_BEFORE = re.compile(r"([,:;–—]|\s-|\b(is it|either))\s*$", re.IGNORECASE)
-_OPTION_JOIN = re.compile(r"\s*,?\s*(\bor\b|,)\s*", re.IGNORECASE)
-
-
-def _answer_options(text: str, mentions: list) -> tuple[list, list[str]]:
-    """The mentions with the trailing answers offered ("..., A or B?") left out, and a note
-    naming them. Only when the question ends with them and names other compounds before."""
-    if len(mentions) < 3 or not re.fullmatch(r"[\s?.!]*", text[mentions[-1].end :]):
-        return mentions, []
-    offered = [mentions[-1]]
-    for mention in reversed(mentions[:-1]):
-        if not _OPTION_JOIN.fullmatch(text[mention.end : offered[0].start]):
-            break
-        offered.insert(0, mention)
-    while len(offered) > 2 and len(offered) >= len(mentions):
-        offered.pop(0)  # "for isoamyl acetate, H2SO4 or HCl?": the first is what is asked about
-    if (
-        len(offered) < 2
-        or len(offered) == len(mentions)
-        or not any(re.search(r"\bor\b", text[a.end : b.start], re.I) for a, b in pairwise(offered))
-        or not _OPTIONS_BEFORE.search(text[: offered[0].start])
-    ):
-        return mentions, []
-    names = " or ".join(repr(m.text) for m in offered)
-    note = f"read {names} as the answers offered, not as compounds the reaction must have"
-    return mentions[: -len(offered)], [note]
 
 
 def _defined_in_brackets(text: str, mentions: list) -> tuple[list, list[str]]:
@@ -271,7 +146,7 @@ class RuleParser:
         # "non-hydrogen atoms" (heavy atoms) names no compound
         mentions = [m for m in mentions if not re.fullmatch(r"non-?hydrogens?", m.text, re.I)]
         mentions, defined = _defined_in_brackets(text, mentions)
-        mentions, workup = _workup_mentions(text, mentions)
+        mentions, workup = workup_mentions(text, mentions)
         word_notes = word_notes + defined + workup
         counted = asked_element(text)
         if counted is not None:  # "how many hydrogens in hexane": the element is no compound
@@ -329,7 +204,7 @@ class RuleParser:
         kind, mentions, aspect = split_asked_kind(text, mentions, aspect)
         excluded, mentions = split_excluded(text, mentions, aspect)
         if aspect is not None and aspect.level == "reaction":
-            mentions, offered = _answer_options(text, mentions)
+            mentions, offered = answer_options(text, mentions)
             problems += offered
         if (
             aspect == Aspect.NAME_TO_SMILES
