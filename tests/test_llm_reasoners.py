@@ -246,3 +246,23 @@ def test_a_condition_asked_shows_the_procedure_text_only_when_the_record_lacks_i
     assert "stirred at 60 °C" in unstated
     ambient = format_evidence([reaction(temperature_text="ambient")], Aspect.TEMPERATURE)
     assert "temperature ambient" in ambient and "None" not in ambient
+
+
+def test_adaptive_grounding_of_labels_alone_is_replaced_by_the_cited_records(
+    small_kb_path, opsin, tmp_path
+):
+    """The real 1.5B model answered the grounding step with "[E1]" alone; given nothing to
+    execute on, it then wrote "350.17 g/mol" for aspirin. The execute step now gets the cited
+    record's facts."""
+    with FakeOpenAIServer() as server:
+        server.queue(
+            "1. Find the compound.\n2. Read its molecular weight.",
+            "[E1]",
+            "From [E1].\nAnswer: 180.16 g/mol",
+        )
+        qa = make_qa(small_kb_path, opsin, tmp_path, server)
+        answer = qa.ask("What is the molecular weight of aspirin?", reasoner="adaptive")
+        execute_prompt = server.requests[2]["body"]["messages"][1]["content"]
+    assert "molecular weight 180.1" in execute_prompt
+    assert answer.trace["steps"][1]["grounding_replaced_by_evidence"] is True
+    assert answer.status == "answered" and answer.value == 180.16

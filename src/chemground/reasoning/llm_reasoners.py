@@ -372,6 +372,14 @@ class CoTReasoner(LLMReasoner):
         return self._call(prompt, run, "reason")
 
 
+_LABEL = re.compile(r"\[E(\d+)\]")
+
+
+def _states_facts(grounding: str) -> bool:
+    """Whether a grounding step quotes any fact, beyond evidence labels and punctuation."""
+    return len(re.findall(r"[A-Za-z0-9]", _LABEL.sub(" ", grounding))) >= 12
+
+
 class AdaptiveReasoner(LLMReasoner):
     """Plan a reasoning prototype, ground it in the evidence, execute (three calls)."""
 
@@ -404,6 +412,17 @@ class AdaptiveReasoner(LLMReasoner):
                     evidence=evidence_text,
                 )
             grounding = self._call(prompt, run, "ground")
+            if not _states_facts(grounding):
+                # the real 1.5B model answered the grounding step with a label alone ("[E1]"),
+                # and the execute step, given nothing to execute on, invented a weight: it gets
+                # the cited records themselves instead
+                cited = [
+                    evidence[int(n) - 1]
+                    for n in dict.fromkeys(_LABEL.findall(grounding))
+                    if 1 <= int(n) <= len(evidence)
+                ]
+                grounding = format_evidence(cited or evidence, query.aspect)
+                run.steps[-1]["grounding_replaced_by_evidence"] = True
             prompt = render(
                 "reasoning/adaptive_execute",
                 question=query.question,
