@@ -38,6 +38,8 @@ sys.path.insert(0, str(HERE.parent / "src"))
 from _common import machine_line, markdown_table, write_section  # noqa: E402
 from rdkit import Chem, RDLogger  # noqa: E402
 
+from chemground.reasoning.extractive import CONDITION_KEYS  # noqa: E402
+
 RDLogger.DisableLog("rdApp.*")
 
 DATA = HERE / "user_questions"
@@ -287,14 +289,7 @@ def value_right(gold: dict, answer: dict) -> bool:
 
 # A question asking several facts of one record ("solvent and base for ...") is answered with a
 # value holding each, keyed as a conditions value; a gold for one of them scores its part.
-_CONDITION_KEY_OF_ASPECT = {
-    "solvent": "solvents",
-    "catalyst": "catalysts",
-    "reagent": "reagents",
-    "temperature": "temperature_c",
-    "time": "time_h",
-    "yield": "yield_percent",
-}
+_CONDITION_KEY_OF_ASPECT = {aspect.value: key for aspect, key in CONDITION_KEYS.items()}
 
 
 def _part_asked(item: dict, answer: dict) -> dict:

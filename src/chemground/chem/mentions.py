@@ -457,14 +457,14 @@ def _words(text: str) -> list[_Word]:
         if contraction and contraction.group(1).isalpha():
             word = contraction.group(1)  # "I'm" -> "I", "ibuprofen's" -> "ibuprofen"
             word, start = _strip(word, start)
-        if len(word) > 2 and word[0] == "(" and _closing_paren(word) == len(word) - 1:
+        if len(word) > 2 and word[0] == "(" and closing_paren(word) == len(word) - 1:
             word, start = word[1:-1], start + 1  # "(THF)", "(green)": the brackets are the text's
         if word:
             out.append(_Word(word, start, start + len(word)))
     return out
 
 
-def _closing_paren(token: str) -> int:
+def closing_paren(token: str) -> int:
     """Where the bracket that opens ``token`` closes (-1: it does not)."""
     depth = 0
     for index, char in enumerate(token):
@@ -826,10 +826,10 @@ class MentionFinder:
             return []
         out = []
         for match in SURFACTANT_NAME.finditer(text):  # "Triton X-100": no single structure
-            first = next((i for i, w in enumerate(words) if w.start == match.start()), None)
-            last = next((i for i, w in enumerate(words) if w.end >= match.end()), None)
-            if first is None or last is None or any(taken[first : last + 1]):
+            span = _free_words(words, taken, match, end_inside_word=True)
+            if span is None:
                 continue
+            first, last = span
             raw = match.group(0)
             out.append(
                 Mention(
@@ -839,10 +839,10 @@ class MentionFinder:
             for k in range(first, last + 1):
                 taken[k] = True
         for match in _EVERYDAY_NAME.finditer(text):
-            first = next((i for i, w in enumerate(words) if w.start == match.start()), None)
-            last = next((i for i, w in enumerate(words) if w.end == match.end()), None)
-            if first is None or last is None or any(taken[first : last + 1]):
+            span = _free_words(words, taken, match, end_inside_word=False)
+            if span is None:
                 continue
+            first, last = span
             raw = match.group(0)
             hits = [h for h in self.kb.lookup_name(normalize_name(raw)) if h.structure is not None]
             keys = {h.structure.inchikey for h in hits}
@@ -1717,6 +1717,20 @@ _UNKNOWN_SYSTEMATIC = (
 _GREEK_PREFIX = re.compile(
     r"^(?:[a-zα-ω]|alpha|beta|gamma|delta|epsilon|omega|\([+-]\)|[+-])-(?=[a-z]{4})"
 )
+
+
+def _free_words(words: list[_Word], taken: list[bool], match: re.Match, end_inside_word: bool):
+    """The first and last of ``words`` a pattern's match covers, None when a word there is taken
+    or the match does not start at a word (nor end at one; with ``end_inside_word`` it may end
+    inside the last word)."""
+    first = next((i for i, w in enumerate(words) if w.start == match.start()), None)
+    if end_inside_word:
+        last = next((i for i, w in enumerate(words) if w.end >= match.end()), None)
+    else:
+        last = next((i for i, w in enumerate(words) if w.end == match.end()), None)
+    if first is None or last is None or any(taken[first : last + 1]):
+        return None
+    return first, last
 
 
 def _unresolved_name(raw: str, start: int, reason: str) -> Mention:

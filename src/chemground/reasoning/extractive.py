@@ -175,7 +175,7 @@ def _hedge_unnamed_isomer(query: QueryTuple, evidence: list[Evidence], reasoned:
 
 # A record's condition facts, keyed as the conditions value (``_read(Aspect.CONDITIONS)``) keys
 # them: a question asking several of them gets one value holding each.
-_CONDITION_KEYS = {
+CONDITION_KEYS = {
     Aspect.SOLVENT: "solvents",
     Aspect.CATALYST: "catalysts",
     Aspect.REAGENT: "reagents",
@@ -732,16 +732,16 @@ class ExtractiveReasoner:
             )
             notes.append(f"closest match only: {top.why}")
         others = also_asked(query.question, aspect)
-        if others and aspect in _CONDITION_KEYS and all(o in _CONDITION_KEYS for o in others):
+        if others and aspect in CONDITION_KEYS and all(o in CONDITION_KEYS for o in others):
             # "what solvent and what temperature?": the value holds both, keyed as a conditions
             # value is ({"solvents": [...], "temperature_c": 80.0}), not the first one alone
-            value = {_CONDITION_KEYS[aspect]: value}
+            value = {CONDITION_KEYS[aspect]: value}
         for other in others:
             # "the yield and temperature of ...": each fact from the same record
             more = self._read(other, unfiltered.get(top.id, top.record))
             text += " " + (more[0] if more else f"The record gives no {other.value}.")
-            if isinstance(value, dict) and other in _CONDITION_KEYS:
-                value[_CONDITION_KEYS[other]] = more[1] if more else None
+            if isinstance(value, dict) and other in CONDITION_KEYS:
+                value[CONDITION_KEYS[other]] = more[1] if more else None
         if isinstance(value, dict) and isinstance(value.get("temperature_c"), str):
             value["temperature_text"] = value.pop("temperature_c")  # "reflux", no number
         source = top.record.get("source") or top.record.get("dataset")

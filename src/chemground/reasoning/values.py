@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from chemground.chem.mentions import MentionFinder
+from chemground.chem.mentions import MentionFinder, closing_paren
 from chemground.chem.structure import structure_from_smiles
 from chemground.errors import ChemgroundError
 from chemground.reasoning.query import Aspect
@@ -51,20 +51,12 @@ def first_number(text: str) -> float | None:
 _ROMAN_OR_NUMBER = re.compile(r"^(?:[IVX]+|\d+|[+-]?\d*[+-]?)$")
 
 
-def _balanced(text: str) -> bool:
-    depth = 0
-    for char in text:
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if depth < 0:
-            return False
-    return depth == 0
-
-
 def _without_smiles(name: str) -> str:
     if not name.endswith(")") or " (" not in name:
         return name
     start = name.rfind(" (")
-    while start >= 0 and not _balanced(name[start + 2 : -1]):
+    # the bracket that opens at start + 1 must be the one that closes the name
+    while start >= 0 and closing_paren(name[start + 1 :]) != len(name) - start - 2:
         start = name.rfind(" (", 0, start)
     if start < 0:
         return name

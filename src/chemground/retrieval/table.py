@@ -448,9 +448,10 @@ class TableRetriever:
                 and t.mention.resolved_by == "fuzzy"
                 and role_accepts(t.mention.role, role)
             ]
+            only_corrected = bool(corrected) and exact + len(corrected) == len(targets)
             if exact == len(targets):
                 why += ", in the roles asked)"
-            elif corrected and exact + len(corrected) == len(targets):
+            elif only_corrected:
                 why += (
                     ", in the roles asked, reading "
                     + ", ".join(
@@ -476,11 +477,7 @@ class TableRetriever:
                     provenance={
                         "source": reactions[reaction_id].source,
                         "dataset": reactions[reaction_id].dataset,
-                        **(
-                            {"only_corrected_names": True}
-                            if corrected and exact + len(corrected) == len(targets)
-                            else {}
-                        ),
+                        **({"only_corrected_names": True} if only_corrected else {}),
                     },
                 )
             )
