@@ -390,6 +390,7 @@ ELEVENTH_ROUND_LAST_ID = 1566  # round 11 ends here; round 12 (a ninth author's,
 TWELFTH_ROUND_LAST_ID = 1658  # round 12 ends here; round 13 (a tenth author's, blind) follows
 THIRTEENTH_ROUND_LAST_ID = 1751  # round 13 ends; round 14 (an eleventh author's, blind) follows
 FOURTEENTH_ROUND_LAST_ID = 1844  # round 14 ends; round 15 (a twelfth author's, blind) follows
+FIFTEENTH_ROUND_LAST_ID = 1937  # round 15 ends; round 16 (a thirteenth author's, blind) follows
 
 
 def round_of(item: dict) -> str:
@@ -420,7 +421,9 @@ def round_of(item: dict) -> str:
         return "round 12"
     if number <= THIRTEENTH_ROUND_LAST_ID:
         return "round 13"
-    return "round 14" if number <= FOURTEENTH_ROUND_LAST_ID else "round 15"
+    if number <= FOURTEENTH_ROUND_LAST_ID:
+        return "round 14"
+    return "round 15" if number <= FIFTEENTH_ROUND_LAST_ID else "round 16"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:

@@ -47,6 +47,7 @@ SOURCES = (
     "questions_round13.txt",  # a tenth author's fresh questions, written blind, after round 12
     "questions_round14.txt",  # an eleventh author's fresh questions, written blind, after round 13
     "questions_round15.txt",  # a twelfth author's fresh questions, written blind, after round 14
+    "questions_round16.txt",  # a thirteenth author's fresh questions, written blind, after round 15
 )
 SEED = 13
 DEV_FRACTION = 0.7
