@@ -518,9 +518,9 @@ def test_alternative_reactants_are_not_taken_for_offered_choices(qa):
         "which catalyst for the Suzuki coupling of bromobenzene or iodobenzene with "
         "phenylboronic acid?"
     )
-    from chemground.reasoning.options import without_offered_options
+    from chemground.reasoning.options import read_offered
 
-    assert without_offered_options(query) is query
+    assert read_offered(query) is query
 
 
 # -- an eighth blind round (round 10) ----------------------------------------------------------
@@ -558,15 +558,15 @@ def test_a_reagent_named_like_its_reaction_class_is_still_the_compound(qa):
 def test_three_offered_solvents_and_a_bare_list_solvent(qa):
     """'which solvent - THF, DMF or neat Et3N?' offers three; in '2-nitroanisole H2 Pd/C MeOH
     product' methanol is the solvent, not a reactant the record must hold."""
-    from chemground.reasoning.options import without_offered_options
+    from chemground.reasoning.options import read_offered
 
     query = qa.parse(
         "for the Suzuki coupling of bromobenzene, which solvent - THF, DMF or neat Et3N?"
     )
-    kept = without_offered_options(query).mentions
+    kept = read_offered(query).mentions
     assert [m.text for m in kept] == ["bromobenzene"]
     notebook = qa.parse("benzoic acid, toluene, EtOH, water - catalyst?")
-    assert without_offered_options(notebook) is notebook  # commas alone offer no choice
+    assert read_offered(notebook) is notebook  # commas alone offer no choice
     listed = qa.parse("nitrobenzene H2 Pd/C MeOH product")
     assert next(m for m in listed.mentions if m.text == "MeOH").role is None
 

@@ -146,7 +146,10 @@ def test_answers_offered_in_the_question_are_not_required_participants(ask_json)
     )
     assert data["status"] == "answered"
     assert "CC(=O)/C=C/c1ccccc1" in data["value"]
-    assert any("answers offered" in n for n in data["notes"])
+    assert any("offered as the choice for the product" in n for n in data["notes"])
+    assert "'benzalacetone': yes, as the product; 'dibenzalacetone': not in this record" in (
+        data["answer"]
+    )
 
 
 def test_a_misspelt_name_in_an_exact_match_is_said_not_called_a_mismatch(ask_json):

@@ -824,16 +824,20 @@ def refine(query: QueryTuple) -> QueryTuple:
     if aspect in NO_STRUCTURE_NEEDED:
         # Formulas in an equation or an amount are read from the text by the tools channel.
         problems = [p for p in problems if "could not be resolved" not in p]
-    if aspect is not None and aspect.level == "reaction":
-        from chemground.reasoning.options import without_offered_options
-        from chemground.reasoning.reaction_classes import find_classes, without_class_words
+    offered: list = []
+    if aspect is None or aspect.level == "reaction":
+        from chemground.reasoning.options import read_offered
 
-        # "was the solvent DMF or DCM?": the choices offered are no compounds to match
-        offered = without_offered_options(
+        # "was the solvent DMF or DCM?", "did it use Pd(PPh3)4?": the choices offered or
+        # checked are no compounds to match, and a check says what is asked
+        read = read_offered(
             query.model_copy(update={"aspect": aspect, "mentions": mentions, "problems": problems})
         )
-        if offered.mentions != mentions:
-            mentions, problems = offered.mentions, offered.problems
+        if read.offered or read.aspect is not aspect:
+            aspect, mentions, problems = read.aspect, read.mentions, read.problems
+            offered = read.offered
+    if aspect is not None and aspect.level == "reaction":
+        from chemground.reasoning.reaction_classes import find_classes, without_class_words
 
         classes = find_classes(query.question)
         if classes:  # "reagent for Boc deprotection?": the class is what is asked about
@@ -852,6 +856,7 @@ def refine(query: QueryTuple) -> QueryTuple:
         and mentions is query.mentions
         and problems == query.problems
         and classifier is query.aspect_classifier
+        and not offered
     ):
         return query
     level = aspect.level if aspect else query.level
@@ -862,6 +867,7 @@ def refine(query: QueryTuple) -> QueryTuple:
             "problems": problems,
             "level": level,
             "aspect_classifier": classifier,
+            "offered": offered,
         }
     )
 

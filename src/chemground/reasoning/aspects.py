@@ -421,7 +421,9 @@ _RULES: list[tuple[Aspect, str]] = (
         ),
         (
             Aspect.TEMPERATURE,
-            r"\btemperature\b|\btemps?\b|\btemp(er|re)a?ture\b|\btempreature\b|\bhow "
+            # "is aspirin stable at room temperature?" asks no temperature
+            r"(?<!room )(?<!ambient )(\btemperature\b|\btemps?\b|\btemp(er|re)a?ture\b"
+            r"|\btempreature\b)|\bhow "
             r"(hot|warm|cold)\b|\bat what temp|\b°c\b|\bdegrees\b|\bheated to\b",
         ),
         (
@@ -730,7 +732,11 @@ _ALSO_ASKED: tuple[tuple[Aspect, re.Pattern], ...] = (
     # yield" and "the yield of the product of ..." ask for the yield only
     (
         Aspect.PRODUCT,
-        re.compile(r"\b(main |major )?products?\b(?!\s+(of|from|when|formed|yields?|ratio)\b)"),
+        re.compile(
+            r"\b(main |major )?products?\b(?!\s+(of|from|when|formed|yields?|ratio)\b)"
+            # "what forms, and at what temperature?", "what do I get ..., and how long?"
+            r"|\bwhat (forms|is formed|will form|do (i|we|you) get|comes out)\b"
+        ),
     ),
 )
 # Computed facts asked beside another ("the formula of artemisinin, and how many stereocentres

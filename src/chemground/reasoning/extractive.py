@@ -173,9 +173,34 @@ def _hedge_unnamed_isomer(query: QueryTuple, evidence: list[Evidence], reasoned:
     return reasoned
 
 
-# A record's condition facts, keyed as the conditions value (``_read(Aspect.CONDITIONS)``) keys
-# them: a question asking several of them gets one value holding each.
+def _offered_verdict(query: QueryTuple, record: dict[str, Any]) -> str | None:
+    """What the record says of each compound a question offers or checks ("did it use Cs2CO3 or
+    K2CO3?"): the role it has there, or that the record does not have it."""
+    if not query.offered:
+        return None
+    roles = {}
+    asked = CONDITION_KEYS.get(query.aspect)  # type: ignore[arg-type]
+    # the role asked first: methanol of a Fischer esterification in methanol is its solvent
+    keys = ("solvents", "catalysts", "reagents", "reactants", "products")
+    for key in sorted(keys, key=lambda k: k != asked):
+        for participant in record.get(key) or []:
+            skeleton = participant_skeleton(participant)
+            if skeleton is not None:
+                roles.setdefault(skeleton, key[:-1])
+    said = []
+    for mention in query.offered:
+        role = roles.get(mention.inchikey[:14]) if mention.inchikey else None
+        said.append(f"{mention.text!r}: {'yes, as the ' + role if role else 'not in this record'}")
+    if len(query.offered) == 1:
+        return ("Yes" if "yes," in said[0] else "No") + f" ({said[0]})."
+    return "Of the compounds asked about: " + "; ".join(said) + "."
+
+
+# A record's facts asked together, keyed as the conditions value (``_read(Aspect.CONDITIONS)``)
+# keys them (the product as "products"): a question asking several of them gets one value
+# holding each.
 CONDITION_KEYS = {
+    Aspect.PRODUCT: "products",
     Aspect.SOLVENT: "solvents",
     Aspect.CATALYST: "catalysts",
     Aspect.REAGENT: "reagents",
@@ -731,6 +756,9 @@ class ExtractiveReasoner:
                 f"({top.why}) gives: {text}"
             )
             notes.append(f"closest match only: {top.why}")
+        verdict = _offered_verdict(query, unfiltered.get(top.id, top.record))
+        if verdict is not None:
+            text = f"{verdict} {text}"
         others = also_asked(query.question, aspect)
         if others and aspect in CONDITION_KEYS and all(o in CONDITION_KEYS for o in others):
             # "what solvent and what temperature?": the value holds both, keyed as a conditions

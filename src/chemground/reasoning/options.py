@@ -5,6 +5,14 @@ The options are candidates for the answer, not compounds the reaction must conta
 constraints, no record holds both DMF and DCM, and the answer fell back to "no reaction matches
 all of ...". They are taken out of the mentions a record must match, and a note names them; the
 record's own solvent (or product) is then the answer, and the chemist sees which option it is.
+
+A yes/no question checks one choice the same way: "did the Suzuki of 2-bromopyridine use
+Pd(PPh3)4?", "was the Grignard of PhMgBr with benzophenone done in THF?", "... - did it use
+Cs2CO3 or K2CO3?". No role word says what is asked, so the compounds checked say it (a common
+solvent asks the solvent, a transition-metal compound the catalyst, anything else a reagent);
+the answer gives the record's participants of that role and says of each compound checked
+whether the record has it (``QueryTuple.offered``). "Is it run at 90 °C?" checks a condition:
+the condition is what is asked. Before, these were answered with the product, or not understood.
 """
 
 from __future__ import annotations
@@ -12,7 +20,8 @@ from __future__ import annotations
 import itertools
 import re
 
-from chemground.chem.solvents import is_common_solvent
+from chemground.chem.solvents import agent_role, has_transition_metal, is_common_solvent
+from chemground.kb.records import Role
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 
 # mentions joined as alternatives: "DMF or DCM", "DMF vs DCM", "THF, DMF or neat Et3N" (a run
@@ -30,8 +39,62 @@ _ROLE_WORDS = {
     ),
     Aspect.PRODUCT: r"products?|get|gets|give|gives|form|forms|obtain|isolate|end up with|is it",
 }
+_CLOSING_OPTIONS_BEFORE = re.compile(r"([,:;–—]|\s-|\b(is it|either))\s*$", re.IGNORECASE)
 _PARTICIPANT_WORDS = r"of|for|with|from|in|on|to|by|into|and|between|using"
 _BEFORE_OPTIONS = 48  # characters before the first option searched for the role's words
+
+# a yes/no question, or its last clause: "... Suzuki: was the base Cs2CO3?", "did it use ..."
+_CLAUSE_BREAK = re.compile(r"[:;–—]\s*|\s-\s+|[.!?]\s+")
+_YES_NO = re.compile(r"^\s*(and\s+|so\s+)?(is|was|were|are|did|does|do|has|have|had)\b", re.I)
+# the words that put the compounds at the end of the clause to the check: a verb of use or of
+# running the reaction, a role word, or "is it"; "does A react with B?" checks nothing
+_CHECKED_BEFORE = re.compile(
+    r"\b(use[ds]?|using|employ(ed|s)?|need(ed|s)?|require[ds]?|add(ed|s)?|"
+    r"(run|done|carried out|performed|conducted|made|heated|stirred|refluxed)\s+(in|with|using|"
+    r"over|under)|with|in|is it|was it|the (base|solvent|catalyst|reagent|acid|oxidant|reductant|"
+    r"ligand)(\s+(is|was|used))?|as (the )?(base|solvent|catalyst|reagent))"
+    r"(\s+(the|a|an|some|neat|aq\.?|aqueous|dry|anhydrous))?\s*$",
+    re.IGNORECASE,
+)
+_CHECK_VERB = re.compile(
+    r"\b(use[ds]?|using|employ(ed|s)?|need(ed|s)?|require[ds]?|add(ed|s)?|run|done|carried out|"
+    r"performed|conducted|heated|stirred|refluxed|is it|was it|base|solvent|catalyst|reagent)\b",
+    re.IGNORECASE,
+)
+_FRONTED_CHECK = re.compile(r"^\s*(is|was|were|are)\s+(the\s+)?", re.IGNORECASE)
+_USED_AFTER = re.compile(
+    r"\s+(really\s+)?(used|added|needed|required|employed)\s+(in|for|during|with)\b", re.I
+)
+_ROLE_WORD = re.compile(
+    r"\b(base|solvent|catalyst|ligand|reagent|acid|oxidant|reductant)\b", re.IGNORECASE
+)
+_ROLE_OF_WORD = {
+    "solvent": Aspect.SOLVENT,
+    "catalyst": Aspect.CATALYST,
+    "ligand": Aspect.CATALYST,
+}
+_ROLE_ASPECT = {Role.SOLVENT: Aspect.SOLVENT, Role.CATALYST: Aspect.CATALYST}
+# "is the Suzuki of A with B run at 90 °C?", "... for 12 h?", "... in 90% yield?"
+_CONDITION_CHECKED = (
+    (
+        Aspect.TEMPERATURE,
+        re.compile(
+            r"\b(at|under)\s+(-?\d+(\.\d+)?\s*°?\s*c|rt|r\.t\.|room temp(erature)?|reflux|"
+            r"ambient( temperature)?)\s*[?.!]*\s*$",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        Aspect.TIME,
+        re.compile(
+            r"\b(for\s+\d+(\.\d+)?\s*(h|hr|hrs|hours?|min|minutes?|days?)|overnight)\s*[?.!]*\s*$",
+            re.IGNORECASE,
+        ),
+    ),
+    (Aspect.YIELD, re.compile(r"\bin\s+\d+(\.\d+)?\s*%\s*(yield)?\s*[?.!]*\s*$", re.I)),
+)
+# the readings a check may replace: the product rules' default, or nothing read at all
+_DEFAULT_READINGS = (None, Aspect.PRODUCT, Aspect.REACTIONS)
 
 
 def _runs(question: str, mentions: list[QueryMention]) -> list[list[QueryMention]]:
@@ -58,6 +121,13 @@ def _runs(question: str, mentions: list[QueryMention]) -> list[list[QueryMention
     return runs
 
 
+def _named_first(run: list[QueryMention], mentions: int) -> list[QueryMention]:
+    """A run of three or more mentions that holds every mention of the question, without its
+    first: "for isoamyl acetate, H2SO4 or HCl?" asks about isoamyl acetate and offers the
+    other two."""
+    return run[1:] if len(run) > 2 and len(run) == mentions else run
+
+
 def _offered_for(query: QueryTuple, run: list[QueryMention]) -> bool:
     """Whether the run of alternatives is offered as the answer to the asked role."""
     if query.aspect == Aspect.SOLVENT and all(
@@ -67,6 +137,14 @@ def _offered_for(query: QueryTuple, run: list[QueryMention]) -> bool:
     words = _ROLE_WORDS.get(query.aspect)  # type: ignore[arg-type]
     if words is None:
         return False
+    if (
+        len(run) > 1
+        and re.fullmatch(r"[\s?.!]*", query.question[run[-1].end :])
+        and _CLOSING_OPTIONS_BEFORE.search(query.question[: run[0].start])
+    ):
+        # "benzaldehyd + acetone, aq NaOH – what's the prodcut, benzalacetone or
+        # dibenzalacetone?": the choice that closes the question, after a break
+        return True
     start = run[0].start
     if len(run) == 1:  # "2- or 3-acetylthiophene": the locants sit before the name
         start = _LOCANT_CHOICE.search(query.question[:start]).start()  # type: ignore[union-attr]
@@ -76,23 +154,145 @@ def _offered_for(query: QueryTuple, run: list[QueryMention]) -> bool:
     return bool(re.search(rf"\b({words})\b(?![^.?!]*\b({_PARTICIPANT_WORDS})\b)[^.?!]*$", before))
 
 
-def without_offered_options(query: QueryTuple) -> QueryTuple:
-    """``query`` without the compounds it offers as choices for its asked role, and with a note
-    that names them.
+def _last_clause_start(question: str) -> int:
+    """Where the question's last clause starts (after its last colon, dash or sentence end)."""
+    body = question.rstrip(" ?.!")
+    breaks = list(_CLAUSE_BREAK.finditer(body))
+    return breaks[-1].end() if breaks else 0
+
+
+def _checked(query: QueryTuple) -> tuple[Aspect, list[QueryMention]] | None:
+    """The aspect a yes/no or either/or check asks, and the compounds it checks (none for a
+    condition), when the question is one and the rules read no other fact; else None."""
+    if query.aspect not in _DEFAULT_READINGS:
+        return None
+    question = query.question
+    start = _last_clause_start(question)
+    clause = question[start:]
+    yes_no = _YES_NO.search(clause) is not None
+    resolved = [m for m in query.mentions if m.resolved and m.smiles]
+    if yes_no and _names_a_reaction(question, resolved):
+        for aspect, pattern in _CONDITION_CHECKED:
+            if pattern.search(clause):
+                return aspect, []
+    runs = [
+        run
+        for run in _runs(question, query.mentions)
+        if len(run) > 1 and re.fullmatch(r"[\s?.!]*", question[run[-1].end :])
+    ]
+    # "was Et3N used in the Boc protection of benzylamine?": the compound checked comes first
+    fronted = _FRONTED_CHECK.match(clause)
+    first_checked = [
+        m
+        for m in query.mentions
+        if fronted is not None
+        and m.start == start + fronted.end()
+        and _USED_AFTER.match(question[m.end :])
+    ]
+    if not first_checked:
+        fronted = None
+    if runs:
+        checked = runs[-1]
+    elif first_checked:
+        checked = first_checked[:1]
+    else:
+        last = query.mentions[-1] if query.mentions else None
+        if last is None or not re.fullmatch(r"[\s?.!]*", question[last.end :]):
+            return None
+        checked = [last]
+    first = checked[0].start
+    if first < start or not all(m.resolved and m.smiles for m in checked):
+        return None
+    # the clause's words before the compounds checked, its other compounds masked ("did the
+    # Suzuki with phenylboronic acid use ...": no acid is asked)
+    chars = list(question[:first])
+    for m in query.mentions:
+        if m.end <= first:
+            chars[m.start : m.end] = "x" * (m.end - m.start)
+    before = "".join(chars)[start:]
+    either_or = len(checked) > 1 and re.search(r"\b(is it|was it|either)\s*$|[,]\s*$", before)
+    if fronted is None and (
+        not (yes_no or either_or)
+        or not _CHECKED_BEFORE.search(before)
+        or not ((yes_no and _CHECK_VERB.search(before)) or either_or)
+    ):
+        return None
+    others = [m for m in resolved if m not in checked]
+    if not others:
+        return None  # "is it DMF or DCM?" alone: nothing names the reaction
+    word = _ROLE_WORD.search(before)
+    if word is not None:
+        return _ROLE_OF_WORD.get(word.group(1).lower(), Aspect.REAGENT), checked
+    used = fronted is not None or (yes_no and _CHECK_VERB.search(before))
+    if not used and not all(_is_agent(m) for m in checked):
+        # "A + B - is it C or D?": products offered (the product rules' options), not agents
+        return None
+    roles = {agent_role(m.smiles) for m in checked}  # type: ignore[arg-type]
+    aspect = _ROLE_ASPECT.get(roles.pop()) if len(roles) == 1 else None
+    return aspect or Aspect.REAGENT, checked
+
+
+def _names_a_reaction(question: str, resolved: list[QueryMention]) -> bool:
+    """Whether a question names a reaction a condition can be checked of: two compounds, or a
+    named reaction ("is the Swern of cyclohexanol run at -78 °C?"); "is aspirin stable at rt?"
+    names none."""
+    from chemground.reasoning.reaction_classes import find_classes
+
+    return len(resolved) >= 2 or bool(resolved and find_classes(question))
+
+
+def _is_agent(mention: QueryMention) -> bool:
+    """Whether a compound is one a reaction is run with (a listed reagent, a common solvent, a
+    transition-metal catalyst), not one it makes."""
+    from chemground.kb.reaction_roles import is_listed_reagent
+
+    return is_listed_reagent(mention.inchikey, mention.smiles) or has_transition_metal(
+        mention.smiles or ""
+    )
+
+
+def read_offered(query: QueryTuple) -> QueryTuple:
+    """``query`` without the compounds it offers as choices for its asked role (or checks in a
+    yes/no question), with a note that names them; a check of a condition ("run at 90 °C?")
+    asks that condition.
 
     Args:
         query: a parsed question.
 
     Returns:
-        The same query when it offers no choices (or asks no solvent, catalyst, reagent or
-        product); otherwise a copy whose mentions leave the options out and whose problems say
-        which they were.
+        The same query when it offers no choices and checks nothing; otherwise a copy whose
+        mentions leave the options out, whose ``offered`` lists them, whose aspect is what the
+        check asks, and whose problems say which they were.
     """
+    check = _checked(query)
+    if check is not None:
+        aspect, checked = check
+        problems = [
+            p for p in query.problems if not p.startswith("could not tell what the question asks")
+        ]
+        if not checked:
+            return query.model_copy(
+                update={"aspect": aspect, "level": "reaction", "problems": problems}
+            )
+        names = " or ".join(repr(m.text) for m in checked)
+        note = (
+            f"{names}: checked by the question, so not required of the reaction; the answer "
+            f"gives the record's {aspect.value} and says whether it has each"
+        )
+        return query.model_copy(
+            update={
+                "aspect": aspect,
+                "level": "reaction",
+                "mentions": [m for m in query.mentions if m not in checked],
+                "offered": checked,
+                "problems": [*problems, note],
+            }
+        )
     if query.aspect not in (Aspect.SOLVENT, Aspect.CATALYST, Aspect.REAGENT, Aspect.PRODUCT):
         return query
-    offered = [
-        m for run in _runs(query.question, query.mentions) if _offered_for(query, run) for m in run
-    ]
+    runs = _runs(query.question, query.mentions)
+    runs = [_named_first(run, len(query.mentions)) for run in runs]
+    offered = [m for run in runs if _offered_for(query, run) for m in run]
     if not offered:
         return query
     kept = [m for m in query.mentions if m not in offered]
@@ -103,4 +303,6 @@ def without_offered_options(query: QueryTuple) -> QueryTuple:
         f"{names}: offered as the choice for the {query.aspect.value}, so not required "
         "of the reaction; the answer gives the record's"
     )
-    return query.model_copy(update={"mentions": kept, "problems": [*query.problems, note]})
+    return query.model_copy(
+        update={"mentions": kept, "offered": offered, "problems": [*query.problems, note]}
+    )

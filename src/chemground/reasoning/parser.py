@@ -22,7 +22,6 @@ from chemground.reasoning.aspects import (
 from chemground.reasoning.atom_counts import asked_element, counts_several_elements
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.question_text import (
-    answer_options,
     protected_names_joined,
     reaction_smiles_in_words,
     workup_mentions,
@@ -203,9 +202,6 @@ class RuleParser:
             resolved = [m for m in mentions if m.resolved]
         kind, mentions, aspect = split_asked_kind(text, mentions, aspect)
         excluded, mentions = split_excluded(text, mentions, aspect)
-        if aspect is not None and aspect.level == "reaction":
-            mentions, offered = answer_options(text, mentions)
-            problems += offered
         if (
             aspect == Aspect.NAME_TO_SMILES
             and resolved

@@ -143,6 +143,10 @@ class QueryTuple(BaseModel):
     asked_kind: QueryMention | None = None
     # "besides DCM, which solvent ...": compounds the answer leaves out (not matched either)
     excluded: list[QueryMention] = Field(default_factory=list)
+    # "was the solvent DMF or DCM?", "did it use Pd(PPh3)4?": the choices a question offers or
+    # checks for the fact it asks; not matched, the answer says whether the record has each
+    # (reasoning/options.py)
+    offered: list[QueryMention] = Field(default_factory=list)
     # the question as the rules read what it asks: greetings and thanks left out, misspelt
     # aspect words corrected ("bioling point of toluene at 20 mbar"); "" when not set
     asked: str = ""

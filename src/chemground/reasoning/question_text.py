@@ -3,13 +3,13 @@
 Before the mentions are found, forms the mention finder cannot read are rewritten: a reaction
 SMILES is spelt out as a reaction, and a protecting group with its locant is joined to the name it
 protects. After, mentions that name no participant the record must hold are set aside, each with a
-note (never silently): the quench or work-up after a reaction, and the answers a question offers.
+note (never silently): the quench or work-up after a reaction. (The answers a question offers
+are read by ``reasoning.options``.)
 """
 
 from __future__ import annotations
 
 import re
-from itertools import pairwise
 
 from chemground.errors import ChemgroundError
 
@@ -119,41 +119,3 @@ def workup_mentions(text: str, mentions: list) -> tuple[list, list[str]]:
         else:
             kept.append(mention)
     return kept, notes
-
-
-# "benzaldehyde + acetone, aq NaOH - what's the product, benzalacetone or dibenzalacetone?": the
-# compounds after the question are the answers offered, not compounds the record must hold
-_OPTIONS_BEFORE = re.compile(r"([,:;–—]|\s-|\b(is it|either))\s*$", re.IGNORECASE)
-_OPTION_JOIN = re.compile(r"\s*,?\s*(\bor\b|,)\s*", re.IGNORECASE)
-
-
-def answer_options(text: str, mentions: list) -> tuple[list, list[str]]:
-    """The mentions with the trailing answers offered ("..., A or B?") left out, and a note
-    naming them. Only when the question ends with them and names other compounds before.
-
-    Args:
-        text: the question.
-        mentions: its mentions, in order.
-
-    Returns:
-        The mentions kept, and a note naming the answers offered (empty when there are none).
-    """
-    if len(mentions) < 3 or not re.fullmatch(r"[\s?.!]*", text[mentions[-1].end :]):
-        return mentions, []
-    offered = [mentions[-1]]
-    for mention in reversed(mentions[:-1]):
-        if not _OPTION_JOIN.fullmatch(text[mention.end : offered[0].start]):
-            break
-        offered.insert(0, mention)
-    while len(offered) > 2 and len(offered) >= len(mentions):
-        offered.pop(0)  # "for isoamyl acetate, H2SO4 or HCl?": the first is what is asked about
-    if (
-        len(offered) < 2
-        or len(offered) == len(mentions)
-        or not any(re.search(r"\bor\b", text[a.end : b.start], re.I) for a, b in pairwise(offered))
-        or not _OPTIONS_BEFORE.search(text[: offered[0].start])
-    ):
-        return mentions, []
-    names = " or ".join(repr(m.text) for m in offered)
-    note = f"read {names} as the answers offered, not as compounds the reaction must have"
-    return mentions[: -len(offered)], [note]

@@ -1,0 +1,103 @@
+"""Yes/no and either/or checks of a reaction's participants and conditions (issue 13): "did it
+use Cs2CO3 or K2CO3?", "was the Grignard ... done in THF?", "is it run at 90 °C?", and a
+product asked beside a condition ("what forms, and at what temperature?"). Before, the first
+three were answered with the product (or not understood), and the last kept only one fact."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.mark.parametrize(
+    ("question", "value", "verdict"),
+    [
+        (
+            "Suzuki of bromobenzene with phenylboronic acid - did it use Cs2CO3 or K2CO3?",
+            ["potassium carbonate"],
+            "'Cs2CO3': not in this record; 'K2CO3': yes, as the reagent",
+        ),
+        (
+            "bromobenzene + PhB(OH)2 Suzuki: was the base Cs2CO3?",
+            ["potassium carbonate"],
+            "No ('Cs2CO3': not in this record)",
+        ),
+        (
+            "was the Grignard of PhMgBr with benzophenone done in THF?",
+            ["diethyl ether"],
+            "No ('THF': not in this record)",
+        ),
+        (
+            # phenylboronic acid names no acid asked: the check is of the catalyst
+            "did the Suzuki of bromobenzene with phenylboronic acid use Pd(PPh3)4?",
+            ["tetrakis(triphenylphosphine)palladium(0)"],
+            "Yes ('Pd(PPh3)4': yes, as the catalyst)",
+        ),
+        (
+            "was Et3N used in the Boc protection of benzylamine?",
+            ["triethylamine"],
+            "Yes ('Et3N': yes, as the reagent)",
+        ),
+        (
+            # methanol is reactant and solvent: the role asked is said
+            "is the Fischer esterification of benzoic acid with methanol done in methanol?",
+            ["methanol"],
+            "Yes ('methanol': yes, as the solvent)",
+        ),
+    ],
+)
+def test_a_checked_compound_asks_its_role_and_gets_a_verdict(ask_json, question, value, verdict):
+    data = ask_json(question)
+    assert data["status"] == "answered", data["answer"]
+    assert data["value"] == value
+    assert verdict in data["answer"]
+    assert any("checked by the question" in n for n in data["notes"])
+
+
+def test_a_checked_condition_is_the_fact_asked(ask_json):
+    data = ask_json("is the Suzuki of 4-bromoanisole and phenylboronic acid run at 90 °C?")
+    assert data["status"] == "answered"
+    assert data["value"] == 90.0  # was the product
+    data = ask_json("is the Swern oxidation of cyclohexanol run at -78 °C?")
+    assert data["value"] == -78.0
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "does benzaldehyde react with acetone?",  # no compound checked: a product question
+        "is caffeine soluble in water?",  # a compound's property, no reaction
+    ],
+)
+def test_questions_that_check_nothing_are_not_read_as_checks(rules_qa, question):
+    query = rules_qa.parse(question)
+    from chemground.reasoning.options import read_offered
+
+    assert not read_offered(query).offered
+
+
+def test_room_temperature_named_is_no_temperature_asked(ask_json):
+    data = ask_json("is aspirin stable at room temperature?")
+    assert data["status"] != "answered"  # was answered with 85 °C from a reaction record
+
+
+@pytest.mark.parametrize(
+    ("question", "value"),
+    [
+        (
+            "benzaldehyde + ethyl (triphenylphosphoranylidene)acetate: what forms, and at what "
+            "temperature?",
+            {
+                "products": ["CCOC(=O)/C=C/c1ccccc1", "O=P(c1ccccc1)(c1ccccc1)c1ccccc1"],
+                "temperature_c": 25.0,
+            },
+        ),
+        (
+            "thiophenol + MeI: product and solvent?",
+            {"products": ["CSc1ccccc1"], "solvents": ["acetone"]},
+        ),
+    ],
+)
+def test_a_product_asked_beside_a_condition_keeps_both(ask_json, question, value):
+    data = ask_json(question)
+    assert data["status"] == "answered"
+    assert data["value"] == value
