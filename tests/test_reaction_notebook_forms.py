@@ -147,8 +147,9 @@ def test_answers_offered_in_the_question_are_not_required_participants(ask_json)
     assert data["status"] == "answered"
     assert "CC(=O)/C=C/c1ccccc1" in data["value"]
     assert any("offered as the choice for the product" in n for n in data["notes"])
-    assert "'benzalacetone': yes, as the product; 'dibenzalacetone': not in this record" in (
-        data["answer"]
+    assert (
+        "'benzalacetone': yes, as the product; 'dibenzalacetone': not in this record"
+        in (data["answer"])
     )
 
 
