@@ -285,6 +285,29 @@ PROPERTY_NOT_HELD = re.compile(
     re.IGNORECASE,
 )
 
+# the context before a question: "banana-smell practical tomorrow: A + B - what yield?"
+_CONTEXT_BREAK = re.compile(r":\s|\s[-–—]\s")
+
+
+def _asks_property_not_held(query) -> bool:
+    """Whether the question asks for a property no record or tool holds. A property word in
+    the context before a colon or dash does not count when the rules read what is asked after
+    it ("banana-smell practical tomorrow: ... - what yield should we expect?"), nor "polar" when
+    the polar surface area is asked ("is cytidine very polar? what's its polar surface area?")."""
+    text = query.asked_text
+    found = PROPERTY_NOT_HELD.search(text)
+    if found is None:
+        return False
+    if query.aspect is None:
+        return True
+    if re.search(r"\bpolar\b", found.group(0), re.IGNORECASE) and re.search(
+        r"\bpolar surface area\b|\bt?psa\b", text, re.IGNORECASE
+    ):
+        return PROPERTY_NOT_HELD.search(text, found.end()) is not None
+    context = max((m.end() for m in _CONTEXT_BREAK.finditer(text)), default=0)
+    return any(m.start() >= context for m in PROPERTY_NOT_HELD.finditer(text))
+
+
 _USE_ASKED = re.compile(r"\b(is|are) (\w+ ){0,3}used for\b|\bwhat (is|are) \w+ for\b", re.I)
 
 # Why and how a reaction works, and who found it: "what is the mechanism of the Diels-Alder of
@@ -521,7 +544,7 @@ ROUTING_TABLE: tuple[Rule, ...] = (
         lambda q, s: (
             (q.aspect is not None or not s.has_papers)  # the papers may hold it
             and q.aspect != Aspect.ATOM_COUNT  # "how many carbon atoms": counted
-            and bool(PROPERTY_NOT_HELD.search(q.asked_text))
+            and _asks_property_not_held(q)
             # "what tetramethylsilane is used for in NMR spectroscopy": its use, described
             and not (q.aspect == Aspect.DESCRIPTION and _USE_ASKED.search(q.asked_text))
         ),

@@ -231,7 +231,10 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"\s*[?.]?\s*$"
         r"|\b(which|what) (compound|chemical|substance|molecule) (has|is|carries) (the )?(cas|inchi"
         r"|registry|smiles)"
-        r"|^\s*(which|what) (compound|chemical|substance|molecule) is x\s*\??\s*$",
+        r"|^\s*(which|what) (compound|chemical|substance|molecule) is x\s*\??\s*$"
+        # "my crown is made from x - what is that chemical?": the compound named, described
+        r"|\bwhat('s| is| are) (that|this|these|those) (chemical|compound|substance|stuff|"
+        r"molecule|material)s?\s*\??\s*$",
     ),
     # a CAS number asked for ("aspirin CAS", "CAS no. of toluene?"), not given ("CAS number x")
     (Aspect.CAS, r"\bcas\b(?!\s*(no\.?|number|#|registry number|rn)?\s*:?\s*x\b)"),
@@ -417,6 +420,9 @@ _RULES: list[tuple[Aspect, str]] = (
             Aspect.REAGENT,
             r"\breagents?\b|\bwhich base\b|\bwhat base\b|\boxidi[sz]ing agent\b|\breducing "
             r"agent\b|\bcoupling agent\b"
+            # "what do I use to turn 9-fluorenone into 9-fluorenol?"
+            r"|\bwhat (do|should|can|could|would|must) (i|we|you|one) (use|add|need) (to|for) "
+            r"(turn|turning|convert|converting|transform|reduce|reducing|oxidi[sz]e|change)\b"
             r"|\bactivat(or|ing agent)\b",
         ),
         (

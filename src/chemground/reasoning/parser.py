@@ -24,6 +24,7 @@ from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.question_text import (
     protected_names_joined,
     reaction_smiles_in_words,
+    synthesis_target_mentions,
     workup_mentions,
 )
 from chemground.reasoning.roles import infer_roles
@@ -146,7 +147,8 @@ class RuleParser:
         mentions = [m for m in mentions if not re.fullmatch(r"non-?hydrogens?", m.text, re.I)]
         mentions, defined = _defined_in_brackets(text, mentions)
         mentions, workup = workup_mentions(text, mentions)
-        word_notes = word_notes + defined + workup
+        mentions, target = synthesis_target_mentions(text, mentions)
+        word_notes = word_notes + defined + workup + target
         counted = asked_element(text)
         if counted is not None:  # "how many hydrogens in hexane": the element is no compound
             start, end = counted[1]

@@ -3,8 +3,9 @@
 Before the mentions are found, forms the mention finder cannot read are rewritten: a reaction
 SMILES is spelt out as a reaction, and a protecting group with its locant is joined to the name it
 protects. After, mentions that name no participant the record must hold are set aside, each with a
-note (never silently): the quench or work-up after a reaction. (The answers a question offers
-are read by ``reasoning.options``.)
+note (never silently): the quench or work-up after a reaction, and the target of a multi-step
+synthesis when one step is asked about. (The answers a question offers are read by
+``reasoning.options``.)
 """
 
 from __future__ import annotations
@@ -116,6 +117,38 @@ def workup_mentions(text: str, mentions: list) -> tuple[list, list[str]]:
     for mention in mentions:
         if kept and _WORKUP_BEFORE.search(text[max(0, mention.start - 60) : mention.start]):
             notes.append(f"read {mention.text!r} as the work-up, not as a reaction participant")
+        else:
+            kept.append(mention)
+    return kept, notes
+
+
+# "lidocaine synthesis, step 1: 2,6-dimethylaniline + chloroacetyl chloride -> ?": the target of
+# a multi-step synthesis, not a compound of the step asked about
+_STEP_OF_SYNTHESIS_AFTER = re.compile(
+    r"^\s*(total\s+)?(synthesis|synth|route|prep(aration)?)\s*[,:;(–—-]?\s*(step|stage)\s*\d+\b",
+    re.IGNORECASE,
+)
+
+
+def synthesis_target_mentions(text: str, mentions: list) -> tuple[list, list[str]]:
+    """Mentions of the target of a multi-step synthesis whose one step is asked about, left out
+    of the compounds a record must hold ("lidocaine synthesis, step 1: A + B -> ?": the step
+    makes an intermediate, and lidocaine was required of its record).
+
+    Args:
+        text: the question.
+        mentions: its mentions, in order.
+
+    Returns:
+        The mentions kept, and a note per mention left out.
+    """
+    kept, notes = [], []
+    for mention in mentions:
+        if len(mentions) > 2 and _STEP_OF_SYNTHESIS_AFTER.match(text[mention.end :]):
+            notes.append(
+                f"read {mention.text!r} as the target of the synthesis, not a compound of the "
+                "step asked about"
+            )
         else:
             kept.append(mention)
     return kept, notes

@@ -340,6 +340,59 @@ def _unknown_cation(question: str, mentions: list[Mention], index: int) -> str |
     return None if is_common_word(word, FUZZY_WORD_ZIPF) else word
 
 
+# "bupropion free base MW (not the HCl)", "the free base of sertraline": the parent compound,
+# though the dictionary files the name under a salt
+_FREE_FORM_AFTER = re.compile(
+    r"^\s*[,(]?\s*(free[- ](base|acid)|(the )?neutral (form|compound)|"
+    r"\(?\s*not (the )?(hcl|hbr|salt|hydrochloride|hydrobromide|\w+ salt)\b)",
+    re.IGNORECASE,
+)
+_FREE_FORM_BEFORE = re.compile(r"\bfree[- ](base|acid)( form)? of (the )?$", re.IGNORECASE)
+
+
+def free_form(question: str, mention: Mention) -> Mention:
+    """``mention`` as its parent compound when the question asks for the free base or acid and
+    the dictionary's record for the name is a salt ("bupropion free base MW (not the HCl)" was
+    answered with the hydrochloride's 276.21 g/mol).
+
+    Args:
+        question: the question as parsed.
+        mention: a resolved mention.
+
+    Returns:
+        The mention with the parent's structure (the largest fragment, uncharged) and a note,
+        or the mention unchanged when no free form is asked or its record is no salt.
+    """
+    if mention.structure is None or "." not in mention.structure.smiles:
+        return mention
+    if not (
+        _FREE_FORM_AFTER.match(question[mention.end :])
+        or _FREE_FORM_BEFORE.search(question[: mention.start])
+    ):
+        return mention
+    from rdkit import Chem
+    from rdkit.Chem.MolStandardize import rdMolStandardize
+
+    from chemground.chem.structure import structure_from_mol
+
+    mol = Chem.MolFromSmiles(mention.structure.smiles)
+    if mol is None:
+        return mention
+    parent = structure_from_mol(rdMolStandardize.ChargeParent(mol))
+    name = mention.matched_name or mention.text
+    return dataclasses.replace(
+        mention,
+        structure=parent,
+        compound_id=None,
+        resolved_by="salt_form",
+        notes=[
+            *mention.notes,
+            f"the dictionary files {name!r} under a salt ({mention.structure.smiles}); the "
+            f"question asks for the free form, answered for the parent ({parent.smiles})",
+        ],
+    )
+
+
 def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mention], list[str]]:
     """Mentions with any salt or hydrate form the question asks for, and the dictionary lacks,
     built when the form's name fixes its composition (``built_form``) and marked unresolved
@@ -354,6 +407,7 @@ def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mentio
     """
     # "NaOAc·3H₂O" as pasted: subscript digits read as digits (one character for one)
     question = subscript_digits(question)
+    mentions = [free_form(question, m) if m.resolved else m for m in mentions]
     unknown = {}
     for index, mention in enumerate(mentions):
         if mention.resolved and (word := _unknown_cation(question, mentions, index)):

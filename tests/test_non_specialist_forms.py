@@ -1,0 +1,83 @@
+"""Questions as people who are not cheminformaticians ask them (issue 13, round 16 of the blind
+user questions): a property word in the context before the question, "what do I use to turn A
+into B?", "what is that chemical?", the free base of a name the dictionary files under a salt,
+and one step of a named multi-step synthesis."""
+
+from __future__ import annotations
+
+import pytest
+
+from chemground.chem.mentions import Mention
+from chemground.chem.structure import structure_from_smiles
+from chemground.reasoning.query import Aspect
+from chemground.reasoning.salt_forms import free_form
+from chemground.routing import refine, route
+
+
+@pytest.mark.parametrize(
+    ("question", "declined"),
+    [
+        # the smell is the practical's context; the yield is asked
+        (
+            "banana-smell practical tomorrow: isoamyl alcohol + acetic acid with some sulfuric "
+            "acid – what yield in % should we expect?",
+            False,
+        ),
+        ("is caffeine very polar? what's its polar surface area?", False),
+        ("What's aspirin's pKa?", True),
+        ("is water polar?", True),  # polarity is no TPSA
+        ("pKa of acetic acid, and its MW?", True),  # the pKa is asked, not context
+    ],
+)
+def test_a_property_word_in_the_context_does_not_decline(rules_qa, question, declined):
+    decision = route(refine(rules_qa.parse(question)))
+    assert (decision.rule == "property_not_held") is declined
+
+
+@pytest.mark.parametrize(
+    ("question", "aspect"),
+    [
+        ("What do I use to turn yellow 9-fluorenone into 9-fluorenol?", Aspect.REAGENT),
+        ("what should we use to convert cyclohexanol to cyclohexanone?", Aspect.REAGENT),
+        (
+            "my dentist said my temporary crown is made from methyl methacrylate – what is "
+            "that chemical?",
+            Aspect.DESCRIPTION,  # was read as the reactants of methyl methacrylate
+        ),
+    ],
+)
+def test_plain_words_for_what_is_asked(rules_qa, question, aspect):
+    assert rules_qa.parse(question).aspect == aspect
+
+
+def _mention(text: str, smiles: str, question: str) -> Mention:
+    start = question.index(text)
+    return Mention(
+        text,
+        start,
+        start + len(text),
+        "common_name",
+        structure=structure_from_smiles(smiles),
+        resolved_by="dictionary",
+    )
+
+
+def test_the_free_base_of_a_name_filed_under_its_salt_is_the_parent():
+    question = "bupropion free base MW (not the HCl)"
+    salt = _mention("bupropion", "CC(NC(C)(C)C)C(=O)c1cccc(Cl)c1.Cl", question)
+    freed = free_form(question, salt)
+    assert freed.structure.smiles == "CC(NC(C)(C)C)C(=O)c1cccc(Cl)c1"  # was the hydrochloride
+    assert any("under a salt" in note for note in freed.notes)
+    plain = "MW of bupropion"
+    filed = _mention("bupropion", salt.structure.smiles, plain)
+    assert free_form(plain, filed) is filed  # no free form asked: the record as filed
+
+
+def test_the_target_of_a_multi_step_synthesis_is_no_participant_of_the_step(ask_json):
+    data = ask_json(
+        "lidocaine synthesis, step 1: 2,6-dimethylaniline + chloroacetyl chloride, NaOAc, AcOH "
+        "– product?"
+    )
+    assert data["status"] == "answered", data["answer"]  # lidocaine was required of the record
+    assert "Cc1cccc(C)c1NC(=O)CCl" in data["value"]
+    assert any("target of the synthesis" in n for n in data["notes"])
