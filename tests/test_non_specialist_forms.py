@@ -81,3 +81,37 @@ def test_the_target_of_a_multi_step_synthesis_is_no_participant_of_the_step(ask_
     assert data["status"] == "answered", data["answer"]  # lidocaine was required of the record
     assert "Cc1cccc(C)c1NC(=O)CCl" in data["value"]
     assert any("target of the synthesis" in n for n in data["notes"])
+
+
+def test_an_identifier_number_counts_no_atoms():
+    from chemground.reasoning.atom_counts import asked_element
+
+    # "the CAS number of potassium sorbate" was read as a count of potassium atoms
+    assert asked_element("what is the CAS number of potassium sorbate?") is None
+    assert asked_element("number of potassium atoms in potassium sorbate") is not None
+
+
+def test_a_class_in_an_apposition_is_no_compound(rules_qa):
+    query = rules_qa.parse("What is the QED score of caffeine, the alkaloid in coffee?")
+    assert [m.text for m in query.mentions] == ["caffeine"]
+    query = rules_qa.parse("What is the QED score of salicin, the glucoside from willow bark?")
+    assert "glucoside" not in [m.text for m in query.mentions]  # was corrected to glucose
+
+
+def test_a_record_without_a_description_gets_its_stereoisomers():
+    from types import SimpleNamespace
+
+    from chemground.retrieval.table import TableRetriever
+
+    described = SimpleNamespace(name="(S)-nicotine", description="The natural (S)-enantiomer.")
+    bare = SimpleNamespace(name="nikotin", description="")
+    compounds = {202: bare, 76661: described}
+    kb = SimpleNamespace(
+        lookup_connectivity=lambda key: [SimpleNamespace(compound_id=i) for i in compounds],
+        get_compound=lambda i, with_reactions=0: compounds[i],
+    )
+    record = {"id": 202, "name": "nikotin", "inchikey": "SNICXCGAKADSCV-UHFFFAOYSA-N"}
+    found = TableRetriever(kb)._described_stereoisomer(record)
+    assert found["description"] == "The natural (S)-enantiomer."  # was: no description
+    assert found["description_of"] == "(S)-nicotine"
+    assert "description" not in record  # the KB's record is not changed

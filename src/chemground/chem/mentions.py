@@ -119,11 +119,13 @@ tebbe ullmann ugi vilsmeier villiger wadsworth emmons williamson wittig wolff ki
 # "hydrochloride" = proguanil): alone in a question they name a class, so they are only a
 # compound when nothing else in the question is (see ``Mention.ambiguous``).
 GENERIC_WORDS = set(
+    # (natural-product classes too: "salicin, the glucoside from willow bark" was read as glucose)
     """
 amide azide isocyanate isothiocyanate cyanate nitro hydrochloride hydrobromide borohydride
 hydride diene dienophile alkyne alkene alkane arene epoxide nitrile imine enamine enol enolate
 ylide carbanion carbocation halide carbamate anhydride azo diazo peroxide hydroperoxide oxidant
 reductant thiol sulfonamide lactone lactam carbodiimide azodicarboxylate acetonide acetonides
+glucoside glycoside alkaloid flavonoid terpene terpenoid steroid saponin polyphenol
 """.split()
 ) | {  # class names of two words: "the acid chloride of benzoic acid" is not one compound
     f"{name}{plural}"

@@ -45,6 +45,9 @@ _COUNTING = r"(?:how\s+many|number\s+of|no\.?\s+of|count(?:\s+of|\s+the)?|total|
 # "how many carbons", "number of N atoms", "how many atoms"; never "hydrogen bond donors",
 # "carbon atoms in the ring", "heavy atoms" (its own aspect) or "chiral carbons"
 ATOM_COUNT = re.compile(
+    # "the CAS number of potassium sorbate" counts no potassium atoms
+    r"(?<!\bcas )(?<!\bec )(?<!\bun )(?<!registry )(?<!catalog )(?<!catalogue )(?<!\blot )"
+    r"(?<!batch )(?<!product )(?<!article )(?<!pubchem )(?<!\bcid )"
     rf"\b{_COUNTING}\s+(?:the\s+)?(?:(?:total|individual)\s+)?"
     rf"(?:(?P<word>{_WORD})s?(?:\s+atoms?)?|(?P<symbol>{_SYMBOL})(?:\s+|-)atoms?"
     # "how many atoms" counts them all, but not "atoms other than H" (heavy atoms) nor "atoms

@@ -245,6 +245,8 @@ def _typed_name(query: QueryTuple, record: dict) -> str | None:
     names, written out: the dictionary's display name can be a brand or another language's
     ("pepcid" for famotidine, "nikotin" for nicotine), and the chemist's word is the clearer
     one. Abbreviations, formulas, SMILES and corrected typos keep the record's name."""
+    from chemground.chem.names import normalize_name
+
     for mention in query.resolved_mentions:
         text = mention.text.strip()
         if (
@@ -255,7 +257,8 @@ def _typed_name(query: QueryTuple, record: dict) -> str | None:
             and _PLAIN_NAME.fullmatch(text)
             and not text.isupper()
             and sum(c.isalpha() for c in text) >= 4
-            and (mention.matched_name or "").lower() == text.lower()
+            # "nicotine" found as the record's "(-)-nicotine": the same name once normalized
+            and normalize_name(mention.matched_name or "") == normalize_name(text)
         ):
             return text
     return None
@@ -553,9 +556,10 @@ class ExtractiveReasoner:
                 if x
             )
             if r.get("description"):
-                return Reasoned(
-                    f"{name} ({facts}): {r['description']}", r["description"], "answered", cite
-                )
+                text = f"{name} ({facts}): {r['description']}"
+                if r.get("description_of"):
+                    text += f" (Described under its stereoisomer {r['description_of']}.)"
+                return Reasoned(text, r["description"], "answered", cite)
             return Reasoned(
                 f"{name}: {facts}. The knowledge base has no descriptive text for it.",
                 None,

@@ -96,6 +96,9 @@ class TableRetriever:
         for mention in query.mentions:
             if mention.compound_id is not None:
                 compound = self.kb.get_compound(mention.compound_id, with_reactions=0)
+                record = compound_record(compound)
+                if query.aspect == Aspect.DESCRIPTION:
+                    record = self._described_stereoisomer(record)
                 how = {
                     "smiles": "same structure as the SMILES",
                     "dictionary": "name in the dictionary",
@@ -109,7 +112,7 @@ class TableRetriever:
                         id=str(compound.id),
                         score=mention.confidence,
                         match="exact" if mention.resolved_by != "fuzzy" else "similar",
-                        record=compound_record(compound),
+                        record=record,
                         retriever=self.name,
                         why=f"{how} {mention.text!r}"
                         + (f" (InChIKey {compound.inchikey})" if compound.inchikey else ""),
@@ -162,6 +165,21 @@ class TableRetriever:
                         )
         similar.sort(key=lambda e: -e.score)
         return (exact + similar)[: max(k, len(exact))]
+
+    def _described_stereoisomer(self, record: dict) -> dict:
+        """``record`` with the description of a stereoisomer of the same skeleton when it has
+        none of its own: "what is nicotine?" finds the dictionary's record without stereo, and
+        descriptions.tsv describes (S)-nicotine (the answer said there was no description).
+        ``description_of`` names the stereoisomer, so the answer says whose text it is."""
+        if record.get("description") or not record.get("inchikey"):
+            return record
+        for hit in self.kb.lookup_connectivity(record["inchikey"][:14]):
+            if hit.compound_id == record.get("id"):
+                continue
+            other = self.kb.get_compound(hit.compound_id, with_reactions=0)
+            if other.description:
+                return {**record, "description": other.description, "description_of": other.name}
+        return record
 
     def _similar_compounds(self, mention: QueryMention, k: int) -> list[Evidence]:
         if not mention.smiles:
