@@ -115,3 +115,35 @@ def test_a_record_without_a_description_gets_its_stereoisomers():
     assert found["description"] == "The natural (S)-enantiomer."  # was: no description
     assert found["description_of"] == "(S)-nicotine"
     assert "description" not in record  # the KB's record is not changed
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # was answered with NaCl's molecular weight
+        "what mass of NaCl do I need for 100 mL of 0.9% saline?",
+        "what amount of glucose should we dissolve for a 5% solution?",
+    ],
+)
+def test_an_amount_to_weigh_out_is_declined(rules_qa, question):
+    assert route(refine(rules_qa.parse(question))).rule == "amount_not_held"
+
+
+def test_the_mass_of_a_compound_is_still_its_molar_mass(rules_qa):
+    assert rules_qa.parse("what is the mass of NaCl?").aspect == Aspect.MOLECULAR_WEIGHT
+
+
+def test_the_difference_between_two_compounds_describes_each(rules_qa):
+    query = rules_qa.parse("what's the difference between ethanol and methanol?")
+    assert query.aspect == Aspect.DESCRIPTION  # was answered with an esterification of ethanol
+
+
+def test_a_salt_to_free_base_conversion_is_not_answered_for_the_base(tool_qa):
+    data = tool_qa.ask(
+        "our tablets contain 200 mg of caffeine citrate – how many mg of caffeine base is that?"
+    ).to_json()
+    # was "200 mg of caffeine (...) is 1.03 mmol": the moles of another compound
+    assert data["status"] != "answered"
+    assert "salt and its free base" in data["answer"]
+    data = tool_qa.ask("how many moles of base in 2 g of NaOH?").to_json()
+    assert data["status"] == "answered"  # no salt named: a plain conversion

@@ -382,6 +382,13 @@ AMOUNT_NOT_HELD = re.compile(
     r"\blimiting (reagent|reactant)s?\b",
     re.IGNORECASE,
 )
+# An amount to weigh out, whatever the rules read: "what mass of NaCl do I need for 100 mL of
+# 0.9% saline?" was answered with NaCl's molecular weight
+AMOUNT_TO_WEIGH = re.compile(
+    r"\bwhat (mass|weight|amount|volume) of\b[^?]{0,60}\b(do|would|should|must|shall) (i|we|you) "
+    r"(need|use|weigh|add|take|dissolve)\b",
+    re.IGNORECASE,
+)
 # Amounts a notebook line gives ("PdCl2(PPh3)2 (2 mol%), CuI (4 mol%) ... -> product?"): what was
 # used, not what is asked
 AMOUNT_GIVEN = re.compile(
@@ -392,6 +399,12 @@ AMOUNT_GIVEN = re.compile(
 def _amount_asked(question: str) -> re.Match | None:
     """The amount the question asks for, with the amounts it only gives left out."""
     return AMOUNT_NOT_HELD.search(AMOUNT_GIVEN.sub(" ", question))
+
+
+def _amount_words(question: str) -> str:
+    """The words that ask for an amount, for the answer to quote."""
+    found = _amount_asked(question) or AMOUNT_TO_WEIGH.search(question)
+    return found.group(0).lower() if found else "an amount"
 
 
 # "grams of A for / to react with / per 10 mmol of B": a stoichiometry question
@@ -603,11 +616,15 @@ ROUTING_TABLE: tuple[Rule, ...] = (
     Rule(
         "amount_not_held",
         "out_of_scope",
-        lambda q, s: q.aspect in AMOUNT_ASPECTS and bool(_amount_asked(q.asked_text)),
         lambda q, s: (
-            f"it asks for an amount ({_amount_asked(q.asked_text).group(0).lower()!r}), "
+            (q.aspect in AMOUNT_ASPECTS and bool(_amount_asked(q.asked_text)))
+            or bool(AMOUNT_TO_WEIGH.search(q.asked_text))
+        ),
+        lambda q, s: (
+            f"it asks for an amount ({_amount_words(q.asked_text)!r}), "
             "and the reaction records name their reagents, catalysts and solvents without "
-            "amounts, loadings or ratios"
+            "amounts, loadings or ratios (nor are solutions made up here: the tools convert a "
+            "mass given with its unit to moles, and back)"
         ),
         declines=True,
     ),

@@ -232,6 +232,10 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"|\b(which|what) (compound|chemical|substance|molecule) (has|is|carries) (the )?(cas|inchi"
         r"|registry|smiles)"
         r"|^\s*(which|what) (compound|chemical|substance|molecule) is x\s*\??\s*$"
+        # "what's the difference between ethanol and methanol?": each described (it was
+        # answered with a reaction that holds one of them)
+        r"|\bdiff(e|er)rences? between x and x\b"
+        r"|\bhow (does|do|is|are) x (differ|different) from x\b"
         # "my crown is made from x - what is that chemical?": the compound named, described
         r"|\bwhat('s| is| are) (that|this|these|those) (chemical|compound|substance|stuff|"
         r"molecule|material)s?\s*\??\s*$",

@@ -344,9 +344,32 @@ def _balance(calls: list[Evidence], cite: list[str]):
     )
 
 
+# "200 mg of amiodarone hydrochloride - how many mg of amiodarone base is that?": a conversion
+# between a salt and its free form, which the amount tool does not do (it converted 200 mg of the
+# base to moles, a confident answer to another question)
+_FORM_CONVERSION = re.compile(
+    r"\b(how (much|many \w+)|what mass|equivalent)\b[^?]*\b(free[- ]?)?(base|acid)\b"
+    r"(?! (peak|pair))|\b(free[- ]?(base|acid)|salt) equivalents?\b|\bas (the )?free (base|acid)\b",
+    re.IGNORECASE,
+)
+_SALT_NAMED = re.compile(
+    r"\b(hydrochloride|hydrobromide|hcl|hbr|salt|mesylate|tosylate|besylate|maleate|fumarate|"
+    r"citrate|tartrate|succinate|sulfate|phosphate|sodium|potassium)\b",
+    re.IGNORECASE,
+)
+
+
 def _amount(calls: list[Evidence], cite: list[str], query: QueryTuple):
     from chemground.reasoning.extractive import Reasoned
 
+    if _FORM_CONVERSION.search(query.question) and _SALT_NAMED.search(query.question):
+        return Reasoned(
+            "I cannot convert an amount between a salt and its free base or acid here; ask for "
+            "the molecular weight of each form (e.g. 'MW of amiodarone' and 'MW of amiodarone "
+            "hydrochloride') and scale the mass by their ratio.",
+            None,
+            "not_understood",
+        )
     if not calls:
         return Reasoned(
             "I need an amount with a unit (g, mg, mol, mmol) and a compound to convert, e.g. "
