@@ -138,12 +138,25 @@ def test_the_difference_between_two_compounds_describes_each(rules_qa):
     assert query.aspect == Aspect.DESCRIPTION  # was answered with an esterification of ethanol
 
 
-def test_a_salt_to_free_base_conversion_is_not_answered_for_the_base(tool_qa):
-    data = tool_qa.ask(
-        "our tablets contain 200 mg of caffeine citrate – how many mg of caffeine base is that?"
-    ).to_json()
-    # was "200 mg of caffeine (...) is 1.03 mmol": the moles of another compound
-    assert data["status"] != "answered"
-    assert "salt and its free base" in data["answer"]
+@pytest.mark.parametrize(
+    ("question", "value"),
+    [
+        # "200 mg of amiodarone hydrochloride - how many mg of amiodarone base is that?" was
+        # answered with the moles of 200 mg of the base (the small KB's compounds here)
+        ("500 mg of triethylamine hydrochloride – how many mg of triethylamine base?", 367.6),
+        ("1 g of pyridine - how many g of pyridine hydrochloride is that?", 1.461),
+    ],
+)
+def test_a_mass_of_one_form_as_the_same_moles_of_another(tool_qa, question, value):
+    data = tool_qa.ask(question).to_json()
+    if data["status"] != "answered":
+        pytest.fail(data["answer"])
+    assert data["value"] == pytest.approx(value, rel=1e-3)
+    assert "mmol, the same as" in data["answer"]
+
+
+def test_forms_not_both_named_are_not_converted(tool_qa):
+    data = tool_qa.ask("10 mg of morphine sulfate - how much morphine free base?").to_json()
+    assert data["status"] != "answered"  # the sulfate's composition is not known
     data = tool_qa.ask("how many moles of base in 2 g of NaOH?").to_json()
     assert data["status"] == "answered"  # no salt named: a plain conversion

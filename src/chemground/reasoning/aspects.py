@@ -33,7 +33,10 @@ TOOL_RULES: list[tuple[Aspect, str]] = [
         rf"|\b(?:moles?|mol|mmol)\s+(?:in|of|are in|is)\s+{_NUM}\s*{_MASS_UNIT}"
         rf"|\bgrams?\s+(?:in|of|are in|is)\s+{_NUM}\s*{_MOL_UNIT}"
         rf"|\b(?:moles?|mol|mmol|millimoles?|molecules)\b.*\b{_NUM}\s*{_MASS_UNIT}"
-        rf"|\b(?:grams?|mass|mg)\b.*\b{_NUM}\s*{_MOL_UNIT}",
+        rf"|\b(?:grams?|mass|mg)\b.*\b{_NUM}\s*{_MOL_UNIT}"
+        # "200 mg of x hydrochloride is how much x base?": one form's mass as another's
+        rf"|\b{_NUM}\s*{_MASS_UNIT}\s+(?:of\s+)?(?:the\s+)?x\b.*\b(?:how much|how many "
+        r"(?:mg|g|grams|milligrams)|what mass|equivalent to)\b.*\bx\b",
     ),
     (
         Aspect.BALANCE,

@@ -359,14 +359,89 @@ _SALT_NAMED = re.compile(
 )
 
 
+def _between_forms(query: QueryTuple):
+    """A mass of one form of a compound as the same moles of another: "200 mg of amiodarone
+    hydrochloride - how many mg of amiodarone base?" is 200 mg x MW(base) / MW(salt). The
+    given form is the compound named right after the amount; the other is a later mention whose
+    structure is a component of it (or holds it), counted per formula unit (a sulfate of two
+    morphines gives two). None when the question names no such pair.
+    """
+    from rdkit import Chem
+    from rdkit.Chem import Descriptors
+    from rdkit.Chem.MolStandardize import rdMolStandardize
+
+    from chemground.reasoning.extractive import Reasoned
+    from chemground.retrieval.tools import parse_amount
+
+    amount = parse_amount(query.question)
+    if amount is None or amount[1] != "grams":
+        return None
+    grams, _, written = amount
+    at = query.question.find(written) + len(written)
+    after = [m for m in query.resolved_mentions if m.smiles and m.start >= at]
+    if len(after) < 2 or not re.fullmatch(
+        r"\s*(of\s+)?(the\s+)?", query.question[at : after[0].start]
+    ):
+        return None
+    given = after[0]
+
+    def parts(smiles: str) -> list[str]:
+        mol = Chem.MolFromSmiles(smiles)
+        if mol is None:
+            return []
+        uncharger = rdMolStandardize.Uncharger()
+        return [
+            Chem.MolToInchiKey(uncharger.uncharge(f))[:14]
+            for f in Chem.GetMolFrags(mol, asMols=True)
+        ]
+
+    given_parts = parts(given.smiles)  # type: ignore[arg-type]
+    for target in after[1:]:
+        target_parts = parts(target.smiles)  # type: ignore[arg-type]
+        if len(target_parts) == 1 and target_parts[0] in given_parts:
+            per_unit = given_parts.count(target_parts[0])  # target units per given unit
+        elif len(given_parts) == 1 and given_parts[0] in target_parts:
+            per_unit = 1 / target_parts.count(given_parts[0])
+        else:
+            continue
+        if target.inchikey == given.inchikey:
+            continue
+        given_mw = Descriptors.MolWt(Chem.MolFromSmiles(given.smiles))
+        target_mw = Descriptors.MolWt(Chem.MolFromSmiles(target.smiles))
+        moles = grams / given_mw
+        target_grams = moles * per_unit * target_mw
+        unit, factor = ("mg", 1000.0) if re.search(r"mg\b", written, re.IGNORECASE) else ("g", 1.0)
+        value = float(_sig(target_grams * factor, 6))
+        return Reasoned(
+            f"{written} of {given.text} ({given_mw:.2f} g/mol) is {_sig(moles * 1000)} mmol, "
+            f"the same as {_sig(target_grams * factor)} {unit} of {target.text} "
+            f"({target_mw:.2f} g/mol"
+            + (f", {per_unit:g} per formula unit" if per_unit != 1 else "")
+            + ").",
+            value,
+            "answered",
+            [],
+            [
+                "computed from the two structures' molecular weights by RDKit "
+                f"({given.smiles}; {target.smiles})"
+            ],
+            {"unit": unit},
+        )
+    return None
+
+
 def _amount(calls: list[Evidence], cite: list[str], query: QueryTuple):
     from chemground.reasoning.extractive import Reasoned
 
+    between = _between_forms(query)
+    if between is not None:
+        return between
     if _FORM_CONVERSION.search(query.question) and _SALT_NAMED.search(query.question):
         return Reasoned(
-            "I cannot convert an amount between a salt and its free base or acid here; ask for "
-            "the molecular weight of each form (e.g. 'MW of amiodarone' and 'MW of amiodarone "
-            "hydrochloride') and scale the mass by their ratio.",
+            "I cannot tell which two forms of one compound the amount is to be converted "
+            "between; name both (e.g. '200 mg of amiodarone hydrochloride - how many mg of "
+            "amiodarone base?'), or ask for the molecular weight of each form and scale the mass "
+            "by their ratio.",
             None,
             "not_understood",
         )
