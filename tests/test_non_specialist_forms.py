@@ -9,6 +9,7 @@ import pytest
 
 from chemground.chem.mentions import Mention
 from chemground.chem.structure import structure_from_smiles
+from chemground.kb.records import Role
 from chemground.reasoning.query import Aspect
 from chemground.reasoning.salt_forms import free_form
 from chemground.routing import refine, route
@@ -160,3 +161,23 @@ def test_forms_not_both_named_are_not_converted(tool_qa):
     assert data["status"] != "answered"  # the sulfate's composition is not known
     data = tool_qa.ask("how many moles of base in 2 g of NaOH?").to_json()
     assert data["status"] == "answered"  # no salt named: a plain conversion
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "if you heat acetic acid and ethanol with a bit of sulfuric acid what comes out?",
+        "benzaldehyde and acetone with a few drops of NaOH, product?",
+    ],
+)
+def test_an_agent_added_in_a_small_amount_is_no_reactant(rules_qa, question):
+    query = rules_qa.parse(question)
+    assert query.mentions[-1].role == Role.REAGENT  # was a reactant: no record matched exactly
+
+
+def test_the_closest_record_holds_the_substrate_before_the_solvent(ask_json):
+    data = ask_json("what do I get if I mix benzaldehyde with sodium borohydride in methanol?")
+    # the record in methanol reduces acetophenone (it was the answer); benzaldehyde's is in
+    # ethanol: the substrate weighs more than the solvent
+    assert data["value"] == ["OCc1ccccc1"]
+    assert "lacks methanol" in data["answer"]

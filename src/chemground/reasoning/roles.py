@@ -50,16 +50,23 @@ _BEFORE_AGENT = re.compile(
     r"(using|over|catalys[eiz]+d by|cataly[sz]ed by|in (the )?presence of|with (a |the )?catalyst|"
     r"promoted by|mediated by|by)\s*(the |a |an )?$"
 )
+# "with a bit of sulfuric acid", "with a few drops of conc. HCl": an amount before the agent
+# (the text before a mention is read with its trailing space stripped)
+_SMALL_AMOUNT = (
+    r"(\b(a|an|the|catalytic|cat\.?|some|a (little )?bit of|a little|a trace of|traces of"
+    r"|a (few )?drops? of|a pinch of|a spatula of|a catalytic amount of|conc\.?|"
+    r"concentrated|dilute|aq\.?|aqueous)(\s+|$))*"
+)
 # "refluxed in ethanol with H2SO4", "heated with a catalytic amount of TsOH": a compound added
 # "with" a heating or stirring verb, or after the solvent, is an agent (reagent or catalyst);
 # "reacts with B" and "treated with B" keep B a reactant
 _BEFORE_AGENT_WITH = re.compile(
     r"(\b(reflux(ed|ing)?|heat(ed|ing)?|stir(red|ring)?|warm(ed|ing)?|boil(ed|ing)?|"
     r"shak(en|ing)|sonicat(ed|ing))\b[^,;.]*|\bin \S+(?: \S+)?)"
-    r" with\s*(a |an |the |catalytic |cat\.? |some )*$"
+    r" with\s*" + _SMALL_AMOUNT + "$"
 )
 _WITH_AFTER_REACT = re.compile(r"\breact(s|ed|ing)?\b[^,;.]*\bwith\s*(a |an |the )?$")
-_ENDS_WITH_WITH = re.compile(r"\bwith\s*(a |an |the |catalytic |cat\.? )*$")
+_ENDS_WITH_WITH = re.compile(r"\bwith\s*" + _SMALL_AMOUNT + "$")
 
 
 def _acid_or_base_added_with(before: str, smiles: str | None) -> bool:

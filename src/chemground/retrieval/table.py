@@ -414,11 +414,18 @@ class TableRetriever:
         if not coverage:
             return [] if allowed is not None else self._reactions_of_similar(query, targets, k)
         scored = []
+        core_of: dict[str, int] = {}
         for reaction_id, row in coverage.items():
             total = sum(score for score, _ in row) / len(targets)
             exact = sum(1 for score, _ in row if score >= 1.0)
+            # of two records that hold as many question compounds, the one that holds them as
+            # what reacts or forms: "benzaldehyde with NaBH4 in methanol" is the reduction of
+            # benzaldehyde (in ethanol), not that of acetophenone (in methanol)
+            core_of[reaction_id] = sum(
+                1 for score, role in row if score > 0 and role in (Role.REACTANT, Role.PRODUCT)
+            )
             scored.append((total, exact, reaction_id))
-        scored.sort(key=lambda t: (-t[0], -t[1], t[2]))
+        scored.sort(key=lambda t: (-t[0], -t[1], -core_of[t[2]], t[2]))
         shortlist = scored[: max(k * 20, 50)]
         reactions = self.kb.get_reactions([rid for _, _, rid in shortlist])
         records = {rid: reaction_record(r) for rid, r in reactions.items()}
@@ -428,6 +435,7 @@ class TableRetriever:
             key=lambda t: (
                 -t[0],
                 -t[1],
+                -core_of[t[2]],
                 0 if has_field is None or has_field(records[t[2]]) else 1,
                 curated_first(t[2]),
                 t[2],
