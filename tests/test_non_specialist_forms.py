@@ -181,3 +181,16 @@ def test_the_closest_record_holds_the_substrate_before_the_solvent(ask_json):
     # ethanol: the substrate weighs more than the solvent
     assert data["value"] == ["OCc1ccccc1"]
     assert "lacks methanol" in data["answer"]
+
+
+@pytest.mark.parametrize(
+    ("question", "resolved"),
+    [
+        ("formula for sodium bicarb?", False),  # was answered with sodium's formula, Na
+        ("MW of potassium sorb?", False),
+        ("MW of sodium metal", True),  # an English word after the element: the element
+    ],
+)
+def test_a_cation_before_an_unknown_anion_word_is_no_compound(rules_qa, question, resolved):
+    query = rules_qa.parse(question)
+    assert bool(query.resolved_mentions) is resolved

@@ -393,6 +393,39 @@ def free_form(question: str, mention: Mention) -> Mention:
     )
 
 
+_CATION_WORDS = frozenset(
+    "sodium potassium lithium calcium magnesium ammonium caesium cesium barium zinc".split()
+)
+_WORD_AFTER = re.compile(r"^\s+([A-Za-z][A-Za-z-]{2,})\b")
+
+
+def _unknown_anion(question: str, mentions: list[Mention], index: int) -> str | None:
+    """The unknown word a cation mention comes before ("bicarb" of "sodium bicarb": the formula
+    of sodium, Na, was the answer).
+
+    Args:
+        question: the question as parsed.
+        mentions: the mentions found in it.
+        index: the cation mention's place in ``mentions``.
+
+    Returns:
+        The word, when it is no English word, no other mention and no stop word; else None.
+    """
+    from chemground.chem.mentions import FUZZY_WORD_ZIPF, is_common_word, is_stop_word
+
+    mention = mentions[index]
+    if mention.text.lower() not in _CATION_WORDS:
+        return None
+    found = _WORD_AFTER.match(question[mention.end : mention.end + 40])
+    if found is None:
+        return None
+    word = found.group(1)
+    start = mention.end + found.start(1)
+    if any(m.start <= start < m.end for m in mentions) or is_stop_word(word):
+        return None
+    return None if is_common_word(word, FUZZY_WORD_ZIPF) else word
+
+
 def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mention], list[str]]:
     """Mentions with any salt or hydrate form the question asks for, and the dictionary lacks,
     built when the form's name fixes its composition (``built_form``) and marked unresolved
@@ -414,6 +447,11 @@ def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mentio
             unknown[index] = (
                 f"'{word} {mention.text}' names a salt of '{word}', which is no element or "
                 f"compound I know; the {mention.text} ion alone is not that salt"
+            )
+        elif mention.resolved and (word := _unknown_anion(question, mentions, index)):
+            unknown[index] = (
+                f"'{mention.text} {word}' names a {mention.text} salt whose anion '{word}' I do "
+                f"not know; {mention.text} alone is not that salt"
             )
     if unknown:
         mentions = [
