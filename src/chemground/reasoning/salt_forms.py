@@ -290,17 +290,24 @@ def built_form(mention: Mention, form: str) -> Mention | None:
     except StructureError:
         return None
     name = mention.matched_name or mention.text
+    return _as_form(
+        mention,
+        structure,
+        f"the {form} of {name} was built as {name} with {what} ({structure.smiles}); the "
+        "knowledge base has no record of that form",
+    )
+
+
+def _as_form(mention: Mention, structure, note: str) -> Mention:
+    """``mention`` resolved to another form of its compound (no KB record), with a note saying
+    how it was read."""
     return dataclasses.replace(
         mention,
         structure=structure,
         compound_id=None,
         resolved_by="salt_form",
         reason=None,
-        notes=[
-            *mention.notes,
-            f"the {form} of {name} was built as {name} with {what} ({structure.smiles}); the "
-            "knowledge base has no record of that form",
-        ],
+        notes=[*mention.notes, note],
     )
 
 
@@ -312,32 +319,11 @@ _ANION_WORDS = frozenset(
     permanganate chromate dichromate oxalate citrate tartrate""".split()
 )
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z-]{3,})\s+$")
-
-
-def _unknown_cation(question: str, mentions: list[Mention], index: int) -> str | None:
-    """The unknown word an anion mention follows ("unobtainium" of "unobtainium chloride").
-
-    Args:
-        question: the question as parsed.
-        mentions: the mentions found in it.
-        index: the anion mention's place in ``mentions``.
-
-    Returns:
-        The word, when it is no English word, no other mention and no stop word; else None.
-    """
-    from chemground.chem.mentions import FUZZY_WORD_ZIPF, is_common_word, is_stop_word
-
-    mention = mentions[index]
-    if mention.text.lower() not in _ANION_WORDS:
-        return None
-    found = _WORD_BEFORE.search(question[max(0, mention.start - 40) : mention.start])
-    if found is None:
-        return None
-    word = found.group(1)
-    start = mention.start - len(found.group(0))
-    if any(m.start <= start < m.end for m in mentions) or is_stop_word(word):
-        return None
-    return None if is_common_word(word, FUZZY_WORD_ZIPF) else word
+# ... and a cation before a word nothing resolves: "sodium bicarb"
+_CATION_WORDS = frozenset(
+    "sodium potassium lithium calcium magnesium ammonium caesium cesium barium zinc".split()
+)
+_WORD_AFTER = re.compile(r"^\s+([A-Za-z][A-Za-z-]{2,})\b")
 
 
 # "bupropion free base MW (not the HCl)", "the free base of sertraline": the parent compound,
@@ -380,50 +366,50 @@ def free_form(question: str, mention: Mention) -> Mention:
         return mention
     parent = structure_from_mol(rdMolStandardize.ChargeParent(mol))
     name = mention.matched_name or mention.text
-    return dataclasses.replace(
+    return _as_form(
         mention,
-        structure=parent,
-        compound_id=None,
-        resolved_by="salt_form",
-        notes=[
-            *mention.notes,
-            f"the dictionary files {name!r} under a salt ({mention.structure.smiles}); the "
-            f"question asks for the free form, answered for the parent ({parent.smiles})",
-        ],
+        parent,
+        f"the dictionary files {name!r} under a salt ({mention.structure.smiles}); the "
+        f"question asks for the free form, answered for the parent ({parent.smiles})",
     )
 
 
-_CATION_WORDS = frozenset(
-    "sodium potassium lithium calcium magnesium ammonium caesium cesium barium zinc".split()
-)
-_WORD_AFTER = re.compile(r"^\s+([A-Za-z][A-Za-z-]{2,})\b")
-
-
-def _unknown_anion(question: str, mentions: list[Mention], index: int) -> str | None:
-    """The unknown word a cation mention comes before ("bicarb" of "sodium bicarb": the formula
-    of sodium, Na, was the answer).
+def _unknown_counter_ion(
+    question: str, mentions: list[Mention], index: int
+) -> tuple[str, bool] | None:
+    """The unknown word beside an ion mention: before an anion ("unobtainium" of "unobtainium
+    chloride", answered with the chloride ion's 35.45 g/mol) or after a cation ("bicarb" of
+    "sodium bicarb", answered with sodium's formula, Na).
 
     Args:
         question: the question as parsed.
         mentions: the mentions found in it.
-        index: the cation mention's place in ``mentions``.
+        index: the ion mention's place in ``mentions``.
 
     Returns:
-        The word, when it is no English word, no other mention and no stop word; else None.
+        (the word, True when it comes before the ion), when it is no English word, no other
+        mention and no stop word; else None.
     """
     from chemground.chem.mentions import FUZZY_WORD_ZIPF, is_common_word, is_stop_word
 
     mention = mentions[index]
-    if mention.text.lower() not in _CATION_WORDS:
+    name = mention.text.lower()
+    if name in _ANION_WORDS:
+        found = _WORD_BEFORE.search(question[max(0, mention.start - 40) : mention.start])
+        start = mention.start - len(found.group(0)) if found else 0
+    elif name in _CATION_WORDS:
+        found = _WORD_AFTER.match(question[mention.end : mention.end + 40])
+        start = mention.end + found.start(1) if found else 0
+    else:
         return None
-    found = _WORD_AFTER.match(question[mention.end : mention.end + 40])
     if found is None:
         return None
     word = found.group(1)
-    start = mention.end + found.start(1)
     if any(m.start <= start < m.end for m in mentions) or is_stop_word(word):
         return None
-    return None if is_common_word(word, FUZZY_WORD_ZIPF) else word
+    if is_common_word(word, FUZZY_WORD_ZIPF):
+        return None
+    return word, name in _ANION_WORDS
 
 
 def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mention], list[str]]:
@@ -443,15 +429,16 @@ def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mentio
     mentions = [free_form(question, m) if m.resolved else m for m in mentions]
     unknown = {}
     for index, mention in enumerate(mentions):
-        if mention.resolved and (word := _unknown_cation(question, mentions, index)):
+        found = _unknown_counter_ion(question, mentions, index) if mention.resolved else None
+        if found is not None and found[1]:
             unknown[index] = (
-                f"'{word} {mention.text}' names a salt of '{word}', which is no element or "
-                f"compound I know; the {mention.text} ion alone is not that salt"
+                f"'{found[0]} {mention.text}' names a salt of '{found[0]}', which is no element "
+                f"or compound I know; the {mention.text} ion alone is not that salt"
             )
-        elif mention.resolved and (word := _unknown_anion(question, mentions, index)):
+        elif found is not None:
             unknown[index] = (
-                f"'{mention.text} {word}' names a {mention.text} salt whose anion '{word}' I do "
-                f"not know; {mention.text} alone is not that salt"
+                f"'{mention.text} {found[0]}' names a {mention.text} salt whose anion "
+                f"'{found[0]}' I do not know; {mention.text} alone is not that salt"
             )
     if unknown:
         mentions = [
