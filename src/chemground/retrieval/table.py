@@ -418,11 +418,13 @@ class TableRetriever:
         for reaction_id, row in coverage.items():
             total = sum(score for score, _ in row) / len(targets)
             exact = sum(1 for score, _ in row if score >= 1.0)
-            # of two records that hold as many question compounds, the one that holds them as
-            # what reacts or forms: "benzaldehyde with NaBH4 in methanol" is the reduction of
-            # benzaldehyde (in ethanol), not that of acetophenone (in methanol)
+            # of two records that hold as many question compounds, the one that holds those the
+            # question has react or form: "benzaldehyde with NaBH4 in methanol" is the reduction
+            # of benzaldehyde (in ethanol), not that of acetophenone (in methanol)
             core_of[reaction_id] = sum(
-                1 for score, role in row if score > 0 and role in (Role.REACTANT, Role.PRODUCT)
+                1
+                for target, (score, _) in zip(targets, row)
+                if score > 0 and target.mention.role in (Role.REACTANT, Role.PRODUCT)
             )
             scored.append((total, exact, reaction_id))
         scored.sort(key=lambda t: (-t[0], -t[1], -core_of[t[2]], t[2]))
@@ -435,8 +437,8 @@ class TableRetriever:
             key=lambda t: (
                 -t[0],
                 -t[1],
-                -core_of[t[2]],
                 0 if has_field is None or has_field(records[t[2]]) else 1,
+                -core_of[t[2]],
                 curated_first(t[2]),
                 t[2],
             )
