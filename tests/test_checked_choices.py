@@ -101,3 +101,27 @@ def test_a_product_asked_beside_a_condition_keeps_both(ask_json, question, value
     data = ask_json(question)
     assert data["status"] == "answered"
     assert data["value"] == value
+
+
+def test_a_choice_of_catalyst_after_catalysed_by(ask_json):
+    data = ask_json(
+        "is the Knoevenagel of benzaldehyde with malononitrile catalysed by piperidine or pyridine?"
+    )
+    assert data["status"] == "answered", data["answer"]  # was: no record holds both
+    assert data["value"] == ["piperidine"]
+    assert "'pyridine': not in this record" in data["answer"]
+
+
+def test_how_much_do_i_get_asks_the_yield(ask_json):
+    data = ask_json("what forms from PhMgBr + benzophenone and how much do I get?")
+    # was declined as an amount the records do not hold
+    assert data["value"] == {
+        "products": ["OC(c1ccccc1)(c1ccccc1)c1ccccc1"],
+        "yield_percent": 75.0,
+    }
+
+
+def test_a_closing_ligand_asks_the_catalyst(rules_qa):
+    from chemground.reasoning.query import Aspect
+
+    assert rules_qa.parse("Suzuki of 2-bromopyridine - ligand?").aspect == Aspect.CATALYST

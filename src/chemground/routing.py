@@ -375,7 +375,9 @@ NEGATED_OR_HYPOTHETICAL = re.compile(
 # Amounts the reaction records do not hold: "how much catalyst is used in the Suzuki coupling"
 # was answered with the catalyst's name.
 AMOUNT_NOT_HELD = re.compile(
-    r"\bhow (much|many (equivalents|eq|grams|moles|mmol|ml|millilitres|milliliters))\b|"
+    # ("how much do I get?" asks the yield)
+    r"\bhow (much(?! (product )?(do|did|will|would|should|can) (i|we|you|one) (get|obtain|"
+    r"isolate)\b)|many (equivalents|eq|grams|moles|mmol|ml|millilitres|milliliters))\b|"
     r"\bloadings?\b|\bequivalents?\b|\bmol ?%|\bmolar ratios?\b|\bratio of\b|"
     r"\bstoichiometr\w*|\bconcentration\b|"
     # "the limiting reagent of ..." was answered with the record's sulfuric acid

@@ -275,7 +275,11 @@ _ENDING_RULES: list[tuple[Aspect, str]] = [
     ),
     (Aspect.YIELD, _ENDING_SEPARATOR + r"\s*(the |what )?(isolated )?yield\s*\??\s*$"),
     (Aspect.SOLVENT, _ENDING_SEPARATOR + r"\s*(the |which |what )?solvent\s*\?\s*$"),
-    (Aspect.CATALYST, _ENDING_SEPARATOR + r"\s*(the |which |what )?catalyst\s*[?.]?\s*$"),
+    # "Suzuki of 2-bromopyridine - ligand?": the ligand is part of the catalyst system
+    (
+        Aspect.CATALYST,
+        _ENDING_SEPARATOR + r"\s*(the |which |what )?(catalyst|ligand|pre-?catalyst)\s*[?.]?\s*$",
+    ),
     (
         Aspect.TIME,
         _ENDING_SEPARATOR + r"\s*(how many (h|hrs?|hours|min|minutes)|how long|(reaction )?time)"
@@ -382,7 +386,11 @@ _RULES: list[tuple[Aspect, str]] = (
         ),
         (
             Aspect.YIELD,
-            r"\by(ei|ie)ld\b(?!s)(?! of x)|\byeild|\bwhat (percent|percentage)\b|\bhow much "
+            r"\by(ei|ie)ld\b(?!s)(?! of x)|\byeild|\bwhat (percent|percentage)\b"
+            # "what forms from x + x and how much do I get?"
+            r"|\bhow much (product )?(do|did|will|would|should|can) (i|we|you|one) "
+            r"(get|obtain|isolate)\b"
+            r"|\bhow much "
             r"(product|of x) (was|is) (obtained|formed|isolated)\b"
             r"|\b(percent|%) yield\b|\byield of\b|\bhow efficient\b|\bconversion\b(?! of x (in)?to "
             r"x)",
@@ -721,7 +729,13 @@ _ALSO_ASKED: tuple[tuple[Aspect, re.Pattern], ...] = (
     # a CAS number given ("CAS 129-00-0") is no CAS number asked
     (Aspect.CAS, re.compile(r"\bcas\b(?!\s*(no\.?|number|#|rn)?\s*:?\s*\d)")),
     # facts of one reaction: "the yield and temperature of the Suzuki coupling of A with B"
-    (Aspect.YIELD, re.compile(r"\byields?\b")),
+    (
+        Aspect.YIELD,
+        re.compile(
+            r"\byields?\b|\bhow much (product )?(do|did|will|would|should|can) (i|we|you|one) "
+            r"(get|obtain|isolate)\b"
+        ),
+    ),
     # "... in CH2Cl2 at room temperature. Give the structure of the product": given, not asked
     (
         Aspect.TEMPERATURE,

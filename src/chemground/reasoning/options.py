@@ -33,7 +33,7 @@ _LOCANT_CHOICE = re.compile(r"\b\d+-\s+or\s+$", re.IGNORECASE)
 # the words that put the options to the asked role, just before the first option
 _ROLE_WORDS = {
     Aspect.SOLVENT: r"solvents?|media|medium",  # "which solvent - THF, DMF or neat Et3N?"
-    Aspect.CATALYST: r"catalysts?",
+    Aspect.CATALYST: r"catalysts?|cataly[sz]ed by",  # "catalysed by piperidine or pyridine?"
     Aspect.REAGENT: (
         r"reagents?|bases?|acids?|oxidants?|reductants?|(reducing|oxidi[sz]ing) agents?"
     ),
