@@ -194,3 +194,9 @@ def test_the_closest_record_holds_the_substrate_before_the_solvent(ask_json):
 def test_a_cation_before_an_unknown_anion_word_is_no_compound(rules_qa, question, resolved):
     query = rules_qa.parse(question)
     assert bool(query.resolved_mentions) is resolved
+
+
+def test_a_boiling_point_on_another_planet_is_not_the_normal_one(rules_qa):
+    # was answered with water's normal boiling point, 100 °C
+    decision = route(refine(rules_qa.parse("what's the boiling point of water on Mars?")))
+    assert decision.rule == "property_at_conditions"

@@ -336,7 +336,10 @@ PROPERTY_AT_CONDITIONS = re.compile(
     r"|\bin vacuo\b"
     # "the boiling point of water on Mount Everest": at altitude, not at 1 atm
     r"|\b(boiling point|b\.?p\.?|boils?)\b[^?]{0,40}?\b(on (mount|mt\.?) \w+|at (high |an )?"
-    r"altitude|in (the )?mountains|at \d[\d,]* ?(m|ft|metres|meters|feet)\b)"
+    r"altitude|in (the )?mountains|at \d[\d,]* ?(m|ft|metres|meters|feet)\b"
+    # "the boiling point of water on Mars" (the normal boiling point was the answer)
+    r"|on (mars|venus|the moon|titan|jupiter|another planet)|in space|in orbit|underwater|"
+    r"in a pressure cooker|in an autoclave)"
     r"|\bdensity\b[^?]{0,40}?\bat\s+(?!25\s*(°\s*)?c\b)-?\d+(\.\d+)?\s*(°\s*c|c|k)\b"
     r"|\b(experimental|measured|shake[- ]flask|literature)\b[^?.]{0,40}\blog ?p\b"
     r"|\blog ?p\b[^?]{0,25}\b(experimental|measured|shake[- ]flask)\b"
