@@ -391,6 +391,7 @@ TWELFTH_ROUND_LAST_ID = 1658  # round 12 ends here; round 13 (a tenth author's, 
 THIRTEENTH_ROUND_LAST_ID = 1751  # round 13 ends; round 14 (an eleventh author's, blind) follows
 FOURTEENTH_ROUND_LAST_ID = 1844  # round 14 ends; round 15 (a twelfth author's, blind) follows
 FIFTEENTH_ROUND_LAST_ID = 1937  # round 15 ends; round 16 (a thirteenth author's, blind) follows
+SIXTEENTH_ROUND_LAST_ID = 2030  # round 16 ends; round 17 (a fourteenth author's, blind) follows
 
 
 def round_of(item: dict) -> str:
@@ -423,7 +424,9 @@ def round_of(item: dict) -> str:
         return "round 13"
     if number <= FOURTEENTH_ROUND_LAST_ID:
         return "round 14"
-    return "round 15" if number <= FIFTEENTH_ROUND_LAST_ID else "round 16"
+    if number <= FIFTEENTH_ROUND_LAST_ID:
+        return "round 15"
+    return "round 16" if number <= SIXTEENTH_ROUND_LAST_ID else "round 17"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:
