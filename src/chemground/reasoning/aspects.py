@@ -256,7 +256,8 @@ _WHICH_ACID = (
 
 # What closes a notebook line before its question: an arrow, a stop or comma, or a spaced dash
 # ("reflux – how many h?")
-_ENDING_SEPARATOR = r"(->|→|=>|[.:;,]|\s[–—-])"
+# "... → benzaldoxime; cat. HCl is the additive, right? reagent?": a closing word after a question
+_ENDING_SEPARATOR = r"(->|→|=>|[.:;,?]|\s[–—-])"
 # A notebook line that ends in its question ("benzoic acid (1.22 g, 10 mmol), MeOH, H2SO4,
 # reflux 4 h -> product?"): its amounts and temperatures are the record of what was done, and the
 # last word is what is asked (the amounts were converted to moles). A reaction SMILES whose
@@ -279,6 +280,10 @@ _ENDING_RULES: list[tuple[Aspect, str]] = [
     (
         Aspect.CATALYST,
         _ENDING_SEPARATOR + r"\s*(the |which |what )?(catalyst|ligand|pre-?catalyst)\s*[?.]?\s*$",
+    ),
+    (
+        Aspect.REAGENT,
+        _ENDING_SEPARATOR + r"\s*(the |which |what )?(reagents?|base|additive)\s*[?.]?\s*$",
     ),
     (
         Aspect.TIME,
@@ -571,7 +576,12 @@ _CHATTER_START = re.compile(
     r"exam|class|records?|sop))\b[\s,:;!.-]*)+",
     re.IGNORECASE,
 )
-_CAT = re.compile(r"\bcat\.(?=\s|$)|\bcat\b(?=\s*(?:\?|$)|\s+(?:system|loading|used|for)\b)", re.I)
+# "cat." is the catalyst asked ("which cat. is used"), not the amount of a compound named
+# after it ("cat. HCl is the additive", masked "cat. x")
+_CAT = re.compile(
+    r"\bcat\.(?=\s|$)(?!\s+(?:x\b|(?-i:\S*[A-Z0-9])))|\bcat\b(?=\s*(?:\?|$)|\s+(?:system|loading|used|for)\b)",
+    re.I,
+)
 _WHATS = re.compile(r"\b([Ww])h?ats\b(?!\s+(?:up|app)\b)")  # not "was"
 _CHATTER_END = re.compile(
     r"(?:[\s,;:.!-]*(?:thanks(?: (?:a lot|so much|in advance))?|thank you(?: (?:so much|in "

@@ -93,8 +93,16 @@ _CONDITION_CHECKED = (
     ),
     (Aspect.YIELD, re.compile(r"\bin\s+\d+(\.\d+)?\s*%\s*(yield)?\s*[?.!]*\s*$", re.I)),
 )
+# what may follow the compounds checked: "did it use K2CO3 as the base?", "was that done in DMF
+# or DCM in your procedure?"
+_AFTER_CHECKED = re.compile(
+    r"(\s+as\s+(the\s+|a\s+)?(?P<role>base|solvent|catalyst|ligand|reagent|acid|oxidant|"
+    r"reductant))?(\s+(in|according to|per|from|for)\s+(your|the|this|that)\s+(procedure|"
+    r"record|prep|protocol|paper|reference|entry|example|source|method|reaction))?[\s?.!]*",
+    re.IGNORECASE,
+)
 # the readings a check may replace: the product rules' default, or nothing read at all
-_DEFAULT_READINGS = (None, Aspect.PRODUCT, Aspect.REACTIONS)
+_DEFAULT_READINGS = (None, Aspect.PRODUCT, Aspect.REACTIONS, Aspect.CONDITIONS)
 
 
 def _runs(question: str, mentions: list[QueryMention]) -> list[list[QueryMention]]:
@@ -178,7 +186,7 @@ def _checked(query: QueryTuple) -> tuple[Aspect, list[QueryMention]] | None:
     runs = [
         run
         for run in _runs(question, query.mentions)
-        if len(run) > 1 and re.fullmatch(r"[\s?.!]*", question[run[-1].end :])
+        if len(run) > 1 and _AFTER_CHECKED.fullmatch(question[run[-1].end :])
     ]
     # "was Et3N used in the Boc protection of benzylamine?": the compound checked comes first
     fronted = _FRONTED_CHECK.match(clause)
@@ -197,12 +205,20 @@ def _checked(query: QueryTuple) -> tuple[Aspect, list[QueryMention]] | None:
         checked = first_checked[:1]
     else:
         last = query.mentions[-1] if query.mentions else None
-        if last is None or not re.fullmatch(r"[\s?.!]*", question[last.end :]):
+        if last is None or not _AFTER_CHECKED.fullmatch(question[last.end :]):
             return None
         checked = [last]
+        if len(query.mentions) > 1 and question[query.mentions[-2].end : last.start] == "/":
+            checked = query.mentions[-2:]  # "run in toluene/water?": one mixture checked
     first = checked[0].start
     if first < start or not all(m.resolved and m.smiles for m in checked):
         return None
+    if not yes_no and "," in question[start:first]:
+        # "the EDC/HOBt coupling of A with B, was that done in DMF or DCM?": the check is the
+        # clause after the comma
+        yes_no = _YES_NO.search(question[start:first].rsplit(",", 1)[1]) is not None
+    tail = _AFTER_CHECKED.fullmatch(question[checked[-1].end :])
+    tail_role = tail.group("role") if tail else None  # "did it use K2CO3 as the base?"
     # the clause's words before the compounds checked, its other compounds masked ("did the
     # Suzuki with phenylboronic acid use ...": no acid is asked)
     chars = list(question[:first])
@@ -210,19 +226,27 @@ def _checked(query: QueryTuple) -> tuple[Aspect, list[QueryMention]] | None:
         if m.end <= first:
             chars[m.start : m.end] = "x" * (m.end - m.start)
     before = "".join(chars)[start:]
-    either_or = len(checked) > 1 and re.search(r"\b(is it|was it|either)\s*$|[,]\s*$", before)
-    if fronted is None and (
-        not (yes_no or either_or)
-        or not _CHECKED_BEFORE.search(before)
-        or not ((yes_no and _CHECK_VERB.search(before)) or either_or)
+    # "mitsunobu of A + B: DEAD or DIAD?": the clause is the choice alone
+    bare = len(checked) > 1 and not before.strip()
+    either_or = bare or (
+        len(checked) > 1 and re.search(r"\b(is it|was it|either)\s*$|[,]\s*$", before)
+    )
+    if (
+        fronted is None
+        and not bare
+        and (
+            not (yes_no or either_or)
+            or not _CHECKED_BEFORE.search(before)
+            or not ((yes_no and _CHECK_VERB.search(before)) or either_or)
+        )
     ):
         return None
     others = [m for m in resolved if m not in checked]
     if not others:
         return None  # "is it DMF or DCM?" alone: nothing names the reaction
-    word = _ROLE_WORD.search(before)
+    word = tail_role or (m.group(1) if (m := _ROLE_WORD.search(before)) else None)
     if word is not None:
-        return _ROLE_OF_WORD.get(word.group(1).lower(), Aspect.REAGENT), checked
+        return _ROLE_OF_WORD.get(word.lower(), Aspect.REAGENT), checked
     used = fronted is not None or (yes_no and _CHECK_VERB.search(before))
     if not used and not all(_is_agent(m) for m in checked):
         # "A + B - is it C or D?": products offered (the product rules' options), not agents
@@ -230,6 +254,42 @@ def _checked(query: QueryTuple) -> tuple[Aspect, list[QueryMention]] | None:
     roles = {agent_role(m.smiles) for m in checked}  # type: ignore[arg-type]
     aspect = _ROLE_ASPECT.get(roles.pop()) if len(roles) == 1 else None
     return aspect or Aspect.REAGENT, checked
+
+
+# a statement put to the reader to confirm: "..., isn't it?", "..., right?", "... True or false?"
+_TAGGED_CLAIM = re.compile(
+    r"(?P<claim>(?:[^.;:?!–—]|(?<=\w)[–—](?=\w))+?)(,?\s*(isn'?t it|wasn'?t it|aren'?t they|"
+    r"weren'?t they|right|correct|no)\s*\?"
+    r"|[.]\s*(true or false|is that (right|correct|true))\s*\?)",
+    re.IGNORECASE,
+)
+# where a claim starts saying what the reaction has: "is catalysed by", "is carried out in",
+# "gives"; or "X is the additive" (the compound just before)
+_CLAIM_VERB = re.compile(
+    r"\b(is|was|are|were)\s+(catalys\w+|cataly[sz]ed|carried out|run|done|performed|conducted|"
+    r"heated|refluxed|stirred|promoted|mediated)\b|\b(gives?|affords?|yields?|forms?)\b",
+    re.IGNORECASE,
+)
+_CLAIMED_ROLE = re.compile(
+    r"^\s*(is|was|are|were)\s+(the\s+)?(additive|base|solvent|catalyst|reagent|acid|ligand|"
+    r"oxidant|reductant|product)\b",
+    re.IGNORECASE,
+)
+
+
+def _claimed(query: QueryTuple) -> list[QueryMention]:
+    """The compounds a tagged claim puts forward ("the click reaction of A with B is catalysed
+    by CuI with DIPEA, isn't it?", "cat. HCl is the additive, right?"): what the question asks
+    to confirm, so checked against the record, not required of it."""
+    claimed: list[QueryMention] = []
+    for match in _TAGGED_CLAIM.finditer(query.question):
+        start, end = match.span("claim")
+        verb = _CLAIM_VERB.search(query.question, start, end)
+        inside = [m for m in query.mentions if start <= m.start and m.end <= end]
+        if verb is not None:
+            claimed += [m for m in inside if m.start >= verb.end()]
+        claimed += [m for m in inside if _CLAIMED_ROLE.match(query.question[m.end : end])]
+    return [m for m in query.mentions if m in claimed]
 
 
 def _names_a_reaction(question: str, resolved: list[QueryMention]) -> bool:
@@ -287,6 +347,17 @@ def read_offered(query: QueryTuple) -> QueryTuple:
                 "offered": checked,
                 "problems": [*problems, note],
             }
+        )
+    claimed = _claimed(query)
+    kept = [m for m in query.mentions if m not in claimed]
+    if claimed and any(m.resolved for m in kept):
+        names = " and ".join(repr(m.text) for m in claimed)
+        note = (
+            f"{names}: put forward by the question to confirm, so not required of the "
+            "reaction; the answer says whether the record has each"
+        )
+        return query.model_copy(
+            update={"mentions": kept, "offered": claimed, "problems": [*query.problems, note]}
         )
     if query.aspect not in (Aspect.SOLVENT, Aspect.CATALYST, Aspect.REAGENT, Aspect.PRODUCT):
         return query

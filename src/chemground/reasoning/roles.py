@@ -65,6 +65,8 @@ _BEFORE_AGENT_WITH = re.compile(
     r"shak(en|ing)|sonicat(ed|ing))\b[^,;.]*|\bin \S+(?: \S+)?)"
     r" with\s*" + _SMALL_AMOUNT + "$"
 )
+# what separates two compounds of one list: ", " or " (1.1 eq), " in a notebook line
+_LIST_SEPARATOR = re.compile(r"\s*(\([^()]{0,30}\)\s*)?,\s*")
 _WITH_AFTER_REACT = re.compile(r"\breact(s|ed|ing)?\b[^,;.]*\bwith\s*(a |an |the )?$")
 _ENDS_WITH_WITH = re.compile(r"\bwith\s*" + _SMALL_AMOUNT + "$")
 
@@ -106,7 +108,11 @@ def infer_roles(
     for index, mention in enumerate(mentions):
         before = lowered[max(0, mention.start - 40) : mention.start].rstrip()
         after = lowered[mention.end : mention.end + 30]
+        # the text since the compound before: ", " in a list, " (1.1 eq), " in a notebook line
+        between = lowered[mentions[index - 1].end : mention.start] if index else ""
+        listed = bool(_LIST_SEPARATOR.fullmatch(between))
         role: Role | None = None
+        either = False  # a role left open on purpose: no default fills it
         named = _AFTER_ROLE.search(after)
         if named:  # "which reactions use DMF as solvent"
             role = Role.parse(named.group(1))  # "bases" -> REAGENT, "substrates" -> REACTANT
@@ -142,8 +148,26 @@ def infer_roles(
             and mention.smiles
             and is_common_solvent(mention.smiles)
         ):
-            role = Role.SOLVENT  # a notebook line "A + B, HATU/DIPEA, DMF, rt": the solvent
-        elif re.search(r"(?<!\s)/\s*$", before) and roles and mention.smiles:
+            # a notebook line "A + B, HATU/DIPEA, DMF, rt": the solvent; an acid or base that is
+            # also a solvent ("NaBH(OAc)3, AcOH, DCE") is filed as solvent or catalyst alike
+            either = is_acid_base_or_lewis_acid(mention.smiles)
+            role = None if either else Role.SOLVENT
+        elif (
+            listed
+            and mention.smiles
+            and (
+                roles[-1] in (Role.REAGENT, Role.CATALYST)
+                or "+" in lowered[: mentions[index - 1].start]
+            )
+        ):
+            # "using Pd2(dba)3, BINAP and Cs2CO3": the list of agents goes on; "A + B (1.1 eq),
+            # EDC·HCl / HOBt, DIPEA": after the reactants joined by "+", the listed agents
+            role = Role.CATALYST if has_transition_metal(mention.smiles) else Role.REAGENT
+        elif (
+            (re.search(r"(?<!\s)/\s*$", before) or re.fullmatch(r"\s*/\s*", between))
+            and roles
+            and mention.smiles
+        ):
             # "dioxane/H2O", "HATU/DIPEA": the same role as the one before; "HCl/dioxane" (HCl in
             # dioxane): a solvent after a reagent is the solvent
             solvent = is_common_solvent(mention.smiles)
@@ -154,13 +178,20 @@ def infer_roles(
             role = roles[-1]  # "A and B": same role as A
         elif _BEFORE_REACTANT.search(before):
             role = Role.REACTANT
-        if role is None:
+        if role is None and not either:
             role = _default(aspect, index, len(mentions), mention.smiles)
         roles.append(role)
-    if (
-        Role.PRODUCT in roles
-    ):  # "A ... to give P": the other unassigned compounds are what P is made from
-        roles = [Role.REACTANT if r is None else r for r in roles]
+    if Role.PRODUCT in roles:
+        # "A ... to give P": the other unassigned compounds are what P is made from, but for a
+        # metal ("A>>P, H2 balloon, 10% Pd/C"): the catalyst
+        roles = [
+            r
+            if r is not None
+            else Role.CATALYST
+            if m.smiles and has_transition_metal(m.smiles)
+            else Role.REACTANT
+            for m, r in zip(mentions, roles)
+        ]
     return roles
 
 

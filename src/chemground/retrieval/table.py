@@ -39,6 +39,7 @@ from chemground.retrieval.records import compound_record, reaction_record
 
 SIMILARITY_FLOOR = 0.35  # Tanimoto below this is not "similar" enough to show
 PARENT_WEIGHT = 0.85  # a salt form of the asked compound
+_AGENT_ROLES = (Role.REAGENT, Role.CATALYST)
 WRONG_ROLE_WEIGHT = 0.5  # the compound is in the reaction, but not in the role asked
 MAX_LINKS_PER_COMPOUND = 5000
 SIMILAR_REACTION_FLOOR = (
@@ -404,6 +405,14 @@ class TableRetriever:
                     continue
                 weight = target.compound_weights[link.compound_id]
                 wanted = target.mention.role
+                if (
+                    weight == PARENT_WEIGHT
+                    and link.role in _AGENT_ROLES
+                    and wanted not in (Role.REACTANT, Role.PRODUCT)
+                ):
+                    # "EDC·HCl" for a record's EDC: a reagent's salt form is the same reagent
+                    # to a chemist; a reactant's or product's salt is another compound
+                    weight = 1.0
                 if not role_accepts(wanted, link.role):
                     weight *= WRONG_ROLE_WEIGHT
                 row = coverage.get(link.reaction_id)
