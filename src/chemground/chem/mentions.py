@@ -40,6 +40,7 @@ from rdkit import Chem
 from chemground.chem.names import (
     SURFACTANT_NAME,
     NameResolver,
+    expanded_substituents,
     guess_name_format,
     normalize_name,
     not_one_compound,
@@ -673,6 +674,7 @@ class MentionFinder:
             "split dots",
             self._curated,
             self._condensed,
+            self._abbreviated_substituents,
             self._systematic,
             self._fuzzy,
             self._unresolved,
@@ -1474,6 +1476,34 @@ class MentionFinder:
         return len(letters) >= 2 or rank < 0
 
     # -- 3. systematic names via OPSIN ---------------------------------------------------------
+    def _abbreviated_substituents(
+        self, text: str, words: list[_Word], taken: list[bool], budget: _Budget
+    ) -> list[Mention]:
+        """Names with substituents written as formulas ("4-F-phenol", "p-MeO-benzaldehyde"),
+        read as the name they abbreviate; before, the fuzzy stage read them as phenol and as
+        4-hydroxybenzaldehyde, one or two edits away."""
+        out = []
+        for i, word in enumerate(words):
+            if taken[i] or budget.full(out):
+                continue
+            raw, start = _strip(word.text, word.start)
+            expanded = expanded_substituents(raw)
+            if expanded == raw or not budget.take_opsin(expanded):
+                continue
+            try:
+                resolution = self.resolver.resolve(expanded)
+            except ChemgroundError:
+                continue
+            if resolution.structure is None:
+                continue
+            mention = self._structure_mention(
+                raw, start, "iupac", resolution.structure, resolution.source, expanded
+            )
+            mention.notes.append(f"read {raw!r} as {expanded!r}")
+            out.append(mention)
+            taken[i] = True
+        return out
+
     def _systematic(
         self, text: str, words: list[_Word], taken: list[bool], budget: _Budget
     ) -> list[Mention]:

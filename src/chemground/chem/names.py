@@ -151,6 +151,58 @@ class NameDictionary(Protocol):
     def lookup_cas(self, cas: str) -> list[DictionaryHit]: ...
 
 
+# substituents written as formula abbreviations inside a name ("4-F-phenol", "p-MeO-
+# benzaldehyde", "2-Cl-4-NO2-aniline"), and the prefixes a systematic name spells them with
+_SUBSTITUENT_PREFIXES = {
+    "F": "fluoro",
+    "Cl": "chloro",
+    "Br": "bromo",
+    "I": "iodo",
+    "Me": "methyl",
+    "Et": "ethyl",
+    "MeO": "methoxy",
+    "OMe": "methoxy",
+    "EtO": "ethoxy",
+    "OEt": "ethoxy",
+    "NO2": "nitro",
+    "CF3": "(trifluoromethyl)",
+    "CN": "cyano",
+    "OH": "hydroxy",
+    "HO": "hydroxy",
+    "NH2": "amino",
+    "tBu": "tert-butyl",
+    "iPr": "isopropyl",
+    "Ph": "phenyl",
+    "Ac": "acetyl",
+    "Bn": "benzyl",
+}
+_ABBREVIATED_SUBSTITUENT = re.compile(
+    r"(?<![A-Za-z])(?P<locant>(?:\d+|[opm])-)(?P<group>"
+    + "|".join(sorted(map(re.escape, _SUBSTITUENT_PREFIXES), key=len, reverse=True))
+    + r")-(?=(?P<next>[a-z\d(]))"
+)
+
+
+def expanded_substituents(name: str) -> str:
+    """``name`` with substituents abbreviated as formulas written out: "4-F-phenol" ->
+    "4-fluorophenol", "2-Cl-4-NO2-aniline" -> "2-chloro-4-nitroaniline" (such a name was read as
+    phenol, one edit away, or as nothing).
+
+    Args:
+        name: a compound name as typed.
+
+    Returns:
+        The name with each "locant-abbreviation-" written as its prefix; ``name`` itself when it
+        holds none.
+    """
+
+    def prefix(match: re.Match) -> str:
+        joiner = "-" if match.group("next").isdigit() else ""
+        return match.group("locant") + _SUBSTITUENT_PREFIXES[match.group("group")] + joiner
+
+    return _ABBREVIATED_SUBSTITUENT.sub(prefix, name)
+
+
 @dataclass(frozen=True)
 class Resolution:
     """The structure an identifier stands for, and how we know."""
@@ -284,6 +336,14 @@ class NameResolver:
             return self._resolve_inchikey(query)
         if is_cas_number(query):
             return self._resolve_cas(query)
+        expanded = expanded_substituents(query)
+        if expanded != query:  # "4-F-phenol", "p-MeO-benzaldehyde": as a name would spell them
+            found = self.resolve(expanded)
+            return replace(
+                found,
+                query=query,
+                notes=[*found.notes, f"read {query!r} as {expanded!r}"],
+            )
         smiles_error: StructureError | None = None
         curated = _curated(query)
         if curated is not None:  # "Br2", "PhMgBr", "Boc2O": as chemists write them, whatever the KB

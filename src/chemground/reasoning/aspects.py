@@ -190,7 +190,13 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         # "give the SMILES of the triazole formed" (the SMILES of every reagent was answered)
         r"|\b(smiles|formula|structure|name|weight|mw|mass)( string| notation)? of (the )?"
         r"(\w+ ){1,2}(formed|obtained|"
-        r"produced|isolated|generated|that (forms|is formed|results))\b",
+        r"produced|isolated|generated|that (forms|is formed|results))\b"
+        # "... then 2 M HCl → white ppt. what is it?": what a reaction gave
+        r"|(->|→|=>|\bthen\b|\bgave\b|\bformed\b)[^?]{0,40}\b(ppt|precipitate|solid|crystals)\b"
+        r"[.,:;!]?\s*(so )?what (is|was|'s) (it|this|that)\b"
+        # "the MW of the amide made from x and x" (the MW of both acid and amine was answered)
+        r"|\b(smiles|formula|structure|weight|mw|mass) of (the )?([\w-]+ ){1,2}((we|i|you) )?"
+        r"(made|prepared|formed|obtained) from x\b",
     ),
     (
         Aspect.REACTIONS,

@@ -41,7 +41,8 @@ _STEREO_ASKED = re.compile(
 _FACT_OF_PRODUCT = re.compile(
     r"\b(?P<fact>molecular weight|molar mass|mol\.? ?wt|mw|exact mass|monoisotopic mass|"
     r"molecular formula|formula)\b.{0,30}\b(?:(?:the )?(?:main |major )?products?\b|what "
-    r"(?:do |would |will |did )?(?:i|you|we|one) (?:get|obtain|form)\b)"
+    r"(?:do |would |will |did )?(?:i|you|we|one) (?:get|obtain|form)\b"
+    r"|the (?:[\w-]+ ){1,2}(?:(?:we|i|you) )?(?:made|prepared|formed|obtained) from\b)"
     # "A + B -> ? MW please": the fact is named after the arrow
     r"|(?:->|→|=>)\s*\?\W*(?:\w+\s+){0,3}(?P<fact_after>molecular weight|molar mass|mw|exact mass|"
     r"monoisotopic mass|molecular formula|formula)\b",

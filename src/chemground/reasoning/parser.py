@@ -22,6 +22,7 @@ from chemground.reasoning.aspects import (
 from chemground.reasoning.atom_counts import asked_element, counts_several_elements
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.question_text import (
+    precursor_mentions,
     protected_names_joined,
     reaction_smiles_in_words,
     synthesis_target_mentions,
@@ -197,6 +198,9 @@ class RuleParser:
                 problems.append(
                     f"read {particles[0].text!r} as part of the context, not a compound asked about"
                 )
+        if aspect is not None and aspect.level == "compound":
+            mentions, made_from = precursor_mentions(text, mentions)
+            problems += made_from
         if aspect is None or aspect.level == "compound":
             # "MW of the hydrochloride of X" is not X's; a reaction question finds the salt's
             # records through the parent compound, so its mention stays resolved

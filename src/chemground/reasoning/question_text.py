@@ -152,3 +152,64 @@ def synthesis_target_mentions(text: str, mentions: list) -> tuple[list, list[str
         else:
             kept.append(mention)
     return kept, notes
+
+
+# "the urea from A and B", "the fragrance ester we made from A + B": a compound described by its
+# class and what it was made from ("the tablets my uncle brought back from Poland contain X",
+# "my crown is made from X" describe no compound: no class word heads them)
+_MADE_FROM = re.compile(
+    r"\b(?:the|a|an|this|that|our|my)\s+(?:[\w-]+\s+){0,2}?(?:ureas?|esters?|amides?|ethers?|"
+    r"amines?|alcohols?|ketones?|aldehydes?|imines?|salts?|acids?|carbamates?|sulfonamides?|"
+    r"lactones?|lactams?|acetals?|compounds?|molecules?|intermediates?|adducts?|derivatives?|"
+    r"drugs?|dyes?|fragrances?)\s+"
+    r"(?:(?:that\s+)?(?:we|i|they|you)\s+)?(?:(?:made|prepared|synthesi[sz]ed|obtained|formed|"
+    r"got)\s+)?from\s+(?:the\s+|an?\s+)?",
+    re.IGNORECASE,
+)
+
+
+def _description_end(text: str, start: int) -> int:
+    """Where a description that starts at ``start`` ends: at a sentence's end, or at the bracket
+    that closes an aside it stands in (brackets inside a name, "3-(trifluoromethyl)", nest)."""
+    depth = 0
+    for index in range(start, len(text)):
+        char = text[index]
+        if char in "?!;" or (char == "." and text[index + 1 : index + 2] in (" ", "")):
+            return index
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            if depth == 0:
+                return index
+            depth -= 1
+    return len(text)
+
+
+def precursor_mentions(text: str, mentions: list) -> tuple[list, list[str]]:
+    """Mentions of what the compound asked about was made from, left out of a compound question
+    ("how many Ro5 violations does sorafenib have? (the urea from A and B)", "clogP of menthyl
+    acetate? the ester we made from menthol + Ac2O": the precursors' values were answered).
+
+    Args:
+        text: the question.
+        mentions: its mentions, in order.
+
+    Returns:
+        The mentions kept, and one note naming those left out (none when nothing is).
+    """
+    left_out: list = []
+    for found in _MADE_FROM.finditer(text):
+        stop = _description_end(text, found.end())
+        precursors = [m for m in mentions if found.end() <= m.start < stop]
+        if not precursors or precursors[0].start != found.end():
+            continue  # "the ester from the bottle": no compound follows "from"
+        # the class word may itself be a compound's name ("the urea from ..."): not asked either
+        left_out += [m for m in mentions if found.start() <= m.start < stop and m not in left_out]
+    if not left_out:
+        return mentions, []
+    names = ", ".join(repr(m.text) for m in left_out)
+    note = (
+        f"read {names} as what the compound asked about was made from, not as the compound "
+        "asked about"
+    )
+    return [m for m in mentions if m not in left_out], [note]

@@ -316,9 +316,10 @@ def _as_form(mention: Mention, structure, note: str) -> Mention:
 _ANION_WORDS = frozenset(
     """chloride bromide iodide fluoride sulfate sulphate nitrate nitrite acetate carbonate
     bicarbonate phosphate hydroxide oxide cyanide perchlorate hydride sulfide sulphide chlorate
-    permanganate chromate dichromate oxalate citrate tartrate""".split()
+    permanganate chromate dichromate oxalate citrate tartrate borate""".split()
 )
-_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z-]{3,})\s+$")
+# (or a person's name: "Krasnov's borate" is an eponymous reagent, not the borate ion)
+_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z-]{3,}(?:['’]s|s['’])?)\s+$")
 # ... and a cation before a word nothing resolves: "sodium bicarb"
 _CATION_WORDS = frozenset(
     "sodium potassium lithium calcium magnesium ammonium caesium cesium barium zinc".split()
@@ -430,7 +431,12 @@ def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mentio
     unknown = {}
     for index, mention in enumerate(mentions):
         found = _unknown_counter_ion(question, mentions, index) if mention.resolved else None
-        if found is not None and found[1]:
+        if found is not None and found[1] and found[0][-2:] in ("'s", "’s", "s'", "s’"):
+            unknown[index] = (
+                f"'{found[0]} {mention.text}' names a reagent after a person that I do not "
+                f"know; the {mention.text} ion alone is not that reagent"
+            )
+        elif found is not None and found[1]:
             unknown[index] = (
                 f"'{found[0]} {mention.text}' names a salt of '{found[0]}', which is no element "
                 f"or compound I know; the {mention.text} ion alone is not that salt"

@@ -92,13 +92,19 @@ class GraphAccess:
 
 _BEFORE_START = re.compile(
     r"\b(from|starting (with|from)|start(ing)? materials?|(turn|convert|transform|change)(ing)?"
-    # a notebook's "on hand: BnOH, ..."
-    r"|on hand|available|sm)\s*:?\s*$",
+    # a notebook's "on hand: BnOH, ..."; "I do have BnOH and ..."
+    r"|on hand|available|sm|(i|we) (do |still )?(have|got)( got)?( some)?)\s*:?\s*$",
     re.I,
 )
 _BEFORE_TARGET = re.compile(
     r"\b(to|into|towards?|make|makes|made|prepare|synthesi[sz]e|synthesis of|preparation of|"
-    r"route to|get|obtain|target)\s*:?\s*$",
+    r"route to|get|obtain|target|((i|we) )?(need|want))\s*:?\s*$",
+    re.I,
+)
+# "we're out of benzyl bromide": a compound the chemist lacks is no starting point
+_UNAVAILABLE = re.compile(
+    r"\b(out of|ran out of|run out of|no more|(don'?t|do not|doesn'?t) have( any)?|without)"
+    r"\s*(any\s+)?$",
     re.I,
 )
 
@@ -170,7 +176,11 @@ class RouteRetriever:
             if len(mentions) >= 2 and keys[0] and keys[-1]:
                 search = find_routes(graph, [keys[0]], keys[-1], k=k, max_depth=depth)
                 why = f"route from {mentions[0].text} to {mentions[-1].text}"
-                others = [key for key in keys[1:-1] if key]
+                others = [
+                    key
+                    for mention, key in zip(mentions[1:-1], keys[1:-1])
+                    if key and not _UNAVAILABLE.search(query.question[: mention.start])
+                ]
                 if not search.routes and others:
                     # the start may be the smaller partner of a step ("BnOH -> BnBr", then BnBr
                     # alkylates 1-phenylpiperazine): not only the main reactant's edges
