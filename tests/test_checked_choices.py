@@ -200,3 +200,22 @@ def test_cat_before_a_compound_is_its_amount_not_the_aspect(rules_qa):
     assert rules_qa.parse("which cat. is used for the Suzuki of 4-bromoanisole?").aspect == (
         Aspect.CATALYST
     )
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # the options are systems: a reagent with its solvent
+        "to take the Boc off tert-butyl 4-(hydroxymethyl)piperidine-1-carboxylate, is TFA or HCl "
+        "in dioxane used?",
+        "Boc removal from N-Boc-4-bromoaniline - TFA/DCM or 4 M HCl in dioxane, which one does "
+        "your record use?",
+    ],
+)
+def test_a_choice_between_reagent_systems(ask_json, question):
+    data = ask_json(question)
+    # both were not understood: "4 M" broke the run of options, and "in dioxane used" closed it
+    assert data["status"] == "answered", data["answer"]
+    assert data["value"] == ["trifluoroacetic acid"]
+    assert "'TFA': yes, as the reagent" in data["answer"]
+    assert "'HCl': not in this record" in data["answer"]

@@ -200,3 +200,21 @@ def test_a_boiling_point_on_another_planet_is_not_the_normal_one(rules_qa):
     # was answered with water's normal boiling point, 100 °C
     decision = route(refine(rules_qa.parse("what's the boiling point of water on Mars?")))
     assert decision.rule == "property_at_conditions"
+
+
+@pytest.mark.parametrize(
+    ("question", "aspect"),
+    [
+        ("what's another name for caffeine?", "synonyms"),  # was not understood
+        ("aromatic rings naphthalene", "ring_count"),
+        ("what gives benzyl alcohol?", "reactants"),
+    ],
+)
+def test_plain_phrasings_long_not_understood(rules_qa, question, aspect):
+    assert rules_qa.parse(question).aspect.value == aspect
+
+
+def test_another_name_between_two_compounds_is_still_identity(rules_qa):
+    assert rules_qa.parse("is paracetamol another name for acetaminophen?").aspect.value == (
+        "same_compound"
+    )

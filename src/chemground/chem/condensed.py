@@ -235,7 +235,7 @@ def condensed_to_smiles(text: str) -> str | None:
         formula (a molecular formula such as "C2H6O" names no one isomer), a group this
         reading does not know, or a valence it cannot satisfy.
     """
-    text = text.strip()
+    text = _spelled_out(text.strip())
     if not text or len(text) > MAX_CONDENSED_CHARS or not _looks_condensed(text):
         return None
     if text.startswith("HOOC"):  # "HOOCCH2COOH": the acid group written first
@@ -248,6 +248,23 @@ def condensed_to_smiles(text: str) -> str | None:
     if first is None or reader.pos != len(text):
         return None
     return _to_smiles(reader.atoms, text)
+
+
+# the shorthand of a condensed formula, spelled out: "PhCH2CO2H", "PhCO2Me", "PhCH2NMe2"
+_SHORTHAND = (
+    (re.compile(r"CO2H(?![a-z])"), "COOH"),
+    (re.compile(r"CO2(?=Me|Et)"), "COO"),
+    (re.compile(r"(Me|Et)(\d)(?![a-z])"), r"(\1)\2"),
+    (re.compile(r"Me(?![a-z])"), "CH3"),
+    (re.compile(r"Et(?![a-z])"), "CH2CH3"),
+)
+
+
+def _spelled_out(text: str) -> str:
+    """``text`` with CO2H, CO2Me, Me and Et written as units the reader knows."""
+    for pattern, replacement in _SHORTHAND:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def _looks_condensed(text: str) -> bool:

@@ -995,6 +995,10 @@ class MentionFinder:
                 if any(taken[i : j + 1]):
                     continue
                 raw, start, norm = spans[i, j]
+                if j > i and norm.isalpha() and is_common_word(norm):
+                    # "°C (Heck)" normalises to "check", a dictionary synonym: words joined
+                    # into an English word are no compound's name
+                    continue
                 hit = self._name_hit(text, words, i, j, raw, norm, known[norm])
                 if hit is not None:
                     best = (j, raw, start, hit)

@@ -98,7 +98,8 @@ TOOL_RULES: list[tuple[Aspect, str]] = [
     (
         Aspect.RING_COUNT,
         r"\b(how many|number of|count|counts?|no\. of|#|num)\b.*\brings?\b(?!-)"
-        r"|\bring count\b|\brings? (does|do|has|have|are there|in)\b|\brings\?",
+        r"|\bring count\b|\brings? (does|do|has|have|are there|in)\b|\brings\?"
+        r"|\baromatic rings\b|\baromatic ring count\b",  # "aromatic rings fluorene"
     ),
     (Aspect.INCHIKEY, r"\b(standard )?inchi ?-?key\b(?!\s*:?\s*([a-z]{14}-|x\b))"),
     (
@@ -387,7 +388,7 @@ _RULES: list[tuple[Aspect, str]] = (
             r"|\bwhat else (is|are) x (called|known as)\b|\bx (is )?(also )?known as what\b|\balso "
             r"(known|called)\b"
             r"|\b(does|do) x stand for\b|\bx stands? for\b|\bx (is )?short for\b"
-            r"|\baka\b|\bbrand names?\b|\balternative names?\b",
+            r"|\baka\b|\bbrand names?\b|\balternative names?\b|\banother name (for|of)\b",
         ),
         (
             Aspect.SIMILAR,
@@ -480,6 +481,8 @@ _RULES: list[tuple[Aspect, str]] = (
             r"(make|made|prepare|prepared|synthesi[sz]e|synthesi[sz]ed|produce|produced|obtain|obtained|get)\b"
             r"|\b(synthesis|preparation|route) (of|to)\b|\bwhat (is|are) (needed|required) to "
             r"(make|prepare|synthesi[sz]e)\b"
+            # "what gives benzyl alcohol?": what it is made from
+            r"|^\s*(what|which \w+) (gives|makes|forms|produces|affords|yields) x\s*[?.]*\s*$"
             r"|\bfrom what\b|\bmade from\b|\bwhat reacts to (give|form)\b|\bwhich "
             r"(compounds?|reactants?|materials?) (give|form|gives|forms)\b"
             r"|\bhow to (make|prepare|synthesi[sz]e)\b|\bretrosynthe"

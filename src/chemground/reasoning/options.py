@@ -26,7 +26,9 @@ from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 
 # mentions joined as alternatives: "DMF or DCM", "DMF vs DCM", "THF, DMF or neat Et3N" (a run
 # of commas counts only with an "or" in it: "toluene, EtOH, water" is a notebook's solvents)
-_BETWEEN_OPTIONS = re.compile(r"\s*(,|,?\s*(or|vs\.?|versus))\s+(neat\s+)?", re.IGNORECASE)
+_BETWEEN_OPTIONS = re.compile(
+    r"\s*(,|,?\s*(or|vs\.?|versus))\s+(neat\s+|\d+(\.\d+)?\s*(M|N|%)\s+)?", re.IGNORECASE
+)
 _ALTERNATIVE = re.compile(r"\b(or|vs\.?|versus)\b", re.IGNORECASE)
 # "2- or 3-acetylthiophene": a choice of locant before one name
 _LOCANT_CHOICE = re.compile(r"\b\d+-\s+or\s+$", re.IGNORECASE)
@@ -98,7 +100,12 @@ _CONDITION_CHECKED = (
 _AFTER_CHECKED = re.compile(
     r"(\s+as\s+(the\s+|a\s+)?(?P<role>base|solvent|catalyst|ligand|reagent|acid|oxidant|"
     r"reductant))?(\s+(in|according to|per|from|for)\s+(your|the|this|that)\s+(procedure|"
-    r"record|prep|protocol|paper|reference|entry|example|source|method|reaction))?[\s?.!]*",
+    r"record|prep|protocol|paper|reference|entry|example|source|method|reaction))?"
+    # "is TFA or HCl in dioxane used?", "..., which one does your record use?"
+    r"(\s+(?P<used>used|employed|needed|added))?(,?\s*which (one|of (them|the two|these)) "
+    r"(does|did|do) (your|the|this) (record|procedure|prep|protocol|paper|reference|source|method) "
+    r"use)?"
+    r"[\s?.!]*",
     re.IGNORECASE,
 )
 # the readings a check may replace: the product rules' default, or nothing read at all
@@ -127,6 +134,23 @@ def _runs(question: str, mentions: list[QueryMention]) -> list[list[QueryMention
         ):
             runs.append([mention])
     return runs
+
+
+def _with_partners(
+    question: str, mentions: list[QueryMention], run: list[QueryMention]
+) -> list[QueryMention]:
+    """A run of options with the compounds each option names with it: "TFA/DCM or 4 M HCl in
+    dioxane" offers two systems, not DCM or HCl."""
+    ordered = sorted(mentions, key=lambda m: m.start)
+    first, last = ordered.index(run[0]), ordered.index(run[-1])
+    out = list(run)
+    if first > 0 and question[ordered[first - 1].end : run[0].start] == "/":
+        out.insert(0, ordered[first - 1])
+    if last + 1 < len(ordered) and re.fullmatch(
+        r"\s+in\s+", question[run[-1].end : ordered[last + 1].start], re.IGNORECASE
+    ):
+        out.append(ordered[last + 1])
+    return out
 
 
 def _named_first(run: list[QueryMention], mentions: int) -> list[QueryMention]:
@@ -185,7 +209,9 @@ def _checked(query: QueryTuple) -> tuple[Aspect, list[QueryMention]] | None:
                 return aspect, []
     runs = [
         run
-        for run in _runs(question, query.mentions)
+        for run in (
+            _with_partners(question, query.mentions, r) for r in _runs(question, query.mentions)
+        )
         if len(run) > 1 and _AFTER_CHECKED.fullmatch(question[run[-1].end :])
     ]
     # "was Et3N used in the Boc protection of benzylamine?": the compound checked comes first
@@ -219,6 +245,7 @@ def _checked(query: QueryTuple) -> tuple[Aspect, list[QueryMention]] | None:
         yes_no = _YES_NO.search(question[start:first].rsplit(",", 1)[1]) is not None
     tail = _AFTER_CHECKED.fullmatch(question[checked[-1].end :])
     tail_role = tail.group("role") if tail else None  # "did it use K2CO3 as the base?"
+    used_after = bool(tail and tail.group("used") and yes_no)  # "is TFA or HCl used?"
     # the clause's words before the compounds checked, its other compounds masked ("did the
     # Suzuki with phenylboronic acid use ...": no acid is asked)
     chars = list(question[:first])
@@ -234,6 +261,7 @@ def _checked(query: QueryTuple) -> tuple[Aspect, list[QueryMention]] | None:
     if (
         fronted is None
         and not bare
+        and not used_after
         and (
             not (yes_no or either_or)
             or not _CHECKED_BEFORE.search(before)
@@ -242,12 +270,14 @@ def _checked(query: QueryTuple) -> tuple[Aspect, list[QueryMention]] | None:
     ):
         return None
     others = [m for m in resolved if m not in checked]
-    if not others:
-        return None  # "is it DMF or DCM?" alone: nothing names the reaction
+    if not others and not _names_a_reaction(question, resolved[:1]):
+        # "is it DMF or DCM?" alone: nothing names the reaction ("Boc removal from X: is TFA or
+        # HCl used?" names its class)
+        return None
     word = tail_role or (m.group(1) if (m := _ROLE_WORD.search(before)) else None)
     if word is not None:
         return _ROLE_OF_WORD.get(word.lower(), Aspect.REAGENT), checked
-    used = fronted is not None or (yes_no and _CHECK_VERB.search(before))
+    used = fronted is not None or used_after or (yes_no and _CHECK_VERB.search(before))
     if not used and not all(_is_agent(m) for m in checked):
         # "A + B - is it C or D?": products offered (the product rules' options), not agents
         return None
