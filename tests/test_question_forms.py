@@ -188,6 +188,11 @@ def test_a_typo_inside_a_suffix_is_corrected():
         ("PhCO2Me", "COC(=O)c1ccccc1"),
         ("CH3CO2Et", "CCOC(C)=O"),
         ("PhCH2NMe2", "CN(C)Cc1ccccc1"),
+        # a substituted phenyl written first, the locant counted from the rest's ring atom
+        ("4-BrC6H4CHO", "O=Cc1ccc(Br)cc1"),
+        ("p-MeOC6H4CO2H", "COc1ccc(C(=O)O)cc1"),
+        ("3-NO2C6H4CH2OH", "O=[N+]([O-])c1cccc(CO)c1"),
+        ("2-ClC6H4COCH3", "CC(=O)c1ccccc1Cl"),
     ],
 )
 def test_a_condensed_formula_names_its_structure(formula, smiles):
@@ -915,3 +920,11 @@ def test_words_joined_into_an_english_word_are_no_compound(qa):
     cephalosporin: it was read as a reactant."""
     query = qa.parse("4-bromobenzaldehyde + ethyl acrylate, Et3N, DMF, 100 °C (Heck) - ligand?")
     assert all("heck" not in m.text.lower() for m in query.mentions)
+
+
+def test_a_metal_source_asked_is_the_catalyst_not_a_compound(qa):
+    """ "Pd source + ligand?" asks the catalyst system; palladium metal was required of the record
+    and the question read as asking the product."""
+    out = ask(qa, "Heck of 4-bromobenzaldehyde with ethyl acrylate, Et3N, DMF: Pd source + ligand?")
+    assert out["status"] == "answered", out["answer"]
+    assert "palladium(II) acetate" in out["value"]

@@ -235,7 +235,11 @@ def condensed_to_smiles(text: str) -> str | None:
         formula (a molecular formula such as "C2H6O" names no one isomer), a group this
         reading does not know, or a valence it cannot satisfy.
     """
-    text = _spelled_out(text.strip())
+    text = text.strip()
+    aryl = _SUBSTITUTED_ARYL.fullmatch(text)
+    if aryl is not None and len(text) <= MAX_CONDENSED_CHARS:
+        return _substituted_aryl(aryl)
+    text = _spelled_out(text)
     if not text or len(text) > MAX_CONDENSED_CHARS or not _looks_condensed(text):
         return None
     if text.startswith("HOOC"):  # "HOOCCH2COOH": the acid group written first
@@ -258,6 +262,72 @@ _SHORTHAND = (
     (re.compile(r"Me(?![a-z])"), "CH3"),
     (re.compile(r"Et(?![a-z])"), "CH2CH3"),
 )
+
+
+# "4-BrC6H4CHO", "p-MeOC6H4CO2H", "3-NO2C6H4CH2OH": a substituted phenyl written before the rest
+_RING_SUBSTITUENTS = {
+    "F": "F",
+    "Cl": "Cl",
+    "Br": "Br",
+    "I": "I",
+    "Me": "C",
+    "CH3": "C",
+    "Et": "CC",
+    "MeO": "OC",
+    "CH3O": "OC",
+    "HO": "O",
+    "H2N": "N",
+    "NO2": "[N+](=O)[O-]",
+    "O2N": "[N+](=O)[O-]",
+    "CF3": "C(F)(F)F",
+    "F3C": "C(F)(F)F",
+    "NC": "C#N",
+    "MeS": "SC",
+    "Ac": "C(C)=O",
+    "Ph": "c1ccccc1",
+}
+_LOCANT_STEPS = {"2": 1, "o": 1, "3": 2, "m": 2, "4": 3, "p": 3}
+_SUBSTITUTED_ARYL = re.compile(
+    r"(?P<locant>[234opm])-(?P<group>"
+    + "|".join(sorted(map(re.escape, _RING_SUBSTITUENTS), key=len, reverse=True))
+    + r")C6H4(?P<rest>.+)"
+)
+
+
+def _substituted_aryl(match: re.Match) -> str | None:
+    """The SMILES of "4-BrC6H4CHO": the rest read with a phenyl ("PhCHO"), and the substituent
+    put on the ring atom the locant names, counted from the atom the rest hangs on."""
+    from rdkit import Chem, RDLogger
+
+    RDLogger.DisableLog("rdApp.*")
+    rest = condensed_to_smiles("Ph" + match.group("rest")) or condensed_to_smiles(
+        "C6H5" + match.group("rest")
+    )
+    if rest is None:
+        return None
+    mol = Chem.MolFromSmiles(rest)
+    ring = [a for a in mol.GetAtoms() if a.GetIsAromatic() and a.IsInRingSize(6)]
+    ipso = [a for a in ring if any(not n.GetIsAromatic() for n in a.GetNeighbors())]
+    if len(ring) != 6 or len(ipso) != 1:
+        return None  # a second ring, or no one atom the rest hangs on: not read
+    path, previous, atom = [ipso[0].GetIdx()], None, ipso[0]
+    for _ in range(_LOCANT_STEPS[match.group("locant")]):
+        step = next(
+            n
+            for n in atom.GetNeighbors()
+            if n.GetIsAromatic() and n.GetIdx() != previous and n.GetIdx() not in path
+        )
+        previous, atom = atom.GetIdx(), step
+        path.append(step.GetIdx())
+    substituent = Chem.MolFromSmiles(_RING_SUBSTITUENTS[match.group("group")])
+    combined = Chem.RWMol(Chem.CombineMols(mol, substituent))
+    combined.AddBond(atom.GetIdx(), mol.GetNumAtoms(), Chem.BondType.SINGLE)
+    try:
+        out = combined.GetMol()
+        Chem.SanitizeMol(out)
+    except Exception:
+        return None
+    return Chem.MolToSmiles(out)
 
 
 def _spelled_out(text: str) -> str:

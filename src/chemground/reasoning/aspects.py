@@ -286,7 +286,9 @@ _ENDING_RULES: list[tuple[Aspect, str]] = [
     # "Suzuki of 2-bromopyridine - ligand?": the ligand is part of the catalyst system
     (
         Aspect.CATALYST,
-        _ENDING_SEPARATOR + r"\s*(the |which |what )?(catalyst|ligand|pre-?catalyst)\s*[?.]?\s*$",
+        _ENDING_SEPARATOR + r"\s*(the |which |what )?(catalyst|ligand|pre-?catalyst|"
+        # "Heck of x with x - Pd source + ligand?"
+        r"((x|pd|palladium|metal|cu|copper|ni|nickel) )?source( (\+|and|&) ligand)?)\s*[?.]?\s*$",
     ),
     (
         Aspect.REAGENT,

@@ -22,6 +22,7 @@ from chemground.reasoning.aspects import (
 from chemground.reasoning.atom_counts import asked_element, counts_several_elements
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.question_text import (
+    asked_source_mentions,
     precursor_mentions,
     protected_names_joined,
     reaction_smiles_in_words,
@@ -149,7 +150,8 @@ class RuleParser:
         mentions, defined = _defined_in_brackets(text, mentions)
         mentions, workup = workup_mentions(text, mentions)
         mentions, target = synthesis_target_mentions(text, mentions)
-        word_notes = word_notes + defined + workup + target
+        mentions, source = asked_source_mentions(text, mentions)
+        word_notes = word_notes + defined + workup + target + source
         counted = asked_element(text)
         if counted is not None:  # "how many hydrogens in hexane": the element is no compound
             start, end = counted[1]

@@ -122,6 +122,34 @@ def workup_mentions(text: str, mentions: list) -> tuple[list, list[str]]:
     return kept, notes
 
 
+# "Heck of A with B - Pd source + ligand?": the metal names the catalyst asked, not a compound
+_SOURCE_ASKED_AFTER = re.compile(r"^\s+(source|salt|precursor)s?\b(?!\s+of\b)", re.IGNORECASE)
+
+
+def asked_source_mentions(text: str, mentions: list) -> tuple[list, list[str]]:
+    """Mentions of a metal whose "source" the question asks ("Pd source + ligand?"), left out
+    of the compounds a record must hold: palladium metal was required, and no record has it.
+
+    Args:
+        text: the question.
+        mentions: its mentions, in order.
+
+    Returns:
+        The mentions kept, and a note per mention left out.
+    """
+    kept, notes = [], []
+    for mention in mentions:
+        if _SOURCE_ASKED_AFTER.match(text[mention.end : mention.end + 20]) and re.fullmatch(
+            r"[A-Z][a-z]?", mention.text
+        ):
+            notes.append(
+                f"read '{mention.text} source' as the catalyst asked, not a compound given"
+            )
+        else:
+            kept.append(mention)
+    return kept, notes
+
+
 # "lidocaine synthesis, step 1: 2,6-dimethylaniline + chloroacetyl chloride -> ?": the target of
 # a multi-step synthesis, not a compound of the step asked about
 _STEP_OF_SYNTHESIS_AFTER = re.compile(
