@@ -392,6 +392,7 @@ THIRTEENTH_ROUND_LAST_ID = 1751  # round 13 ends; round 14 (an eleventh author's
 FOURTEENTH_ROUND_LAST_ID = 1844  # round 14 ends; round 15 (a twelfth author's, blind) follows
 FIFTEENTH_ROUND_LAST_ID = 1937  # round 15 ends; round 16 (a thirteenth author's, blind) follows
 SIXTEENTH_ROUND_LAST_ID = 2030  # round 16 ends; round 17 (a fourteenth author's, blind) follows
+SEVENTEENTH_ROUND_LAST_ID = 2123  # round 17 ends; round 18 (a fifteenth author's, blind) follows
 
 
 def round_of(item: dict) -> str:
@@ -426,7 +427,9 @@ def round_of(item: dict) -> str:
         return "round 14"
     if number <= FIFTEENTH_ROUND_LAST_ID:
         return "round 15"
-    return "round 16" if number <= SIXTEENTH_ROUND_LAST_ID else "round 17"
+    if number <= SIXTEENTH_ROUND_LAST_ID:
+        return "round 16"
+    return "round 17" if number <= SEVENTEENTH_ROUND_LAST_ID else "round 18"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:

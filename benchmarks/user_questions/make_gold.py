@@ -49,6 +49,7 @@ SOURCES = (
     "questions_round15.txt",  # a twelfth author's fresh questions, written blind, after round 14
     "questions_round16.txt",  # a thirteenth author's fresh questions, written blind, after round 15
     "questions_round17.txt",  # a fourteenth author's fresh questions, written blind, after round 16
+    "questions_round18.txt",  # a fifteenth author's fresh questions, written blind, after round 17
 )
 SEED = 13
 DEV_FRACTION = 0.7
