@@ -27,3 +27,17 @@ def test_a_route_from_what_is_in_stock_when_a_reagent_ran_out(ask_json):
     )
     assert data["status"] == "answered", data["answer"]
     assert data["value"][0] == ["starter:appel_reaction-01", "starter:sn2_alkylation-09"]
+
+
+def test_an_abbreviation_written_with_its_acid_is_the_salt(rules_qa):
+    # "NH2OH.HCl" was dropped from the question without a word
+    query = rules_qa.parse("cyclohexanone + NH2OH.HCl, NaOAc -> ?")
+    salt = next(m for m in query.mentions if m.text == "NH2OH.HCl")
+    assert salt.smiles in ("Cl.NO", "NO.Cl")
+
+
+def test_does_it_need_heating_asks_the_temperature(ask_json):
+    data = ask_json("swern of cyclohexanol - does it need cooling?")
+    # was answered with the product
+    assert data["status"] == "answered", data["answer"]
+    assert data["value"] == -78.0

@@ -477,6 +477,29 @@ def closing_paren(token: str) -> int:
     return -1
 
 
+_ACID_SALT = re.compile(r"(?P<base>[^.·•\s]{2,})[.·•](?P<count>[23])?(?P<acid>HCl|HBr|HI|TFA)")
+_ACID_SMILES = {"HCl": "Cl", "HBr": "Br", "HI": "I", "TFA": "OC(=O)C(F)(F)F"}
+
+
+def _acid_salt(token: str) -> Structure | None:
+    """The salt a curated abbreviation written with its acid names ("NH2OH.HCl", "NH2OH·HCl",
+    "H2NNH2·2HCl"); None when the token is no such salt, or the curated list already holds it
+    whole ("EDC·HCl"). "NH2OH.HCl" was dropped from the question without a word."""
+    from chemground.kb.abbreviations import curated_abbreviation, curated_structure
+
+    match = _ACID_SALT.fullmatch(token)
+    if match is None or curated_abbreviation(token) is not None:
+        return None
+    if curated_abbreviation(match.group("base")) is None:
+        return None
+    base = curated_structure(match.group("base"))
+    acid = ".".join([_ACID_SMILES[match.group("acid")]] * int(match.group("count") or 1))
+    try:
+        return structure_from_smiles(f"{base.smiles}.{acid}")
+    except ChemgroundError:
+        return None
+
+
 def _split_lists(words: list[_Word], dots: bool = False) -> list[_Word]:
     """ "HNO3/H2SO4", "TFA/DCM", "4-iodoanisole/phenylacetylene": two names joined by a slash
     (not a SMILES with stereo bonds, an InChI, or one abbreviation such as "Pd/C"); and a
@@ -790,6 +813,15 @@ class MentionFinder:
         out = []
         for i, word in enumerate(words):
             if taken[i] or budget.full(out):
+                continue
+            salt = _acid_salt(word.text)
+            if salt is not None:  # "NH2OH.HCl", "EDC·HCl": the abbreviation as its salt
+                out.append(
+                    self._structure_mention(
+                        word.text, word.start, "common_name", salt, "abbreviation", word.text
+                    )
+                )
+                taken[i] = True
                 continue
             entry = curated_abbreviation(word.text)
             meanings = (

@@ -459,7 +459,11 @@ _RULES: list[tuple[Aspect, str]] = (
             # "is aspirin stable at room temperature?" asks no temperature
             r"(?<!room )(?<!ambient )(\btemperature\b|\btemps?\b|\btemp(er|re)a?ture\b"
             r"|\btempreature\b)|\bhow "
-            r"(hot|warm|cold)\b|\bat what temp|\b°c\b|\bdegrees\b|\bheated to\b",
+            r"(hot|warm|cold)\b|\bat what temp|\b°c\b|\bdegrees\b|\bheated to\b"
+            # "does the Wittig of x with x need heating?": the temperature it was run at says
+            r"|\b(need|needs|needed|require|requires|required)\s+(heating|cooling|reflux(ing)?|"
+            r"to be (heated|cooled|refluxed))\b|\b(heating|cooling|reflux(ing)?) (is |was )?"
+            r"(needed|required|necessary)\b",
         ),
         (
             Aspect.TIME,
