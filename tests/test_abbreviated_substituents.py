@@ -38,3 +38,9 @@ def test_a_mention_with_abbreviated_substituents_is_the_named_compound(rules_qa,
     mention = rules_qa.parse(question).mentions[0]
     assert Chem.CanonSmiles(mention.smiles) == Chem.CanonSmiles(smiles)
     assert mention.resolved_by != "fuzzy"
+
+
+def test_an_unbalanced_set_of_ions_from_opsin_is_a_misreading(rules_qa):
+    # OPSIN read "toluen diisocyanate" as toluene beside two cyanate anions (C9H8N2O2-2)
+    query = rules_qa.parse("toluen diisocyanate formula?")
+    assert all("[N-]" not in (m.smiles or "") for m in query.mentions)

@@ -5,6 +5,8 @@ was found, the four compounds were read in written order)."""
 
 from __future__ import annotations
 
+import pytest
+
 
 def test_the_solid_a_work_up_gave_is_the_product(ask_json):
     data = ask_json(
@@ -41,3 +43,46 @@ def test_does_it_need_heating_asks_the_temperature(ask_json):
     # was answered with the product
     assert data["status"] == "answered", data["answer"]
     assert data["value"] == -78.0
+
+
+@pytest.mark.parametrize(
+    ("question", "value"),
+    [
+        # the class word after "which" is the reagent asked, not phosphine (PH3) required
+        ("cyclohexanol + CBr4, DCM, 0 °C – which phosphine?", ["triphenylphosphine"]),
+        # "stoichiometric" names which base, not an amount the records do not hold
+        ("benzyl alcohol + acetyl chloride, DMAP (cat.), DCM – stoichiometric base?", None),
+    ],
+)
+def test_a_class_or_amount_word_before_the_role_asked(ask_json, question, value):
+    data = ask_json(question)
+    assert data["status"] in ("answered", "partial"), data["answer"]
+    if value is not None:
+        assert data["value"] == value
+    assert "amount" not in data["answer"][:60]
+
+
+def test_a_role_label_in_brackets_is_given_not_asked(rules_qa):
+    query = rules_qa.parse(
+        "PhCO2H + MeOH (solvent), cat. H2SO4, reflux → methyl benzoate. typical yield?"
+    )
+    assert query.aspect.value == "yield"  # was the solvent and the yield
+    roles = {m.text: m.role for m in query.mentions}
+    assert roles["MeOH"].value == "solvent"
+    assert roles["H2SO4"].value in ("reagent", "catalyst")
+
+
+def test_a_proton_in_an_nmr_queue_is_no_compound(ask_json):
+    data = ask_json("the 400 MHz queue is full - any way to jump it for one quick proton?")
+    assert data["status"] != "answered"  # was the SMILES of H+
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "can your reactions take us from cyclohexanol all the way to 1-phenylcyclohexan-1-ol?",
+        "all I've got is benzyl alcohol - can I get to benzalacetone with your reactions?",
+    ],
+)
+def test_route_phrasings_of_a_teaching_lab(rules_qa, question):
+    assert rules_qa.parse(question).aspect.value == "route"

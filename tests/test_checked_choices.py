@@ -219,3 +219,11 @@ def test_a_choice_between_reagent_systems(ask_json, question):
     assert data["value"] == ["trifluoroacetic acid"]
     assert "'TFA': yes, as the reagent" in data["answer"]
     assert "'HCl': not in this record" in data["answer"]
+
+
+def test_a_tagged_claim_alone_asks_the_role_it_claims(ask_json):
+    data = ask_json("the Boc protection of benzylamine with Boc2O – that's done in THF, right?")
+    # nothing else is asked, so the claim's solvent is (it was answered with the product)
+    assert data["status"] == "answered", data["answer"]
+    assert data["value"] == ["dichloromethane"]
+    assert "No ('THF': not in this record)" in data["answer"]

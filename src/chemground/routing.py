@@ -382,7 +382,8 @@ AMOUNT_NOT_HELD = re.compile(
     r"\bhow (much(?! (product )?(do|did|will|would|should|can) (i|we|you|one) (get|obtain|"
     r"isolate)\b)|many (equivalents|eq|grams|moles|mmol|ml|millilitres|milliliters))\b|"
     r"\bloadings?\b|\bequivalents?\b|\bmol ?%|\bmolar ratios?\b|\bratio of\b|"
-    r"\bstoichiometr\w*|\bconcentration\b|"
+    # ("stoichiometric base?" asks which base)
+    r"\bstoichiometr\w*\b(?!\s+(bases?|oxidants?|reductants?|reagents?|acids?)\b)|\bconcentration\b|"
     # "the limiting reagent of ..." was answered with the record's sulfuric acid
     r"\blimiting (reagent|reactant)s?\b",
     re.IGNORECASE,

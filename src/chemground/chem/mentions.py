@@ -154,6 +154,10 @@ glucoside glycoside alkaloid flavonoid terpene terpenoid steroid saponin polyphe
 _NOT_COMPOUND_AFTER = re.compile(
     r"^[\s-]*(?:bond|bonds|bonding|atom|atoms|count|counts|nmr|isotope|isotopes)\b", re.IGNORECASE
 )
+# "the 400 MHz queue ... jump it for one quick proton?": a spectrum by its nucleus, not the ion
+_NMR_NUCLEI = frozenset({"proton", "protons", "carbon", "fluorine", "phosphorus"})
+_NMR_CONTEXT = re.compile(r"\b(nmr|mhz|spectr\w*|queue|shim\w*|cdcl3|dmso-d6|1h|13c)\b", re.I)
+_ION_ASKED = re.compile(r"\b(mass|weight|charge|smiles)\s+of\s+(a|the)\s+proton\b", re.I)
 # "to ethylate paracetamol", "to benzylate the amine": an -ylate word after "to" is a verb, not
 # the salt some dictionary synonym makes of it ("ethylate" is filed under acetic acid).
 _VERB_BEFORE = re.compile(r"\bto\s*$", re.IGNORECASE)
@@ -698,6 +702,7 @@ class MentionFinder:
             self._curated,
             self._condensed,
             self._abbreviated_substituents,
+            self._peptide_notation,
             self._systematic,
             self._fuzzy,
             self._unresolved,
@@ -1262,6 +1267,12 @@ class MentionFinder:
             )
             or (j == i and _ALKYLATE_PARTICIPLE.match(raw))
             or (
+                j == i
+                and raw.lower() in _NMR_NUCLEI
+                and _NMR_CONTEXT.search(text)
+                and not _ION_ASKED.search(text)
+            )
+            or (
                 _ANSWER_DETERMINER.search(text[: words[i].start])
                 and _ANSWER_VERB.match(text[words[j].end :])
             )
@@ -1537,6 +1548,29 @@ class MentionFinder:
             )
             mention.notes.append(f"read {raw!r} as {expanded!r}")
             out.append(mention)
+            taken[i] = True
+        return out
+
+    def _peptide_notation(
+        self, text: str, words: list[_Word], taken: list[bool], budget: _Budget
+    ) -> list[Mention]:
+        """Protected amino acids and peptides in three-letter notation ("Boc-Gly-NHBn"): no
+        stage read them, and the question lost them without a word."""
+        from chemground.chem.peptide_notation import peptide_to_smiles
+
+        out = []
+        for i, word in enumerate(words):
+            if taken[i] or budget.full(out):
+                continue
+            raw, start = _strip(word.text, word.start)
+            smiles = peptide_to_smiles(raw)
+            if smiles is None:
+                continue
+            out.append(
+                self._structure_mention(
+                    raw, start, "common_name", structure_from_smiles(smiles), "notation"
+                )
+            )
             taken[i] = True
         return out
 
@@ -1885,9 +1919,21 @@ def _opsin_compound(result) -> Structure | None:
     if _list_of_compounds(result.smiles or ""):
         return None
     try:
-        return structure_from_smiles(result.smiles or "")
+        structure = structure_from_smiles(result.smiles or "")
     except StructureError:
         return None
+    if "." in structure.smiles and _net_charge(structure.smiles) != 0:
+        # "toluen diisocyanate" read as toluene beside two cyanate anions: a salt balances its
+        # charges, so an unbalanced set of fragments is a misreading, not a compound
+        return None
+    return structure
+
+
+def _net_charge(smiles: str) -> int:
+    from rdkit import Chem
+
+    mol = Chem.MolFromSmiles(smiles)
+    return sum(a.GetFormalCharge() for a in mol.GetAtoms()) if mol is not None else 0
 
 
 # -- passages of papers ---------------------------------------------------------------------------

@@ -281,7 +281,11 @@ _ENDING_RULES: list[tuple[Aspect, str]] = [
         + r"\s*(the )?(main |major )?products?('s)?\s+(smiles|structure|"
         r"iupac name|name)\s*\??\s*$",
     ),
-    (Aspect.YIELD, _ENDING_SEPARATOR + r"\s*(the |what )?(isolated )?yield\s*\??\s*$"),
+    (
+        Aspect.YIELD,
+        _ENDING_SEPARATOR
+        + r"\s*(the |what )?(isolated |typical |expected |usual )?yield\s*\??\s*$",
+    ),
     (Aspect.SOLVENT, _ENDING_SEPARATOR + r"\s*(the |which |what )?solvent\s*\?\s*$"),
     # "Suzuki of 2-bromopyridine - ligand?": the ligand is part of the catalyst system
     (
@@ -292,7 +296,8 @@ _ENDING_RULES: list[tuple[Aspect, str]] = [
     ),
     (
         Aspect.REAGENT,
-        _ENDING_SEPARATOR + r"\s*(the |which |what )?(reagents?|base|additive)\s*[?.]?\s*$",
+        _ENDING_SEPARATOR + r"\s*(and )?(the |which |what )?(stoichiometric |amine |inorganic )?"
+        r"(reagents?|base|additive|phosphine)\s*[?.]?\s*$",
     ),
     (
         Aspect.TIME,
@@ -337,6 +342,9 @@ _RULES: list[tuple[Aspect, str]] = (
             r"|[.:;,–—-]\s*(which |what |the )?steps\s*\?\s*$"
             # "... only cyclohexanol in the cupboard - how do I get there with your reactions?"
             r"|\bhow (do|would|can|could|should) (i|we|you|one) get there\b"
+            # "can I get to x with your reactions?", "take us from x all the way to x"
+            r"|\b(can|could) (i|we|you|one) (get|go|reach) to x\b|\btake (us|me|you|one) from x\b"
+            r"|\bfrom x all the way to x\b"
             # "I've got benzyl alcohol and phenol - how would I make benzyl phenyl ether?"
             r"|\b(i've|i have|we've|we have)( only)?( got)? x\b[^?]*\bhow (do|would|can|could|"
             r"should) (i|we) (make|get|prepare|synthesi[sz]e|obtain|reach) x\b"
@@ -524,7 +532,7 @@ _RULES: list[tuple[Aspect, str]] = (
         (
             Aspect.DESCRIPTION,
             r"\bdescri(be|ption)\b|\btell me (a (bit|little) |something |more )?about\b"
-            r"|\bwhat (is|are) x\b|\bwhat kind of\b|\bwhat "
+            r"|\bwhat (actually |exactly |really )?(is|are) x\b|\bwhat kind of\b|\bwhat "
             r"type of\b"
             r"|\binformation (on|about)\b|\bused for\b|\bwhat do you know "
             r"about\b|\bexplain\b|\bwho is\b|\bwhat's x\b"
@@ -830,6 +838,16 @@ _ASKED_TOGETHER = _ALSO_ASKED + COMPUTED_ALSO_ASKED
 _JOINED = re.compile(r"\b(and|plus|as well as|together with)\b|&|,|\s\+\s")
 
 
+# "PhCO2H + MeOH (solvent), cat. H2SO4 ... typical yield?": a label of a compound's role
+_ROLE_LABEL = re.compile(r"\(\s*(as )?(the )?(solvents?|catalysts?|reagents?|bases?)\s*\)")
+
+
+def _without_role_labels(low: str) -> str:
+    """The question without the bracketed role labels it gives its compounds: a role given is
+    no fact asked."""
+    return _ROLE_LABEL.sub(" ", low)
+
+
 def also_asked(question: str, aspect: Aspect | None) -> list[Aspect]:
     """The other facts a question asks for beside ``aspect``, in the question's order.
 
@@ -846,7 +864,7 @@ def also_asked(question: str, aspect: Aspect | None) -> list[Aspect]:
     """
     if aspect not in {a for a, _ in _ASKED_TOGETHER}:
         return []
-    low = question.lower()
+    low = _without_role_labels(question.lower())
     if not _JOINED.search(low):
         return []
     found = sorted(
@@ -873,7 +891,7 @@ def first_asked(question: str, aspect: Aspect | None) -> Aspect | None:
         The aspect named first among ``aspect`` and ``also_asked``; ``aspect`` itself when the
         question names no other, or its own words cannot be placed.
     """
-    low = question.lower()
+    low = _without_role_labels(question.lower())
     patterns = dict(_ASKED_TOGETHER)
     if aspect in COMPUTED_ASPECTS and not patterns[aspect].search(low):
         # "sitagliptin as an isomeric SMILES with its (R) stereocentre specified": the fact

@@ -296,7 +296,8 @@ _TAGGED_CLAIM = re.compile(
 # where a claim starts saying what the reaction has: "is catalysed by", "is carried out in",
 # "gives"; or "X is the additive" (the compound just before)
 _CLAIM_VERB = re.compile(
-    r"\b(is|was|are|were)\s+(catalys\w+|cataly[sz]ed|carried out|run|done|performed|conducted|"
+    r"(\b(is|was|are|were)|(?<=\w)['’]s)\s+(catalys\w+|cataly[sz]ed|carried out|run|done|"
+    r"performed|conducted|"
     r"heated|refluxed|stirred|promoted|mediated)\b|\b(gives?|affords?|yields?|forms?)\b",
     re.IGNORECASE,
 )
@@ -386,8 +387,21 @@ def read_offered(query: QueryTuple) -> QueryTuple:
             f"{names}: put forward by the question to confirm, so not required of the "
             "reaction; the answer says whether the record has each"
         )
+        aspect = query.aspect
+        if aspect in _DEFAULT_READINGS and all(_is_agent(m) for m in claimed):
+            # "the HATU coupling of A with B - that's done in DCM, right?": nothing else is
+            # asked, so the claim's role is: the record's solvent
+            roles = {agent_role(m.smiles) for m in claimed}  # type: ignore[arg-type]
+            aspect = (_ROLE_ASPECT.get(roles.pop()) if len(roles) == 1 else None) or (
+                Aspect.REAGENT
+            )
         return query.model_copy(
-            update={"mentions": kept, "offered": claimed, "problems": [*query.problems, note]}
+            update={
+                "aspect": aspect,
+                "mentions": kept,
+                "offered": claimed,
+                "problems": [*query.problems, note],
+            }
         )
     if query.aspect not in (Aspect.SOLVENT, Aspect.CATALYST, Aspect.REAGENT, Aspect.PRODUCT):
         return query

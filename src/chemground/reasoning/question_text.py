@@ -124,6 +124,11 @@ def workup_mentions(text: str, mentions: list) -> tuple[list, list[str]]:
 
 # "Heck of A with B - Pd source + ligand?": the metal names the catalyst asked, not a compound
 _SOURCE_ASKED_AFTER = re.compile(r"^\s+(source|salt|precursor)s?\b(?!\s+of\b)", re.IGNORECASE)
+# "A + CBr4, DCM - and which phosphine?": a compound's name used for the class asked (PH3 was
+# required of the record)
+_CLASS_ASKED = re.compile(
+    r"\b(which|what)\s+(phosphine|amine|borane|silane|alkoxide)\s*[?.]?\s*$", re.IGNORECASE
+)
 
 
 def asked_source_mentions(text: str, mentions: list) -> tuple[list, list[str]]:
@@ -145,6 +150,8 @@ def asked_source_mentions(text: str, mentions: list) -> tuple[list, list[str]]:
             notes.append(
                 f"read '{mention.text} source' as the catalyst asked, not a compound given"
             )
+        elif (found := _CLASS_ASKED.search(text)) and found.start(2) == mention.start:
+            notes.append(f"read 'which {mention.text}' as the reagent asked, not a compound given")
         else:
             kept.append(mention)
     return kept, notes

@@ -48,7 +48,7 @@ _BEFORE_SOLVENT = re.compile(
 )
 _BEFORE_AGENT = re.compile(
     r"(using|over|catalys[eiz]+d by|cataly[sz]ed by|in (the )?presence of|with (a |the )?catalyst|"
-    r"promoted by|mediated by|by)\s*(the |a |an )?$"
+    r"promoted by|mediated by|by|cat\.|catalytic)\s*(the |a |an )?$"
 )
 # "with a bit of sulfuric acid", "with a few drops of conc. HCl": an amount before the agent
 # (the text before a mention is read with its trailing space stripped)
@@ -89,9 +89,11 @@ def _added_with(before: str, smiles: str | None, roles: list[Role | None]) -> bo
 
 
 _AFTER_ROLE = re.compile(
-    r"^\s*,?\s*(?:is |was |are )?(?:used )?as (?:the |a |an "
-    r")?(solvents?|catalysts?|reagents?|bases?|"
-    r"reactants?|starting materials?|substrates?|products?)\b"
+    # "MeOH (solvent)", not "acetophenone (solvent + temp)?"
+    r"^\s*(?:,?\s*(?:is |was |are )?(?:used )?as (?:the |a |an )?|\(\s*(?:as )?(?:the )?"
+    r"(?=[a-z ]+\)))"
+    r"(solvents?|catalysts?|reagents?|bases?|reactants?|starting materials?|substrates?|"
+    r"products?)\b"
 )
 _AFTER_PRODUCT = re.compile(
     r"^\s*(is|was|were|are)?\s*(formed|obtained|produced|made|prepared|synthesi[sz]ed)"
@@ -184,11 +186,14 @@ def infer_roles(
     if Role.PRODUCT in roles:
         # "A ... to give P": the other unassigned compounds are what P is made from, but for a
         # metal ("A>>P, H2 balloon, 10% Pd/C"): the catalyst
+        # ("A>>P (DCM, rt)": a common solvent may be the solvent or a reactant, as records file it)
         roles = [
             r
             if r is not None
             else Role.CATALYST
             if m.smiles and has_transition_metal(m.smiles)
+            else None
+            if m.smiles and is_common_solvent(m.smiles)
             else Role.REACTANT
             for m, r in zip(mentions, roles)
         ]
