@@ -701,8 +701,7 @@ class MentionFinder:
             "split dots",
             self._curated,
             self._condensed,
-            self._abbreviated_substituents,
-            self._peptide_notation,
+            self._shorthand_names,
             self._systematic,
             self._fuzzy,
             self._unresolved,
@@ -1523,39 +1522,13 @@ class MentionFinder:
         return len(letters) >= 2 or rank < 0
 
     # -- 3. systematic names via OPSIN ---------------------------------------------------------
-    def _abbreviated_substituents(
+    def _shorthand_names(
         self, text: str, words: list[_Word], taken: list[bool], budget: _Budget
     ) -> list[Mention]:
-        """Names with substituents written as formulas ("4-F-phenol", "p-MeO-benzaldehyde"),
-        read as the name they abbreviate; before, the fuzzy stage read them as phenol and as
-        4-hydroxybenzaldehyde, one or two edits away."""
-        out = []
-        for i, word in enumerate(words):
-            if taken[i] or budget.full(out):
-                continue
-            raw, start = _strip(word.text, word.start)
-            expanded = expanded_substituents(raw)
-            if expanded == raw or not budget.take_opsin(expanded):
-                continue
-            try:
-                resolution = self.resolver.resolve(expanded)
-            except ChemgroundError:
-                continue
-            if resolution.structure is None:
-                continue
-            mention = self._structure_mention(
-                raw, start, "iupac", resolution.structure, resolution.source, expanded
-            )
-            mention.notes.append(f"read {raw!r} as {expanded!r}")
-            out.append(mention)
-            taken[i] = True
-        return out
-
-    def _peptide_notation(
-        self, text: str, words: list[_Word], taken: list[bool], budget: _Budget
-    ) -> list[Mention]:
-        """Protected amino acids and peptides in three-letter notation ("Boc-Gly-NHBn"): no
-        stage read them, and the question lost them without a word."""
+        """Names in a chemist's shorthand that no other stage reads: substituents written as
+        formulas ("4-F-phenol", "p-MeO-benzaldehyde"; the fuzzy stage read phenol and
+        4-hydroxybenzaldehyde, one or two edits away) and protected amino acids and peptides in
+        three-letter notation ("Boc-Gly-NHBn"; lost from the question without a word)."""
         from chemground.chem.peptide_notation import peptide_to_smiles
 
         out = []
@@ -1563,15 +1536,25 @@ class MentionFinder:
             if taken[i] or budget.full(out):
                 continue
             raw, start = _strip(word.text, word.start)
+            mention = None
             smiles = peptide_to_smiles(raw)
-            if smiles is None:
-                continue
-            out.append(
-                self._structure_mention(
-                    raw, start, "common_name", structure_from_smiles(smiles), "notation"
-                )
-            )
-            taken[i] = True
+            expanded = expanded_substituents(raw)
+            if smiles is not None:
+                structure = structure_from_smiles(smiles)
+                mention = self._structure_mention(raw, start, "common_name", structure, "notation")
+            elif expanded != raw and budget.take_opsin(expanded):
+                try:
+                    resolution = self.resolver.resolve(expanded)
+                except ChemgroundError:
+                    resolution = None
+                if resolution is not None and resolution.structure is not None:
+                    mention = self._structure_mention(
+                        raw, start, "iupac", resolution.structure, resolution.source, expanded
+                    )
+                    mention.notes.append(f"read {raw!r} as {expanded!r}")
+            if mention is not None:
+                out.append(mention)
+                taken[i] = True
         return out
 
     def _systematic(

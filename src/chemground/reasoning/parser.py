@@ -22,12 +22,10 @@ from chemground.reasoning.aspects import (
 from chemground.reasoning.atom_counts import asked_element, counts_several_elements
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.question_text import (
-    asked_source_mentions,
+    mentions_not_asked,
     precursor_mentions,
     protected_names_joined,
     reaction_smiles_in_words,
-    synthesis_target_mentions,
-    workup_mentions,
 )
 from chemground.reasoning.roles import infer_roles
 from chemground.reasoning.salt_forms import mark_salt_forms
@@ -148,10 +146,8 @@ class RuleParser:
         # "non-hydrogen atoms" (heavy atoms) names no compound
         mentions = [m for m in mentions if not re.fullmatch(r"non-?hydrogens?", m.text, re.I)]
         mentions, defined = _defined_in_brackets(text, mentions)
-        mentions, workup = workup_mentions(text, mentions)
-        mentions, target = synthesis_target_mentions(text, mentions)
-        mentions, source = asked_source_mentions(text, mentions)
-        word_notes = word_notes + defined + workup + target + source
+        mentions, not_asked = mentions_not_asked(text, mentions)
+        word_notes = word_notes + defined + not_asked
         counted = asked_element(text)
         if counted is not None:  # "how many hydrogens in hexane": the element is no compound
             start, end = counted[1]

@@ -102,23 +102,18 @@ _WORKUP_BEFORE = re.compile(
 )
 
 
-def workup_mentions(text: str, mentions: list) -> tuple[list, list[str]]:
-    """Mentions of the quench or work-up ("then sat. NH4Cl", "quenched with water"), left out of
-    the compounds a record must hold: the records list what reacted, not how it was worked up.
-
-    Args:
-        text: the question.
-        mentions: its mentions, in order.
-
-    Returns:
-        The mentions kept, and a note per mention left out (said, not silently dropped).
-    """
-    kept, notes = [], []
+def _set_aside(mentions: list, why) -> tuple[list, list[str]]:
+    """The mentions ``why`` keeps (it gives None for them, given those kept so far), and its note
+    for each it leaves out: what a question names but does not ask about is said, never dropped
+    silently."""
+    kept: list = []
+    notes: list[str] = []
     for mention in mentions:
-        if kept and _WORKUP_BEFORE.search(text[max(0, mention.start - 60) : mention.start]):
-            notes.append(f"read {mention.text!r} as the work-up, not as a reaction participant")
-        else:
+        note = why(mention, kept)
+        if note is None:
             kept.append(mention)
+        else:
+            notes.append(note)
     return kept, notes
 
 
@@ -131,32 +126,6 @@ _CLASS_ASKED = re.compile(
 )
 
 
-def asked_source_mentions(text: str, mentions: list) -> tuple[list, list[str]]:
-    """Mentions of a metal whose "source" the question asks ("Pd source + ligand?"), left out
-    of the compounds a record must hold: palladium metal was required, and no record has it.
-
-    Args:
-        text: the question.
-        mentions: its mentions, in order.
-
-    Returns:
-        The mentions kept, and a note per mention left out.
-    """
-    kept, notes = [], []
-    for mention in mentions:
-        if _SOURCE_ASKED_AFTER.match(text[mention.end : mention.end + 20]) and re.fullmatch(
-            r"[A-Z][a-z]?", mention.text
-        ):
-            notes.append(
-                f"read '{mention.text} source' as the catalyst asked, not a compound given"
-            )
-        elif (found := _CLASS_ASKED.search(text)) and found.start(2) == mention.start:
-            notes.append(f"read 'which {mention.text}' as the reagent asked, not a compound given")
-        else:
-            kept.append(mention)
-    return kept, notes
-
-
 # "lidocaine synthesis, step 1: 2,6-dimethylaniline + chloroacetyl chloride -> ?": the target of
 # a multi-step synthesis, not a compound of the step asked about
 _STEP_OF_SYNTHESIS_AFTER = re.compile(
@@ -165,10 +134,16 @@ _STEP_OF_SYNTHESIS_AFTER = re.compile(
 )
 
 
-def synthesis_target_mentions(text: str, mentions: list) -> tuple[list, list[str]]:
-    """Mentions of the target of a multi-step synthesis whose one step is asked about, left out
-    of the compounds a record must hold ("lidocaine synthesis, step 1: A + B -> ?": the step
-    makes an intermediate, and lidocaine was required of its record).
+def mentions_not_asked(text: str, mentions: list) -> tuple[list, list[str]]:
+    """Mentions a question names without asking about them, left out of the compounds a record
+    must hold, each with a note (said, never dropped silently):
+
+    - the quench or work-up ("then sat. NH4Cl", "quenched with water"): the records list what
+      reacted, not how it was worked up;
+    - the target of a multi-step synthesis one step of which is asked ("lidocaine synthesis,
+      step 1: A + B -> ?": the step makes an intermediate, and lidocaine was required of it);
+    - a metal whose "source" is asked ("Pd source + ligand?": palladium metal was required),
+      and a compound's name used for the class asked ("which phosphine?": PH3 was required).
 
     Args:
         text: the question.
@@ -177,16 +152,24 @@ def synthesis_target_mentions(text: str, mentions: list) -> tuple[list, list[str
     Returns:
         The mentions kept, and a note per mention left out.
     """
-    kept, notes = [], []
-    for mention in mentions:
+
+    def why(mention, kept: list) -> str | None:
+        if kept and _WORKUP_BEFORE.search(text[max(0, mention.start - 60) : mention.start]):
+            return f"read {mention.text!r} as the work-up, not as a reaction participant"
         if len(mentions) > 2 and _STEP_OF_SYNTHESIS_AFTER.match(text[mention.end :]):
-            notes.append(
+            return (
                 f"read {mention.text!r} as the target of the synthesis, not a compound of the "
                 "step asked about"
             )
-        else:
-            kept.append(mention)
-    return kept, notes
+        if _SOURCE_ASKED_AFTER.match(text[mention.end : mention.end + 20]) and re.fullmatch(
+            r"[A-Z][a-z]?", mention.text
+        ):
+            return f"read '{mention.text} source' as the catalyst asked, not a compound given"
+        if (found := _CLASS_ASKED.search(text)) and found.start(2) == mention.start:
+            return f"read 'which {mention.text}' as the reagent asked, not a compound given"
+        return None
+
+    return _set_aside(mentions, why)
 
 
 # "the urea from A and B", "the fragrance ester we made from A + B": a compound described by its
