@@ -218,3 +218,25 @@ def test_another_name_between_two_compounds_is_still_identity(rules_qa):
     assert rules_qa.parse("is paracetamol another name for acetaminophen?").aspect.value == (
         "same_compound"
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "facts"),
+    [
+        ("MW and density of toluene", ["92.14 g/mol", "density of toluene is"]),
+        ("boiling point and MW of toluene", ["boiling point of toluene is", "92.14 g/mol"]),
+        (
+            "bp and mp of benzoic acid",
+            ["boiling point of benzoic acid", "melting point of benzoic"],
+        ),
+    ],
+)
+def test_a_looked_up_property_asked_with_another_fact_answers_both(ask_json, question, facts):
+    data = ask_json(question)
+    # each answered one fact and dropped the other without a word
+    for fact in facts:
+        assert fact in data["answer"], data["answer"]
+
+
+def test_a_quoted_abbreviation_asks_what_it_stands_for(rules_qa):
+    assert rules_qa.parse('what does "DCM" stand for').aspect == Aspect.SYNONYMS

@@ -21,7 +21,7 @@ from chemground.evidence import Evidence
 from chemground.llm.base import LLMError
 from chemground.protocols import Retrieval
 from chemground.reasoning.answer import Answer
-from chemground.reasoning.aspects import COMPUTED_ASPECTS, also_asked
+from chemground.reasoning.aspects import COMPUTED_ASPECTS, LOOKED_UP_ASPECTS, also_asked
 from chemground.reasoning.extractive import ExtractiveReasoner, Reasoned
 from chemground.reasoning.parser import RuleParser, check_question
 from chemground.reasoning.query import QueryTuple
@@ -325,7 +325,7 @@ class QA:
         """
         others = also_asked(query.question, query.aspect)
         if method != "tools":
-            others = [a for a in others if a in COMPUTED_ASPECTS]
+            others = [a for a in others if a in COMPUTED_ASPECTS or a in LOOKED_UP_ASPECTS]
         if not others:
             return evidence
         evidence = list(evidence)

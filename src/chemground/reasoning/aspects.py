@@ -397,7 +397,8 @@ _RULES: list[tuple[Aspect, str]] = (
             r"|\babbreviat(ion|ed)\b|\bshort(hand)?[- ]names?\b|\bacronym\b"
             r"|\bwhat else (is|are) x (called|known as)\b|\bx (is )?(also )?known as what\b|\balso "
             r"(known|called)\b"
-            r"|\b(does|do) x stand for\b|\bx stands? for\b|\bx (is )?short for\b"
+            r"|\b(does|do) [\"'“‘]?x[\"'”’]? stand for\b|\bx[\"'”’]? stands? for\b"
+            r"|\bx (is )?short for\b"
             r"|\baka\b|\bbrand names?\b|\balternative names?\b|\banother name (for|of)\b",
         ),
         (
@@ -834,7 +835,16 @@ COMPUTED_ALSO_ASKED: tuple[tuple[Aspect, re.Pattern], ...] = (
     (Aspect.QED, re.compile(r"\bqed\b")),
 )
 COMPUTED_ASPECTS = frozenset(a for a, _ in COMPUTED_ALSO_ASKED)
-_ASKED_TOGETHER = _ALSO_ASKED + COMPUTED_ALSO_ASKED
+# physical properties the tools look up ("MW and density of toluene" was answered with the
+# density alone, the molar mass dropped without a word)
+LOOKED_UP_ALSO_ASKED: tuple[tuple[Aspect, re.Pattern], ...] = (
+    (Aspect.BOILING_POINT, re.compile(r"\bboiling points?\b|\bb\.p\.|\bbp\b")),
+    (Aspect.MELTING_POINT, re.compile(r"\bmelting points?\b|\bm\.p\.|\bmp\b")),
+    (Aspect.DENSITY, re.compile(r"\bdensit(y|ies)\b")),
+    (Aspect.FLASH_POINT, re.compile(r"\bflash points?\b")),
+)
+LOOKED_UP_ASPECTS = frozenset(a for a, _ in LOOKED_UP_ALSO_ASKED)
+_ASKED_TOGETHER = _ALSO_ASKED + COMPUTED_ALSO_ASKED + LOOKED_UP_ALSO_ASKED
 _JOINED = re.compile(r"\b(and|plus|as well as|together with)\b|&|,|\s\+\s")
 
 

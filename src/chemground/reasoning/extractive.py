@@ -23,7 +23,7 @@ from chemground.reasoning.asked_kind import (
     product_class_asked,
     without,
 )
-from chemground.reasoning.aspects import COMPUTED_ASPECTS, also_asked
+from chemground.reasoning.aspects import COMPUTED_ASPECTS, LOOKED_UP_ASPECTS, also_asked
 from chemground.reasoning.query import Aspect, QueryTuple
 from chemground.reasoning.reaction_classes import (
     ClassMention,
@@ -326,8 +326,8 @@ class ExtractiveReasoner:
             return self._reaction(query, evidence, classes)
         reasoned = _hedge_unnamed_isomer(query, evidence, self._compound(query, evidence))
         for other in also_asked(query.question, query.aspect):
-            if other in COMPUTED_ASPECTS:
-                continue  # the tool channel computes it: QA.ask adds it to the answer
+            if other in COMPUTED_ASPECTS or other in LOOKED_UP_ASPECTS:
+                continue  # the tool channel computes or looks it up: QA.ask adds it
             # "the SMILES and MW of paracetamol": each fact from the same record
             more = self._compound(query.model_copy(update={"aspect": other}), evidence)
             reasoned.answer += " " + more.answer
