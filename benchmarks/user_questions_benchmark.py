@@ -393,6 +393,7 @@ FOURTEENTH_ROUND_LAST_ID = 1844  # round 14 ends; round 15 (a twelfth author's, 
 FIFTEENTH_ROUND_LAST_ID = 1937  # round 15 ends; round 16 (a thirteenth author's, blind) follows
 SIXTEENTH_ROUND_LAST_ID = 2030  # round 16 ends; round 17 (a fourteenth author's, blind) follows
 SEVENTEENTH_ROUND_LAST_ID = 2123  # round 17 ends; round 18 (a fifteenth author's, blind) follows
+EIGHTEENTH_ROUND_LAST_ID = 2218  # round 18 ends; round 19 (a sixteenth author's, blind) follows
 
 
 def round_of(item: dict) -> str:
@@ -429,7 +430,9 @@ def round_of(item: dict) -> str:
         return "round 15"
     if number <= SIXTEENTH_ROUND_LAST_ID:
         return "round 16"
-    return "round 17" if number <= SEVENTEENTH_ROUND_LAST_ID else "round 18"
+    if number <= SEVENTEENTH_ROUND_LAST_ID:
+        return "round 17"
+    return "round 18" if number <= EIGHTEENTH_ROUND_LAST_ID else "round 19"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:

@@ -50,6 +50,7 @@ SOURCES = (
     "questions_round16.txt",  # a thirteenth author's fresh questions, written blind, after round 15
     "questions_round17.txt",  # a fourteenth author's fresh questions, written blind, after round 16
     "questions_round18.txt",  # a fifteenth author's fresh questions, written blind, after round 17
+    "questions_round19.txt",  # a sixteenth author's fresh questions, written blind, after round 18
 )
 SEED = 13
 DEV_FRACTION = 0.7
