@@ -86,3 +86,17 @@ def test_a_proton_in_an_nmr_queue_is_no_compound(ask_json):
 )
 def test_route_phrasings_of_a_teaching_lab(rules_qa, question):
     assert rules_qa.parse(question).aspect.value == "route"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what's the workup for the NaBH4 reduction of benzaldehyde",  # was the product
+        "Rf of benzaldehyde in 20% EtOAc/hexane",  # Rf read as rutherfordium; a yield answered
+        "what's the yield if I use 2 eq of NaBH4?",  # a record's yield, as if nothing changed
+    ],
+)
+def test_what_the_records_do_not_hold_is_declined(ask_json, question):
+    data = ask_json(question)
+    assert data["status"] == "not_understood", data["answer"]
+    assert data["value"] is None

@@ -236,7 +236,7 @@ WORKUP_SOLVENT = re.compile(
 WORKUP_ASKED = re.compile(
     r"(?<!after )(?<!before )(?<!without )\b(work-?ups?|purification|isolation)\s*\??\s*$"
     r"|\bhow (do|should|would|can|did) (i|you|we|one|they) (purify|isolate|work (it |this )?up|"
-    r"re-?crystalli[sz]e)\b|\bwhat (is|was) the (work-?up|purification)\b",
+    r"re-?crystalli[sz]e)\b|\bwhat('s| is| was) the (work-?up|purification)\b",
     re.IGNORECASE,
 )
 
@@ -250,6 +250,8 @@ PROPERTY_NOT_HELD = re.compile(
     r"oxidation (state|number)s?|hybridi[sz]ation|ph of|conjugate (acid|base)|"
     r"(nmr|ir|uv|raman|mass) (spectr\w*|shifts?|peaks?|bands?)|chemical shifts?|"
     r"crystal structures?|shelf[- ]li(fe|ves)|"
+    # a TLC value: "Rf of benzaldehyde in 20% EtOAc/hexane" (Rf was read as rutherfordium)
+    r"\brf (values?|of)\b|\bretention (factors?|times?)\b|"
     # counts and values no tool here computes, which a near rule answered with another one:
     # "stereoisomers" with the stereocentres, "double bonds" with the rotatable bonds, "molar
     # refractivity" with the molecular weight, "logD" and "XlogP3" with Crippen's logP, "[M+H]+"
@@ -365,6 +367,9 @@ NEGATED_OR_HYPOTHETICAL = re.compile(
     r"(don'?t|didn'?t|do not|did not) (add|use)|replace|replaced|swap|swapped|change|changed)\b"
     r"|\bwithout (the |a |an |any )?(catalyst|base|acid|reagent|solvent|ligand)\b"
     r"|\bin the absence of\b"
+    # "what's the yield if I use 2 eq of NaBH4?": an amount the record did not use
+    r"|\bif (i|you|we|one) (use|add|take|double|halve|increase|decrease) (only )?\d+(\.\d+)?\s*"
+    r"(eq|equiv|equivalents|mol ?%|times)\b"
     # "at 50 C instead?", "in water instead of methanol", "would the Swern still work at rt?",
     # "in wet ether?", "at a higher temperature": a change to what the record did (its yield or
     # temperature was answered as if nothing had changed)
@@ -385,7 +390,9 @@ AMOUNT_NOT_HELD = re.compile(
     # ("stoichiometric base?" asks which base)
     r"\bstoichiometr\w*\b(?!\s+(bases?|oxidants?|reductants?|reagents?|acids?)\b)|\bconcentration\b|"
     # "the limiting reagent of ..." was answered with the record's sulfuric acid
-    r"\blimiting (reagent|reactant)s?\b",
+    r"\blimiting (reagent|reactant)s?\b|"
+    # "what's the yield if I use 2 eq of NaBH4?": an amount changed, which no record holds
+    r"\b(if|when) (i|we|you) (use|add|take) \d+(\.\d+)?\s*(eq|equiv|mol ?%)",
     re.IGNORECASE,
 )
 # An amount to weigh out, whatever the rules read: "what mass of NaCl do I need for 100 mL of

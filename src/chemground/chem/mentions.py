@@ -47,6 +47,7 @@ from chemground.chem.names import (
     recase_name,
     subscript_digits,
 )
+from chemground.chem.peptide_notation import looks_like_peptide_shorthand, peptide_to_smiles
 from chemground.chem.stereo_names import StereoMismatch, reconcile_stereo
 from chemground.chem.structure import (
     MAX_NAME_CHARS,
@@ -1529,8 +1530,6 @@ class MentionFinder:
         formulas ("4-F-phenol", "p-MeO-benzaldehyde"; the fuzzy stage read phenol and
         4-hydroxybenzaldehyde, one or two edits away) and protected amino acids and peptides in
         three-letter notation ("Boc-Gly-NHBn"; lost from the question without a word)."""
-        from chemground.chem.peptide_notation import peptide_to_smiles
-
         out = []
         for i, word in enumerate(words):
             if taken[i] or budget.full(out):
@@ -1728,7 +1727,7 @@ class MentionFinder:
             )
             if _made_up_name(word.text):  # "flurbozamine": a name nothing here knows, not English
                 fmt, reason = "common_name", _UNKNOWN_NAME
-            elif _PEPTIDE_SHORTHAND.match(word.text):
+            elif looks_like_peptide_shorthand(word.text):
                 fmt, reason = "common_name", _SHORTHAND
             elif re.search(r"\d.*-|-.*\d|.\(.+\)", inner) and _SYSTEMATIC.search(inner):
                 fmt, reason = "iupac", _UNKNOWN_SYSTEMATIC
@@ -1780,15 +1779,6 @@ def _made_up_name(word: str) -> bool:
     )
 
 
-# Peptide chemists' shorthand: "Boc-Phe-OMe", "Fmoc-Gly-OH", "H-Pro-OtBu", "Cbz-Ala" (three-letter
-# amino-acid codes between protecting groups).
-_AMINO_ACID_CODES = (
-    "Ala|Arg|Asn|Asp|Cys|Gln|Glu|Gly|His|Ile|Leu|Lys|Met|Phe|Pro|Ser|Thr|Trp|Tyr|Val|Sar|Aib|Orn"
-)
-_PEPTIDE_SHORTHAND = re.compile(
-    rf"^(?:[A-Z][A-Za-z]{{0,4}}-)?(?:{_AMINO_ACID_CODES})(?:\([A-Za-z]+\))?"
-    rf"(?:-(?:{_AMINO_ACID_CODES})(?:\([A-Za-z]+\))?)*(?:-(?:O[A-Za-z]{{1,3}}|OH|NH2))?$"
-)
 # Why a word that looks like a compound is listed as unresolved.
 _UNKNOWN_NAME = "looks like a compound name but is not in the dictionary, and OPSIN cannot read it"
 _SHORTHAND = (

@@ -5,7 +5,8 @@ No library reads this notation (OPSIN reads names, RDKit reads SMILES and one-le
 without protecting groups), and the dictionary holds only a few such compounds, so a question
 naming one lost it without a word. The reading is the textbook one: an N-terminal group, L-amino
 acid residues by their three-letter codes (N to C), and a C-terminal group. Anything else gives
-None: a notation that is not read is never guessed.
+None: a notation that is not read is never guessed, and ``looks_like_peptide_shorthand`` lets
+the mention finder name such a word as unresolved ("Fmoc-Lys(Boc)-OH") rather than drop it.
 """
 
 from __future__ import annotations
@@ -83,3 +84,27 @@ def peptide_to_smiles(text: str) -> str | None:
     smiles += "".join(_RESIDUES[code] for code in residues) + _C_TERMINAL[match.group("c")]
     mol = Chem.MolFromSmiles(smiles)
     return Chem.MolToSmiles(mol) if mol is not None else None
+
+
+# Peptide chemists' shorthand in general: "Boc-Phe-OMe", "Fmoc-Lys(Boc)-OH", "H-Pro-OtBu",
+# "Cbz-Ala", "Boc-Gly-NHBn" (three-letter codes, side-chain protection in brackets, any group
+# at either end): more than ``peptide_to_smiles`` reads
+_AMINO_ACID_CODES = (
+    "Ala|Arg|Asn|Asp|Cys|Gln|Glu|Gly|His|Ile|Leu|Lys|Met|Phe|Pro|Ser|Thr|Trp|Tyr|Val|Sar|Aib|Orn"
+)
+_SHORTHAND = re.compile(
+    rf"^(?:[A-Z][A-Za-z]{{0,4}}-)?(?:{_AMINO_ACID_CODES})(?:\([A-Za-z]+\))?"
+    rf"(?:-(?:{_AMINO_ACID_CODES})(?:\([A-Za-z]+\))?)*(?:-(?:O[A-Za-z]{{1,3}}|OH|NH2|NH[A-Z][a-z]?))?$"
+)
+
+
+def looks_like_peptide_shorthand(word: str) -> bool:
+    """Whether ``word`` is written in peptide shorthand, read or not.
+
+    Args:
+        word: one word of a question.
+
+    Returns:
+        True for three-letter amino-acid codes joined by hyphens, with protecting groups.
+    """
+    return bool(_SHORTHAND.match(word))
