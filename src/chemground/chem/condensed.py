@@ -290,8 +290,10 @@ _LOCANT_STEPS = {"2": 1, "o": 1, "3": 2, "m": 2, "4": 3, "p": 3}
 _SUBSTITUTED_ARYL = re.compile(
     r"(?P<locant>[234opm])-(?P<group>"
     + "|".join(sorted(map(re.escape, _RING_SUBSTITUENTS), key=len, reverse=True))
-    + r")C6H4(?P<rest>.+)"
+    + r")-?C6H4-?(?P<rest>.+)"  # "4-F-C6H4B(OH)2" with hyphens, too
 )
+# the rests the chain reader does not read, as SMILES on the phenyl
+_ARYL_RESTS = {"B(OH)2": "OB(O)c1ccccc1", "Bpin": "CC1(C)OB(c2ccccc2)OC1(C)C"}
 
 
 def _substituted_aryl(match: re.Match) -> str | None:
@@ -300,8 +302,10 @@ def _substituted_aryl(match: re.Match) -> str | None:
     from rdkit import Chem, RDLogger
 
     RDLogger.DisableLog("rdApp.*")
-    rest = condensed_to_smiles("Ph" + match.group("rest")) or condensed_to_smiles(
-        "C6H5" + match.group("rest")
+    rest = (
+        _ARYL_RESTS.get(match.group("rest"))
+        or condensed_to_smiles("Ph" + match.group("rest"))
+        or condensed_to_smiles("C6H5" + match.group("rest"))
     )
     if rest is None:
         return None

@@ -155,6 +155,11 @@ glucoside glycoside alkaloid flavonoid terpene terpenoid steroid saponin polyphe
 _NOT_COMPOUND_AFTER = re.compile(
     r"^[\s-]*(?:bond|bonds|bonding|atom|atoms|count|counts|nmr|isotope|isotopes)\b", re.IGNORECASE
 )
+# the second word of a two-word name ("4-MeO-phenylboronic acid", "4-Cl-benzoyl chloride")
+_NAME_SECOND_WORDS = frozenset(
+    "acid anhydride chloride bromide iodide fluoride ester alcohol aldehyde amine amide ether "
+    "ketone nitrile hydrochloride acetate oxide sulfonate carbonate".split()
+)
 # "the 400 MHz queue ... jump it for one quick proton?": a spectrum by its nucleus, not the ion
 _NMR_NUCLEI = frozenset({"proton", "protons", "carbon", "fluorine", "phosphorus"})
 _NMR_CONTEXT = re.compile(r"\b(nmr|mhz|spectr\w*|queue|shim\w*|cdcl3|dmso-d6|1h|13c)\b", re.I)
@@ -1541,20 +1546,42 @@ class MentionFinder:
             if smiles is not None:
                 structure = structure_from_smiles(smiles)
                 mention = self._structure_mention(raw, start, "common_name", structure, "notation")
-            elif expanded != raw and budget.take_opsin(expanded):
-                try:
-                    resolution = self.resolver.resolve(expanded)
-                except ChemgroundError:
-                    resolution = None
-                if resolution is not None and resolution.structure is not None:
-                    mention = self._structure_mention(
-                        raw, start, "iupac", resolution.structure, resolution.source, expanded
-                    )
-                    mention.notes.append(f"read {raw!r} as {expanded!r}")
+            elif expanded != raw:
+                # "4-MeO-phenylboronic acid": the name may run on into the next word
+                runs_on = (
+                    i + 1 < len(words)
+                    and not taken[i + 1]
+                    and words[i + 1].text.lower() in _NAME_SECOND_WORDS
+                )
+                spans = [(i + 1, text[word.start : words[i + 1].end])] if runs_on else []
+                for last, span in [*spans, (i, raw)]:
+                    span, start = _strip(span, word.start)
+                    mention = self._expanded_mention(span, start, budget)
+                    if mention is not None:
+                        for k in range(i, last + 1):
+                            taken[k] = True
+                        break
             if mention is not None:
                 out.append(mention)
                 taken[i] = True
         return out
+
+    def _expanded_mention(self, raw: str, start: int, budget: _Budget) -> Mention | None:
+        """A mention of ``raw`` read with its abbreviated substituents written out, or None."""
+        expanded = expanded_substituents(raw)
+        if expanded == raw or not budget.take_opsin(expanded):
+            return None
+        try:
+            resolution = self.resolver.resolve(expanded)
+        except ChemgroundError:
+            return None
+        if resolution.structure is None:
+            return None
+        mention = self._structure_mention(
+            raw, start, "iupac", resolution.structure, resolution.source, expanded
+        )
+        mention.notes.append(f"read {raw!r} as {expanded!r}")
+        return mention
 
     def _systematic(
         self, text: str, words: list[_Word], taken: list[bool], budget: _Budget
@@ -1729,6 +1756,10 @@ class MentionFinder:
                 fmt, reason = "common_name", _UNKNOWN_NAME
             elif looks_like_peptide_shorthand(word.text):
                 fmt, reason = "common_name", _SHORTHAND
+            elif _FORMULA_LIKE.fullmatch(word.text) and re.search(r"\d", word.text):
+                # "Ph3PCH2CH3Br": a reagent written as a formula that nothing here reads (it
+                # was dropped from the question without a word)
+                fmt, reason = "formula", _FORMULA_UNREAD
             elif re.search(r"\d.*-|-.*\d|.\(.+\)", inner) and _SYSTEMATIC.search(inner):
                 fmt, reason = "iupac", _UNKNOWN_SYSTEMATIC
             else:
@@ -1779,6 +1810,12 @@ def _made_up_name(word: str) -> bool:
     )
 
 
+# A reagent written as a formula with groups: "Ph3PCH2CH3Br", "(EtO)2P(O)CH2CO2Et"
+_FORMULA_LIKE = re.compile(r"(?:(?:Ph|Me|Et|Pr|Bu|Bn|Ac|Ts|[A-Z][a-z]?)\d*|\(|\)\d*|=){3,}")
+_FORMULA_UNREAD = (
+    "looks like a formula or a reagent written as one, which chemground cannot read; give the "
+    "compound's name or SMILES"
+)
 # Why a word that looks like a compound is listed as unresolved.
 _UNKNOWN_NAME = "looks like a compound name but is not in the dictionary, and OPSIN cannot read it"
 _SHORTHAND = (

@@ -260,7 +260,9 @@ MIXTURE_NAME = re.compile(
     r"^(?:petroleum ethers?|petrol(?:eum)?(?: spirits?| benzine?)?|light petroleum|ligroine?|"
     r"benzine|gasoline|kerosene|kerosine|diesel(?: fuel)?|naphtha|white spirits?|"
     r"mineral (?:spirits?|oil)|paraffin (?:oil|wax)|hexanes|heptanes|octanes|xylenes|"
-    r"mixed xylenes|isohexanes?|celite|diatomaceous earth|crude oil"
+    r"mixed xylenes|isohexanes?|celite(?: ?\d+)?|diatomaceous earth|kieselguhr|crude oil|"
+    # ion-exchange resins: "Amberlyst 15", "Dowex 50WX8"
+    r"amberlyst(?: ?[\w-]+)?|dowex(?: ?[\w-]+)?|florisil"
     # "acetate buffer", "phosphate buffer": an acid and its salt in water
     r"|[\w,()-]+ buffers?)$",
     re.IGNORECASE,

@@ -58,6 +58,8 @@ _C_TERMINAL = {
     "NHMe": "NC",
     "NHBn": "NCc1ccccc1",
 }
+_SALT = re.compile(r"[.·•](HCl|TFA|HBr)$")
+_SALT_SMILES = {"HCl": "Cl", "TFA": "OC(=O)C(F)(F)F", "HBr": "Br"}
 _NOTATION = re.compile(
     r"(?:(?P<n>" + "|".join(_N_TERMINAL) + r")-)?"
     r"(?P<residues>(?:" + "|".join(_RESIDUES) + r")(?:-(?:" + "|".join(_RESIDUES) + r"))*)"
@@ -76,12 +78,15 @@ def peptide_to_smiles(text: str) -> str | None:
     """
     from rdkit import Chem
 
-    match = _NOTATION.fullmatch(text.strip())
+    text, salt = _SALT.sub("", text.strip()), _SALT.search(text.strip())
+    match = _NOTATION.fullmatch(text)
     if match is None or (match.group("n") is None and len(match.group("residues")) == 3):
         return None  # "Gly-OH" alone is glycine as a name would say; a bare code is no notation
     residues = match.group("residues").split("-")
     smiles = _N_TERMINAL[match.group("n") or "H"]
     smiles += "".join(_RESIDUES[code] for code in residues) + _C_TERMINAL[match.group("c")]
+    if salt is not None:  # "H-Phe-OMe·HCl": the salt isolated after a Boc removal
+        smiles += "." + _SALT_SMILES[salt.group(1)]
     mol = Chem.MolFromSmiles(smiles)
     return Chem.MolToSmiles(mol) if mol is not None else None
 

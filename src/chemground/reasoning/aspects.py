@@ -344,6 +344,7 @@ _RULES: list[tuple[Aspect, str]] = (
             r"|\bhow (do|would|can|could|should) (i|we|you|one) get there\b"
             # "can I get to x with your reactions?", "take us from x all the way to x"
             r"|\b(can|could) (i|we|you|one) (get|go|reach) to x\b|\btake (us|me|you|one) from x\b"
+            r"|\bget (me|us) to x\b"
             r"|\bfrom x all the way to x\b"
             # "I've got benzyl alcohol and phenol - how would I make benzyl phenyl ether?"
             r"|\b(i've|i have|we've|we have)( only)?( got)? x\b[^?]*\bhow (do|would|can|could|"

@@ -190,7 +190,10 @@ def _offered_verdict(query: QueryTuple, record: dict[str, Any]) -> str | None:
                 roles.setdefault(skeleton, key[:-1])
     said = []
     for mention in query.offered:
-        role = roles.get(mention.inchikey[:14]) if mention.inchikey else None
+        if not mention.inchikey:  # a name no resolver reads: nothing to check it against
+            said.append(f"{mention.text!r}: not resolved to a structure, so not checked")
+            continue
+        role = roles.get(mention.inchikey[:14])
         said.append(f"{mention.text!r}: {'yes, as the ' + role if role else 'not in this record'}")
     if len(query.offered) == 1:
         return ("Yes" if "yes," in said[0] else "No") + f" ({said[0]})."

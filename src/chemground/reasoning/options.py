@@ -237,7 +237,10 @@ def _checked(query: QueryTuple) -> tuple[Aspect, list[QueryMention]] | None:
         if len(query.mentions) > 1 and question[query.mentions[-2].end : last.start] == "/":
             checked = query.mentions[-2:]  # "run in toluene/water?": one mixture checked
     first = checked[0].start
-    if first < start or not all(m.resolved and m.smiles for m in checked):
+    known = [m for m in checked if m.resolved and m.smiles]
+    # "... - Pd(PPh3)4 or Pd(dppf)Cl2?": a choice may hold an option no name resolves; the
+    # answer says it was not checked
+    if first < start or not known:
         return None
     if not yes_no and "," in question[start:first]:
         # "the EDC/HOBt coupling of A with B, was that done in DMF or DCM?": the check is the
@@ -278,10 +281,10 @@ def _checked(query: QueryTuple) -> tuple[Aspect, list[QueryMention]] | None:
     if word is not None:
         return _ROLE_OF_WORD.get(word.lower(), Aspect.REAGENT), checked
     used = fronted is not None or used_after or (yes_no and _CHECK_VERB.search(before))
-    if not used and not all(_is_agent(m) for m in checked):
+    if not used and not all(_is_agent(m) for m in known):
         # "A + B - is it C or D?": products offered (the product rules' options), not agents
         return None
-    roles = {agent_role(m.smiles) for m in checked}  # type: ignore[arg-type]
+    roles = {agent_role(m.smiles) for m in known}  # type: ignore[arg-type]
     aspect = _ROLE_ASPECT.get(roles.pop()) if len(roles) == 1 else None
     return aspect or Aspect.REAGENT, checked
 
@@ -298,7 +301,9 @@ _TAGGED_CLAIM = re.compile(
 _CLAIM_VERB = re.compile(
     r"(\b(is|was|are|were)|(?<=\w)['’]s)\s+(catalys\w+|cataly[sz]ed|carried out|run|done|"
     r"performed|conducted|"
-    r"heated|refluxed|stirred|promoted|mediated)\b|\b(gives?|affords?|yields?|forms?)\b",
+    r"heated|refluxed|stirred|promoted|mediated)\b|\b(gives?|affords?|yields?|forms?)\b"
+    # "I'd do it in DMF, that's what your record has too, right?"
+    r"|\b(do|did|run|ran)\s+(it|this|that)\s+(in|with|using|over)\b",
     re.IGNORECASE,
 )
 _CLAIMED_ROLE = re.compile(

@@ -20,9 +20,11 @@ from chemground.reasoning.aspects import (
     without_chatter,
 )
 from chemground.reasoning.atom_counts import asked_element, counts_several_elements
+from chemground.reasoning.class_reference import compound_referred_by_class
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.question_text import (
     mentions_not_asked,
+    one_step_named,
     precursor_mentions,
     protected_names_joined,
     reaction_smiles_in_words,
@@ -156,7 +158,7 @@ class RuleParser:
         # greetings and thanks left out, and misspelt aspect words that are no English word
         # corrected ("Slovent and base for ..."), for the rules that read what is asked
         asked = correct_aspect_words(without_chatter(text), rare_only=True)
-        masked = without_chatter(masked)
+        masked = one_step_named(without_chatter(masked))
         aspect = first_asked(asked, _classify_before_aside(masked))
         if aspect in (Aspect.INCHIKEY, Aspect.CAS) and any(
             m.input_format in ("inchikey", "cas") for m in mentions
@@ -198,7 +200,8 @@ class RuleParser:
                 )
         if aspect is not None and aspect.level == "compound":
             mentions, made_from = precursor_mentions(text, mentions)
-            problems += made_from
+            mentions, referred = compound_referred_by_class(text, mentions)
+            problems += made_from + referred
         if aspect is None or aspect.level == "compound":
             # "MW of the hydrochloride of X" is not X's; a reaction question finds the salt's
             # records through the parent compound, so its mention stays resolved

@@ -132,6 +132,27 @@ _STEP_OF_SYNTHESIS_AFTER = re.compile(
     r"^\s*(total\s+)?(synthesis|synth|route|prep(aration)?)\s*[,:;(–—-]?\s*(step|stage)\s*\d+\b",
     re.IGNORECASE,
 )
+# "first step of the ibuprofen route, A + B -> ?": the same, named before
+_STEP_OF_BEFORE = re.compile(
+    r"\b(first|second|third|last|final|next|\d+(st|nd|rd|th))\s+(step|stage)\s+(of|in|towards?)\s+"
+    r"(the\s+|my\s+|our\s+|your\s+|a\s+)?$",
+    re.IGNORECASE,
+)
+# "first step of the ibuprofen route, A + B - solvent and temp?": one step is asked, not a route
+_STEP_OF_ROUTE = re.compile(
+    r"\b(first|second|third|last|final|next|\d+(st|nd|rd|th))\s+(step|stage)\s+(of|in)\s+"
+    r"(the\s+|my\s+|our\s+|your\s+|an?\s+)?[\w-]+\s+(route|synthesis|sequence)\b",
+    re.IGNORECASE,
+)
+
+
+def one_step_named(text: str) -> str:
+    """``text`` with "the first step of the X route" written as "this step", for the rules that
+    read what is asked: the word "route" there asks no route."""
+    return _STEP_OF_ROUTE.sub("this step", text)
+
+
+_ROUTE_AFTER = re.compile(r"^\s*(total\s+)?(synthesis|route|prep(aration)?|sequence)\b", re.I)
 
 
 def mentions_not_asked(text: str, mentions: list) -> tuple[list, list[str]]:
@@ -156,7 +177,13 @@ def mentions_not_asked(text: str, mentions: list) -> tuple[list, list[str]]:
     def why(mention, kept: list) -> str | None:
         if kept and _WORKUP_BEFORE.search(text[max(0, mention.start - 60) : mention.start]):
             return f"read {mention.text!r} as the work-up, not as a reaction participant"
-        if len(mentions) > 2 and _STEP_OF_SYNTHESIS_AFTER.match(text[mention.end :]):
+        if len(mentions) > 2 and (
+            _STEP_OF_SYNTHESIS_AFTER.match(text[mention.end :])
+            or (
+                _STEP_OF_BEFORE.search(text[: mention.start])
+                and _ROUTE_AFTER.match(text[mention.end :])
+            )
+        ):
             return (
                 f"read {mention.text!r} as the target of the synthesis, not a compound of the "
                 "step asked about"

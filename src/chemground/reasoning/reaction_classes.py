@@ -426,6 +426,40 @@ _BROAD = {"oxidation", "reduction"}
 _NAMED_BEFORE = re.compile(r"(?:^|[\s(])[A-Z][a-z]+(?:-[A-Z][a-z]+)*[\s-]+$")
 
 
+# a proper name before a reaction noun ("Petrakis-Moreau olefination", "Fooble coupling")
+_UNKNOWN_NAMED = re.compile(
+    r"(?:^|(?<=[\s(]))(?P<name>[A-Z][a-z]{2,}(?:-[A-Z][a-z]{2,})*)[\s-]+(?:olefination|"
+    r"coupling|reaction|rearrangement|cycli[sz]ation|condensation|amination|alkylation|"
+    r"arylation|annulation|cycloaddition|esterification|etherification|metathesis|"
+    r"fluorination|halogenation|homologation)s?\b"
+)
+_CHEMICAL_SUFFIX = re.compile(r"(yde|ane|ene|yne|ol|one|ide|ate|ine|ium|ic|yl|ole|ase)$")
+
+
+def _plain_name(name: str) -> bool:
+    """Whether the capitalised words before a reaction noun are a person's name, not an English
+    word ("Which reaction", "Amide coupling") nor a compound's ("Benzaldehyde reduction")."""
+    from chemground.chem.mentions import STOPWORDS, is_common_word
+
+    # names may be common words ("Heck", "Smith"): only the most frequent are taken as English
+    parts = name.split("-")
+    return all(
+        part.lower() not in STOPWORDS
+        and part.lower() not in _NOT_NAMES
+        and not is_common_word(part, threshold=5.0)
+        # two names joined ("Garside") are people's, whatever their endings
+        and (len(parts) > 1 or not _CHEMICAL_SUFFIX.search(part.lower()))
+        for part in parts
+    )
+
+
+_NOT_NAMES = frozenset(
+    "first second third next last same other typical standard classic classical usual general "
+    "overall key main final cross radical catalytic asymmetric intramolecular intermolecular "
+    "oxidative reductive aldol amide peptide".split()
+)
+
+
 @dataclass(frozen=True)
 class ClassMention:
     """A reaction class named in a question, where."""
@@ -485,6 +519,17 @@ def find_classes(question: str) -> list[ClassMention]:
                 found.append(ClassMention(unknown, words, start, m.end()))
                 continue
             found.append(ClassMention(cls, question[m.start() : m.end()], m.start(), m.end()))
+    for m in _UNKNOWN_NAMED.finditer(question):
+        # "the Petrakis–Moreau olefination of benzaldehyde": a named reaction no class holds
+        # (answered with a nitration of benzaldehyde); a class of the vocabulary that covers the
+        # same words, or any part of them ("Mitsunobu etherification"), wins
+        overlaps = any(c.start < m.end() and m.start("name") < c.end for c in found)
+        later = _LATER_STEP.search(text[: m.start("name")])
+        if not overlaps and not later and _plain_name(m.group("name")):
+            words = question[m.start("name") : m.end()]
+            found.append(
+                ClassMention(ReactionClass(words, (), ()), words, m.start("name"), m.end())
+            )
     # longest first; at equal length a class of the vocabulary wins over an unknown name
     found.sort(key=lambda c: (-(c.end - c.start), not c.known, c.start))
     kept: list[ClassMention] = []

@@ -22,7 +22,7 @@ _BEFORE_PRODUCT = re.compile(
     r"|->|-->|→|=>|reactions? (that |which )?(give|make|form|produce|yield|afford)"
     r"|into|giving|gives|forming|forms|"
     r"yielding|affording|producing|synthesis of|preparation of|route "
-    r"to|synthesi[sz]e|prepare|make|made|obtain|"
+    r"to|synthesi[sz]e|prepare|make|made|obtain|making|preparing|synthesi[sz]ing|"
     r"towards?|target|product|products of|reactants of|precursors of|starting materials for|make "
     r"up|"
     r"(yield|amount|synthesis|formation|preparation) of)\s*(the |a |an )?$"

@@ -20,6 +20,12 @@ _MIN_WORDS = re.compile(
     re.IGNORECASE,
 )
 _WHICH = re.compile(r"\b(which|who|what one)\b", re.IGNORECASE)
+# "... give me the logP of the greasier one", "and its MW": the winner's value is asked
+_VALUE_OF_THE_ONE = re.compile(
+    r"\b(the\s+)?(value|number|log ?p|mw|molecular weight|tpsa|[\w-]+)\s+(of|for)\s+the\s+"
+    r"(\w+er|more\s+\w+|less\s+\w+|bigger|smaller|winner)\s+(one|compound)\b",
+    re.IGNORECASE,
+)
 _KELVIN = re.compile(r"\bkelvin\b|\bin k\b|\b(?<!°)k\?", re.IGNORECASE)
 _FAHRENHEIT = re.compile(r"\bfahrenheit\b|°\s*f\b|\bin f\b|\bdeg(rees|\.)? ?f\b", re.IGNORECASE)
 # a toxicity question: the offline tables answer it only with a carcinogen class or an exposure
@@ -303,7 +309,11 @@ def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[st
             else:
                 answer += f" {best[0]} has the {'lower' if pick_min else 'higher'} {label}"
             answer += "."
-            if _WHICH.search(query.question):
+            if _VALUE_OF_THE_ONE.search(query.question):
+                # "which is more lipophilic, A or B? give me the logP of the greasier one": the
+                # number asked, of the compound that wins
+                value = best[1]
+            elif _WHICH.search(query.question):
                 value = best[0]
     return Reasoned(
         closest + " ".join([answer, *failures]) + missing,

@@ -94,7 +94,8 @@ _BEFORE_START = re.compile(
     r"\b(from|starting (with|from)|start(ing)? materials?|(turn|convert|transform|change)(ing)?"
     # a notebook's "on hand: BnOH, ..."; "I do have BnOH and ..."
     r"|on hand|available|sm|(i|we) (do |still )?(have|got)( got)?( some)?"
-    r"|all (i|we)('ve| have) got is|(i|we)'ve got( some)?)\s*:?\s*$",
+    r"|all (i|we)('ve| have) got is|(i|we)'ve got( some| loads of| lots of| plenty of)?)"
+    r"\s*:?\s*$",
     re.I,
 )
 _BEFORE_TARGET = re.compile(

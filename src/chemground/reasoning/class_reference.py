@@ -1,0 +1,101 @@
+"""A compound a question points to among several it names, by its class or as the one
+isolated: "3-bromothiophene + 4-F-C6H4B(OH)2, Pd(PPh3)4, K2CO3 - MW of the boronic acid?" asks
+the molar mass of one of the four (all four were compared, a confident answer to another
+question); "after HCl/dioxane on Boc-Phe-OMe I isolate H-Phe-OMe·HCl - what MW?" that of the
+salt isolated.
+
+The class words are those chemists use for a reagent in a reaction line; each is a SMARTS
+pattern, and the reference holds only when exactly one named compound matches it. Otherwise
+the question is left as it is: a reference that is not clear is never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# class word -> SMARTS of the group that makes a compound one
+_CLASS_SMARTS = {
+    "boronic acid": "[CX3,c]B([OX2H])[OX2H]",
+    "boronate": "[#6]B(O)O",
+    "aldehyde": "[CX3H1](=O)[#6]",
+    "ketone": "[#6][CX3](=O)[#6]",
+    "amine": "[NX3;H2,H1;!$(NC=O);!$(NS=O)]",
+    "alcohol": "[CX4][OX2H]",
+    "phenol": "c[OX2H]",
+    "ester": "[#6][CX3](=O)[OX2][#6]",
+    "carboxylic acid": "[CX3](=O)[OX2H1]",
+    "acid chloride": "[CX3](=O)Cl",
+    "sulfonyl chloride": "S(=O)(=O)Cl",
+    "bromide": "[#6]Br",
+    "iodide": "[#6]I",
+    "nitrile": "C#N",
+    "alkyne": "C#C",
+    "azide": "N=[N+]=[N-]",
+    "isocyanate": "N=C=O",
+    "anhydride": "C(=O)OC(=O)",
+    "thiol": "[SX2H]",
+}
+_CLASS_REFERENCE = re.compile(
+    r"\b(?:of|for) (?:the|my|our|this|that) ("
+    + "|".join(sorted((re.escape(w) for w in _CLASS_SMARTS), key=len, reverse=True))
+    + r")s?\b",
+    re.IGNORECASE,
+)
+
+
+# "after HCl/dioxane on Boc-Phe-OMe I isolate the hydrochloride, H-Phe-OMe·HCl - what MW?": the
+# compound isolated is the one asked about, not the reagents before it
+_ISOLATED = re.compile(
+    r"\b(i|we)\s+(isolate|isolated|collect|collected|obtain|obtained|end up with)\b", re.I
+)
+_CLAUSE_END = re.compile(r"[?;–—]|\s-\s|\.\s")
+
+
+@lru_cache(maxsize=64)
+def _pattern(word: str):
+    from rdkit import Chem
+
+    return Chem.MolFromSmarts(_CLASS_SMARTS[word])
+
+
+def _is_of_class(smiles: str, word: str) -> bool:
+    from rdkit import Chem
+
+    mol = Chem.MolFromSmiles(smiles)
+    return mol is not None and mol.HasSubstructMatch(_pattern(word))
+
+
+def compound_referred_by_class(text: str, mentions: list) -> tuple[list, list[str]]:
+    """The one compound "the boronic acid" (the aldehyde, the amine...) points to, when the
+    question names several and exactly one is of that class.
+
+    Args:
+        text: the question.
+        mentions: its mentions, in order.
+
+    Returns:
+        The mentions to keep (that one compound), and a note naming it; the mentions as they
+        are and no note when the question points to no class, or not to exactly one compound.
+    """
+    resolved = [m for m in mentions if m.structure is not None]
+    if len(resolved) < 2:
+        return mentions, []
+    verb = _ISOLATED.search(text)
+    if verb is not None:
+        end = _CLAUSE_END.search(text, verb.end())
+        stop = end.start() if end else len(text)
+        isolated = [m for m in resolved if verb.end() <= m.start < stop]
+        if isolated:  # "we isolate the TFA salt, H-Ala-OMe·TFA": the last one names it
+            chosen = isolated[-1]
+            note = f"read {chosen.text!r}, the compound isolated, as the one asked about"
+            return [chosen], [note]
+    found = _CLASS_REFERENCE.search(text)
+    if found is None:
+        return mentions, []
+    word = found.group(1).lower()
+    matching = [m for m in resolved if _is_of_class(m.structure.smiles, word)]
+    if len(matching) != 1:
+        return mentions, []
+    [chosen] = matching
+    return [chosen], [f"read 'the {word}' as {chosen.text!r}, the one {word} the question names"]
