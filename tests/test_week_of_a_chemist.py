@@ -80,3 +80,18 @@ def test_an_unread_option_is_said_not_checked(ask_json):
     )
     assert data["status"] == "answered", data["answer"]
     assert "'Pd(XyzPhos)Cl2': not resolved to a structure, so not checked" in data["answer"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # no reaction line: "the amine" may be another compound than the two named
+        "MW of the amine, benzylamine or aniline?",
+        # a corrected name may be the one meant
+        "acetofenone + benzaldehyde, NaOH - MW of the aldehyde?",
+    ],
+)
+def test_a_class_reference_is_never_guessed(rules_qa, question):
+    query = rules_qa.parse(question)
+    assert len(query.mentions) >= 2
+    assert not any("the one" in p and "the question names" in p for p in query.problems)

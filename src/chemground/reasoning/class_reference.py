@@ -52,6 +52,9 @@ _ISOLATED = re.compile(
 _CLAUSE_END = re.compile(r"[?;–—]|\s-\s|\.\s")
 
 
+_REACTION_LINE = re.compile(r"\s\+\s|->|→|,[^,]+,")
+
+
 @lru_cache(maxsize=64)
 def _pattern(word: str):
     from rdkit import Chem
@@ -79,7 +82,8 @@ def compound_referred_by_class(text: str, mentions: list) -> tuple[list, list[st
         are and no note when the question points to no class, or not to exactly one compound.
     """
     resolved = [m for m in mentions if m.structure is not None]
-    if len(resolved) < 2:
+    if len(resolved) < 2 or len(resolved) < len(mentions):
+        # a name nothing resolved may be the one pointed to: never pick another in its place
         return mentions, []
     verb = _ISOLATED.search(text)
     if verb is not None:
@@ -91,7 +95,13 @@ def compound_referred_by_class(text: str, mentions: list) -> tuple[list, list[st
             note = f"read {chosen.text!r}, the compound isolated, as the one asked about"
             return [chosen], [note]
     found = _CLASS_REFERENCE.search(text)
-    if found is None:
+    if (
+        found is None
+        or any(m.resolved_by == "fuzzy" for m in resolved)
+        or not _REACTION_LINE.search(text[: found.start()])
+    ):
+        # only in a reaction line ("A + B, C - MW of the boronic acid?"), and never when a name
+        # was corrected: the corrected name may be the one meant
         return mentions, []
     word = found.group(1).lower()
     matching = [m for m in resolved if _is_of_class(m.structure.smiles, word)]
