@@ -31,6 +31,8 @@ def test_a_named_reaction_nobody_knows_is_no_class_of_the_kb(ask_json):
     assert [c.known for c in find_classes("the Fooble–Garside olefination of X")] == [False]
     # a known class that covers part of the words wins, and a later step is not this reaction
     assert [c.known for c in find_classes("the Mitsunobu etherification of X")] == [True]
+    # a class that reads only the noun is not the named reaction: Steglich is no Fischer
+    assert [c.known for c in find_classes("the Steglich esterification of X")] == [False]
     assert not find_classes("alkylating X ahead of a Smith rearrangement")
     data = ask_json("what conditions does the Fooble–Garside olefination of benzaldehyde use?")
     # was answered with the conditions of a nitration of benzaldehyde

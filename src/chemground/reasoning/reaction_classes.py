@@ -522,8 +522,10 @@ def find_classes(question: str) -> list[ClassMention]:
     for m in _UNKNOWN_NAMED.finditer(question):
         # "the Petrakis–Moreau olefination of benzaldehyde": a named reaction no class holds
         # (answered with a nitration of benzaldehyde); a class of the vocabulary that covers the
-        # same words, or any part of them ("Mitsunobu etherification"), wins
-        overlaps = any(c.start < m.end() and m.start("name") < c.end for c in found)
+        # same words wins
+        # a class of the vocabulary that reads the name itself ("Mitsunobu etherification")
+        # wins; one that reads only the noun ("Steglich esterification" is no Fischer) does not
+        overlaps = any(c.start < m.end("name") and m.start("name") < c.end for c in found)
         later = _LATER_STEP.search(text[: m.start("name")])
         if not overlaps and not later and _plain_name(m.group("name")):
             words = question[m.start("name") : m.end()]
