@@ -133,17 +133,13 @@ _STEP_OF_SYNTHESIS_AFTER = re.compile(
     re.IGNORECASE,
 )
 # "first step of the ibuprofen route, A + B -> ?": the same, named before
-_STEP_OF_BEFORE = re.compile(
-    r"\b(first|second|third|last|final|next|\d+(st|nd|rd|th))\s+(step|stage)\s+(of|in|towards?)\s+"
-    r"(the\s+|my\s+|our\s+|your\s+|a\s+)?$",
-    re.IGNORECASE,
+_ONE_STEP_OF = (
+    r"\b(first|second|third|last|final|next|\d+(st|nd|rd|th))\s+(step|stage)\s+(of|in|towards?)"
+    r"\s+(the\s+|my\s+|our\s+|your\s+|an?\s+)?"
 )
+_STEP_OF_BEFORE = re.compile(_ONE_STEP_OF + "$", re.IGNORECASE)
 # "first step of the ibuprofen route, A + B - solvent and temp?": one step is asked, not a route
-_STEP_OF_ROUTE = re.compile(
-    r"\b(first|second|third|last|final|next|\d+(st|nd|rd|th))\s+(step|stage)\s+(of|in)\s+"
-    r"(the\s+|my\s+|our\s+|your\s+|an?\s+)?[\w-]+\s+(route|synthesis|sequence)\b",
-    re.IGNORECASE,
-)
+_STEP_OF_ROUTE = re.compile(_ONE_STEP_OF + r"[\w-]+\s+(route|synthesis|sequence)\b", re.IGNORECASE)
 
 
 def one_step_named(text: str) -> str:

@@ -409,6 +409,7 @@ class TableRetriever:
                     weight == PARENT_WEIGHT
                     and link.role in _AGENT_ROLES
                     and wanted not in (Role.REACTANT, Role.PRODUCT)
+                    and target.mention.resolved_by != "fuzzy"  # a corrected name is no salt named
                 ):
                     # "EDC·HCl" for a record's EDC: a reagent's salt form is the same reagent
                     # to a chemist; a reactant's or product's salt is another compound
