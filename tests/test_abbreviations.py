@@ -24,6 +24,9 @@ FORMULAS_BY_HAND = {
     # OPSIN reads neither isotopologue name; RDKit's formula counts deuterium as hydrogen
     "DMSO-d6": "C2H6OS",
     "D2O": "H2O",
+    # OPSIN reads no ferrocenyl complex name: Pd(dppf)Cl2, C34H28Cl2FeP2Pd
+    "Pd(dppf)Cl2": "C34H28Cl2FeP2Pd",
+    "PdCl2(dppf)": "C34H28Cl2FeP2Pd",
 }
 # Oxides are written as OPSIN reads their names, as ions ([O-2].[Cr+6]), like the descriptions file.
 IONIC_IN_OPSIN: set[str] = set()
