@@ -394,6 +394,7 @@ FIFTEENTH_ROUND_LAST_ID = 1937  # round 15 ends; round 16 (a thirteenth author's
 SIXTEENTH_ROUND_LAST_ID = 2030  # round 16 ends; round 17 (a fourteenth author's, blind) follows
 SEVENTEENTH_ROUND_LAST_ID = 2123  # round 17 ends; round 18 (a fifteenth author's, blind) follows
 EIGHTEENTH_ROUND_LAST_ID = 2218  # round 18 ends; round 19 (a sixteenth author's, blind) follows
+NINETEENTH_ROUND_LAST_ID = 2313  # round 19 ends; round 20 (a seventeenth author's, blind) follows
 
 
 def round_of(item: dict) -> str:
@@ -432,7 +433,9 @@ def round_of(item: dict) -> str:
         return "round 16"
     if number <= SEVENTEENTH_ROUND_LAST_ID:
         return "round 17"
-    return "round 18" if number <= EIGHTEENTH_ROUND_LAST_ID else "round 19"
+    if number <= EIGHTEENTH_ROUND_LAST_ID:
+        return "round 18"
+    return "round 19" if number <= NINETEENTH_ROUND_LAST_ID else "round 20"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:
