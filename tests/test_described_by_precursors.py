@@ -45,3 +45,18 @@ def test_a_reagent_named_after_a_person_is_not_its_ion(ask_json):
     data = ask_json("we were told to use Krasnov's borate - what's its molecular weight?")
     assert data["status"] != "answered"
     assert "names a reagent after a person" in data["answer"]
+
+
+def test_what_the_compound_is_used_to_make_is_not_the_compound_asked(rules_qa):
+    query = rules_qa.parse("2,6-xylidine cas number? (the lidocaine starting material)")
+    # lidocaine's CAS number was answered
+    assert [m.text for m in query.mentions] == ["2,6-xylidine"]
+    assert any(
+        "'lidocaine' as what the compound asked about is used to make" in p for p in query.problems
+    )
+
+
+def test_amino_acid_as_a_class_word_is_no_compound(rules_qa):
+    query = rules_qa.parse("amino-acid standards on the Orbitrap - monoisotopic mass of caffeine?")
+    assert "amino-acid" not in [m.text for m in query.mentions]
+    assert not any("amino-acid" in p for p in query.problems)  # it was named unresolved

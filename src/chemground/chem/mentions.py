@@ -128,10 +128,12 @@ hydride diene dienophile alkyne alkene alkane arene epoxide nitrile imine enamin
 ylide carbanion carbocation halide carbamate anhydride azo diazo peroxide hydroperoxide oxidant
 reductant thiol sulfonamide lactone lactam carbodiimide azodicarboxylate acetonide acetonides
 glucoside glycoside alkaloid flavonoid terpene terpenoid steroid saponin polyphenol
+amino-acid amino-acids
 """.split()
 ) | {  # class names of two words: "the acid chloride of benzoic acid" is not one compound
     f"{name}{plural}"
     for name in (
+        "amino acid",
         "acid chloride",
         "acyl chloride",
         "boronic acid",

@@ -209,6 +209,15 @@ _MADE_FROM = re.compile(
 )
 
 
+# "2,6-xylidine CAS? (the lidocaine starting material)": what the compound asked about is used to
+# make, named to say which compound is meant (lidocaine's CAS number was answered)
+_USED_TO_MAKE = re.compile(
+    r"\bthe\s+(?P<name>[^\s()]+)\s+(starting material|precursor|intermediate|building block|"
+    r"side[- ]product|by-?product|impurity|reagent)s?\b",
+    re.IGNORECASE,
+)
+
+
 def _description_end(text: str, start: int) -> int:
     """Where a description that starts at ``start`` ends: at a sentence's end, or at the bracket
     that closes an aside it stands in (brackets inside a name, "3-(trifluoromethyl)", nest)."""
@@ -227,9 +236,10 @@ def _description_end(text: str, start: int) -> int:
 
 
 def precursor_mentions(text: str, mentions: list) -> tuple[list, list[str]]:
-    """Mentions of what the compound asked about was made from, left out of a compound question
-    ("how many Ro5 violations does sorafenib have? (the urea from A and B)", "clogP of menthyl
-    acetate? the ester we made from menthol + Ac2O": the precursors' values were answered).
+    """Mentions of what the compound asked about was made from, or is used to make, left out of
+    a compound question ("how many Ro5 violations does sorafenib have? (the urea from A and B)",
+    "clogP of menthyl acetate? the ester we made from menthol + Ac2O": the precursors' values
+    were answered; "2,6-xylidine CAS? (the lidocaine starting material)": lidocaine's).
 
     Args:
         text: the question.
@@ -246,11 +256,23 @@ def precursor_mentions(text: str, mentions: list) -> tuple[list, list[str]]:
             continue  # "the ester from the bottle": no compound follows "from"
         # the class word may itself be a compound's name ("the urea from ..."): not asked either
         left_out += [m for m in mentions if found.start() <= m.start < stop and m not in left_out]
+    made = [
+        m
+        for found in _USED_TO_MAKE.finditer(text)
+        for m in mentions
+        if m.start == found.start("name") and m is not mentions[0]
+    ]
+    notes = [
+        f"read {m.text!r} as what the compound asked about is used to make, not as the compound "
+        "asked about"
+        for m in made
+    ]
+    mentions = [m for m in mentions if m not in made]
     if not left_out:
-        return mentions, []
+        return mentions, notes
     names = ", ".join(repr(m.text) for m in left_out)
     note = (
         f"read {names} as what the compound asked about was made from, not as the compound "
         "asked about"
     )
-    return [m for m in mentions if m not in left_out], [note]
+    return [m for m in mentions if m not in left_out], [*notes, note]
