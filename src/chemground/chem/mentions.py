@@ -1758,7 +1758,13 @@ class MentionFinder:
                 fmt, reason = "common_name", _UNKNOWN_NAME
             elif looks_like_peptide_shorthand(word.text):
                 fmt, reason = "common_name", _SHORTHAND
-            elif _FORMULA_LIKE.fullmatch(word.text) and re.search(r"\d", word.text):
+            elif (
+                _REAGENT_FORMULA.fullmatch(word.text)
+                and re.search(r"\d", word.text)
+                # a plain molecular formula ("C8H10N4O2") is no reagent: a formula the tools
+                # read, or one a question checks
+                and formula_counts(word.text) is None
+            ):
                 # "Ph3PCH2CH3Br": a reagent written as a formula that nothing here reads (it
                 # was dropped from the question without a word)
                 fmt, reason = "formula", _FORMULA_UNREAD
@@ -1813,7 +1819,7 @@ def _made_up_name(word: str) -> bool:
 
 
 # A reagent written as a formula with groups: "Ph3PCH2CH3Br", "(EtO)2P(O)CH2CO2Et"
-_FORMULA_LIKE = re.compile(r"(?:(?:Ph|Me|Et|Pr|Bu|Bn|Ac|Ts|[A-Z][a-z]?)\d*|\(|\)\d*|=){3,}")
+_REAGENT_FORMULA = re.compile(r"(?:(?:Ph|Me|Et|Pr|Bu|Bn|Ac|Ts|[A-Z][a-z]?)\d*|\(|\)\d*|=){3,}")
 _FORMULA_UNREAD = (
     "looks like a formula or a reagent written as one, which chemground cannot read; give the "
     "compound's name or SMILES"
