@@ -100,3 +100,10 @@ def test_what_the_records_do_not_hold_is_declined(ask_json, question):
     data = ask_json(question)
     assert data["status"] == "not_understood", data["answer"]
     assert data["value"] is None
+
+
+def test_a_one_step_route_through_a_records_smaller_partner(ask_json):
+    # the Appel record's main reactant is CBr4, so only the main reactant's edges found no route
+    data = ask_json("how do I make benzyl bromide from benzyl alcohol?")
+    assert data["status"] == "answered", data["answer"]
+    assert data["value"][0] == ["starter:appel_reaction-01"]

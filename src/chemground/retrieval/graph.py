@@ -183,9 +183,10 @@ class RouteRetriever:
                     for mention, key in zip(mentions[1:-1], keys[1:-1])
                     if key and not _UNAVAILABLE.search(query.question[: mention.start])
                 ]
-                if not search.routes and others:
+                if not search.routes:
                     # the start may be the smaller partner of a step ("BnOH -> BnBr", then BnBr
-                    # alkylates 1-phenylpiperazine): not only the main reactant's edges
+                    # alkylates 1-phenylpiperazine; "make BnBr from BnOH", where the Appel record's
+                    # main reactant is CBr4): not only the main reactant's edges
                     search = find_routes(
                         graph, [keys[0]], keys[-1], k=k, max_depth=depth, main_only=False
                     )
