@@ -107,3 +107,16 @@ def test_a_one_step_route_through_a_records_smaller_partner(ask_json):
     data = ask_json("how do I make benzyl bromide from benzyl alcohol?")
     assert data["status"] == "answered", data["answer"]
     assert data["value"][0] == ["starter:appel_reaction-01"]
+
+
+def test_a_target_named_without_stereo_is_reached_through_its_stereoisomer(ask_json):
+    data = ask_json("make ethyl cinnamate from benzaldehyde")  # the records make the (E) ester
+    assert data["status"] == "answered", data["answer"]
+    assert ["starter:wittig_olefination-01"] in data["value"]
+
+
+def test_a_target_nothing_resolves_gives_no_routes_elsewhere(ask_json):
+    data = ask_json("route from benzaldehyde to unobtainol")
+    # what benzaldehyde can become was answered
+    assert data["status"] == "no_evidence"
+    assert "'unobtainol' (not resolved to a structure)" in data["answer"]

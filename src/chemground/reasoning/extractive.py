@@ -616,8 +616,15 @@ class ExtractiveReasoner:
         if query.aspect == Aspect.ROUTE or (
             graph and not any(e.kind == "reaction" for e in evidence)
         ):
+            # a compound nothing resolves is named too ("between 'benzaldehyde' and 'unobtainol'
+            # (not resolved)"), never dropped from the answer
             return self._graph(
-                query, graph, " and ".join(repr(m.text) for m in query.resolved_mentions)
+                query,
+                graph,
+                " and ".join(
+                    repr(m.text) + ("" if m.resolved else " (not resolved to a structure)")
+                    for m in query.mentions
+                ),
             )
         reactions = [e for e in evidence if e.kind == "reaction"]
         # the records as stored: the kind asked ("which oxidant") cuts only the asked role

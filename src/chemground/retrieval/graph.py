@@ -155,12 +155,37 @@ class RouteRetriever:
         self.workspace = workspace
         self.access = access
 
+    def _stereoisomer_keys(self, mention) -> list[str]:
+        """Graph keys of the KB's stereoisomers of a compound named without stereo."""
+        from chemground.graph.resolve import molecule_key
+
+        if not mention.inchikey or not _stereo_free(mention.inchikey):
+            return []
+        hits = self.workspace.kb.lookup_connectivity(mention.inchikey[:14])
+        keys = [
+            molecule_key(hit.structure.inchikey, hit.compound_id)
+            for hit in hits
+            if hit.structure is not None and hit.structure.inchikey != mention.inchikey
+        ]
+        return list(dict.fromkeys(keys))[:_MAX_STEREOISOMERS]
+
     def retrieve(self, query: QueryTuple, k: int = 5) -> list[Evidence]:
         from chemground.graph.resolve import molecule_key_for
-        from chemground.graph.routes import backward_routes, find_routes, forward_products
+        from chemground.graph.routes import (
+            RouteSearch,
+            backward_routes,
+            find_routes,
+            forward_products,
+            molecules_held,
+        )
 
         mentions = route_order(query.question, query.resolved_mentions)
-        if not mentions:
+        if not mentions or (
+            len(mentions) == 1
+            and any(not m.resolved and names_a_target(query.question, m) for m in query.mentions)
+        ):
+            # "route from benzaldehyde to unobtainol": a target nothing resolves is no reason to
+            # list what benzaldehyde can become (those routes were answered)
             return []
         depth = requested_depth(query.question)
         keys = []
@@ -176,25 +201,43 @@ class RouteRetriever:
         graph = self.access.graph()
         try:
             if len(mentions) >= 2 and keys[0] and keys[-1]:
-                search = find_routes(graph, [keys[0]], keys[-1], k=k, max_depth=depth)
+                held = molecules_held(graph, [keys[-1]])
+                # a target the graph does not hold as named may be one of its stereoisomers
+                search = (
+                    find_routes(graph, [keys[0]], keys[-1], k=k, max_depth=depth)
+                    if held
+                    else RouteSearch()
+                )
                 why = f"route from {mentions[0].text} to {mentions[-1].text}"
                 others = [
                     key
                     for mention, key in zip(mentions[1:-1], keys[1:-1])
                     if key and not _UNAVAILABLE.search(query.question[: mention.start])
                 ]
-                if not search.routes:
+                if not search.routes and held:
                     # the start may be the smaller partner of a step ("BnOH -> BnBr", then BnBr
                     # alkylates 1-phenylpiperazine; "make BnBr from BnOH", where the Appel record's
                     # main reactant is CBr4): not only the main reactant's edges
                     search = find_routes(
                         graph, [keys[0]], keys[-1], k=k, max_depth=depth, main_only=False
                     )
-                if not search.routes and others:
+                if not search.routes and others and held:
                     # "on hand: BnOH, 1-phenylpiperazine, CBr4/PPh3": a route may start from any
                     # compound the question has on hand
                     search = _routes_from_any(graph, [keys[0], *others], keys[-1], k, depth)
                     why = f"route to {mentions[-1].text} from the compounds named"
+                for variant in [] if search.routes else self._stereoisomer_keys(mentions[-1]):
+                    # "make ethyl cinnamate from benzaldehyde": a target named without its
+                    # stereo is any of its stereoisomers (the records make the (E) ester)
+                    search = find_routes(
+                        graph, [keys[0]], variant, k=k, max_depth=depth, main_only=False
+                    )
+                    if search.routes:
+                        why = (
+                            f"route from {mentions[0].text} to {mentions[-1].text} (named without "
+                            "its stereo, so to the stereoisomer the records make)"
+                        )
+                        break
             elif keys[0] and names_a_target(query.question, mentions[0]):
                 # "route to paracetamol": the compound is the target, not a starting material
                 search = backward_routes(graph, keys[0], max_depth=depth, limit=k)
@@ -222,6 +265,13 @@ class RouteRetriever:
             ]
             out.append(evidence)
         return out
+
+
+_MAX_STEREOISOMERS = 4
+
+
+def _stereo_free(inchikey: str) -> bool:
+    return inchikey.split("-")[1:2] == ["UHFFFAOYSA"]
 
 
 def _routes_from_any(graph, starts: list[str], target: str, k: int, depth: int):
