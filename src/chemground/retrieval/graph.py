@@ -214,10 +214,11 @@ class RouteRetriever:
                     for mention, key in zip(mentions[1:-1], keys[1:-1])
                     if key and not _UNAVAILABLE.search(query.question[: mention.start])
                 ]
-                if not search.routes and held:
+                if not search.routes and others and held:
                     # the start may be the smaller partner of a step ("BnOH -> BnBr", then BnBr
-                    # alkylates 1-phenylpiperazine; "make BnBr from BnOH", where the Appel record's
-                    # main reactant is CBr4): not only the main reactant's edges
+                    # alkylates 1-phenylpiperazine): not only the main reactant's edges (not with
+                    # no other compound named: every product's edges reach by-products, and "what
+                    # forms from benzaldehyde in ethanol" became a route to ethanol)
                     search = find_routes(
                         graph, [keys[0]], keys[-1], k=k, max_depth=depth, main_only=False
                     )
@@ -229,9 +230,7 @@ class RouteRetriever:
                 for variant in [] if search.routes else self._stereoisomer_keys(mentions[-1]):
                     # "make ethyl cinnamate from benzaldehyde": a target named without its
                     # stereo is any of its stereoisomers (the records make the (E) ester)
-                    search = find_routes(
-                        graph, [keys[0]], variant, k=k, max_depth=depth, main_only=False
-                    )
+                    search = find_routes(graph, [keys[0]], variant, k=k, max_depth=depth)
                     if search.routes:
                         why = (
                             f"route from {mentions[0].text} to {mentions[-1].text} (named without "
