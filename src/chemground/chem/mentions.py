@@ -47,7 +47,11 @@ from chemground.chem.names import (
     recase_name,
     subscript_digits,
 )
-from chemground.chem.peptide_notation import looks_like_peptide_shorthand, peptide_to_smiles
+from chemground.chem.peptide_notation import (
+    SALT_ACIDS,
+    looks_like_peptide_shorthand,
+    peptide_to_smiles,
+)
 from chemground.chem.stereo_names import StereoMismatch, reconcile_stereo
 from chemground.chem.structure import (
     MAX_NAME_CHARS,
@@ -490,7 +494,6 @@ def closing_paren(token: str) -> int:
 
 
 _ACID_SALT = re.compile(r"(?P<base>[^.·•\s]{2,})[.·•](?P<count>[23])?(?P<acid>HCl|HBr|HI|TFA)")
-_ACID_SMILES = {"HCl": "Cl", "HBr": "Br", "HI": "I", "TFA": "OC(=O)C(F)(F)F"}
 
 
 def _acid_salt(token: str) -> Structure | None:
@@ -505,7 +508,7 @@ def _acid_salt(token: str) -> Structure | None:
     if curated_abbreviation(match.group("base")) is None:
         return None
     base = curated_structure(match.group("base"))
-    acid = ".".join([_ACID_SMILES[match.group("acid")]] * int(match.group("count") or 1))
+    acid = ".".join([SALT_ACIDS[match.group("acid")]] * int(match.group("count") or 1))
     try:
         return structure_from_smiles(f"{base.smiles}.{acid}")
     except ChemgroundError:
@@ -1569,12 +1572,13 @@ class MentionFinder:
         return out
 
     def _expanded_mention(self, raw: str, start: int, budget: _Budget) -> Mention | None:
-        """A mention of ``raw`` read with its abbreviated substituents written out, or None."""
+        """A mention of ``raw`` read with its abbreviated substituents written out (the
+        resolver writes them out, and notes so), or None."""
         expanded = expanded_substituents(raw)
         if expanded == raw or not budget.take_opsin(expanded):
             return None
         try:
-            resolution = self.resolver.resolve(expanded)
+            resolution = self.resolver.resolve(raw)
         except ChemgroundError:
             return None
         if resolution.structure is None:
@@ -1582,7 +1586,7 @@ class MentionFinder:
         mention = self._structure_mention(
             raw, start, "iupac", resolution.structure, resolution.source, expanded
         )
-        mention.notes.append(f"read {raw!r} as {expanded!r}")
+        mention.notes.extend(resolution.notes)
         return mention
 
     def _systematic(
@@ -1940,18 +1944,11 @@ def _opsin_compound(result) -> Structure | None:
         structure = structure_from_smiles(result.smiles or "")
     except StructureError:
         return None
-    if "." in structure.smiles and _net_charge(structure.smiles) != 0:
+    if "." in structure.smiles and Chem.GetFormalCharge(Chem.MolFromSmiles(structure.smiles)):
         # "toluen diisocyanate" read as toluene beside two cyanate anions: a salt balances its
         # charges, so an unbalanced set of fragments is a misreading, not a compound
         return None
     return structure
-
-
-def _net_charge(smiles: str) -> int:
-    from rdkit import Chem
-
-    mol = Chem.MolFromSmiles(smiles)
-    return sum(a.GetFormalCharge() for a in mol.GetAtoms()) if mol is not None else 0
 
 
 # -- passages of papers ---------------------------------------------------------------------------

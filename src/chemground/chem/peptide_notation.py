@@ -58,8 +58,9 @@ _C_TERMINAL = {
     "NHMe": "NC",
     "NHBn": "NCc1ccccc1",
 }
+# the acids a salt is written with after its base ("H-Phe-OMe·HCl", "NH2OH.HCl"), as SMILES
+SALT_ACIDS = {"HCl": "Cl", "HBr": "Br", "HI": "I", "TFA": "OC(=O)C(F)(F)F"}
 _SALT = re.compile(r"[.·•](HCl|TFA|HBr)$")
-_SALT_SMILES = {"HCl": "Cl", "TFA": "OC(=O)C(F)(F)F", "HBr": "Br"}
 _NOTATION = re.compile(
     r"(?:(?P<n>" + "|".join(_N_TERMINAL) + r")-)?"
     r"(?P<residues>(?:" + "|".join(_RESIDUES) + r")(?:-(?:" + "|".join(_RESIDUES) + r"))*)"
@@ -86,7 +87,7 @@ def peptide_to_smiles(text: str) -> str | None:
     smiles = _N_TERMINAL[match.group("n") or "H"]
     smiles += "".join(_RESIDUES[code] for code in residues) + _C_TERMINAL[match.group("c")]
     if salt is not None:  # "H-Phe-OMe·HCl": the salt isolated after a Boc removal
-        smiles += "." + _SALT_SMILES[salt.group(1)]
+        smiles += "." + SALT_ACIDS[salt.group(1)]
     mol = Chem.MolFromSmiles(smiles)
     return Chem.MolToSmiles(mol) if mol is not None else None
 

@@ -14,31 +14,29 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-# class word -> SMARTS of the group that makes a compound one
-_CLASS_SMARTS = {
-    "boronic acid": "[CX3,c]B([OX2H])[OX2H]",
-    "boronate": "[#6]B(O)O",
-    "aldehyde": "[CX3H1](=O)[#6]",
-    "ketone": "[#6][CX3](=O)[#6]",
-    "amine": "[NX3;H2,H1;!$(NC=O);!$(NS=O)]",
-    "alcohol": "[CX4][OX2H]",
-    "phenol": "c[OX2H]",
-    "ester": "[#6][CX3](=O)[OX2][#6]",
-    "carboxylic acid": "[CX3](=O)[OX2H1]",
-    "acid chloride": "[CX3](=O)Cl",
-    "sulfonyl chloride": "S(=O)(=O)Cl",
-    "bromide": "[#6]Br",
-    "iodide": "[#6]I",
-    "nitrile": "C#N",
-    "alkyne": "C#C",
-    "azide": "N=[N+]=[N-]",
-    "isocyanate": "N=C=O",
-    "anhydride": "C(=O)OC(=O)",
-    "thiol": "[SX2H]",
-}
+# the class words chemists point to a reagent of a reaction line with; their SMARTS are the
+# functional groups of chemground.kb.functional_groups
+_CLASSES = (
+    "boronic acid",
+    "boronate",
+    "aldehyde",
+    "ketone",
+    "amine",
+    "alcohol",
+    "phenol",
+    "ester",
+    "carboxylic acid",
+    "acid chloride",
+    "sulfonyl chloride",
+    "nitrile",
+    "alkyne",
+    "azide",
+    "isocyanate",
+    "thiol",
+)
 _CLASS_REFERENCE = re.compile(
     r"\b(?:of|for) (?:the|my|our|this|that) ("
-    + "|".join(sorted((re.escape(w) for w in _CLASS_SMARTS), key=len, reverse=True))
+    + "|".join(sorted((re.escape(w) for w in _CLASSES), key=len, reverse=True))
     + r")s?\b",
     re.IGNORECASE,
 )
@@ -59,7 +57,9 @@ _REACTION_LINE = re.compile(r"\s\+\s|->|→|,[^,]+,")
 def _pattern(word: str):
     from rdkit import Chem
 
-    return Chem.MolFromSmarts(_CLASS_SMARTS[word])
+    from chemground.kb.functional_groups import GROUPS
+
+    return Chem.MolFromSmarts(GROUPS[word])
 
 
 def _is_of_class(smiles: str, word: str) -> bool:

@@ -284,9 +284,14 @@ def _checked(query: QueryTuple) -> tuple[Aspect, list[QueryMention]] | None:
     if not used and not all(_is_agent(m) for m in known):
         # "A + B - is it C or D?": products offered (the product rules' options), not agents
         return None
-    roles = {agent_role(m.smiles) for m in known}  # type: ignore[arg-type]
-    aspect = _ROLE_ASPECT.get(roles.pop()) if len(roles) == 1 else None
-    return aspect or Aspect.REAGENT, checked
+    return _role_of_agents(known), checked
+
+
+def _role_of_agents(mentions: list[QueryMention]) -> Aspect:
+    """The role a check of these agents asks: their common role when they share one (solvents,
+    catalysts), else the reagent."""
+    roles = {agent_role(m.smiles) for m in mentions}  # type: ignore[arg-type]
+    return (_ROLE_ASPECT.get(roles.pop()) if len(roles) == 1 else None) or Aspect.REAGENT
 
 
 # a statement put to the reader to confirm: "..., isn't it?", "..., right?", "... True or false?"
@@ -396,10 +401,7 @@ def read_offered(query: QueryTuple) -> QueryTuple:
         if aspect in _DEFAULT_READINGS and all(_is_agent(m) for m in claimed):
             # "the HATU coupling of A with B - that's done in DCM, right?": nothing else is
             # asked, so the claim's role is: the record's solvent
-            roles = {agent_role(m.smiles) for m in claimed}  # type: ignore[arg-type]
-            aspect = (_ROLE_ASPECT.get(roles.pop()) if len(roles) == 1 else None) or (
-                Aspect.REAGENT
-            )
+            aspect = _role_of_agents(claimed)
         return query.model_copy(
             update={
                 "aspect": aspect,
