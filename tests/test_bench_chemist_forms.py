@@ -213,6 +213,14 @@ def test_routes_asked_in_a_chemists_words(ask_json, question):
     assert out["query"]["aspect"] == "route" and out["status"] == "answered"
 
 
+def test_a_one_step_route_through_a_record_with_a_heavier_by_product(ask_json):
+    """The Appel record makes benzyl bromide and bromoform, the heavier: the route search
+    followed bromoform and found no route."""
+    out = ask_json("one step from benzyl alcohol to benzyl bromide?")
+    assert out["status"] == "answered"
+    assert out["value"] == [["starter:appel_reaction-01"]]
+
+
 def test_the_smiles_string_of_the_product_formed(ask_json):
     out = ask_json(
         "Phenyl azide and phenylacetylene are stirred with copper(II) sulfate and sodium "

@@ -144,6 +144,16 @@ def test_a_step_follows_the_product_not_the_by_product(graph):
     assert int(water_only["n"]) == int(water_only["main"]) > 0  # a lone product is the main one
 
 
+def test_an_appel_step_follows_the_alkyl_bromide_not_bromoform(graph):
+    """Bromoform (252.7 g/mol), the by-product of an Appel bromination with CBr4, outweighs the
+    benzyl bromide made (171.0): followed as the main product, 'make benzyl bromide from benzyl
+    alcohol' found no route."""
+    rows = graph.query(
+        "MATCH (r:Reaction {id: 'starter:appel_reaction-01'}) RETURN r.main_product AS key"
+    ).rows
+    assert rows == [{"key": structure_from_smiles("BrCc1ccccc1").inchikey}]
+
+
 def test_the_graph_tool_and_readme_name_only_real_labels_and_properties():
     """The agent's graph tool and the README once named AGENT_OF and Reaction.yield, which do not
     exist, so a model that followed them wrote failing queries (issue 20)."""

@@ -43,11 +43,14 @@ EDGE_ARROW = {
 
 # Stoichiometric by-products that are never the product a synthesis step is run for: a route
 # follows the main product, and the heaviest product of a Wittig, Appel or Mitsunobu reaction is
-# triphenylphosphine oxide (issue 20). Salts, small gases and water are listed for the same reason.
+# triphenylphosphine oxide (issue 20), or bromoform in an Appel bromination. Salts, small gases
+# and water are listed for the same reason.
 BYPRODUCT_SMILES = (
     "O=P(c1ccccc1)(c1ccccc1)c1ccccc1",  # triphenylphosphine oxide
     "O=C(NC1CCCCC1)NC1CCCCC1",  # dicyclohexylurea (DCC couplings)
     "O=C1CCC(=O)N1",  # succinimide (NBS, NCS)
+    "BrC(Br)Br",  # bromoform (Appel with CBr4), heavier than most alkyl bromides made
+    "ClC(Cl)Cl",  # chloroform (Appel with CCl4, haloform reaction)
     "OC(=O)c1cccc(Cl)c1",  # 3-chlorobenzoic acid (mCPBA oxidations)
     "c1c[nH]cn1",  # imidazole (CDI couplings)
     "On1nnc2ccccc21",  # HOBt (peptide couplings)

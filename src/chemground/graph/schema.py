@@ -14,7 +14,9 @@ from dataclasses import dataclass
 
 from chemground.kb.records import Role
 
-SCHEMA_VERSION = "3"  # 3: main_product skips stoichiometric by-products (a rebuild is needed)
+# 3: main_product skips stoichiometric by-products; 4: bromoform and chloroform among them.
+# A new version makes every cached graph rebuild.
+SCHEMA_VERSION = "4"
 
 
 @dataclass(frozen=True)
