@@ -24,6 +24,7 @@ def qa(tool_qa):
         ("bp of toluene", "tools", "tool_aspect"),
         ("which is heavier, benzene or toluene?", "tools", "comparison"),
         ("Fe2O3 molar mass", "tools", "bare_formula"),
+        ("exact mass of C8H10N4O2", "tools", "bare_formula"),  # was not understood
         ("What is the molecular weight of aspirin?", "table", "table_fact"),
         ("What forms when benzaldehyde reacts with benzohydrazide?", "table", "table_fact"),
         (

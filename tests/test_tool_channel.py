@@ -103,6 +103,21 @@ def test_amounts_and_balancing(qa):
     assert equation_of("balance Fe + O2 = Fe2O3 please") == "Fe + O2 --> Fe2O3"
 
 
+def test_a_mass_of_a_bare_formula(qa):
+    """A formula the dictionary does not file ('exact mass of C8H10N4O2') fixes both masses; the
+    exact mass was 'not understood' while the molar mass was computed."""
+    caffeine = Chem.MolFromSmiles("Cn1c(=O)c2c(ncn2C)n(C)c1=O")
+    answer = qa.ask("exact mass of C8H10N4O2")
+    assert (
+        answer.status == "answered" and abs(answer.value - Descriptors.ExactMolWt(caffeine)) < 1e-3
+    )
+    assert (
+        answer.evidence[0].record["tool"] == "chemistrytools/calculate_compound_monoisotopic_mass"
+    )
+    average = qa.ask("molar mass of C8H10N4O2")
+    assert abs(average.value - Descriptors.MolWt(caffeine)) < 0.01
+
+
 def test_physical_constants_come_with_their_source(qa):
     answer = qa.ask("bp of toluene")
     assert answer.status == "answered" and abs(answer.value - 110.6) < 0.5

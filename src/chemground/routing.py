@@ -721,9 +721,9 @@ ROUTING_TABLE: tuple[Rule, ...] = (
     Rule(
         "bare_formula",
         "tools",
-        lambda q, s: q.aspect == Aspect.MOLECULAR_WEIGHT and s.resolved == 0 and s.formula_token,
+        lambda q, s: q.aspect in COMPARABLE_TABLE_ASPECTS and s.resolved == 0 and s.formula_token,
         lambda q, s: (
-            "a molar mass of a formula that names no known structure: computed from the formula"
+            f"{_aspect(q)} of a formula that names no known structure: computed from the formula"
         ),
     ),
     Rule(

@@ -88,10 +88,19 @@ TOOL_FOR_ASPECT: dict[Aspect, ToolSpec] = {
     ),
     Aspect.HAZARDS: ToolSpec("properties/SafetyData", "smiles", "safety data"),
 }
-# Used when the bare-formula route asks for a molar mass ("molar mass of Fe2O3").
-FORMULA_MASS_TOOL = ToolSpec(
-    "chemistrytools/calculate_compound_molar_mass", "formula", "molar mass", "g/mol"
-)
+# Used when a mass is asked of a bare formula that names no compound ("molar mass of Fe2O3",
+# "exact mass of C8H10N4O2"): the formula alone fixes either mass.
+FORMULA_MASS_TOOLS = {
+    Aspect.MOLECULAR_WEIGHT: ToolSpec(
+        "chemistrytools/calculate_compound_molar_mass", "formula", "molar mass", "g/mol"
+    ),
+    Aspect.EXACT_MASS: ToolSpec(
+        "chemistrytools/calculate_compound_monoisotopic_mass",
+        "formula",
+        "monoisotopic (exact) mass",
+        "Da",
+    ),
+}
 
 _NUMBER = r"(\d+(?:[.,]\d+)?(?:\s*[x×*]\s*10\^?(-?\d+)|[eE](-?\d+))?)"
 _UNITS = {
@@ -257,8 +266,8 @@ class ToolChannel:
     # -- choosing the tool ------------------------------------------------------------------
     def spec(self, query: QueryTuple) -> ToolSpec | None:
         aspect = query.aspect
-        if aspect == Aspect.MOLECULAR_WEIGHT and not query.resolved_mentions:
-            return FORMULA_MASS_TOOL
+        if aspect in FORMULA_MASS_TOOLS and not query.resolved_mentions:
+            return FORMULA_MASS_TOOLS[aspect]
         return TOOL_FOR_ASPECT.get(aspect) if aspect is not None else None
 
     def choose(self, spec: ToolSpec) -> tuple[str, str]:

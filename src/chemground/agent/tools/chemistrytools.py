@@ -63,6 +63,24 @@ def molar_mass(compound: str) -> float:
 
 
 @tool(
+    "chemistrytools/calculate_compound_monoisotopic_mass",
+    "Monoisotopic (exact) mass of a compound from its molecular formula: the sum of each "
+    "element's most abundant isotope, as a mass spectrum's M peak.",
+    [FORMULA],
+    ("number", "monoisotopic mass", "Da"),
+    tags=["formula", "mass"],
+)
+def monoisotopic_mass(compound: str) -> float:
+    formulae = _formulae()
+    try:
+        return float(formulae.Formula.from_string(_check_formula(compound)).monoisotopic_mass)
+    except ChemgroundError:
+        raise
+    except Exception as error:
+        raise ChemgroundError(f"cannot read the formula {compound!r}: {error}") from None
+
+
+@tool(
     "chemistrytools/compound_string_to_html",
     "Write a chemical formula in HTML with <sub> subscripts (and <sup> charges).",
     [FORMULA],
