@@ -221,6 +221,14 @@ def test_a_one_step_route_through_a_record_with_a_heavier_by_product(ask_json):
     assert out["value"] == [["starter:appel_reaction-01"]]
 
 
+def test_a_class_named_with_its_noun_is_not_doubled(ask_json):
+    """Class names such as "Appel reaction" end with the noun; the answers wrote "the 9 Appel
+    reaction reactions" and "a Grignard reaction reaction"."""
+    out = ask_json("reagent for an Appel reaction?")
+    assert out["status"] == "answered" and "Appel reactions in the knowledge base" in out["answer"]
+    assert "reaction reaction" not in out["answer"]
+
+
 def test_the_smiles_string_of_the_product_formed(ask_json):
     out = ask_json(
         "Phenyl azide and phenylacetylene are stirred with copper(II) sulfate and sodium "

@@ -29,6 +29,7 @@ from chemground.reasoning.reaction_classes import (
     ClassMention,
     find_classes,
     indefinite_article,
+    reaction_noun,
     without_class_words,
 )
 from chemground.routing import TOOL_ASPECTS
@@ -668,9 +669,10 @@ class ExtractiveReasoner:
             if classes:
                 known = [c for c in classes if c.known]
                 what = (
-                    f"no {class_names} reaction"
+                    f"no {reaction_noun(class_names)}"
                     if not known
-                    else f"no {class_names} reaction" + (f" involving {names}" if asked else "")
+                    else f"no {reaction_noun(class_names)}"
+                    + (f" involving {names}" if asked else "")
                 )
                 return Reasoned(
                     f"The knowledge base holds {what}.{unresolved_note}", None, "no_evidence"
@@ -798,6 +800,7 @@ class ExtractiveReasoner:
         record,
         most common first, with counts."""
         n = len(reactions)
+        kinds = reaction_noun(class_names, plural=True)
         cite = [e.citation() for e in reactions]
         ids = ", ".join(e.id for e in reactions[:8]) + (", ..." if n > 8 else "")
         role_key = {
@@ -823,8 +826,7 @@ class ExtractiveReasoner:
                         smiles.setdefault(p.get("name") or p.get("smiles"), p.get("smiles"))
             if not counts:
                 return Reasoned(
-                    f"None of the {n} {class_names} reactions in the knowledge base records a "
-                    f"{role_key[:-1]}.",
+                    f"None of the {n} {kinds} in the knowledge base records a {role_key[:-1]}.",
                     None,
                     "no_evidence",
                     cite,
@@ -840,7 +842,7 @@ class ExtractiveReasoner:
                 else " and ".join(tied) + f" (each in {top_count} of {n})"
             )
             text = (
-                f"Across the {n} {class_names} reactions in the knowledge base, the {label} is "
+                f"Across the {n} {kinds} in the knowledge base, the {label} is "
                 "most often "
                 f"{head}" + ("; also " + ", ".join(rest) if rest else "") + f". [reactions {ids}]"
             )
@@ -857,7 +859,7 @@ class ExtractiveReasoner:
             values = [e.record.get(key) for e in reactions if e.record.get(key) is not None]
             if not values:
                 return Reasoned(
-                    f"None of the {n} {class_names} reactions records a {aspect.value}.",
+                    f"None of the {n} {kinds} records a {aspect.value}.",
                     None,
                     "no_evidence",
                     cite,
@@ -870,10 +872,10 @@ class ExtractiveReasoner:
                 else f" (all {len(values)} reactions)"
             )
             return Reasoned(
-                f"{class_names} reactions in the knowledge base are typically run at "
+                f"{kinds} in the knowledge base are typically run at "
                 f"{common:g}{unit}{spread}. [reactions {ids}]"
                 if aspect == Aspect.TEMPERATURE
-                else f"{aspect.value.capitalize()} of {class_names} reactions in the knowledge "
+                else f"{aspect.value.capitalize()} of {kinds} in the knowledge "
                 "base: most often "
                 f"{common:g}{unit}{spread}. [reactions {ids}]",
                 common,
@@ -905,13 +907,13 @@ class ExtractiveReasoner:
                 )
             if not parts:
                 return Reasoned(
-                    f"None of the {n} {class_names} reactions records conditions.",
+                    f"None of the {n} {kinds} records conditions.",
                     None,
                     "no_evidence",
                     cite,
                 )
             return Reasoned(
-                f"Typical conditions of the {n} {class_names} reactions in the knowledge base: "
+                f"Typical conditions of the {n} {kinds} in the knowledge base: "
                 + "; ".join(parts)
                 + f". [reactions {ids}]",
                 value,
@@ -920,7 +922,7 @@ class ExtractiveReasoner:
             )
         listed = [f"{e.id}: {self._summary(e.record)}" for e in reactions[:10]]
         return Reasoned(
-            f"The knowledge base holds {n} {class_names} reaction(s); name a compound to ask about "
+            f"The knowledge base holds {n} {kinds}; name a compound to ask about "
             f"one of them: " + " | ".join(listed),
             [e.id for e in reactions],
             "partial",

@@ -678,3 +678,18 @@ def indefinite_article(word: str) -> str:
         "an" or "a".
     """
     return "an" if word[:1].lower() in "aeiou" else "a"
+
+
+def reaction_noun(names: str, plural: bool = False) -> str:
+    """Class names with "reaction" after them, once: "Suzuki coupling reaction", but "Grignard
+    reaction" and not "Grignard reaction reaction" (several class names end with the noun).
+
+    Args:
+        names: one class name, or several joined by " / ".
+        plural: "reactions".
+
+    Returns:
+        The phrase to write where a sentence names the kind of reaction.
+    """
+    phrase = names if names.lower().endswith("reaction") else f"{names} reaction"
+    return phrase + "s" if plural else phrase

@@ -32,6 +32,7 @@ from chemground.reasoning.reaction_classes import (
     has_marker,
     in_class_span,
     indefinite_article,
+    reaction_noun,
 )
 from chemground.reasoning.roles import role_accepts
 from chemground.retrieval.fuzzy import FuzzyNameIndex
@@ -342,7 +343,7 @@ class TableRetriever:
             ranked = self._ranked(query, targets, k, allowed=set(allowed))
             if ranked:
                 for e in ranked:
-                    e.why = f"{indefinite_article(named)} {named} reaction; " + e.why
+                    e.why = f"{indefinite_article(named)} {reaction_noun(named)}; " + e.why
                 return ranked
         class_only = not targets
         ids = list(allowed)[: MAX_CLASS_REACTIONS if class_only else k]
@@ -358,11 +359,11 @@ class TableRetriever:
             if rid not in reactions:
                 continue
             reaction = reactions[rid]
-            kind = f"{indefinite_article(named)} {named} reaction"
+            kind = f"{indefinite_article(named)} {reaction_noun(named)}"
             why = (
                 f"{kind} (the question names the class and no compound)"
                 if class_only
-                else f"{kind}, but no {named} reaction in the knowledge base involves {asked}"
+                else f"{kind}, but no {reaction_noun(named)} in the knowledge base involves {asked}"
             )
             out.append(
                 Evidence(
