@@ -53,6 +53,7 @@ SOURCES = (
     "questions_round19.txt",  # a sixteenth author's fresh questions, written blind, after round 18
     "questions_round20.txt",  # a seventeenth author's questions, written blind, after round 19
     "questions_round21.txt",  # an eighteenth author's questions, written blind, after round 20
+    "questions_round22.txt",  # a nineteenth author's questions, written blind, after round 21
 )
 SEED = 13
 DEV_FRACTION = 0.7
