@@ -320,6 +320,10 @@ EXPLANATION_ASKED = re.compile(
     # ("explain what X is" asks for a description)
     r"|\bexplain\b(?! (to me )?what\b(?! (happens|causes|drives|makes|determines)\b))"
     r"|\brate[- ](determining|limiting) steps?\b|\btransition states?\b"
+    # "draw the catalytic cycles of the Sonogashira and label each elementary step": the SMILES
+    # of Pd and Cu were given
+    r"|\bcatalytic cycles?\b|\belementary (steps?|reactions?)\b|\boxidative addition\b"
+    r"|\breductive elimination\b|\btransmetal+ation\b|\bmigratory insertion\b"
     r"|\barrow[- ]pushing\b|\bstereospecific\w*|\bregioselectiv\w*|\bchemoselectiv\w*"
     r"|\bwho (discovered|invented|developed|first (made|reported|described))\b"
     # "when was aspirin first synthesized?" was answered with aspirin's description
@@ -795,12 +799,19 @@ def _names_compound_class(query: QueryTuple) -> bool:
     A class word inside a compound the question names is not a class: "which reactions give
     benzyl alcohol?" asks about benzyl alcohol, not about alcohols (it listed unrelated esters).
     """
-    from chemground.kb.functional_groups import class_name, match_group_question
+    from chemground.kb.functional_groups import (
+        class_name,
+        class_phrase_spans,
+        match_group_question,
+    )
 
     text = query.question
+    spans = class_phrase_spans(text)
     for mention in query.resolved_mentions:
         if class_name(mention.text) is not None:
             continue  # the mention is the class word itself ("a boronic acid")
+        if any(start <= mention.start and mention.end <= end for start, end in spans):
+            continue  # a word of the class's name: "bromides" of "aryl bromides", "Pd catalysts"
         text = text[: mention.start] + "X" * (mention.end - mention.start) + text[mention.end :]
     return match_group_question(text) is not None
 

@@ -1882,8 +1882,9 @@ def _plausible_correction(raw: str, name: str) -> bool:
     ):
         return True  # "caprolactum" for the dictionary's "e-caprolactum": the same name, prefixed
     if normalize_name(raw) in normalize_name(name) and not (
-        # "fluconazol", "maleic anhydrid": the name without its final e (German, Dutch, ...)
-        target == low + "e" and len(low) >= 6
+        # "fluconazol", "maleic anhydrid": the name without its final e (German, Dutch, ...),
+        # however it is spaced ("cyclohexane carboxaldehyd")
+        normalize_name(name) == normalize_name(raw) + "e" and len(low) >= 6
     ):
         return False  # "carboxylic acid" is part of "dicarboxylic acid", not a typo of it
     for word in ("ion", "cation", "anion", "radical", "ylium", "ide ion"):

@@ -11,6 +11,7 @@ the question router can send such a question to
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from chemground.kb.records import Role
@@ -69,7 +70,36 @@ GROUPS: dict[str, str] = {
     "$([N+](=O)[O-]),$([#7](=O)=O)]",
 }
 
+# "reactions with Pd catalysts": a catalyst that contains the metal, not the bare metal alone (Pd/C
+# is [Pd]; Pd(PPh3)4 and Pd(OAc)2 are palladium catalysts too). Always asked in the catalyst role.
+_CATALYST_METALS = {  # name -> (symbol, atomic number)
+    "palladium": ("Pd", 46),
+    "platinum": ("Pt", 78),
+    "nickel": ("Ni", 28),
+    "copper": ("Cu", 29),
+    "rhodium": ("Rh", 45),
+    "ruthenium": ("Ru", 44),
+    "iridium": ("Ir", 77),
+    "iron": ("Fe", 26),
+    "gold": ("Au", 79),
+    "silver": ("Ag", 47),
+    "cobalt": ("Co", 27),
+    "zinc": ("Zn", 30),
+}
+CATALYST_CLASS_SUFFIX = " catalyst"
+# by atomic number: "[Cu]" read as SMILES is copper with no neighbour, and missed CuI
+GROUPS.update(
+    {m + CATALYST_CLASS_SUFFIX: f"[#{number}]" for m, (_, number) in _CATALYST_METALS.items()}
+)
+
 _PLURALS = {
+    **{  # "Pd catalysts", "palladium catalysts", "Pd-catalysed": the palladium catalyst class
+        f"{word}{form}": metal + CATALYST_CLASS_SUFFIX
+        for metal, (symbol, _) in _CATALYST_METALS.items()
+        for word in (metal, symbol.lower())
+        for form in (" catalyst", " catalysts", "-catalysed", "-catalyzed", " catalysed")
+        if (word, form) != (metal, " catalyst")
+    },
     "boronic acids": "boronic acid",
     "boronic esters": "boronic ester",
     "boronates": "boronate",
@@ -130,6 +160,13 @@ _GROUP = re.compile(r"\b(" + "|".join(re.escape(n) for n in _NAMES) + r")\b", re
 _PART_OF_A_NAME = re.compile(
     r"(?:[\w)\]-]|\b\w*yl\s|\b(?:sodium|lithium|potassium|calcium|magnesium|zinc|copper|"
     r"ammonium|tetrabutylammonium|cesium|caesium)\s)$",
+    re.IGNORECASE,
+)
+# "an amide coupling", "ester hydrolysis", "alcohol oxidation": the class word names the
+# reaction (what is made or changed), not a participant of that class
+_NAMES_A_REACTION = re.compile(
+    r"[\s-]*(couplings?|formations?|bond formations?|synthes[ie]s|hydrolys[ie]s|reductions?|"
+    r"oxidations?|condensations?|protections?|deprotections?|cleavages?)\b",
     re.IGNORECASE,
 )
 _REACTION_WORDS = re.compile(
@@ -210,7 +247,11 @@ def match_group_question(question: str, reaction_word: bool = True) -> GroupQues
     if reaction_word and not _REACTION_WORDS.search(question):
         return None
     found = next(
-        (m for m in _GROUP.finditer(question) if not _PART_OF_A_NAME.search(question[: m.start()])),
+        (
+            m
+            for m in _class_matches(question)
+            if _catalyst_class(m.group(1)) or not _NAMES_A_REACTION.match(question[m.end() :])
+        ),
         None,
     )
     if found is None:
@@ -227,4 +268,32 @@ def match_group_question(question: str, reaction_word: bool = True) -> GroupQues
     after = _AFTER.match(question[found.end() :])  # "... pyridine as the solvent"
     if after:
         role = Role.parse(after.group(1))
+    if _catalyst_class(name):  # "with Pd catalysts": the catalyst asked
+        role = Role.CATALYST
     return GroupQuestion(name, GROUPS[name], role)
+
+
+def class_phrase_spans(text: str) -> list[tuple[int, int]]:
+    """Where the text names a compound class ("aryl bromides", "Pd catalysts").
+
+    A compound mention inside such a phrase ("bromides", "Pd") is part of the class, not a
+    compound asked about.
+
+    Args:
+        text: the question.
+
+    Returns:
+        (start, end) of each class phrase, in order.
+    """
+    return [m.span() for m in _class_matches(text)]
+
+
+def _catalyst_class(name: str) -> bool:
+    """ "Pd-catalysed", "copper catalysts": a catalyst class, which a reaction noun may follow
+    ("Pd-catalysed couplings")."""
+    return _PLURALS.get(name.lower(), name.lower()).endswith(CATALYST_CLASS_SUFFIX)
+
+
+def _class_matches(text: str) -> Iterator[re.Match]:
+    """The class names in ``text`` that do not end a compound's name ("sodium borohydride")."""
+    return (m for m in _GROUP.finditer(text) if not _PART_OF_A_NAME.search(text[: m.start()]))

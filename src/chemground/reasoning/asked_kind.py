@@ -26,8 +26,10 @@ from chemground.reasoning.query import Aspect, QueryMention
 
 ROLE_ASPECTS = (Aspect.CATALYST, Aspect.REAGENT, Aspect.SOLVENT)
 
-_WHICH = re.compile(r"\b(which|what)\b", re.IGNORECASE)
-_WHICH_BEFORE = re.compile(r"\b(which|what)\s+((kind|type|sort|class) of\s+)?$", re.IGNORECASE)
+# "which Pd catalyst", and as a chemist asks it tersely: "usual Pd catalyst for a Suzuki?"
+_WHICH_WORDS = r"which|what|usual|typical|standard|common|normal|default|go-to|preferred"
+_WHICH = re.compile(rf"\b({_WHICH_WORDS})\b", re.IGNORECASE)
+_WHICH_BEFORE = re.compile(rf"\b({_WHICH_WORDS})\s+((kind|type|sort|class) of\s+)?$", re.IGNORECASE)
 # "which carbodiimide do you use", "which azodicarboxylate is used", "what borohydride is added"
 _USED_AFTER = re.compile(
     r"^\s*((usually|typically|normally|commonly|best|generally)\s+)?"

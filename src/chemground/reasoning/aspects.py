@@ -136,6 +136,15 @@ TOOL_RULES: list[tuple[Aspect, str]] = [
     ),
 ]
 
+# Nouns for a kind of reaction ("how many couplings"): a count of "Pd-catalysed couplings" is not
+# a count of every reaction with palladium, which is all a compound-class search can give
+_KINDS_OF_REACTION = (
+    r"couplings|reductions|oxidations|condensations|esterifications|additions|protections|"
+    r"deprotections|alkylations|acylations|hydrogenations|nitrations|olefinations|"
+    r"substitutions|cycloadditions|aminations|hydrolyses|cyclisations|cyclizations"
+)
+KIND_OF_REACTION = re.compile(r"\b(" + _KINDS_OF_REACTION + r")\b", re.IGNORECASE)
+
 # Phrasings that must win over the generic rules below: an arrow or "gives?" asks for the
 # product ("rxn: PhCHO + NaBH4 in EtOH -> ?"), "which reactions use X as solvent" lists reactions
 # (not the solvent), "what do people call X" asks for the common name, "mol wt" is a weight.
@@ -174,6 +183,9 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"|\bwhat (\w+ )?(do|did|will|would|should) (i|you|we) end up with\b"
         # a notebook line that ends in its arrow: "benzalacetone, H2, Pd/C, EtOAc ->"
         r"|(->|→|=>)\s*$"
+        # "PhCHO + PhCONHNH2, AcOH (cat.), EtOH, reflux, ppt filtered – structure?"
+        r"|\s\+\s[^?]*\s[–—-]\s*(the |its )?(product'?s? )?(structure|product|smiles)"
+        r"( (please|pls|plz))?\s*\?\s*$"
         # "what is made from salicylic acid" (answered with the reactants of aspirin)
         r"|\bwhat (is|are|can be|could be|gets?|will be) (made|produced|formed|obtained|prepared) "
         r"from x\b"
@@ -201,7 +213,12 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
     ),
     (
         Aspect.REACTIONS,
-        r"^\s*(which|what) reactions\b|\b(list|show|find)( me)?( all)?( the)? reactions\b"
+        # "how many reactions use THF", "number of Suzuki couplings in the KB": a count of records
+        r"\b(how many|number of|count( of)?( the)?|total( of)?)( [\w-]+){0,2} (reactions|rxns|"
+        r"examples|records|entries|" + _KINDS_OF_REACTION + r")\b"
+        r"(?! (steps?|in (the|a|this|that) (route|sequence|synthesis))\b)"
+        r"|^\s*(which|what) reactions\b|\b(list|show|find)( me)?( all)?( the)? reactions\b"
+        r"|^\s*(any |all )?(reactions|rxns) (with|using|that use|involving)\b"
         r"|^\s*(what|which \w+) (reacts?|can react|will react) with x\s*[?.]?\s*$"
         r"|\breactions (that |which )?(use|used|using|involve|involving|employ|have)\b",
     ),
@@ -211,7 +228,9 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"?wt\b|\bmolwt\b|\bgrams? (per|a|/) ?mole?s?\b|\bg (per|/) ?mol\b"
         r"|\bg ?mol-1\b|\bg·mol"
         # "how many mg per mmol is papaverine?": g/mol by another name (no amount to convert)
-        r"|\bmg ?/ ?mmol\b|\bmg (per|a) mmol\b|\bmg ?mmol-1\b",
+        r"|\bmg ?/ ?mmol\b|\bmg (per|a) mmol\b|\bmg ?mmol-1\b"
+        # "mass of one mole of table salt": the molar mass (an amount to convert is "2 mol")
+        r"|\b(mass|weight) of (one|1|a single|a) mole?\b(?! ?(%|fraction|ratio))",
     ),
     (
         Aspect.SYNONYMS,
@@ -384,7 +403,9 @@ _RULES: list[tuple[Aspect, str]] = (
             r"|\bwhat is (the )?name\b|\bname (this|it)\b|\bwhat is x called\b|\bx is "
             r"called\b|\bhow is x named\b"
             r"|\bconvert x (in)?to (a |its |the )?(iupac )?name\b|\bwhat'?s x called\b"
-            r"|^\s*(what is |what's |give )?(the |a )?name (of|for) x\s*[?.]?\s*$",
+            r"|^\s*(what is |what's |give )?(the |a )?name (of|for) x\s*[?.]?\s*$"
+            # "Clc1ncccn1 – what's this called?"
+            r"|\bwhat('s| is) (this|it|that)( compound| molecule| structure| one)? called\b",
         ),
         (
             Aspect.NAME_TO_SMILES,
@@ -922,3 +943,20 @@ def first_asked(question: str, aspect: Aspect | None) -> Aspect | None:
         return others[0] if aspect in COMPUTED_ASPECTS else aspect
     first = min(others, key=lambda a: patterns[a].search(low).start())
     return first if patterns[first].search(low).start() < own.start() else aspect
+
+
+_COUNT_ASKED = re.compile(r"\b(how many|number of|count|total)\b", re.IGNORECASE)
+
+
+def count_asked(question: str) -> bool:
+    """Whether a question about reactions asks how many there are ("how many reactions use
+    THF?", "number of Suzuki couplings in the KB"): the count is then the answer, and the
+    records listed are its evidence.
+
+    Args:
+        question: the question as asked.
+
+    Returns:
+        True when the question asks for a number of records.
+    """
+    return bool(_COUNT_ASKED.search(question))

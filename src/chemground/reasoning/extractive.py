@@ -23,7 +23,13 @@ from chemground.reasoning.asked_kind import (
     product_class_asked,
     without,
 )
-from chemground.reasoning.aspects import COMPUTED_ASPECTS, LOOKED_UP_ASPECTS, also_asked
+from chemground.reasoning.aspects import (
+    COMPUTED_ASPECTS,
+    KIND_OF_REACTION,
+    LOOKED_UP_ASPECTS,
+    also_asked,
+    count_asked,
+)
 from chemground.reasoning.query import Aspect, QueryTuple
 from chemground.reasoning.reaction_classes import (
     ClassMention,
@@ -278,13 +284,7 @@ class ExtractiveReasoner:
             return self._passages(chunks)
         by_class = [e for e in evidence if e.retriever == "structure"]
         if by_class:  # "which reactions use a boronic acid?" (retrieval.compound_classes)
-            listed = [f"{e.id}: {self._summary(e.record)}" for e in by_class]
-            return Reasoned(
-                "Reactions in the knowledge base: " + " | ".join(listed) + ".",
-                [e.id for e in by_class],
-                "answered",
-                [e.citation() for e in by_class],
-            )
+            return self._class_of_compounds(query, by_class)
         if query.aspect is None:
             from chemground.routing import is_chemistry
 
@@ -701,7 +701,7 @@ class ExtractiveReasoner:
                     None,
                     "no_evidence",
                 )
-            return self._class_answer(query.aspect, reactions, class_names)
+            return self._class_answer(query.aspect, reactions, class_names, query.question)
         top = reactions[0]
         partial = top.match != "exact"
         aspect = query.aspect
@@ -710,8 +710,27 @@ class ExtractiveReasoner:
             listed = [f"{e.id}: {self._summary(e.record)}" for e in shown]
             roles = [f"{m.text!r} as {m.role.value}" for m in asked if m.role is not None]
             head = f"Reactions with {', '.join(roles)}" if roles else f"Reactions involving {names}"
+            held = top.provenance.get("exact_matches_in_kb", len(shown))
             if partial:
                 head = f"No reaction matches all of {names}; the closest ({top.why})"
+            elif count_asked(query.question):
+                # "how many reactions use THF as solvent?": the count is the answer
+                what = f"with {', '.join(roles)}" if roles else f"involving {names}"
+                listed_note = f" (the first {len(shown)})" if held > len(shown) else ""
+                narrower = None if classes else KIND_OF_REACTION.search(query.question)
+                if narrower:  # "how many couplings use THF?" names no class the KB files
+                    what += f", of every kind: the count is not narrowed to {narrower.group(0)!r}"
+                noun = reaction_noun(class_names, plural=held != 1) if classes else "reaction"
+                noun += "s" if held != 1 and not classes else ""
+                return Reasoned(
+                    f"The knowledge base holds {held} {noun} {what}"
+                    f"{listed_note}: " + " | ".join(listed) + "." + unresolved_note,
+                    held,
+                    "partial" if narrower else "answered",
+                    [e.citation() for e in shown],
+                )
+            elif held > len(shown):
+                head += f" ({held} in the knowledge base; the first {len(shown)} shown)"
             return Reasoned(
                 head + ": " + " | ".join(listed) + "." + unresolved_note,
                 [e.id for e in shown],
@@ -793,14 +812,53 @@ class ExtractiveReasoner:
         text += f" [reaction {top.id}" + (f", {source}" if source else "") + "]" + unresolved_note
         return Reasoned(text, value, "partial" if partial else "answered", [top.citation()], notes)
 
+    def _class_of_compounds(self, query: QueryTuple, by_class: list[Evidence]) -> Reasoned:
+        """Reactions with a participant of a compound class: the first records, and how many
+        there are ("how many reactions use a boronic acid?" is answered with the count)."""
+        listed = [f"{e.id}: {self._summary(e.record)}" for e in by_class]
+        cite = [e.citation() for e in by_class]
+        found = by_class[0].provenance
+        total, capped = found.get("class_matches_in_kb"), found.get("class_search_capped")
+        if total is None:
+            return Reasoned(
+                "Reactions in the knowledge base: " + " | ".join(listed) + ".",
+                [e.id for e in by_class],
+                "answered",
+                cite,
+            )
+        group, role = found.get("group", ""), found.get("role", "")
+        held = (
+            f"{'at least ' if capped else ''}{total} reaction{'s' if total != 1 else ''} with "
+            f"{indefinite_article(group)} {group}" + ("" if group.endswith(role) else f" as {role}")
+        )
+        shown = f" (the first {len(listed)})" if total > len(listed) else ""
+        value: Any = [e.id for e in by_class]
+        status = "answered"
+        if count_asked(query.question):
+            value = total
+            narrower = KIND_OF_REACTION.search(query.question)
+            if narrower:  # "how many Pd-catalysed couplings": the search cannot tell couplings
+                held += (
+                    f", of every kind: the count is not narrowed to {narrower.group(0)!r}, which "
+                    "a structure search cannot tell apart"
+                )
+            status = "partial" if capped or narrower else "answered"
+        return Reasoned(
+            f"The knowledge base holds {held}{shown}: " + " | ".join(listed) + ".",
+            value,
+            status,
+            cite,
+        )
+
     def _class_answer(
-        self, aspect: Aspect | None, reactions: list[Evidence], class_names: str
+        self, aspect: Aspect | None, reactions: list[Evidence], class_names: str, question: str = ""
     ) -> Reasoned:
         """A class and no compound ("reagent for Boc deprotection?"): what the class's reactions
         record,
         most common first, with counts."""
         n = len(reactions)
         kinds = reaction_noun(class_names, plural=True)
+        held = reactions[0].provenance.get("class_reactions_in_kb", n) if reactions else n
         cite = [e.citation() for e in reactions]
         ids = ", ".join(e.id for e in reactions[:8]) + (", ..." if n > 8 else "")
         role_key = {
@@ -921,9 +979,18 @@ class ExtractiveReasoner:
                 cite,
             )
         listed = [f"{e.id}: {self._summary(e.record)}" for e in reactions[:10]]
+        shown = f" (the first {len(listed)})" if held > len(listed) else ""
+        if count_asked(question):
+            # "how many Suzuki couplings are in the KB?": the count is the answer
+            return Reasoned(
+                f"The knowledge base holds {held} {kinds}{shown}: " + " | ".join(listed),
+                held,
+                "answered",
+                cite,
+            )
         return Reasoned(
-            f"The knowledge base holds {n} {kinds}; name a compound to ask about "
-            f"one of them: " + " | ".join(listed),
+            f"The knowledge base holds {held} {kinds}; name a compound to ask about "
+            f"one of them{shown}: " + " | ".join(listed),
             [e.id for e in reactions],
             "partial",
             cite,

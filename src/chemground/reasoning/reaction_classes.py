@@ -554,6 +554,10 @@ def in_class_span(mention: QueryMention, classes: list[ClassMention]) -> bool:
         mention.start < c.end
         and mention.end > c.start
         and not (mention.resolved and mention.start <= c.start and mention.end >= c.end)
+        # "deprotection of N-Boc-4-piperidinemethanol": the class was read from the start of a
+        # compound's name, which goes on past it (the compound was dropped, and another Boc
+        # deprotection answered as exact)
+        and not (mention.resolved and mention.end > c.end)
         for c in classes
     )
 

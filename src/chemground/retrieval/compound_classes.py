@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from chemground.evidence import Evidence
 from chemground.kb.functional_groups import match_group_question
+from chemground.kb.structure_search import MAX_RESULTS
 from chemground.protocols import Retrieval
+from chemground.reasoning.aspects import count_asked
 from chemground.reasoning.query import QueryTuple
 from chemground.reasoning.reaction_classes import indefinite_article
 from chemground.retrieval.records import reaction_record
@@ -40,9 +42,16 @@ class CompoundClassRetriever:
         asked = match_group_question(query.question)
         if asked is None:
             return Retrieval()
+        # "how many reactions use a boronic acid?": count them all (up to the search's cap)
+        limit = MAX_RESULTS if count_asked(query.question) else SEARCH_LIMIT
         matches = self.kb.search_reactions_by_structure(
-            asked.smarts, roles=[asked.role], limit=SEARCH_LIMIT
+            asked.smarts, roles=[asked.role], limit=limit
         )
+        counted = {
+            "class_matches_in_kb": len(matches),
+            "class_search_capped": len(matches) >= limit,
+            "group": asked.group,
+        }
         shown = matches[: max(k, 1)]
         reactions = self.kb.get_reactions([m.reaction_id for m in shown])
         article = indefinite_article(asked.group)
@@ -61,13 +70,14 @@ class CompoundClassRetriever:
                     record=reaction_record(reaction),
                     why=f"has {article} {asked.group} as {asked.role.value}: {', '.join(names)}",
                     retriever="structure",
-                    provenance={"smarts": asked.smarts, "role": asked.role.value},
+                    provenance={"smarts": asked.smarts, "role": asked.role.value, **counted},
                 )
             )
-        total = f"{len(matches)}{'+' if len(matches) >= SEARCH_LIMIT else ''}"
+        total = f"{len(matches)}{'+' if len(matches) >= limit else ''}"
         notes = [
-            f"{total} reactions in the knowledge base have {article} {asked.group} as "
-            f"{asked.role.value} (substructure {asked.smarts})"
+            f"{total} reactions in the knowledge base have {article} {asked.group}"
+            + ("" if asked.group.endswith(asked.role.value) else f" as {asked.role.value}")
+            + f" (substructure {asked.smarts})"
         ]
         trace = {
             "group": asked.group,

@@ -378,6 +378,8 @@ class TableRetriever:
                         "source": reaction.source,
                         "dataset": reaction.dataset,
                         "reaction_class": named,
+                        # the class's size: only MAX_CLASS_REACTIONS of them are evidence
+                        **({"class_reactions_in_kb": len(allowed)} if class_only else {}),
                     },
                 )
             )
@@ -439,6 +441,9 @@ class TableRetriever:
             )
             scored.append((total, exact, reaction_id))
         scored.sort(key=lambda t: (-t[0], -t[1], -core_of[t[2]], t[2]))
+        # "how many reactions use THF?": the answer lists k records and says how many hold
+        # every compound asked, in the roles asked
+        held_by = sum(1 for _, exact, _ in scored if exact == len(targets))
         shortlist = scored[: max(k * 20, 50)]
         reactions = self.kb.get_reactions([rid for _, _, rid in shortlist])
         records = {rid: reaction_record(r) for rid, r in reactions.items()}
@@ -517,6 +522,11 @@ class TableRetriever:
                         "source": reactions[reaction_id].source,
                         "dataset": reactions[reaction_id].dataset,
                         **({"only_corrected_names": True} if only_corrected else {}),
+                        **(
+                            {"exact_matches_in_kb": held_by}
+                            if query.aspect == Aspect.REACTIONS and exact == len(targets)
+                            else {}
+                        ),
                     },
                 )
             )
