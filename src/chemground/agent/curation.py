@@ -74,7 +74,7 @@ class ParameterBank:
 
 def build_bank(kb, rng: random.Random, compounds: int = 400, reactions: int = 100) -> ParameterBank:
     """Sample real compounds and reactions from the knowledge base."""
-    from chemground.agent.tools._common import ELEMENT_SYMBOLS
+    from chemground.chem.formula import ELEMENT_SYMBOLS
 
     bank = ParameterBank()
     total = kb.max_compound_id()

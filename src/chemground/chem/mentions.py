@@ -37,6 +37,7 @@ from typing import Protocol
 
 from rdkit import Chem
 
+from chemground.chem.formula import SYMBOLS
 from chemground.chem.names import (
     SURFACTANT_NAME,
     NameResolver,
@@ -2016,9 +2017,7 @@ def _smiles_syntax(token: str) -> bool:
     )
 
 
-_ELEMENT_SYMBOLS = frozenset(
-    Chem.GetPeriodicTable().GetElementSymbol(number) for number in range(1, 119)
-)
+_ELEMENT_SYMBOLS = SYMBOLS
 _NOT_ELEMENTS = {"D", "T"}  # deuterium/tritium symbols are abbreviations more often ("DFT")
 _ELEMENT_TOKEN = re.compile(r"([A-Z][a-z]?)(\d*)")
 _FORMULA_LIKE = re.compile(r"^(?:[A-Z][a-z]?\d*){1,12}(?:\d*[+\-−])?$")

@@ -30,7 +30,7 @@ from chemground.chem.resolvers import (
     Unresolved,
 )
 from chemground.chem.structure import Structure, looks_like_smiles, structure_from_smiles
-from chemground.errors import StructureError
+from chemground.errors import ChemgroundError, StructureError
 from chemground.kb.importers.base import is_generic_name
 from chemground.kb.store import KnowledgeBase
 from chemground.pubchem import PubChem
@@ -68,7 +68,6 @@ _NOT_A_COMPOUND = re.compile(
 _FORMULA = re.compile(
     r"^(?:[A-Z][a-z]?\d*|\((?:[A-Z][a-z]?\d*)+\)\d*)+(?:[.·]\d*(?:[A-Z][a-z]?\d*)+)*$"
 )
-_FORMULA_TOKEN = re.compile(r"([A-Z][a-z]?)(\d*)|\(([^()]*)\)(\d*)")
 _COMMON_ELEMENTS = {
     "H",
     "Li",
@@ -121,41 +120,19 @@ _COMMON_ELEMENTS = {
 
 def formula_counts(text: str) -> Counter | None:
     """Element counts of a formula written as a name ("K2CO3", "LiOH.H2O"), or None if it is not
-    one."""
+    one (a reagent's formula has only elements of :data:`_COMMON_ELEMENTS`)."""
+    from chemground.chem.formula import element_counts
+
     compact = text.replace(" ", "")
     if len(compact) < 2 or not _FORMULA.match(compact):
         return None
-    counts: Counter = Counter()
-    for part in re.split(r"[.·]", compact):
-        multiplier_match = re.match(r"^(\d+)", part)
-        multiplier = int(multiplier_match.group(1)) if multiplier_match else 1
-        body = part[multiplier_match.end() :] if multiplier_match else part
-        part_counts = _parse_formula_body(body)
-        if part_counts is None:
-            return None
-        for element, n in part_counts.items():
-            counts[element] += n * multiplier
-    return counts or None
-
-
-def _parse_formula_body(body: str) -> Counter | None:
-    counts: Counter = Counter()
-    position = 0
-    for match in _FORMULA_TOKEN.finditer(body):
-        if match.start() != position:
-            return None
-        position = match.end()
-        if match.group(1):
-            if match.group(1) not in _COMMON_ELEMENTS:
-                return None
-            counts[match.group(1)] += int(match.group(2) or 1)
-        else:
-            inner = _parse_formula_body(match.group(3))
-            if inner is None:
-                return None
-            for element, n in inner.items():
-                counts[element] += n * int(match.group(4) or 1)
-    return counts if position == len(body) else None
+    try:
+        counts = element_counts(compact)
+    except ChemgroundError:
+        return None
+    if not set(counts) <= _COMMON_ELEMENTS:
+        return None
+    return Counter(counts)
 
 
 def hill_formula(counts: Counter) -> str:

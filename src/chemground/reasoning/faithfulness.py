@@ -74,7 +74,6 @@ MAX_EVIDENCE_SCAN_CHARS = 6000  # evidence text the mention finder reads for nam
 
 _NUMBER = re.compile(r"(?<![A-Za-z\d])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _FORMULA = re.compile(r"(?:[A-Z][a-z]?\d*){2,}")
-_FORMULA_PART = re.compile(r"([A-Z][a-z]?)(\d*)")
 _NAME_KEYS = ("name", "synonym", "title")
 _NO_NUMBER_KEYS = ("name", "synonym", "smiles", "inchi", "formula", "title", "url", "path", "doi")
 _SKIPPED_NUMBER_KEYS = ("score", "rank", "cid", "elapsed_ms", "elapsed", "start", "end", "page")
@@ -1079,11 +1078,14 @@ def _unwrapped(text: str) -> Structure | None:
 
 
 def _formula_counts(formula: str) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for element, count in _FORMULA_PART.findall(formula):
-        if element:
-            counts[element] = counts.get(element, 0) + (int(count) if count else 1)
-    return counts
+    """Element counts of a formula in an answer or the evidence; empty when it is none."""
+    from chemground.chem.formula import element_counts
+    from chemground.errors import ChemgroundError
+
+    try:
+        return element_counts(formula, charge=True)
+    except ChemgroundError:
+        return {}
 
 
 def _tolerance(candidate: float, aspect: Aspect | None, decimals: int | None = None) -> float:

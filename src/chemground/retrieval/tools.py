@@ -197,7 +197,7 @@ ROMAN_NUMERAL = re.compile(r"(?:I{1,3}|IV|VI{0,3}|IX|XI{0,3}|XI?V|XV?I{0,3})")
 
 def is_formula(text: str) -> bool:
     """True when ``text`` reads as a molecular formula (H2O, CH3COOH, CuSO4·5H2O), not a SMILES."""
-    from chemground.agent.tools._common import parse_formula
+    from chemground.chem.formula import element_counts
     from chemground.errors import ChemgroundError
 
     text = text.strip()
@@ -215,7 +215,7 @@ def is_formula(text: str) -> bool:
     ):  # "CCCC", "CCO": a SMILES, not a formula (chemists write C4H10)
         return False
     try:
-        parse_formula(text)
+        element_counts(text)
     except ChemgroundError:
         return False
     return True

@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 
 from chemground.agent.registry import P, tool
-from chemground.agent.tools._common import element_symbol, parse_formula
+from chemground.chem.formula import element_counts, element_symbol
 from chemground.errors import ChemgroundError
 
 FORMULA = P(
@@ -56,7 +56,7 @@ MAX_CHEMLIB_ATOMS = 2000  # chemlib builds one object per atom: huge formulas wo
 
 def _compound(formula: str):
     chemlib = _chemlib()
-    atoms = sum(parse_formula(formula).values())
+    atoms = sum(element_counts(formula).values())
     if atoms > MAX_CHEMLIB_ATOMS:
         raise ChemgroundError(
             f"the formula {formula!r} has {atoms} atoms; this calculation handles at most "
@@ -141,7 +141,7 @@ def get_element_properties(element: str) -> dict:
     tags=["formula", "composition"],
 )
 def element_frequencies(compound: str) -> dict:
-    return parse_formula(compound)
+    return element_counts(compound)
 
 
 def _atomic_mass(symbol: str) -> float:
@@ -151,7 +151,7 @@ def _atomic_mass(symbol: str) -> float:
 def formula_mass(compound: str) -> float:
     """Molar mass with chemlib's atomic masses (computed from counts, so large formulas are
     fast)."""
-    return sum(count * _atomic_mass(symbol) for symbol, count in parse_formula(compound).items())
+    return sum(count * _atomic_mass(symbol) for symbol, count in element_counts(compound).items())
 
 
 @tool(
@@ -177,7 +177,7 @@ def compound_molar_mass(compound: str) -> float:
 )
 def percentage_by_mass(compound: str, element: str) -> float:
     symbol = element_symbol(element)
-    counts = parse_formula(compound)
+    counts = element_counts(compound)
     if symbol not in counts:
         raise ChemgroundError(f"{symbol} is not in {compound}")
     return counts[symbol] * _atomic_mass(symbol) / formula_mass(compound) * 100
@@ -255,7 +255,7 @@ def side_counts(side: str, reaction: str) -> dict[str, float]:
         coefficient, formula = (float(match.group(1)), match.group(2)) if match else (1.0, term)
         if not formula:
             raise ChemgroundError(f"empty term in the reaction {reaction!r}")
-        for symbol, count in parse_formula(formula).items():
+        for symbol, count in element_counts(formula).items():
             totals[symbol] = totals.get(symbol, 0.0) + coefficient * count
     return totals
 

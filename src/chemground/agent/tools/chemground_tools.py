@@ -202,7 +202,7 @@ def create_md_trajectory(
     step_skip: int,
     output_trajectory_path: str,
 ) -> dict:
-    from chemground.agent.tools._common import element_symbol
+    from chemground.chem.formula import element_symbol
 
     structures = [artifacts.load_structure(ctx, name).as_dict() for name in structure_paths]
     data = {

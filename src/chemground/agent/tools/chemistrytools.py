@@ -15,7 +15,7 @@ import warnings
 from types import SimpleNamespace
 
 from chemground.agent.registry import P, ToolContext, tool
-from chemground.agent.tools._common import element_symbol
+from chemground.chem.formula import element_counts, element_symbol
 from chemground.errors import ChemgroundError
 
 CID = P(
@@ -294,15 +294,6 @@ def _pubchem_query(compound: str, resolution) -> tuple[str, str]:
     return query, "name"
 
 
-def formula_counts(formula: str) -> dict[str, int]:
-    """Element counts of a Hill formula such as 'C9H8O4' or 'C2H4O2.Na' (charges ignored)."""
-    counts: dict[str, int] = {}
-    for part in re.split(r"[.·]", re.sub(r"[+-]\d*$", "", formula)):
-        for symbol, number in re.findall(r"([A-Z][a-z]?)(\d*)", part):
-            counts[symbol] = counts.get(symbol, 0) + (int(number) if number else 1)
-    return counts
-
-
 @tool(
     "chemistrytools/get_compound_CID",
     "PubChem Compound Identifier (CID) of a compound given by name (common or IUPAC), SMILES, "
@@ -365,14 +356,15 @@ def compound_cid(ctx: ToolContext, compound: str) -> int:
     tags=["identifier", "PubChem", "formula"],
 )
 def cid_formula(ctx: ToolContext, compound_CID: int) -> dict:
-    return formula_counts(
+    return element_counts(
         _cid_field(
             ctx,
             compound_CID,
             "chemistrytools/convert_compound_CID_to_Molecular_Formula",
             "formula",
             "formula",
-        )
+        ),
+        charge=True,
     )
 
 

@@ -18,8 +18,8 @@ from typing import Any
 
 from chemground.agent import artifacts
 from chemground.agent.registry import P, ToolContext, tool
-from chemground.agent.tools._common import element_symbol
 from chemground.agent.tools.materials_basic import pmg_composition
+from chemground.chem.formula import element_symbol
 from chemground.errors import ChemgroundError
 
 ENTRIES_IN = P(

@@ -13,7 +13,7 @@ from typing import Any
 
 from chemground.agent import artifacts
 from chemground.agent.registry import P, ToolContext, tool
-from chemground.agent.tools._common import element_symbol
+from chemground.chem.formula import element_symbol
 from chemground.errors import ChemgroundError
 
 ELEMENT = P("element_str", "string", "Element symbol.", examples=["Fe", "O"])

@@ -15,13 +15,13 @@ from typing import Any
 
 from chemground.agent import artifacts
 from chemground.agent.registry import P, ToolContext, tool
-from chemground.agent.tools._common import element_symbol
 from chemground.agent.tools.materials_basic import (
     COORDS,
     SPECIES,
     build_structure,
     symmetry_summary,
 )
+from chemground.chem.formula import element_symbol
 from chemground.errors import ChemgroundError
 
 STRUCTURE_IN = P(
