@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from chemground.reasoning.aspects import classify_aspect, mask_mentions
-from chemground.reasoning.query import Aspect, QueryTuple
+from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.salt_forms import names_a_form
 from chemground.retrieval.tools import VITAMIN
 
@@ -201,7 +201,9 @@ def _aspect(q: QueryTuple) -> str:
 # Data no record, tool or paper here holds: statistics, news, prices, markets, dated figures
 # ("Tell me about dihydrogen monoxide poisoning statistics in 2023" is not water's description).
 DATA_NOT_HELD = re.compile(
-    r"\b(statistics?|statistical|news|prices?|pricing|costs?|market|sales|revenue|stock|"
+    # ("in stock", "stock solution": the lab's shelf, not a share price)
+    r"\b(statistics?|statistical|news|prices?|pricing|costs?|market|sales|revenue|"
+    r"(?<!\bin )stock(?! solutions?\b)|"
     r"in (?:19|20)\d\d|this year|last year|today|nowadays|currently)\b",
     re.IGNORECASE,
 )
@@ -249,6 +251,9 @@ PROPERTY_NOT_HELD = re.compile(
     r"dipole moments?|heats? of (formation|combustion)|enthalp\w*|entrop\w*|gibbs|"
     r"oxidation (state|number)s?|hybridi[sz]ation|ph of|conjugate (acid|base)|"
     r"(nmr|ir|uv|raman|mass) (spectr\w*|shifts?|peaks?|bands?)|chemical shifts?|"
+    # "EI-MS ...: base peak m/z 43 – assign the fragments?" (the exact mass was answered)
+    r"base peaks?|fragment(s|ation)( ions?| patterns?)?|ei-?ms|esi-?ms|ms/ms|"
+    r"assign (the |each |these |all )?(peaks?|signals?|fragments?|bands?)|"
     r"crystal structures?|shelf[- ]li(fe|ves)|"
     # a TLC value: "Rf of benzaldehyde in 20% EtOAc/hexane" (Rf was read as rutherfordium)
     r"\brf (values?|of)\b|\bretention (factors?|times?)\b|"
@@ -915,6 +920,33 @@ def refine(query: QueryTuple) -> QueryTuple:
                     for p in problems
                     if not p.startswith("no compound in the question could be resolved")
                 ]
+    if aspect == Aspect.ROUTE:
+        from chemground.kb.records import Role
+        from chemground.retrieval.graph import unnamed_route_ends
+
+        # "how would I get from toluene to norvaxibrom?": an end the mention finder did not
+        # take for a compound is named unresolved (the route from toluene alone was answered)
+        for text, start, end, which in unnamed_route_ends(query.question, mentions):
+            reason = "no compound I know by that name (not in the dictionary; OPSIN cannot read it)"
+            mentions = sorted(
+                [
+                    *mentions,
+                    QueryMention(
+                        text=text,
+                        start=start,
+                        end=end,
+                        input_format="common_name",
+                        resolved=False,
+                        reason=reason,
+                        role=Role.REACTANT if which == "start" else Role.PRODUCT,
+                    ),
+                ],
+                key=lambda m: m.start,
+            )
+            problems = [
+                *problems,
+                f"{text!r} looks like a compound but could not be resolved: {reason}",
+            ]
     if (
         aspect is query.aspect
         and mentions is query.mentions

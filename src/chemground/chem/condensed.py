@@ -256,9 +256,16 @@ def condensed_to_smiles(text: str) -> str | None:
 
 # the shorthand of a condensed formula, spelled out: "PhCH2CO2H", "PhCO2Me", "PhCH2NMe2"
 _SHORTHAND = (
+    # benzyl and Boc groups, as written first ("BnOH", "BocNH...") or last ("...NHBn", "...NHBoc")
+    (re.compile(r"^Bn(?![a-z])"), "PhCH2"),
+    (re.compile(r"Bn$"), "CH2Ph"),
+    (re.compile(r"^Boc(?![a-z])"), "(CH3)3COCO"),
+    (re.compile(r"Boc$"), "COOC(CH3)3"),
     (re.compile(r"CO2H(?![a-z])"), "COOH"),
     (re.compile(r"CO2(?=Me|Et)"), "COO"),
     (re.compile(r"(Me|Et)(\d)(?![a-z])"), r"(\1)\2"),
+    # an acetyl on N or O: "PhNHAc", "PhOAc" (not "AcOH", acetic acid)
+    (re.compile(r"(NH|N|O)Ac(?![a-z])"), r"\1COCH3"),
     (re.compile(r"Me(?![a-z])"), "CH3"),
     (re.compile(r"Et(?![a-z])"), "CH2CH3"),
 )

@@ -190,6 +190,9 @@ _CONTRACTION = re.compile(r"^(.+?)(?:n['’]t|['’](?:s|m|re|ve|ll|d))$", re.IG
 # "ca. 1", "rt; 2 h. E": a name does not run across sentences or clauses
 _CLAUSE_BREAK = re.compile(r"[.;:!?]\s")
 _ARROW_BETWEEN = re.compile(r"->|→|⟶|=>|<-|←|\s\+\s")
+_ACIDS_SHARING_NOUN = re.compile(
+    r"\b([a-z]+ic)\s+(?:and|&|or|/)\s+([a-z]+ic)\s+acids\b", re.IGNORECASE
+)
 _EVERYDAY_NAME = re.compile(r"\bvitamin\s+[A-K]\d{0,2}\b|\btable\s+(?:salt|sugar)\b", re.IGNORECASE)
 _CAS_TOKEN = re.compile(r"^\d{2,7}-\d{2}-\d$")
 _INCHIKEY_TOKEN = re.compile(r"^[A-Z]{14}-[A-Z]{10}-[A-Z]$")
@@ -916,6 +919,34 @@ class MentionFinder:
             out.append(mention)
             for k in range(first, last + 1):
                 taken[k] = True
+        out.extend(self._acids_sharing_their_noun(text, words, taken))
+        return out
+
+    def _acids_sharing_their_noun(
+        self, text: str, words: list[_Word], taken: list[bool]
+    ) -> list[Mention]:
+        """ "a mixture of nitric and sulfuric acids": two acids named with one noun. Read word by
+        word, "sulfuric" was a compound nothing resolved and nitric acid was lost."""
+        out = []
+        for match in _ACIDS_SHARING_NOUN.finditer(text):
+            span = _free_words(words, taken, match, end_inside_word=False)
+            if span is None:
+                continue
+            found = []
+            for group in (1, 2):
+                name = match.group(group) + " acid"
+                hits = [h for h in self.kb.lookup_name(normalize_name(name)) if h.structure]
+                if not hits:
+                    break
+                raw = match.group(group) if group == 1 else text[match.start(2) : match.end()]
+                mention = self._structure_mention(
+                    raw, match.start(group), "common_name", hits[0].structure, "dictionary", name
+                )
+                found.append(replace(mention, compound_id=hits[0].compound_id))
+            if len(found) == 2:
+                out.extend(found)
+                for k in range(span[0], span[1] + 1):
+                    taken[k] = True
         return out
 
     # -- 1. SMILES -----------------------------------------------------------------------------
@@ -1294,6 +1325,8 @@ class MentionFinder:
             hits = [h for h in hits if h.structure is not None]
             if not hits or not _plausible_in_passage(raw, norm, min(h.name_rank for h in hits)):
                 return None
+        if hits and j == i and _condensed_isomer_differs(raw, hits[0]):
+            return None  # "C6H5NO2" is nitrobenzene as written, not the nicotinic acid filed so
         return hits[0] if hits else None
 
     def _structure_mention(
@@ -1765,7 +1798,7 @@ class MentionFinder:
                 fmt, reason = "common_name", _SHORTHAND
             elif (
                 _REAGENT_FORMULA.fullmatch(word.text)
-                and re.search(r"\d", word.text)
+                and (re.search(r"\d", word.text) or _SHORTHAND_GROUP.search(word.text))
                 # a plain molecular formula ("C8H10N4O2") is no reagent: a formula the tools
                 # read, or one a question checks
                 and formula_counts(word.text) is None
@@ -1824,7 +1857,11 @@ def _made_up_name(word: str) -> bool:
 
 
 # A reagent written as a formula with groups: "Ph3PCH2CH3Br", "(EtO)2P(O)CH2CO2Et"
-_REAGENT_FORMULA = re.compile(r"(?:(?:Ph|Me|Et|Pr|Bu|Bn|Ac|Ts|[A-Z][a-z]?)\d*|\(|\)\d*|=){3,}")
+_REAGENT_FORMULA = re.compile(
+    r"(?:(?:Ph|Me|Et|Pr|Bu|Bn|Ac|Ts|Boc|Cbz|Fmoc|Piv|TBS|TMS|[A-Z][a-z]?)\d*|\(|\)\d*|=){3,}"
+)
+# a lab shorthand group in a formula-style word ("BocNHCH2Ph" has no digit, but is no word)
+_SHORTHAND_GROUP = re.compile(r"(?:Ph|Bn|Ac|Ts|Boc|Cbz|Fmoc|Piv|TBS|TMS)(?![a-z])")
 _FORMULA_UNREAD = (
     "looks like a formula or a reagent written as one, which chemground cannot read; give the "
     "compound's name or SMILES"
@@ -1873,10 +1910,42 @@ def _stray_closing_bracket(text: str, word: _Word) -> bool:
     return before.count("(") - before.count(")") <= 0 and inside <= 0
 
 
+def _condensed_isomer_differs(raw: str, hit) -> bool:
+    """Whether ``raw`` is a condensed formula ("C6H5NO2") naming another isomer than the one the
+    dictionary files under that formula as a synonym (nicotinic acid): written group by group,
+    it names one isomer, which the condensed-formula stage reads."""
+    if hit.structure is None or not re.fullmatch(r"(?:[A-Z][a-z]?\d*)+", raw):
+        return False
+    from chemground.chem.condensed import condensed_to_smiles
+
+    smiles = condensed_to_smiles(raw)
+    if smiles is None:
+        return False
+    try:
+        return structure_from_smiles(smiles).inchikey != hit.structure.inchikey
+    except StructureError:
+        return False
+
+
+def _swapped_letters(a: str, b: str) -> bool:
+    """Whether ``a`` is ``b`` with two adjacent letters swapped ("deine" for "diene")."""
+    if len(a) != len(b) or a == b:
+        return False
+    diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+    return (
+        len(diff) == 2
+        and diff[1] == diff[0] + 1
+        and a[diff[0]] == b[diff[1]]
+        and (a[diff[1]] == b[diff[0]])
+    )
+
+
 def _plausible_correction(raw: str, name: str) -> bool:
     """Whether ``name`` is a believable spelling of ``raw``: it keeps the name's class ending
     ("…hydrazone" is not "…hydrazine") and adds no charge or radical the text did not write."""
     low, target = raw.lower(), name.lower()
+    if _swapped_letters(normalize_name(raw), normalize_name(name)):
+        return True  # "1,3-butadeine": two letters typed in the wrong order, not another ending
     core = _GREEK_PREFIX.sub("", target)
     if core != target and (
         normalize_name(raw) == normalize_name(core) or _plausible_correction(raw, core)

@@ -149,6 +149,8 @@ KIND_OF_REACTION = re.compile(r"\b(" + _KINDS_OF_REACTION + r")\b", re.IGNORECAS
 # product ("rxn: PhCHO + NaBH4 in EtOH -> ?"), "which reactions use X as solvent" lists reactions
 # (not the solvent), "what do people call X" asks for the common name, "mol wt" is a weight.
 _FIRST_RULES: list[tuple[Aspect, str]] = [
+    # "C6H5NO2 → ? → PhNHAc": the step between two compounds, not a product of one
+    (Aspect.ROUTE, r"x\s*(->|→|=>)\s*\?\s*(->|→|=>)\s*x"),
     (
         Aspect.REACTANTS,
         r"<-\s*\?|\bfrom\s*\??\s*$|\b(which|what) (\w+ )?and (\w+ )?(give|gives|form|forms)\b"
@@ -183,6 +185,9 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"|\bwhat (\w+ )?(do|did|will|would|should) (i|you|we) end up with\b"
         # a notebook line that ends in its arrow: "benzalacetone, H2, Pd/C, EtOAc ->"
         r"|(->|→|=>)\s*$"
+        # "reductive amination of x with x – which amine should I isolate? SMILES if you can"
+        r"|\bwhich (\w+ )?(should|will|would|do|did|can|could) (i|we|you|one) (isolate|obtain|"
+        r"expect|get|end up with)\b"
         # "PhCHO + PhCONHNH2, AcOH (cat.), EtOH, reflux, ppt filtered – structure?"
         r"|\s\+\s[^?]*\s[–—-]\s*(the |its )?(product'?s? )?(structure|product|smiles)"
         r"( (please|pls|plz))?\s*\?\s*$"
@@ -293,7 +298,7 @@ _ENDING_RULES: list[tuple[Aspect, str]] = [
     (
         Aspect.PRODUCT,
         _ENDING_SEPARATOR + r"\s*(the |what |which )?(main |major )?(products?|regio-?isomers?)"
-        r"\s*\??\s*$|\bx\s*(>>|->|→)\s*\?"
+        r"\s*\??\s*$|\bx\s*(>>|->|→)\s*\?(?!\s*(->|→|=>)\s*x)"
         # "PCC oxidation of menthol – product smiles?" (was answered with PCC's SMILES)
         + r"|"
         + _ENDING_SEPARATOR
@@ -323,6 +328,18 @@ _ENDING_RULES: list[tuple[Aspect, str]] = [
         _ENDING_SEPARATOR + r"\s*(how many (h|hrs?|hours|min|minutes)|how long|(reaction )?time)"
         r"\s*\??\s*$",
     ),
+    # "... (Boc2O in DCM, no added base) – what temperature does your record use?": the last
+    # clause asks; the base in brackets was read as the reagent asked
+    (
+        Aspect.TEMPERATURE,
+        _ENDING_SEPARATOR + r"\s*(so |and )?(what|which) (temperature|temp)\b[^?–—]*\?\s*$",
+    ),
+    # "2-naphthol + n-BuBr → ...: NaH in DMF as usual? base per your record?"
+    (
+        Aspect.REAGENT,
+        _ENDING_SEPARATOR + r"\s*(and )?(the |which |what )?base (per|in|according to|from) "
+        r"(your|the) (record|records|kb|data)\s*\??\s*$",
+    ),
 ]
 
 # "is paracetamol the same as acetaminophen?", "is CCO ethanol?": two compounds compared
@@ -351,6 +368,14 @@ _RULES: list[tuple[Aspect, str]] = (
             Aspect.ROUTE,
             r"\broutes?\b|\bpath(way)?s? (from|to|between)\b|\bsynthetic (route|path|sequence)\b"
             r"|\bhow (can|do|could|would) (i|we|you|one) (get|go) from x to x\b|\bfrom x to x in\b"
+            # "get from toluene to norvaxibrom": a target nothing resolved is still a route's end
+            r"|\bhow (can|do|could|would) (i|we|you|one) (get|go) from x (all the way )?to\b"
+            # "is there a path in your reactions from X to Y", "X → ? → Y", "in how many steps"
+            r"|\bpath(way)?s?\b[^?]{0,30}\bfrom x (all the way )?to\b"
+            r"|x\s*(->|→|=>)\s*\?\s*(->|→|=>)\s*x|\bin how many steps\b|\bhow many steps\b"
+            # "the only thing in stock is x – we need x, how?"
+            r"|\bonly (thing|compound|material|starting material)s? (in stock|on (the )?shelf|"
+            r"(we|i) have( left)?) (is|are) x\b[^?]*\b(need|want|make|get)\b"
             # "how to get X starting from Y", "make X from Y": both ends named, so a route
             # (unless it asks for one fact of that step: "which solvent to make X from Y")
             r"|^(?!.*\b(solvents?|catalysts?|reagents?|bases?|oxidants?|reductants?|temp\w*|"
@@ -871,12 +896,16 @@ _JOINED = re.compile(r"\b(and|plus|as well as|together with)\b|&|,|\s\+\s")
 
 
 # "PhCO2H + MeOH (solvent), cat. H2SO4 ... typical yield?": a label of a compound's role
-_ROLE_LABEL = re.compile(r"\(\s*(as )?(the )?(solvents?|catalysts?|reagents?|bases?)\s*\)")
+_ROLE_LABEL = re.compile(
+    r"\(\s*(as )?(the )?(solvents?|catalysts?|reagents?|bases?)\s*\)"
+    # "(Boc2O in DCM, no added base)", "without a catalyst": a role said to be absent
+    r"|\b(no|without)( added| extra| any| an?)? (solvents?|catalysts?|reagents?|bases?|acids?)\b"
+)
 
 
 def _without_role_labels(low: str) -> str:
-    """The question without the bracketed role labels it gives its compounds: a role given is
-    no fact asked."""
+    """The question without the role labels it gives its compounds and the roles it says are
+    absent: a role given is no fact asked."""
     return _ROLE_LABEL.sub(" ", low)
 
 

@@ -94,6 +94,9 @@ _BEFORE_START = re.compile(
     r"\b(from|starting (with|from)|start(ing)? materials?|(turn|convert|transform|change)(ing)?"
     # a notebook's "on hand: BnOH, ..."; "I do have BnOH and ..."
     r"|on hand|available|sm|(i|we) (do |still )?(have|got)( got)?( some)?"
+    # "the only thing in stock is benzyl alcohol", "all we have left is"
+    r"|(the )?only (thing|compound|material|one)s? (in stock|on (the )?shelf|(we|i) have( left)?)"
+    r" (is|are)|in stock\s*(is|are)?|(we|i) (only )?have( left)? (is|are)"
     r"|all (i|we)('ve| have) got is|(i|we)'ve got( some| loads of| lots of| plenty of)?)"
     r"\s*:?\s*$",
     re.I,
@@ -121,6 +124,89 @@ def names_a_target(question: str, mention) -> bool:
     X", "how do I make X") and not as a starting material ("from X")."""
     before = question[: mention.start]
     return bool(_BEFORE_TARGET.search(before)) and not _BEFORE_START.search(before)
+
+
+# "from toluene to norvaxibrom (using your reactions)": a route's two ends as written
+_ROUTE_FRAME = re.compile(
+    r"\bfrom\s+(?P<start>[^,;?!]+?)\s+(?:all the way\s+)?(?:to|into|towards?)\s+"
+    r"(?P<target>[^,;?!]+?)(?=\s+(?:using|with|via|by|in|within|through|and|if|please|pls)\b"
+    r"|\s*[,;?!]|\.\s|\.?\s*$)",
+    re.IGNORECASE,
+)
+# "nitrobenzene to N-Boc aniline in 2 steps?": the same two ends with no "from"
+_BARE_ROUTE_FRAME = re.compile(
+    r"^\s*(?P<start>[^,;?!]+?)\s+(?:to|into|->|→|=>)\s+(?P<target>[^,;?!]+?)"
+    r"(?=\s+in\s+(?:\d|one|two|three|four|five)\s*steps?\b)",
+    re.IGNORECASE,
+)
+# "coumaxiphene → benzaldehyde route?": one arrow between the two ends
+_ARROW_ROUTE_FRAME = re.compile(
+    r"^\s*(?P<start>[^,;?!→>]+?)\s*(?:->|→|=>)\s*(?P<target>[^,;?!→>]+?)"
+    r"(?=\s+(?:route|routes|path|pathway|synthesis|in\s+\w+\s+steps?)\b)",
+    re.IGNORECASE,
+)
+_ARTICLE = re.compile(r"^(?:the|a|an|some|our|my)\s+", re.IGNORECASE)
+
+
+def unnamed_route_ends(question: str, mentions: list) -> list[tuple[str, int, int, str]]:
+    """A route's start or target that no mention covers ("how would I get from toluene to
+    norvaxibrom?"): a made-up or unknown name the mention finder did not take for a compound.
+    Left out, the route was answered for the end that resolved.
+
+    Args:
+        question: the question.
+        mentions: its mentions, resolved or not.
+
+    Returns:
+        (text, start, end, "start" or "target") of each such end; empty when the question has
+        no "from A to B" (nor "A -> B route") or each end is a mention or plain English ("from
+        here to there").
+    """
+    from chemground.chem.mentions import is_common_word
+
+    match = (
+        _ROUTE_FRAME.search(question)
+        or _BARE_ROUTE_FRAME.search(question)
+        or _ARROW_ROUTE_FRAME.search(question)
+    )
+    if match is None:
+        return []
+    out = []
+    for group in ("start", "target"):
+        start, end = match.span(group)
+        if any(m.start < end and m.end > start for m in mentions):
+            continue
+        text = question[start:end]
+        article = _ARTICLE.match(text)
+        if article:
+            start, text = start + article.end(), text[article.end() :]
+        words = re.findall(r"[A-Za-z]+", text)
+        if not words or len(words) > 4 or all(is_common_word(w) for w in words):
+            continue
+        out.append((text, start, start + len(text), group))
+    return out
+
+
+def _route_end(question: str, mention) -> str | None:
+    """Which end of the route asked for ``mention`` is: "start", "target" or None."""
+    from chemground.kb.records import Role
+
+    if mention.role == Role.PRODUCT or names_a_target(question, mention):
+        return "target"
+    if mention.role == Role.REACTANT or names_a_start(question, [mention]):
+        return "start"
+    return None
+
+
+def _end_unresolved(question: str, mentions: list) -> bool:
+    """Whether an end of the route is named only by a mention nothing resolved ("glorphenol ->
+    chalcone"); an unresolved word beside a resolved name of the same end ("5-benzylidene
+    Meldrum's acid (5-benzylidene-2,2-dimethyl-...)") leaves that end named."""
+    resolved_ends = {_route_end(question, m) for m in mentions if m.resolved}
+    return any(
+        not m.resolved and (end := _route_end(question, m)) and end not in resolved_ends
+        for m in mentions
+    )
 
 
 def route_order(question: str, mentions: list) -> list:
@@ -180,12 +266,10 @@ class RouteRetriever:
         )
 
         mentions = route_order(query.question, query.resolved_mentions)
-        if not mentions or (
-            len(mentions) == 1
-            and any(not m.resolved and names_a_target(query.question, m) for m in query.mentions)
-        ):
-            # "route from benzaldehyde to unobtainol": a target nothing resolves is no reason to
-            # list what benzaldehyde can become (those routes were answered)
+        if not mentions or _end_unresolved(query.question, query.mentions):
+            # "route from benzaldehyde to unobtainol", "glorphenol -> chalcone": an end nothing
+            # resolves is no reason to list what the other end can become or is made from (those
+            # routes were answered)
             return []
         depth = requested_depth(query.question)
         keys = []
