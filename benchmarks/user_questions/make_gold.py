@@ -54,6 +54,7 @@ SOURCES = (
     "questions_round20.txt",  # a seventeenth author's questions, written blind, after round 19
     "questions_round21.txt",  # an eighteenth author's questions, written blind, after round 20
     "questions_round22.txt",  # a nineteenth author's questions, written blind, after round 21
+    "questions_round23.txt",  # a twentieth author's questions, written blind, after round 22
 )
 SEED = 13
 DEV_FRACTION = 0.7
