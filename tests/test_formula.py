@@ -45,3 +45,19 @@ def test_the_gates_of_each_reader_stay_their_own():
     assert formula_counts("Pd(OAc)2") is None
     assert _formula_counts("C9H8O4") == {"C": 9, "H": 8, "O": 4}
     assert _formula_counts("Xy2") == {}
+
+
+def test_a_property_of_a_molecular_formula_names_the_isomer_used(ask_json):
+    """'logP of C2H6O' was answered for ethanol as if the formula named one compound (dimethyl
+    ether has it too); the molar mass is the same for both and stays answered."""
+    out = ask_json("logP of C2H6O")
+    assert out["status"] == "partial" and "does not name one compound" in out["answer"]
+    weight = ask_json("MW of C2H6O")
+    assert weight["status"] == "answered" and abs(weight["value"] - 46.07) < 0.01
+
+
+def test_a_formula_names_only_a_compound_of_that_formula(ask_json):
+    """The dictionary files the text 'C3H8O' under formaldehyde (CH2O): its molar mass was
+    given for C3H8O."""
+    out = ask_json("MW of C3H8O")
+    assert abs(out["value"] - 60.10) < 0.01

@@ -1321,6 +1321,20 @@ class MentionFinder:
         ):
             return None
         hits = self.kb.lookup_name(norm)
+        # (a formula with a count: "NHS", "PCC" are abbreviations the symbols happen to spell)
+        written = (
+            formula_counts(re.sub(r"\s+", "", raw))
+            if not self.passages and re.search(r"\d", raw)
+            else None
+        )
+        if written is not None:
+            # "C3H8O" is a propanol, never the formaldehyde the dictionary files under that text
+            hits = [
+                h
+                for h in hits
+                if h.structure is None
+                or formula_counts(h.structure.formula, strict=False) == written
+            ]
         if self.passages:
             hits = [h for h in hits if h.structure is not None]
             if not hits or not _plausible_in_passage(raw, norm, min(h.name_rank for h in hits)):

@@ -127,7 +127,7 @@ _ISOMER_PREFIX = re.compile(
 _SAME_FOR_EVERY_ISOMER = {"molecular_weight", "exact_mass", "formula"}
 
 
-def _several_structures(text: str) -> bool:
+def several_structures(text: str) -> bool:
     """Is ``text`` a molecular formula that fits more than one compound ("C2H6O", "C6H12O6")?
     At least two carbons and three heavy atoms: "CO2", "H2O", "C2H6" name one compound."""
     from chemground.chem.mentions import formula_counts
@@ -156,7 +156,7 @@ def _hedge_unnamed_isomer(query: QueryTuple, evidence: list[Evidence], reasoned:
         return reasoned  # "CH3COOCH2CH3" names one isomer, unlike "C4H8O2"
     asked = mentions[0].text.strip().lower()
     name = str(exact[0].record.get("name") or "").strip()
-    if _several_structures(mentions[0].text):  # "smiles of C2H6O": ethanol or dimethyl ether
+    if several_structures(mentions[0].text):  # "smiles of C2H6O": ethanol or dimethyl ether
         said = (
             f"the formula {mentions[0].text} fits more than one compound; the dictionary files "
             f"it under {name}"
@@ -169,7 +169,7 @@ def _hedge_unnamed_isomer(query: QueryTuple, evidence: list[Evidence], reasoned:
         return reasoned
     if query.aspect is not None and query.aspect.value in _SAME_FOR_EVERY_ISOMER:
         reasoned.notes.append(f"{said}, and the value is the same for each isomer")
-        if _several_structures(mentions[0].text) and name:
+        if several_structures(mentions[0].text) and name:
             # "MW of C6H12O6" is the formula's, not myo-inositol's (the record it is filed under)
             reasoned.answer = reasoned.answer.replace(name, mentions[0].text, 1)
         return reasoned

@@ -186,6 +186,39 @@ def _failure(e: Evidence, label: str, compound: str) -> str:
     return f"The {label} of {compound} could not be computed: {error}"
 
 
+# what a molecular formula fixes whichever isomer it names
+_SAME_FOR_EVERY_ISOMER = frozenset(
+    {
+        Aspect.MOLECULAR_WEIGHT,
+        Aspect.EXACT_MASS,
+        Aspect.FORMULA,
+        Aspect.ATOM_COUNT,
+        Aspect.HEAVY_ATOMS,
+        Aspect.AMOUNT,
+        Aspect.BALANCE,
+    }
+)
+
+
+def _isomer_chosen(query: QueryTuple, names: set[str]) -> tuple[str, str] | None:
+    """(answer prefix, note) when a computed value is for one isomer of a molecular formula the
+    question names ("TPSA of C2H6O": ethanol or dimethyl ether), None otherwise."""
+    from chemground.reasoning.extractive import several_structures
+
+    if query.aspect in _SAME_FOR_EVERY_ISOMER:
+        return None
+    for m in query.resolved_mentions:
+        if m.text in names and m.resolved_by != "condensed formula" and several_structures(m.text):
+            named = m.matched_name and m.matched_name.replace(" ", "").lower() != m.text.lower()
+            chosen = m.matched_name if named else f"the structure {m.smiles}"
+            return (
+                f"(for {chosen}; {m.text!r} does not name one compound) ",
+                f"the formula {m.text} fits more than one compound; computed for {chosen}, "
+                "the one the dictionary files it under",
+            )
+    return None
+
+
 def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[str]):
     """A ``Reasoned`` for a tool aspect from its tool evidence."""
     from chemground.reasoning.extractive import Reasoned
@@ -249,6 +282,7 @@ def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[st
         name = corrected.get(name) or shown.get(name, name)
         values[name] = value
         parts.append((name, value, text))
+    isomer = _isomer_chosen(query, {name for name, _, _ in parts})
     failures = [_failure(e, label, e.record.get("compound") or "?") for e in failed]
     status = (
         "answered" if ok and not failed and not unresolved else ("partial" if ok else "no_evidence")
@@ -264,6 +298,13 @@ def tool_answer(query: QueryTuple, evidence: list[Evidence], unresolved: list[st
             f"no exact match; computed for the closest name: {typed!r} read as {name!r}"
             for typed, name in used
         ]
+        if status == "answered":
+            status = "partial"
+    if isomer:
+        # "logP of C2H6O": computed for the compound the dictionary files the formula under
+        # (ethanol), not for dimethyl ether, which the formula names as well
+        closest += isomer[0]
+        notes.append(isomer[1])
         if status == "answered":
             status = "partial"
     if not parts:
