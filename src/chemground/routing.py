@@ -279,7 +279,9 @@ PROPERTY_NOT_HELD = re.compile(
     # "the bond angle in water" with the rotatable bonds
     r"polarity|(is|are) (?!more\b|less\b)\w+( (?!more\b|less\b)\w+)? polar(?! surface)|"
     r"bond (angles?|lengths?|energ\w*|orders?|dissociation)|"
-    r"bond strengths?|(molecular )?geometry|vsepr|shapes? of|lewis (structure|dot)\w*|"
+    # ("SMILES with the geometry", "alkene geometry": E or Z, which a SMILES shows)
+    r"bond strengths?|(molecular )?(?<!with the )(?<!alkene )(?<!double bond )geometry|vsepr|"
+    r"shapes? of|lewis (structure|dot)\w*|"
     r"resonance (structures?|forms?)|point groups?|symmetry|homo[- ]lumo( gap)?|lumo|"
     r"homo (energy|level|orbital)|band ?gaps?|"
     r"ionization energ\w*|ionisation energ\w*|electron affinit\w*|electronegativit\w*|"
@@ -455,7 +457,7 @@ AMOUNT_ASPECTS = frozenset(
 # rule-of-five check.
 NOT_CHEMISTRY_DATA = re.compile(
     r"\b(side[- ]effects?|dos(e|es|age|ing)(?<!\bhow long dose)(?<!\bhow much dose)"
-    r"(?!\s+(it|this|that|the|a|an|x|one|i|you|we|they)\b)"
+    r"(?!\s+(it|this|that|the|a|an|x|one|i|you|we|they|cells|cultures|mice|rats|wells|plates)\b)"
     # "how many H-bond donors dose fluconazol have": 'does' mistyped
     r"(?!\s+[\w-]+( [\w-]+)? (have|has|contain|weigh|look like|mean)\b)"
     r"|pregnan\w*|breast-?feed\w*|overdos\w*|"

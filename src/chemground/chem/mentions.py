@@ -739,6 +739,7 @@ class MentionFinder:
             mentions += stage(text, words, taken, budget)
             budget.found = len(mentions)
         mentions = [self._with_named_stereo(m) for m in mentions]
+        mentions = [_salt_of_an_unknown(text, m, mentions) for m in mentions]
         notes = [
             f"read {word!r} as a word, not as a compound ({why})"
             for word, why in budget.memo.get("skipped", {}).items()
@@ -1164,6 +1165,13 @@ class MentionFinder:
                     _alkyl_word(words[i - 1].text)
                     or (
                         self._fuzzy_word(words[i - 1].text)
+                        and not is_common_word(words[i - 1].text, threshold=UNKNOWN_WORD_ZIPF)
+                    )
+                    # "zorvapitant mesylate": a drug name ending like "oxidant" is still a name
+                    or (
+                        words[i - 1].text.isalpha()
+                        and len(words[i - 1].text) >= 8
+                        and words[i - 1].text.lower() not in REACTION_WORDS
                         and not is_common_word(words[i - 1].text, threshold=UNKNOWN_WORD_ZIPF)
                     )
                 )
@@ -1907,6 +1915,35 @@ def _free_words(words: list[_Word], taken: list[bool], match: re.Match, end_insi
     if first is None or last is None or any(taken[first : last + 1]):
         return None
     return first, last
+
+
+_WORD_BEFORE = re.compile(r"([A-Za-z]{8,})\s+$")
+
+
+def _salt_of_an_unknown(text: str, mention: Mention, mentions: list[Mention]) -> Mention:
+    """ "quorbaxetant tosylate": a salt of a drug nothing here knows. The anion read alone (by
+    the dictionary or OPSIN) would answer for the tosylate ion: the salt is named unresolved."""
+    if not mention.resolved or not _ANION_WORD.fullmatch(mention.text.lower()):
+        return mention
+    before = _WORD_BEFORE.search(text[: mention.start])
+    if before is None or any(m.start <= before.start(1) < m.end for m in mentions):
+        return mention  # the word before is a compound named on its own
+    word = before.group(1)
+    low = word.lower()
+    if (
+        low in STOPWORDS
+        or low in REACTION_WORDS
+        or low in GENERIC_WORDS
+        or is_common_word(low, threshold=UNKNOWN_WORD_ZIPF)
+    ):
+        return mention
+    raw = text[before.start(1) : mention.end]
+    return _unresolved_name(
+        raw,
+        before.start(1),
+        f"{raw!r} names a salt of {word!r}, which is no compound I know; the {mention.text} ion "
+        "alone is not that salt",
+    )
 
 
 def _unresolved_name(raw: str, start: int, reason: str) -> Mention:

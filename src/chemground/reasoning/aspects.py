@@ -172,7 +172,8 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"(->|→|=>)\s*(\?|(the |what |which )?products?\s*\??|what\s*\??)\s*"
         r"(\([^)]*\)\s*[?.!]?\s*)?$"
         # "A + NaBH4 in MeOH -> ? smiles pls": a note on the form of the answer may follow
-        r"|(->|→|=>)\s*\?\s*[,;:-]?\s*((give|as|in|its|the|me|please|pls|plz)\s+)*"
+        r"|(->|→|=>)\s*(\?|(the |main |major )?products?\s*\??)\s*[,;:-]?\s*"
+        r"((give|as|in|its|the|me|please|pls|plz|adduct|product|compound|it)\s+)*"
         r"(smiles|structure|formula|name|iupac name|mw|weight|mass|product)\b[^?]{0,20}\??\s*$"
         # "the SMILES of what you get from benzaldehyde + NaBH4" (the reactants' SMILES were
         # answered)
@@ -185,6 +186,8 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"|\bwhat (\w+ )?(do|did|will|would|should) (i|you|we) end up with\b"
         # a notebook line that ends in its arrow: "benzalacetone, H2, Pd/C, EtOAc ->"
         r"|(->|→|=>)\s*$"
+        # "an HWE on x with x – which alkene comes out, E or Z?"
+        r"|\bwhich (\w+ )?(comes? out|is formed|forms)\b"
         # "reductive amination of x with x – which amine should I isolate? SMILES if you can"
         r"|\bwhich (\w+ )?(should|will|would|do|did|can|could) (i|we|you|one) (isolate|obtain|"
         r"expect|get|end up with)\b"
@@ -328,6 +331,17 @@ _ENDING_RULES: list[tuple[Aspect, str]] = [
         _ENDING_SEPARATOR + r"\s*(how many (h|hrs?|hours|min|minutes)|how long|(reaction )?time)"
         r"\s*\??\s*$",
     ),
+    # "anisole + Ac2O, AlCl3, DCM – 0 °C, right?": a temperature or a time checked
+    (
+        Aspect.TEMPERATURE,
+        _ENDING_SEPARATOR + r"\s*(at )?[-−]?\d+(\.\d+)?\s*°\s*c\s*,?\s*(right|correct|yes|no|"
+        r"isn'?t it|wasn'?t it|ok)\s*\?\s*$",
+    ),
+    (
+        Aspect.TIME,
+        _ENDING_SEPARATOR + r"\s*(for )?\d+(\.\d+)?\s*(h|hrs?|hours?|min|minutes)\s*,?\s*"
+        r"(right|correct|yes|no|isn'?t it|wasn'?t it|ok)\s*\?\s*$",
+    ),
     # "... (Boc2O in DCM, no added base) – what temperature does your record use?": the last
     # clause asks; the base in brackets was read as the reagent asked
     (
@@ -386,6 +400,7 @@ _RULES: list[tuple[Aspect, str]] = (
             r"|[.:;,–—-]\s*(which |what |the )?steps\s*\?\s*$"
             # "... only cyclohexanol in the cupboard - how do I get there with your reactions?"
             r"|\bhow (do|would|can|could|should) (i|we|you|one) get there\b"
+            r"|\b(reactions?|steps?) (would |will |can |could )?gets? (me|us) there\b"
             # "can I get to x with your reactions?", "take us from x all the way to x"
             r"|\b(can|could) (i|we|you|one) (get|go|reach) to x\b|\btake (us|me|you|one) from x\b"
             r"|\bget (me|us) to x\b"
@@ -650,7 +665,9 @@ _CHATTER_START = re.compile(
 # "cat." is the catalyst asked ("which cat. is used"), not the amount of a compound named
 # after it ("cat. HCl is the additive", masked "cat. x")
 _CAT = re.compile(
-    r"\bcat\.(?=\s|$)(?!\s+(?:x\b|(?-i:\S*[A-Z0-9])))|\bcat\b(?=\s*(?:\?|$)|\s+(?:system|loading|used|for)\b)",
+    # ("cat. conc. H2SO4": an amount word may stand between)
+    r"\bcat\.(?=\s|$)(?!\s+(?:(?:conc\.?|concd\.?|aq\.?|dil\.?|few|some)\s+)?(?:x\b|"
+    r"(?-i:\S*[A-Z0-9])))|\bcat\b(?=\s*(?:\?|$)|\s+(?:system|loading|used|for)\b)",
     re.I,
 )
 _WHATS = re.compile(r"\b([Ww])h?ats\b(?!\s+(?:up|app)\b)")  # not "was"

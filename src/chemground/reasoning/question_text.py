@@ -160,7 +160,8 @@ def mentions_not_asked(text: str, mentions: list) -> tuple[list, list[str]]:
     - the target of a multi-step synthesis one step of which is asked ("lidocaine synthesis,
       step 1: A + B -> ?": the step makes an intermediate, and lidocaine was required of it);
     - a metal whose "source" is asked ("Pd source + ligand?": palladium metal was required),
-      and a compound's name used for the class asked ("which phosphine?": PH3 was required).
+      and a compound's name used for the class asked ("which phosphine?": PH3 was required);
+    - the solvent of a stock solution ("a 100 mM stock in water").
 
     Args:
         text: the question.
@@ -190,9 +191,20 @@ def mentions_not_asked(text: str, mentions: list) -> tuple[list, list[str]]:
             return f"read '{mention.text} source' as the catalyst asked, not a compound given"
         if (found := _CLASS_ASKED.search(text)) and found.start(2) == mention.start:
             return f"read 'which {mention.text}' as the reagent asked, not a compound given"
+        if kept and _STOCK_SOLVENT_BEFORE.search(text[max(0, mention.start - 60) : mention.start]):
+            return f"read {mention.text!r} as the solvent of a stock solution, not a compound asked"
         return None
 
     return _set_aside(mentions, why)
+
+
+# "which MW do I use for metformin HCl when I make a 100 mM stock in water?": the stock's solvent
+# (water was compared with the salt as a second compound asked)
+_STOCK_SOLVENT_BEFORE = re.compile(
+    r"(\bstock( solution)?s?\b|\b\d+(\.\d+)?\s*(mm|µm|um|nm|mg/ml|mg ml-1)\b)[^.?!;]{0,30}"
+    r"\b(in|with)\s+$",
+    re.IGNORECASE,
+)
 
 
 # "the urea from A and B", "the fragrance ester we made from A + B": a compound described by its

@@ -23,7 +23,9 @@ _WHICH = re.compile(r"\b(which|who|what one)\b", re.IGNORECASE)
 # "... give me the logP of the greasier one", "and its MW": the winner's value is asked
 _VALUE_OF_THE_ONE = re.compile(
     r"\b(the\s+)?(value|number|log ?p|mw|molecular weight|tpsa|[\w-]+)\s+(of|for)\s+the\s+"
-    r"(\w+er|more\s+\w+|less\s+\w+|bigger|smaller|winner)\s+(one|compound)\b",
+    r"(\w+er|more\s+\w+|less\s+\w+|bigger|smaller|winner)\s+(one|compound)\b"
+    # "which is greasier by logP, and what's its value?"
+    r"|\b(and|,)\s+(what'?s|what is|give( me)?|with)\s+(its|the|that)\s+(value|number|log ?p)\b",
     re.IGNORECASE,
 )
 _KELVIN = re.compile(r"\bkelvin\b|\bin k\b|\b(?<!°)k\?", re.IGNORECASE)
