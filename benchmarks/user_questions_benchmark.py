@@ -395,6 +395,9 @@ SIXTEENTH_ROUND_LAST_ID = 2030  # round 16 ends; round 17 (a fourteenth author's
 SEVENTEENTH_ROUND_LAST_ID = 2123  # round 17 ends; round 18 (a fifteenth author's, blind) follows
 EIGHTEENTH_ROUND_LAST_ID = 2218  # round 18 ends; round 19 (a sixteenth author's, blind) follows
 NINETEENTH_ROUND_LAST_ID = 2313  # round 19 ends; round 20 (a seventeenth author's, blind) follows
+TWENTIETH_ROUND_LAST_ID = 2374  # round 20 ends; round 21 (an eighteenth author's, blind) follows
+TWENTYFIRST_ROUND_LAST_ID = 2467  # round 21 ends; round 22 (a nineteenth author's, blind) follows
+TWENTYSECOND_ROUND_LAST_ID = 2559  # round 22 ends; round 23 (a twentieth author's, blind) follows
 
 
 def round_of(item: dict) -> str:
@@ -435,7 +438,13 @@ def round_of(item: dict) -> str:
         return "round 17"
     if number <= EIGHTEENTH_ROUND_LAST_ID:
         return "round 18"
-    return "round 19" if number <= NINETEENTH_ROUND_LAST_ID else "round 20"
+    if number <= NINETEENTH_ROUND_LAST_ID:
+        return "round 19"
+    if number <= TWENTIETH_ROUND_LAST_ID:
+        return "round 20"
+    if number <= TWENTYFIRST_ROUND_LAST_ID:
+        return "round 21"
+    return "round 22" if number <= TWENTYSECOND_ROUND_LAST_ID else "round 23"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:
