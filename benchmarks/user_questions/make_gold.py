@@ -55,6 +55,7 @@ SOURCES = (
     "questions_round21.txt",  # an eighteenth author's questions, written blind, after round 20
     "questions_round22.txt",  # a nineteenth author's questions, written blind, after round 21
     "questions_round23.txt",  # a twentieth author's questions, written blind, after round 22
+    "questions_round24.txt",  # a twenty-first author's questions, written blind, after round 23
 )
 SEED = 13
 DEV_FRACTION = 0.7
