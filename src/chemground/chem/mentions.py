@@ -133,12 +133,13 @@ hydride diene dienophile alkyne alkene alkane arene epoxide nitrile imine enamin
 ylide carbanion carbocation halide carbamate anhydride azo diazo peroxide hydroperoxide oxidant
 reductant thiol sulfonamide lactone lactam carbodiimide azodicarboxylate acetonide acetonides
 glucoside glycoside alkaloid flavonoid terpene terpenoid steroid saponin polyphenol
-amino-acid amino-acids
+amino-acid amino-acids diacid diacids diol diols
 """.split()
 ) | {  # class names of two words: "the acid chloride of benzoic acid" is not one compound
     f"{name}{plural}"
     for name in (
         "amino acid",
+        "fatty acid",  # "coconut fatty acids" were read as formic acid
         "acid chloride",
         "acyl chloride",
         "boronic acid",

@@ -286,6 +286,37 @@ def names_no_one_compound(reason: str | None) -> bool:
     return bool(reason) and (_POLYMER in reason or _MIXTURE in reason)
 
 
+# Solids used as catalysts, supports and drying agents: a reaction names them as what they do
+# (Raney nickel is filed as nickel, the metal that acts), but no formula or molecular weight
+# belongs to them ("MW of the silica gel" was answered with SiO2's 60.08)
+MATERIAL_NAME = re.compile(
+    r"^(?:raney (?:ni|nickel|cobalt|co)|silica(?: gel)?(?: ?\d+)?(?: \([^)]*\))?|"
+    r"(?:\d\s?(?:å|a) )?molecular sieves?(?: \d\s?(?:å|a))?|activated (?:charcoal|carbon)|"
+    r"charcoal|(?:activated |neutral |basic |acidic )?alumina|montmorillonite(?: k-?10)?|"
+    r"(?:\d+ ?% )?(?:pd|pt|rh|ru)/(?:c|al2o3|caco3|baso4)(?: \(\d+ ?%\))?)$",
+    re.IGNORECASE,
+)
+
+
+def material_not_compound(name: str) -> str | None:
+    """Why a name asked for a compound's fact is a material, or None.
+
+    Args:
+        name: the name as written.
+
+    Returns:
+        The reason to give instead of the formula or weight of the element or oxide the
+        dictionary files it under.
+    """
+    text = name.strip()
+    if MATERIAL_NAME.match(text):
+        return (
+            f"{preview(text)} is a material (a solid catalyst, support or drying agent), not one "
+            "compound: no single structure, formula or molecular weight belongs to it"
+        )
+    return None
+
+
 def not_one_compound(name: str) -> str | None:
     """Why a name stands for no single structure (a polymer or a mixture), or None.
 

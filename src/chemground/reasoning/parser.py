@@ -105,6 +105,94 @@ def _defined_in_brackets(text: str, mentions: list) -> tuple[list, list[str]]:
     return [m for m in mentions if id(m) not in drop], notes
 
 
+# "IPA (the aromatic diacid)": a class the question gives a name; the name's usual compound
+# (isopropanol) is not of it, so the name means another compound here (isophthalic acid)
+_DESCRIBED_AS = re.compile(
+    r"^\s*\(\s*(?:the |an? |its )?(?P<adjective>aromatic |aliphatic )?(?P<group>diacid|"
+    r"dicarboxylic acid|carboxylic acid|amine|alcohol|diol|ester|ketone|aldehyde|amide|phenol)s?"
+    r"\s*\)",
+    re.IGNORECASE,
+)
+_GROUP_OF_DESCRIPTION = {
+    "diacid": ("carboxylic acid", 2),
+    "dicarboxylic acid": ("carboxylic acid", 2),
+    "carboxylic acid": ("carboxylic acid", 1),
+    "diol": ("alcohol", 2),
+}
+
+
+def _described_otherwise(text: str, mentions: list) -> list:
+    """Mentions whose compound is not of the class the question describes it as ("IPA (the
+    aromatic diacid)": isopropanol was answered), made unresolved with why; every mention of
+    the same name goes with it."""
+    from dataclasses import replace
+
+    from rdkit import Chem
+
+    from chemground.kb.functional_groups import GROUPS
+
+    wrong: dict[str, str] = {}
+    for m in mentions:
+        found = _DESCRIBED_AS.match(text[m.end :])
+        if not found or m.structure is None:
+            continue
+        group = found.group("group").lower()
+        name, least = _GROUP_OF_DESCRIPTION.get(group, (group, 1))
+        mol = Chem.MolFromSmiles(m.structure.smiles)
+        if mol is None:
+            continue
+        count = len(mol.GetSubstructMatches(Chem.MolFromSmarts(GROUPS[name])))
+        aromatic = any(a.GetIsAromatic() for a in mol.GetAtoms())
+        adjective = (found.group("adjective") or "").strip().lower()
+        if (
+            count < least
+            or (adjective == "aromatic" and not aromatic)
+            or (adjective == "aliphatic" and aromatic)
+        ):
+            described = " ".join(filter(None, [adjective, group]))
+            wrong[m.text] = (
+                f"the question describes {m.text!r} as {'an' if described[0] in 'aeiou' else 'a'} "
+                f"{described}, which {m.structure.smiles} (what the name usually means) is not; "
+                "name the compound in full"
+            )
+    return [
+        replace(m, structure=None, compound_id=None, resolved_by="", reason=wrong[m.text])
+        if m.text in wrong
+        else m
+        for m in mentions
+    ]
+
+
+# "maleic anhydride, propylene glycol, IPA – SMILES of the IPA?": the one compound asked, last
+_OF_THE_ONE_NAMED = re.compile(
+    r"\b(?:smiles|mw|molecular weight|molar mass|formula|cas(?: number| no\.?)?|iupac name|"
+    r"structure|inchikey|logp|tpsa)\s+(?:of|for)\s+(?:the\s+|that\s+|this\s+)?"
+    r"(?P<name>[^?,;]+?)\s*[?.!]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _one_named_last(text: str, mentions: list) -> tuple[list, list[str]]:
+    """The mentions of the one compound a closing "SMILES of the X?" asks about, when the
+    question lists it among others before; a note for each left out (said, not dropped)."""
+    found = _OF_THE_ONE_NAMED.search(text)
+    if found is None:
+        return mentions, []
+    name = found.group("name").strip().lower()
+    asked = [m for m in mentions if m.text.lower() == name and m.start >= found.start("name")]
+    listed = [m for m in mentions if m.text.lower() == name and m.start < found.start("name")]
+    if not asked or not listed:
+        # only a compound listed before and named again ("IPA ... SMILES of the IPA?"); "the
+        # bromoacetate" points to "tert-butyl bromoacetate" by its class (another reading)
+        return mentions, []
+    kept = [m for m in mentions if m.text.lower() == name]
+    others = [m for m in mentions if m.text.lower() != name]
+    notes = [
+        f"read {m.text!r} as context: the question asks about {asked[0].text!r}" for m in others
+    ]
+    return kept, notes
+
+
 class RuleParser:
     """Parses questions with the mention finder and the aspect/role rules.
 
@@ -148,6 +236,7 @@ class RuleParser:
         # "non-hydrogen atoms" (heavy atoms) names no compound
         mentions = [m for m in mentions if not re.fullmatch(r"non-?hydrogens?", m.text, re.I)]
         mentions, defined = _defined_in_brackets(text, mentions)
+        mentions = _described_otherwise(text, mentions)
         mentions, not_asked = mentions_not_asked(text, mentions)
         word_notes = word_notes + defined + not_asked
         counted = asked_element(text)
@@ -199,6 +288,9 @@ class RuleParser:
                     f"read {particles[0].text!r} as part of the context, not a compound asked about"
                 )
         if aspect is not None and aspect.level == "compound":
+            mentions = [_as_material(m) for m in mentions]
+            mentions, context = _one_named_last(text, mentions)
+            problems += context
             mentions, made_from = precursor_mentions(text, mentions)
             mentions, referred = compound_referred_by_class(text, mentions)
             problems += made_from + referred
@@ -264,3 +356,16 @@ class RuleParser:
             excluded=excluded,
             asked=asked if asked != question else "",
         )
+
+
+def _as_material(mention):
+    """``mention`` unresolved when it names a material ("Raney nickel", "silica gel 60"): a
+    compound's fact of it was answered for nickel or SiO2; a reaction question keeps it."""
+    from dataclasses import replace
+
+    from chemground.chem.names import material_not_compound
+
+    why = material_not_compound(mention.text) if mention.resolved else None
+    if why is None:
+        return mention
+    return replace(mention, structure=None, compound_id=None, resolved_by="", reason=why)
