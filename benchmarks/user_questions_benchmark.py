@@ -398,6 +398,7 @@ NINETEENTH_ROUND_LAST_ID = 2313  # round 19 ends; round 20 (a seventeenth author
 TWENTIETH_ROUND_LAST_ID = 2374  # round 20 ends; round 21 (an eighteenth author's, blind) follows
 TWENTYFIRST_ROUND_LAST_ID = 2467  # round 21 ends; round 22 (a nineteenth author's, blind) follows
 TWENTYSECOND_ROUND_LAST_ID = 2559  # round 22 ends; round 23 (a twentieth author's, blind) follows
+TWENTYTHIRD_ROUND_LAST_ID = 2653  # round 23 ends; round 24 (a twenty-first author's) follows
 
 
 def round_of(item: dict) -> str:
@@ -444,7 +445,9 @@ def round_of(item: dict) -> str:
         return "round 20"
     if number <= TWENTYFIRST_ROUND_LAST_ID:
         return "round 21"
-    return "round 22" if number <= TWENTYSECOND_ROUND_LAST_ID else "round 23"
+    if number <= TWENTYSECOND_ROUND_LAST_ID:
+        return "round 22"
+    return "round 23" if number <= TWENTYTHIRD_ROUND_LAST_ID else "round 24"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:
