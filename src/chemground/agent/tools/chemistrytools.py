@@ -53,9 +53,14 @@ def _check_formula(text: str) -> str:
     tags=["formula", "mass"],
 )
 def molar_mass(compound: str) -> float:
+    return float(_read_formula(compound).mass)
+
+
+def _read_formula(compound: str):
+    """chemistry-tools' Formula of ``compound``, or a ChemgroundError naming the formula."""
     formulae = _formulae()
     try:
-        return float(formulae.Formula.from_string(_check_formula(compound)).mass)
+        return formulae.Formula.from_string(_check_formula(compound))
     except ChemgroundError:
         raise
     except Exception as error:
@@ -71,13 +76,7 @@ def molar_mass(compound: str) -> float:
     tags=["formula", "mass"],
 )
 def monoisotopic_mass(compound: str) -> float:
-    formulae = _formulae()
-    try:
-        return float(formulae.Formula.from_string(_check_formula(compound)).monoisotopic_mass)
-    except ChemgroundError:
-        raise
-    except Exception as error:
-        raise ChemgroundError(f"cannot read the formula {compound!r}: {error}") from None
+    return float(_read_formula(compound).monoisotopic_mass)
 
 
 @tool(
