@@ -74,3 +74,12 @@ def test_a_class_word_of_a_compound_class_is_not_a_compound(ask_json):
     """'bromides' of "aryl bromides" was read as the bromide ion, and no reaction was found."""
     out = ask_json("which reactions use aryl bromides")
     assert out["status"] == "answered" and "an aryl bromide as reactant" in out["answer"]
+
+
+def test_a_class_named_beside_a_compound_keeps_the_compound(ask_json):
+    """'which reactions use a Pd catalyst and toluene?' listed every palladium reaction: the class
+    search alone dropped toluene. The records are matched compound by compound, and the answer
+    says what each holds."""
+    out = ask_json("which reactions use a Pd catalyst and toluene?")
+    assert out["status"] != "answered" or all("toluene" in e["why"] for e in out["evidence"])
+    assert "toluene" in out["answer"]

@@ -814,12 +814,19 @@ def _names_compound_class(query: QueryTuple) -> bool:
 
     text = query.question
     spans = class_phrase_spans(text)
+    named = False  # a compound named beside the class
     for mention in query.resolved_mentions:
         if class_name(mention.text) is not None:
             continue  # the mention is the class word itself ("a boronic acid")
         if any(start <= mention.start and mention.end <= end for start, end in spans):
             continue  # a word of the class's name: "bromides" of "aryl bromides", "Pd catalysts"
         text = text[: mention.start] + "X" * (mention.end - mention.start) + text[mention.end :]
+        named = True
+    if named and match_group_question(text) is not None:
+        # "which reactions use a Pd catalyst and toluene?": the class search alone would drop
+        # toluene (45 palladium reactions were listed); the records are matched compound by
+        # compound instead, and the answer says what each holds
+        return False
     return match_group_question(text) is not None
 
 
