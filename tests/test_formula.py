@@ -61,3 +61,13 @@ def test_a_formula_names_only_a_compound_of_that_formula(ask_json):
     given for C3H8O."""
     out = ask_json("MW of C3H8O")
     assert abs(out["value"] - 60.10) < 0.01
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["how heavy is one ethanol molecule in grams?", "weight of a single molecule of CO2"],
+)
+def test_the_mass_of_one_molecule_is_not_the_molar_mass(ask_json, question):
+    """'how heavy is a water molecule in grams' was answered with 18.02 (g/mol, not grams)."""
+    out = ask_json(question)
+    assert out["status"] != "answered" and out["value"] is None

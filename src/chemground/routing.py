@@ -253,6 +253,11 @@ PROPERTY_NOT_HELD = re.compile(
     r"(nmr|ir|uv|raman|mass) (spectr\w*|shifts?|peaks?|bands?)|chemical shifts?|"
     # "EI-MS ...: base peak m/z 43 – assign the fragments?" (the exact mass was answered)
     r"base peaks?|fragment(s|ation)( ions?| patterns?)?|ei-?ms|esi-?ms|ms/ms|"
+    # "how heavy is a water molecule in grams": one molecule's mass, not the molar mass (18.02
+    # g/mol was answered as the grams)
+    r"(a|one|single|each|an) (\w+ )?molecule('s)? (weighs?|mass|in (grams?|g|kg|mg))|"
+    r"(mass|weight) of (a|one|a single|each|an) (\w+ )?molecule|per molecule|"
+    r"(one|a single|each) molecule of\b|"
     r"assign (the |each |these |all )?(peaks?|signals?|fragments?|bands?)|"
     r"crystal structures?|shelf[- ]li(fe|ves)|"
     # a TLC value: "Rf of benzaldehyde in 20% EtOAc/hexane" (Rf was read as rutherfordium)
