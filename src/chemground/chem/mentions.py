@@ -394,6 +394,17 @@ class Mention:
         """How it was resolved (dictionary, smiles, opsin, abbreviation...), as papers store it."""
         return self.resolved_by
 
+    def unresolved(self, reason: str) -> Mention:
+        """The same words, read as no structure, with why (said, never dropped silently).
+
+        Args:
+            reason: why the structure found for the words is not what they name here.
+
+        Returns:
+            A copy without structure or compound, carrying ``reason``.
+        """
+        return replace(self, structure=None, compound_id=None, resolved_by="", reason=reason)
+
 
 class NameIndex(Protocol):
     """Which normalised names the compound dictionary knows, and their best rank.
@@ -755,9 +766,7 @@ class MentionFinder:
                 if m.ambiguous == _CLASS_OF_COMPOUNDS:
                     # "Bac anhydride smiles": "anhydride" alone names no compound (PubChem gives
                     # the word to chromic anhydride); said, not answered
-                    mentions[k] = replace(
-                        m, structure=None, compound_id=None, resolved_by="", reason=m.ambiguous
-                    )
+                    mentions[k] = m.unresolved(m.ambiguous)
                 elif m.ambiguous:
                     notes.append(
                         f"{m.text!r} may not mean a compound ({m.ambiguous}); "

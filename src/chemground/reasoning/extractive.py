@@ -124,7 +124,18 @@ def _product_fact(question: str, record: dict[str, Any]) -> tuple[str, Any] | No
 _ISOMER_PREFIX = re.compile(
     r"^(?:o|m|p|ortho|meta|para|n|sec|tert|t|iso|cis|trans|[\d,]+|\([ez]\)|\d+h)-$", re.IGNORECASE
 )
-_SAME_FOR_EVERY_ISOMER = {"molecular_weight", "exact_mass", "formula"}
+# what a molecular formula fixes whichever isomer it names
+SAME_FOR_EVERY_ISOMER = frozenset(
+    {
+        Aspect.MOLECULAR_WEIGHT,
+        Aspect.EXACT_MASS,
+        Aspect.FORMULA,
+        Aspect.ATOM_COUNT,
+        Aspect.HEAVY_ATOMS,
+        Aspect.AMOUNT,
+        Aspect.BALANCE,
+    }
+)
 
 
 def several_structures(text: str) -> bool:
@@ -167,7 +178,7 @@ def _hedge_unnamed_isomer(query: QueryTuple, evidence: list[Evidence], reasoned:
         said = f"{mentions[0].text!r} does not say which isomer it means; the record is {name}"
     else:
         return reasoned
-    if query.aspect is not None and query.aspect.value in _SAME_FOR_EVERY_ISOMER:
+    if query.aspect in SAME_FOR_EVERY_ISOMER:
         reasoned.notes.append(f"{said}, and the value is the same for each isomer")
         if several_structures(mentions[0].text) and name:
             # "MW of C6H12O6" is the formula's, not myo-inositol's (the record it is filed under)
@@ -720,8 +731,7 @@ class ExtractiveReasoner:
                 narrower = None if classes else KIND_OF_REACTION.search(query.question)
                 if narrower:  # "how many couplings use THF?" names no class the KB files
                     what += f", of every kind: the count is not narrowed to {narrower.group(0)!r}"
-                noun = reaction_noun(class_names, plural=held != 1) if classes else "reaction"
-                noun += "s" if held != 1 and not classes else ""
+                noun = reaction_noun(class_names if classes else "", plural=held != 1).strip()
                 return Reasoned(
                     f"The knowledge base holds {held} {noun} {what}"
                     f"{listed_note}: " + " | ".join(listed) + "." + unresolved_note,
@@ -851,7 +861,7 @@ class ExtractiveReasoner:
         )
 
     def _class_answer(
-        self, aspect: Aspect | None, reactions: list[Evidence], class_names: str, question: str = ""
+        self, aspect: Aspect | None, reactions: list[Evidence], class_names: str, question: str
     ) -> Reasoned:
         """A class and no compound ("reagent for Boc deprotection?"): what the class's reactions
         record,

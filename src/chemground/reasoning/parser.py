@@ -125,8 +125,6 @@ def _described_otherwise(text: str, mentions: list) -> list:
     """Mentions whose compound is not of the class the question describes it as ("IPA (the
     aromatic diacid)": isopropanol was answered), made unresolved with why; every mention of
     the same name goes with it."""
-    from dataclasses import replace
-
     from rdkit import Chem
 
     from chemground.kb.functional_groups import GROUPS
@@ -155,12 +153,7 @@ def _described_otherwise(text: str, mentions: list) -> list:
                 f"{described}, which {m.structure.smiles} (what the name usually means) is not; "
                 "name the compound in full"
             )
-    return [
-        replace(m, structure=None, compound_id=None, resolved_by="", reason=wrong[m.text])
-        if m.text in wrong
-        else m
-        for m in mentions
-    ]
+    return [m.unresolved(wrong[m.text]) if m.text in wrong else m for m in mentions]
 
 
 # "maleic anhydride, propylene glycol, IPA – SMILES of the IPA?": the one compound asked, last
@@ -361,11 +354,7 @@ class RuleParser:
 def _as_material(mention):
     """``mention`` unresolved when it names a material ("Raney nickel", "silica gel 60"): a
     compound's fact of it was answered for nickel or SiO2; a reaction question keeps it."""
-    from dataclasses import replace
-
     from chemground.chem.names import material_not_compound
 
     why = material_not_compound(mention.text) if mention.resolved else None
-    if why is None:
-        return mention
-    return replace(mention, structure=None, compound_id=None, resolved_by="", reason=why)
+    return mention if why is None else mention.unresolved(why)

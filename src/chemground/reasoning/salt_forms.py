@@ -447,14 +447,7 @@ def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mentio
                 f"'{found[0]}' I do not know; {mention.text} alone is not that salt"
             )
     if unknown:
-        mentions = [
-            dataclasses.replace(
-                m, structure=None, compound_id=None, resolved_by="", reason=unknown[i]
-            )
-            if i in unknown
-            else m
-            for i, m in enumerate(mentions)
-        ]
+        mentions = [m.unresolved(unknown[i]) if i in unknown else m for i, m in enumerate(mentions)]
     forms = {}
     for index, mention in enumerate(mentions):
         if mention.resolved:
@@ -511,9 +504,5 @@ def mark_salt_forms(question: str, mentions: list[Mention]) -> tuple[list[Mentio
             "itself, not that form, and answering for it would give the wrong compound"
         )
         notes.append(reason)
-        out.append(
-            dataclasses.replace(
-                mention, structure=None, compound_id=None, resolved_by="", reason=reason
-            )
-        )
+        out.append(mention.unresolved(reason))
     return out, notes

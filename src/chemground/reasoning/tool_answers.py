@@ -188,26 +188,12 @@ def _failure(e: Evidence, label: str, compound: str) -> str:
     return f"The {label} of {compound} could not be computed: {error}"
 
 
-# what a molecular formula fixes whichever isomer it names
-_SAME_FOR_EVERY_ISOMER = frozenset(
-    {
-        Aspect.MOLECULAR_WEIGHT,
-        Aspect.EXACT_MASS,
-        Aspect.FORMULA,
-        Aspect.ATOM_COUNT,
-        Aspect.HEAVY_ATOMS,
-        Aspect.AMOUNT,
-        Aspect.BALANCE,
-    }
-)
-
-
 def _isomer_chosen(query: QueryTuple, names: set[str]) -> tuple[str, str] | None:
     """(answer prefix, note) when a computed value is for one isomer of a molecular formula the
     question names ("TPSA of C2H6O": ethanol or dimethyl ether), None otherwise."""
-    from chemground.reasoning.extractive import several_structures
+    from chemground.reasoning.extractive import SAME_FOR_EVERY_ISOMER, several_structures
 
-    if query.aspect in _SAME_FOR_EVERY_ISOMER:
+    if query.aspect in SAME_FOR_EVERY_ISOMER:
         return None
     for m in query.resolved_mentions:
         if m.text in names and m.resolved_by != "condensed formula" and several_structures(m.text):
