@@ -114,3 +114,30 @@ def test_progress_counts_the_cached_vectors_too(tmp_path, monkeypatch):
     steps: list[int] = []
     embedder.encode(["a", "b", "c", "d", "e"], progress=steps.append)
     assert steps == [3, 2]  # three from the cache, then the two encoded
+
+
+def test_a_command_that_ends_first_waits_for_the_background_encoder_load(tmp_path):
+    """`lit search` starts loading the encoder on a thread; a command that then ends at once
+    (an empty library) must not exit while ONNX Runtime is still building its session, which
+    aborted the process in C++ ("terminate called without an active exception", exit 134)."""
+    import subprocess
+    import sys
+
+    done = tmp_path / "loaded"
+    script = f"""
+import time
+from pathlib import Path
+from chemground.retrieval import onnx_encoder
+
+def slow_load(*args):
+    time.sleep(1.0)
+    Path({str(done)!r}).write_text("done")
+
+onnx_encoder.onnx_encoder = slow_load
+onnx_encoder.backend_wanted = lambda: "onnx"
+onnx_encoder.load_in_background()
+raise SystemExit(2)
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 2, result.stderr
+    assert done.read_text() == "done"  # the load finished before the interpreter shut down

@@ -21,6 +21,7 @@ session that wrote it: any difference in the vectors discards it.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import logging
@@ -343,11 +344,15 @@ def load_in_background() -> threading.Thread | None:
 
     if backend_wanted() == "torch":
         return None
-    # a daemon: a command that ends first (an empty library, a bad option) does not wait for
-    # it, and it does not go on loading during interpreter shutdown, where it failed and logged
-    # "MiniLM on ONNX Runtime is unavailable ...; using PyTorch" after the command's own error
+    # A daemon that is joined at exit: a command that ends first (an empty library, a bad
+    # option) must not leave it loading while the interpreter shuts down. Left running, it
+    # failed and logged "MiniLM on ONNX Runtime is unavailable ...; using PyTorch" after the
+    # command's own error, or, with a cold disk cache, ONNX Runtime was still building its
+    # session when the process exited and C++ aborted it ("terminate called without an active
+    # exception", exit 134). atexit runs before daemon threads are frozen, so the join is safe.
     thread = threading.Thread(target=load, name="chemground-onnx-load", daemon=True)
     thread.start()
+    atexit.register(thread.join)
     return thread
 
 
