@@ -399,6 +399,7 @@ TWENTIETH_ROUND_LAST_ID = 2374  # round 20 ends; round 21 (an eighteenth author'
 TWENTYFIRST_ROUND_LAST_ID = 2467  # round 21 ends; round 22 (a nineteenth author's, blind) follows
 TWENTYSECOND_ROUND_LAST_ID = 2559  # round 22 ends; round 23 (a twentieth author's, blind) follows
 TWENTYTHIRD_ROUND_LAST_ID = 2653  # round 23 ends; round 24 (a twenty-first author's) follows
+TWENTYFOURTH_ROUND_LAST_ID = 2746  # round 24 ends; round 25 (a twenty-second author's) follows
 
 
 def round_of(item: dict) -> str:
@@ -447,7 +448,9 @@ def round_of(item: dict) -> str:
         return "round 21"
     if number <= TWENTYSECOND_ROUND_LAST_ID:
         return "round 22"
-    return "round 23" if number <= TWENTYTHIRD_ROUND_LAST_ID else "round 24"
+    if number <= TWENTYTHIRD_ROUND_LAST_ID:
+        return "round 23"
+    return "round 24" if number <= TWENTYFOURTH_ROUND_LAST_ID else "round 25"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:
