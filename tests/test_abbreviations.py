@@ -27,6 +27,8 @@ FORMULAS_BY_HAND = {
     # OPSIN reads no ferrocenyl complex name: Pd(dppf)Cl2, C34H28Cl2FeP2Pd
     "Pd(dppf)Cl2": "C34H28Cl2FeP2Pd",
     "PdCl2(dppf)": "C34H28Cl2FeP2Pd",
+    # OPSIN reads no name of this aluminate (Red-Al), NaAlH2(OCH2CH2OCH3)2
+    "Red-Al": "C6H16AlNaO4",
 }
 # Oxides are written as OPSIN reads their names, as ions ([O-2].[Cr+6]), like the descriptions file.
 IONIC_IN_OPSIN: set[str] = set()

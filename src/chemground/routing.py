@@ -396,6 +396,25 @@ NEGATED_OR_HYPOTHETICAL = re.compile(
 )
 
 
+# "NBS/AIBN in MeCN instead of CCl4 – what temperature does your record run it at?": the change
+# is the record's own (it names what the record did), and the question asks the record's value
+ASKS_THE_RECORD = re.compile(
+    r"\b(your|the|this|that) (records?|entry|entries|data|database|kb|knowledge base)\b[^?]{0,30}"
+    r"\b(run|runs|use|uses|do|does|give|gives|say|says|report|reports|list|lists|have|has)\b"
+    r"|\baccording to (your|the) (records?|data|database|kb)\b",
+    re.IGNORECASE,
+)
+
+
+def _hypothetical(question: str) -> re.Match | None:
+    """What makes ``question`` negated or hypothetical, or None; an "instead" that describes
+    what the question's own record did is neither."""
+    found = NEGATED_OR_HYPOTHETICAL.search(question)
+    if found and found.group(0).lower() == "instead" and ASKS_THE_RECORD.search(question):
+        return None
+    return found
+
+
 # Amounts the reaction records do not hold: "how much catalyst is used in the Suzuki coupling"
 # was answered with the catalyst's name.
 AMOUNT_NOT_HELD = re.compile(
@@ -632,11 +651,10 @@ ROUTING_TABLE: tuple[Rule, ...] = (
         "negated_or_hypothetical",
         "out_of_scope",
         lambda q, s: (
-            (q.aspect is None or q.aspect.level == "reaction")
-            and bool(NEGATED_OR_HYPOTHETICAL.search(q.asked_text))
+            (q.aspect is None or q.aspect.level == "reaction") and bool(_hypothetical(q.asked_text))
         ),
         lambda q, s: (
-            f"it asks {NEGATED_OR_HYPOTHETICAL.search(q.asked_text).group(0).lower()!r}: what is "
+            f"it asks {_hypothetical(q.asked_text).group(0).lower()!r}: what is "
             "unsuitable, or what would happen under changed conditions, and the reaction records "
             "hold what was done and what it gave, not what fails"
         ),

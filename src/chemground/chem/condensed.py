@@ -264,6 +264,10 @@ _SHORTHAND = (
     (re.compile(r"CO2H(?![a-z])"), "COOH"),
     (re.compile(r"CO2(?=Me|Et)"), "COO"),
     (re.compile(r"(Me|Et)(\d)(?![a-z])"), r"(\1)\2"),
+    # triflates and mesylates: "MeOTf", "PhOTf", "BnOMs"; a CF3 group anywhere ("PhCF3")
+    (re.compile(r"OTf(?![a-z])"), "OSO2C(F)3"),
+    (re.compile(r"OMs(?![a-z])"), "OSO2CH3"),
+    (re.compile(r"CF3"), "C(F)3"),
     # an acetyl on N or O: "PhNHAc", "PhOAc" (not "AcOH", acetic acid)
     (re.compile(r"(NH|N|O)Ac(?![a-z])"), r"\1COCH3"),
     (re.compile(r"Me(?![a-z])"), "CH3"),

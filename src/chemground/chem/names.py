@@ -28,9 +28,11 @@ from chemground.chem.resolvers import (
 from chemground.chem.structure import (
     MAX_NAME_CHARS,
     Structure,
+    canonical_smiles,
     is_inchi,
     is_inchikey,
     looks_like_smiles,
+    mol_from_smiles,
     structure_from_inchi,
     structure_from_smiles,
 )
@@ -186,7 +188,8 @@ _ABBREVIATED_SUBSTITUENT = re.compile(
 def expanded_substituents(name: str) -> str:
     """``name`` with substituents abbreviated as formulas written out: "4-F-phenol" ->
     "4-fluorophenol", "2-Cl-4-NO2-aniline" -> "2-chloro-4-nitroaniline" (such a name was read as
-    phenol, one edit away, or as nothing).
+    phenol, one edit away, or as nothing), and a principal group after its locant:
+    "thiophene-2-SO2Cl" -> "thiophene-2-sulfonyl chloride".
 
     Args:
         name: a compound name as typed.
@@ -200,7 +203,28 @@ def expanded_substituents(name: str) -> str:
         joiner = "-" if match.group("next").isdigit() else ""
         return match.group("locant") + _SUBSTITUENT_PREFIXES[match.group("group")] + joiner
 
-    return _ABBREVIATED_SUBSTITUENT.sub(prefix, name)
+    name = _ABBREVIATED_SUBSTITUENT.sub(prefix, name)
+    return _ABBREVIATED_SUFFIX.sub(lambda m: m.group(1) + _SUFFIXES[m.group(2)], name)
+
+
+# a principal group written as a formula after the parent's locant: "thiophene-2-SO2Cl" ->
+# "thiophene-2-sulfonyl chloride", "pyridine-3-CHO" -> "pyridine-3-carbaldehyde"
+_SUFFIXES = {
+    "SO2Cl": "sulfonyl chloride",
+    "SO3H": "sulfonic acid",
+    "COCl": "carbonyl chloride",
+    "CHO": "carbaldehyde",
+    "CO2H": "carboxylic acid",
+    "COOH": "carboxylic acid",
+    "CN": "carbonitrile",
+    "NH2": "amine",
+    "SH": "thiol",
+}
+_ABBREVIATED_SUFFIX = re.compile(
+    r"([a-z]-\d+-)("  # one locant: "benzene-1,4-CO2H" is left alone
+    + "|".join(sorted(map(re.escape, _SUFFIXES), key=len, reverse=True))
+    + r")$"
+)
 
 
 @dataclass(frozen=True)
@@ -338,6 +362,140 @@ def not_one_compound(name: str) -> str | None:
             "molecular weight belongs to it"
         )
     return None
+
+
+# a name that already says where its groups sit: a locant, o-/m-/p-, Greek letters, N-, iso...
+_HAS_LOCANT = re.compile(
+    r"\d|\b(o|m|p|n|sec|tert|t|iso|neo|cis|trans|alpha|beta|gamma|delta|ortho|meta|para)-|"
+    r"[αβγδεωΔ]|\bN,?N?'?-|^(ortho|meta|para|alpha|beta|gamma|delta)\b",
+    re.IGNORECASE,
+)
+# the locants tried in front of a name that gives none: one group, two groups, o/m/p
+_LOCANTS_TRIED = (
+    *(f"{n}-" for n in range(1, 7)),
+    *(f"{a},{b}-" for a in range(1, 6) for b in range(a + 1, 7)),
+    "o-",
+    "m-",
+    "p-",
+)
+MAX_ISOMER_NAME_CHARS = 40
+# the names whose groups can sit in several places: substituent prefixes on a ring or chain
+# parent ("aminopyridine", "dichlorobenzene", "chloropropane"), a chain with its suffix
+# ("butanol", "pentanone", "butene") and the trivial names of isomer sets ("cresol"); OPSIN's
+# own readings of other names with a locant in front are too lenient to trust ("sulfanilamide",
+# "benzimidazole", "propylthiouracil" are each one compound)
+_PREFIX = (
+    r"(?:di|tri|tetra)?(?:amino|chloro|bromo|fluoro|iodo|nitro|methyl|ethyl|hydroxy|methoxy|"
+    r"ethoxy|cyano|formyl|acetyl|carboxy|vinyl|phenyl|mercapto|trifluoromethyl|\(trifluoromethyl\))"
+)
+_RING_PARENT = (
+    r"benzene|toluene|phenol|aniline|pyridine|benzoic acid|benzaldehyde|anisole|naphthalene|"
+    r"thiophene|furan|pyrrole|quinoline|isoquinoline|benzonitrile|acetophenone|biphenyl|"
+    r"pyrimidine|indole|styrene|benzamide|phenylacetic acid|benzyl alcohol|naphthoic acid|"
+    r"nicotinic acid|cinnamic acid|pyrazine|thiazole|imidazole|cyclohexanol|cyclohexanone"
+)
+_CHAIN = r"(?:prop|but|pent|hex|hept|oct)(?:an|en|yn)(?:e|ol|one|al|amine|thiol|diol|oic acid)"
+_TRIVIAL_ISOMER_SETS = (
+    r"cresols?|toluidines?|xylenes?|xylenols?|picolines?|lutidines?|collidines?|anisidines?|"
+    r"naphthols?|naphthylamines?|phenylenediamines?|benzenediols?|dihydroxybenzenes?|"
+    r"chlorophenols?|nitroanilines?|aminophenols?|hydroxybenzoic acids?|toluic acids?"
+)
+_ISOMER_NAME = re.compile(
+    rf"(?:{_PREFIX})+(?:{_RING_PARENT})|(?:{_PREFIX})*{_CHAIN}|{_TRIVIAL_ISOMER_SETS}",
+    re.IGNORECASE,
+)
+
+
+def positional_isomers(name: str, smiles: str, opsin: Opsin | None) -> list[str]:
+    """The positional isomers a name without locants may mean ("aminopyridine": 2-, 3- or
+    4-aminopyridine; "butanol", "cresol", "dichlorobenzene"), when the dictionary or OPSIN read
+    it as one of them. OPSIN reads the name with each locant in front; a name is ambiguous when
+    two or more readings differ and one of them is the structure it was resolved to.
+
+    Args:
+        name: the name as the question wrote it.
+        smiles: the structure it was resolved to.
+        opsin: OPSIN, or None (then nothing is found).
+
+    Returns:
+        The canonical SMILES of every reading (the resolved one among them), or [] when the
+        name says which isomer it means, or names one compound whatever the locant.
+    """
+    text = " ".join(name.split())
+    if opsin is None or not text or len(text) > MAX_ISOMER_NAME_CHARS or _HAS_LOCANT.search(text):
+        return []
+    resolved = mol_from_smiles(smiles)
+    if re.fullmatch(r"[a-z]{4,}", text.lower()) and not _SUBSTITUENT_FIRST.match(text.lower()):
+        greek = _greek_isomers(text.lower(), resolved, opsin)
+        if greek:
+            return greek
+    if not _ISOMER_NAME.fullmatch(text):
+        return []
+    kind = _isomer_kind(resolved)
+    readings = opsin.translate_many([locant + text.lower() for locant in _LOCANTS_TRIED])
+    found: dict[str, None] = {}
+    for result in readings.values():
+        if not result.ok:
+            continue
+        try:
+            mol = mol_from_smiles(result.smiles)
+        except ChemgroundError:
+            continue
+        # OPSIN reads odd locants leniently ("1-butanone" as butanal, "1-aminopyridine" as a
+        # dihydropyridine): only a reading of the same formula, rings and carbonyls is an isomer
+        if _isomer_kind(mol) == kind:
+            found[canonical_smiles(mol)] = None
+    isomers = list(found)
+    if len(isomers) < 2 or canonical_smiles(resolved) not in found:
+        return []
+    return isomers
+
+
+# a name that opens with a substituent: OPSIN puts a Greek letter in front of it on that group's
+# chain ("beta-isobutylbenzene" is tert-butylbenzene), which names no isomer the name may mean
+_SUBSTITUENT_FIRST = re.compile(
+    r"(iso|neo|sec|tert)?(methyl|ethyl|propyl|butyl|pentyl|hexyl|phenyl|benzyl|amino|chloro|"
+    r"bromo|fluoro|iodo|nitro|hydroxy|methoxy|ethoxy|acetyl|cyano|vinyl|allyl)"
+)
+
+
+def _greek_isomers(name: str, resolved, opsin: Opsin) -> list[str]:
+    """The isomers a trivial name means with a Greek letter in front ("pinene": alpha- and
+    beta-pinene), when at least two of them differ in their bonds (not only in stereo:
+    alpha- and beta-glucose are one compound's anomers); the resolved structure is listed
+    first."""
+    from rdkit import Chem
+
+    kind = _isomer_kind(resolved)
+    readings = opsin.translate_many([f"{g}-{name}" for g in ("alpha", "beta", "gamma", "delta")])
+    found: dict[str, str] = {}  # skeleton (no stereo) -> SMILES
+    for result in readings.values():
+        if not result.ok:
+            continue
+        try:
+            mol = mol_from_smiles(result.smiles)
+        except ChemgroundError:
+            continue
+        if _isomer_kind(mol) == kind:
+            found.setdefault(Chem.MolToSmiles(mol, isomericSmiles=False), canonical_smiles(mol))
+    if len(found) < 2:
+        return []
+    return list(dict.fromkeys([canonical_smiles(resolved), *found.values()]))
+
+
+_CARBONYLS = ("[CX3H1](=O)[#6]", "[#6][CX3](=O)[#6]", "[CX3](=O)[OX2H1]")
+
+
+def _isomer_kind(mol) -> tuple:
+    """What positional isomers share: formula, aromatic rings, aldehydes, ketones, acids."""
+    from rdkit import Chem
+    from rdkit.Chem.rdMolDescriptors import CalcMolFormula, CalcNumAromaticRings
+
+    return (
+        CalcMolFormula(mol),
+        CalcNumAromaticRings(mol),
+        *(len(mol.GetSubstructMatches(Chem.MolFromSmarts(q))) for q in _CARBONYLS),
+    )
 
 
 class NameResolver:

@@ -244,6 +244,28 @@ def is_acid_base_or_lewis_acid(smiles: str | None) -> bool:
     return _is_lewis_acid(mol)
 
 
+# radical initiators: an azo compound with a nitrile or ester beside it (AIBN, V-601) or a small
+# peroxide (BPO, DTBP, lauroyl peroxide); records file them as the catalyst
+_INITIATOR_SMARTS = ("[CX4](C#N)N=N[CX4]", "[CX4](C(=O)O)N=N[CX4]", "[#6]OO[#6]")
+
+
+def is_radical_initiator(smiles: str | None) -> bool:
+    """An azo or peroxide radical initiator (AIBN, BPO), by SMILES.
+
+    Args:
+        smiles: the compound's SMILES (None: not one).
+
+    Returns:
+        True for an azo nitrile or ester, or a peroxide of at most 40 heavy atoms.
+    """
+    if not smiles:
+        return False
+    mol = Chem.MolFromSmiles(smiles)
+    if mol is None or mol.GetNumHeavyAtoms() > 40:
+        return False
+    return _has_any(mol, _INITIATOR_SMARTS)
+
+
 def _is_lewis_acid(mol) -> bool:
     """A boron or metal atom beside a halogen (BF3, AlCl3, ZnCl2, TiCl4)."""
     elements = {a.GetSymbol() for a in mol.GetAtoms()}

@@ -310,6 +310,12 @@ _EXCLUDING_BEFORE = re.compile(
 )
 
 
+# what a compound was replaced by, for a question of a reaction's condition or outcome
+_REPLACED_BEFORE = re.compile(
+    r"\b(instead of|rather than|in place of)\s+(?:the |a |an |using )?$", re.IGNORECASE
+)
+
+
 def split_excluded(
     text: str, mentions: list[Mention], aspect: Aspect | None
 ) -> tuple[list[QueryMention], list[Mention]]:
@@ -321,19 +327,22 @@ def split_excluded(
         mentions: its mentions, in order.
         aspect: the aspect the rules read; role questions leave compounds out of the answer,
             and a fact of a compound is not asked of one the question sets aside ("molar mass
-            of X (the free base, not the besylate salt)") when it names another.
+            of X (the free base, not the besylate salt)") when it names another; a question of
+            another reaction aspect does not match the compound another replaced ("in MeCN
+            instead of CCl4").
 
     Returns:
         (the excluded mentions, the others).
     """
     compound_fact = aspect is not None and aspect.level == "compound"
+    before = _EXCLUDING_BEFORE
     if aspect not in ROLE_ASPECTS and not compound_fact:
-        return [], mentions
-    excluded = [
-        m
-        for m in mentions
-        if m.resolved and _EXCLUDING_BEFORE.search(text[: m.start].rstrip() + " ")
-    ]
+        if aspect is None or aspect.level != "reaction":
+            return [], mentions
+        # "NBS/AIBN in MeCN instead of CCl4 – what temperature?": the record that ran it in
+        # MeCN cannot also hold the CCl4 it replaced, so CCl4 is not matched
+        before = _REPLACED_BEFORE
+    excluded = [m for m in mentions if m.resolved and before.search(text[: m.start].rstrip() + " ")]
     if not excluded or (compound_fact and len(excluded) == len(mentions)):
         return [], mentions
     return (

@@ -496,6 +496,9 @@ _RULES: list[tuple[Aspect, str]] = (
             # "A + mCPBA -> epoxide. what buffer/base is added?": the notebook line's question
             r"|\b(which|what) (\w+ )?((\w+)/)?(buffer|base|additive|acid scavenger|desiccant)s?\b"
             r"(/\w+)?\s+(is|are|was|were|do|does|did|should)\b"
+            # "which salt is added to buffer the mixture?": what is added for a purpose
+            r"|\b(which|what) (\w+ ){0,2}(is|are|was|were) (added|used) to (buffer|neutrali[sz]e|"
+            r"scavenge|trap|mop up|take up)\b"
             r"|\b(oxidant|reductant)s? (for|in|used)\b" + _WHICH_ACID,
             # "ethyl nicotinate synthesis: which acid and how long?" (not "which acid forms")
         ),

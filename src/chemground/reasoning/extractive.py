@@ -160,10 +160,22 @@ def _hedge_unnamed_isomer(query: QueryTuple, evidence: list[Evidence], reasoned:
     to what was asked: the answer is given as ``partial``, saying which isomer it is for.
     """
     mentions = query.resolved_mentions
-    exact = [e for e in evidence if e.match == "exact" and e.kind == "compound"]
-    if len(mentions) != 1 or not exact or reasoned.status != "answered":
+    if len(mentions) != 1 or reasoned.status != "answered":
         return reasoned
-    if mentions[0].resolved_by == "condensed formula":
+    if len(mentions[0].isomers) > 1 and query.aspect not in SAME_FOR_EVERY_ISOMER:
+        # "pinene smiles": the name means alpha- or beta-pinene, whatever record answered
+        from chemground.reasoning.tool_answers import unnamed_isomer_hedge
+
+        records = [e for e in evidence if e.match == "exact" and e.kind == "compound"]
+        name = str(records[0].record.get("name") or "").strip() if records else ""
+        chosen = name if name and name.lower() != mentions[0].text.strip().lower() else None
+        prefix, said = unnamed_isomer_hedge(mentions[0], chosen)
+        reasoned.status = "partial"
+        reasoned.answer = prefix + reasoned.answer
+        reasoned.notes.append(said)
+        return reasoned
+    exact = [e for e in evidence if e.match == "exact" and e.kind == "compound"]
+    if not exact or mentions[0].resolved_by == "condensed formula":
         return reasoned  # "CH3COOCH2CH3" names one isomer, unlike "C4H8O2"
     asked = mentions[0].text.strip().lower()
     name = str(exact[0].record.get("name") or "").strip()

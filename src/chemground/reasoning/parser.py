@@ -23,6 +23,7 @@ from chemground.reasoning.atom_counts import asked_element, counts_several_eleme
 from chemground.reasoning.class_reference import compound_referred_by_class
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.question_text import (
+    class_named_by_parent,
     mentions_not_asked,
     one_step_named,
     precursor_mentions,
@@ -214,6 +215,26 @@ class RuleParser:
         self.aspect_classifier = aspect_classifier
         self.cache_dir = cache_dir
 
+    def _mark_isomers(self, mentions: list[QueryMention], aspect: Aspect) -> None:
+        """Each name without locants that may mean several positional isomers gets them
+        ("logP of aminopyridine": 2-, 3- or 4-), for the answer to say which it is for. Not
+        for a fact every isomer shares (a molecular weight)."""
+        from chemground.chem.names import positional_isomers
+        from chemground.reasoning.extractive import SAME_FOR_EVERY_ISOMER
+
+        opsin = getattr(self.finder.resolver, "opsin", None)
+        if aspect in SAME_FOR_EVERY_ISOMER or opsin is None:
+            return
+        for mention in mentions:
+            if (
+                mention.resolved
+                and mention.smiles
+                and mention.input_format in ("common_name", "iupac")
+                and mention.resolved_by in _NAMED_AS_WRITTEN
+            ):
+                name = mention.correction or mention.text
+                mention.isomers = positional_isomers(name, mention.smiles, opsin)
+
     def parse(self, question: str) -> QueryTuple:
         max_chars = self.max_chars
         use_classifier = self.aspect_classifier
@@ -242,15 +263,13 @@ class RuleParser:
         asked = correct_aspect_words(without_chatter(text), rare_only=True)
         masked = one_step_named(without_chatter(masked))
         aspect = first_asked(asked, _classify_before_aside(masked))
-        if aspect in (Aspect.INCHIKEY, Aspect.CAS) and any(
-            m.input_format in ("inchikey", "cas") for m in mentions
-        ):
+        if any(m.input_format in ("inchikey", "cas") for m in mentions):
             # "molar mass of AWJU...-N? (InChIKey from our ELN)": the identifier is given, so its
-            # word names what was given, not what is asked
-            aspect = first_asked(
-                asked,
-                classify_aspect(re.sub(r"\b(inchi ?-?keys?|cas)\b", " ", masked, flags=re.I)),
-            )
+            # word names what was given, not what is asked (nor for the classifier below: "can
+            # we post sodium azide (CAS 26628-22-8) by regular mail?" was read as asking the CAS)
+            masked = re.sub(r"\b(inchi ?-?keys?|cas)\b", " ", masked, flags=re.I)
+            if aspect in (Aspect.INCHIKEY, Aspect.CAS):
+                aspect = first_asked(asked, classify_aspect(masked))
         problems: list[str] = []
         if aspect == Aspect.ATOM_COUNT and counted is None and counts_several_elements(text):
             aspect = Aspect.FORMULA  # "how many carbons and hydrogens does naphthalene have"
@@ -285,8 +304,9 @@ class RuleParser:
             mentions, context = _one_named_last(text, mentions)
             problems += context
             mentions, made_from = precursor_mentions(text, mentions)
+            mentions, described = class_named_by_parent(text, mentions)
             mentions, referred = compound_referred_by_class(text, mentions)
-            problems += made_from + referred
+            problems += made_from + described + referred
         if aspect is None or aspect.level == "compound":
             # "MW of the hydrochloride of X" is not X's; a reaction question finds the salt's
             # records through the parent compound, so its mention stays resolved
@@ -332,6 +352,8 @@ class RuleParser:
         query_mentions = [QueryMention.from_mention(m) for m in mentions]
         for mention, role in zip(query_mentions, infer_roles(text, query_mentions, aspect)):
             mention.role = role
+        if aspect is not None and aspect.level == "compound":
+            self._mark_isomers(query_mentions, aspect)
         formats = Counter(m.input_format for m in mentions if m.resolved)
         input_format = None
         if formats:
@@ -349,6 +371,9 @@ class RuleParser:
             excluded=excluded,
             asked=asked if asked != question else "",
         )
+
+
+_NAMED_AS_WRITTEN = ("dictionary", "opsin", "fuzzy")
 
 
 def _as_material(mention):

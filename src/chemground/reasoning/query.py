@@ -100,6 +100,10 @@ class QueryMention(BaseModel):
     confidence: float = 1.0
     reason: str | None = None
     role: Role | None = None  # the role the question implies for this compound
+    # "logP of aminopyridine": the positional isomers a name without locants may mean (SMILES,
+    # the one resolved among them); empty when the name says which, or the aspect is the same
+    # for every isomer
+    isomers: list[str] = Field(default_factory=list)
 
     @classmethod
     def from_mention(cls, mention: Mention, role: Role | None = None) -> QueryMention:

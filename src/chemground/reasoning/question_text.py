@@ -288,3 +288,59 @@ def precursor_mentions(text: str, mentions: list) -> tuple[list, list[str]]:
         "asked about"
     )
     return [m for m in mentions if m not in left_out], [*notes, note]
+
+
+# "CCOC(=O)C1CCNCC1 – IUPAC name? it's a piperidine building block": a ring or parent named as
+# the class of the compound asked about (piperidine's name was answered beside it)
+_CLASS_NOUN_AFTER = re.compile(
+    r"^[\s-]*(building[- ]blocks?|derivatives?|scaffolds?|analogu?es?|cores?|fragments?|motifs?|"
+    r"-?based (compounds?|molecules?|drugs?)|-?containing (compounds?|molecules?|drugs?)|"
+    r"(ring )?systems?)\b",
+    re.IGNORECASE,
+)
+_ARTICLE_BEFORE = re.compile(r"\b(a|an|the|this|our|my)\s*$", re.IGNORECASE)
+
+
+def class_named_by_parent(text: str, mentions: list) -> tuple[list, list[str]]:
+    """Mentions that name the class of another compound of the question ("it's a piperidine
+    building block", "a pyridine derivative") rather than a compound asked about: left out,
+    with a note, when the compound they describe holds their structure.
+
+    Args:
+        text: the question.
+        mentions: its mentions, in order.
+
+    Returns:
+        The mentions kept, and one note per mention left out.
+    """
+    from rdkit import Chem
+
+    resolved = [m for m in mentions if m.structure is not None]
+    kept, notes = [], []
+    for mention in mentions:
+        others = [m for m in resolved if m is not mention]
+        if (
+            mention.structure is None
+            or not others
+            or not _CLASS_NOUN_AFTER.match(text[mention.end :])
+            or not _ARTICLE_BEFORE.search(text[: mention.start])
+        ):
+            kept.append(mention)
+            continue
+        parent = Chem.MolFromSmiles(mention.structure.smiles)
+        holders = [
+            m
+            for m in others
+            if parent is not None
+            and (mol := Chem.MolFromSmiles(m.structure.smiles)) is not None
+            and mol.GetNumHeavyAtoms() > parent.GetNumHeavyAtoms()
+            and mol.HasSubstructMatch(parent)
+        ]
+        if not holders:
+            kept.append(mention)
+            continue
+        notes.append(
+            f"read {mention.text!r} as the class of {holders[0].text!r}, not as a compound asked "
+            "about"
+        )
+    return kept, notes

@@ -13,6 +13,7 @@ from chemground.chem.solvents import (
     has_transition_metal,
     is_acid_base_or_lewis_acid,
     is_common_solvent,
+    is_radical_initiator,
 )
 from chemground.kb.records import Role
 from chemground.reasoning.query import Aspect, QueryMention
@@ -182,6 +183,8 @@ def infer_roles(
             role = Role.REACTANT
         if role is None and not either:
             role = _default(aspect, index, len(mentions), mention.smiles)
+        if role == Role.REACTANT and is_radical_initiator(mention.smiles):
+            role = Role.CATALYST  # "with NBS/AIBN", "NBS and BPO": the initiator reacts with none
         roles.append(role)
     if Role.PRODUCT in roles:
         # "A ... to give P": the other unassigned compounds are what P is made from, but for a

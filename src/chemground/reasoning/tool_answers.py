@@ -188,6 +188,20 @@ def _failure(e: Evidence, label: str, compound: str) -> str:
     return f"The {label} of {compound} could not be computed: {error}"
 
 
+def unnamed_isomer_hedge(mention, chosen: str | None = None) -> tuple[str, str]:
+    """(answer prefix, note) for a value computed for one of the positional isomers a name
+    without locants may mean ("logP of aminopyridine": 2-, 3- or 4-aminopyridine); ``chosen``
+    names that isomer when a record does ("1-butanol")."""
+    others = ", ".join(mention.isomers)
+    which = f"{chosen} ({mention.smiles})" if chosen else f"the isomer {mention.smiles}"
+    return (
+        f"(for {which}; {mention.text!r} gives no locant) ",
+        f"{mention.text!r} gives no locant and may mean any of {len(mention.isomers)} positional "
+        f"isomers ({others}); computed for {mention.smiles}, the one it was resolved to: ask "
+        "with the locant for another",
+    )
+
+
 def _isomer_chosen(query: QueryTuple, names: set[str]) -> tuple[str, str] | None:
     """(answer prefix, note) when a computed value is for one isomer of a molecular formula the
     question names ("TPSA of C2H6O": ethanol or dimethyl ether), None otherwise."""
@@ -196,6 +210,8 @@ def _isomer_chosen(query: QueryTuple, names: set[str]) -> tuple[str, str] | None
     if query.aspect in SAME_FOR_EVERY_ISOMER:
         return None
     for m in query.resolved_mentions:
+        if m.text in names and len(m.isomers) > 1:
+            return unnamed_isomer_hedge(m)
         if m.text in names and m.resolved_by != "condensed formula" and several_structures(m.text):
             named = m.matched_name and m.matched_name.replace(" ", "").lower() != m.text.lower()
             chosen = m.matched_name if named else f"the structure {m.smiles}"
@@ -534,7 +550,7 @@ def _hazards(
 ):
     from chemground.reasoning.extractive import Reasoned
 
-    lines, value = [], {}
+    lines, value, without_data = [], {}, 0
     for e in ok:
         r = e.record["result"]
         facts = []
@@ -552,6 +568,7 @@ def _hazards(
                 facts.append(f"{limit} {r[limit]}")
         name = e.record.get("compound")
         value[name] = r
+        without_data += not facts
         lines.append(
             f"{name} (CAS {r.get('cas')}): "
             + (", ".join(facts) if facts else "no offline safety data")
@@ -570,7 +587,11 @@ def _hazards(
         text = " ".join(_failure(e, "safety data", e.record.get("compound") or "?") for e in failed)
         return Reasoned(f"{text} {network}{missing}".strip(), None, "no_evidence", cite)
     answer = "Offline safety data: " + "; ".join(lines) + ". " + network + missing
-    status = "partial" if ghs or failed or missing else "answered"
+    if without_data == len(ok):
+        # "an SOP for handling hydrazine hydrate": the tables hold nothing on it, which is no
+        # answer ("answered" had been given to "no offline safety data")
+        return Reasoned(answer, None, "no_evidence", cite)
+    status = "partial" if ghs or failed or missing or without_data else "answered"
     return Reasoned(
         answer, value, status, cite, ["offline safety tables of the 'chemicals' package"]
     )
