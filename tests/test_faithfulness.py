@@ -238,7 +238,7 @@ def test_a_formula_answer_without_a_formula_gives_no_value():
 def test_a_wrong_formula_is_one_claim_not_also_a_name(qa):
     """The 0.5B model's adaptive reasoner answered "C6H12O" for caffeine: one formula claim
     (the finder also reads the formula as a compound; it is not blamed twice)."""
-    scripted(qa, ["1. Read the formula.", "[E1] is caffeine.", "Answer: C6H12O"])
+    scripted(qa, ["1. Read the formula.", grounded("E1 is caffeine.", "C6H12O")])
     answer = qa.ask("What is the molecular formula of caffeine?", reasoner="adaptive")
     assert answer.status == "unsupported"
     assert answer.trace["faithfulness"]["kinds"] == ["formula-not-in-evidence"]
@@ -247,7 +247,7 @@ def test_a_wrong_formula_is_one_claim_not_also_a_name(qa):
 def test_a_name_is_no_molecular_weight(qa):
     """The real 0.5B model's adaptive reasoner answered "aspirin" to "What is the molecular
     weight of aspirin?"; the name is in the evidence, but it is not a weight."""
-    scripted(qa, ["1. Read the weight.", "[E1] is aspirin.", "Answer: aspirin"])
+    scripted(qa, ["1. Read the weight.", grounded("E1 is aspirin.", "aspirin")])
     answer = qa.ask("What is the molecular weight of aspirin?", reasoner="adaptive")
     assert answer.status == "unsupported" and answer.trace["faithfulness"]["kinds"] == ["no-value"]
 
@@ -270,6 +270,11 @@ def qa(workspace):
     return qa
 
 
+def grounded(fact: str, answer: str) -> str:
+    """The adaptive reasoner's schema-constrained reply."""
+    return json.dumps({"facts": [{"record": "E1", "fact": fact}], "answer": answer})
+
+
 def scripted(qa, replies):
     qa.llm = ScriptedLLM(replies)
     qa._cache = {k: v for k, v in qa._cache.items() if not k.startswith("reasoner:")}
@@ -282,7 +287,7 @@ def scripted(qa, replies):
         ("rag-direct", ["Answer: 512.7 g/mol"]),
         ("direct", ["Answer: 512.7 g/mol"]),
         ("cot", ["Aspirin [E1] weighs a lot.\nAnswer: 512.7 g/mol"]),
-        ("adaptive", ["1. Read the weight.", "[E1] gives it.", "Answer: 512.7 g/mol"]),
+        ("adaptive", ["1. Read the weight.", grounded("E1 gives it.", "512.7 g/mol")]),
     ],
 )
 def test_table_reasoners_are_checked(qa, reasoner, replies):
