@@ -431,24 +431,31 @@ def positional_isomers(name: str, smiles: str, opsin: Opsin | None) -> list[str]
             return greek
     if not _ISOMER_NAME.fullmatch(text):
         return []
+    readings = _isomer_readings(
+        [locant + text.lower() for locant in _LOCANTS_TRIED], resolved, opsin
+    )
+    isomers = list(dict.fromkeys(canonical_smiles(mol) for mol in readings))
+    if len(isomers) < 2 or canonical_smiles(resolved) not in isomers:
+        return []
+    return isomers
+
+
+def _isomer_readings(names: list[str], resolved, opsin: Opsin) -> list:
+    """OPSIN's readings of ``names`` that may be isomers of ``resolved``: OPSIN reads odd
+    locants leniently ("1-butanone" as butanal, "1-aminopyridine" as a dihydropyridine), so
+    only a reading of the same formula, aromatic rings and carbonyls is kept."""
     kind = _isomer_kind(resolved)
-    readings = opsin.translate_many([locant + text.lower() for locant in _LOCANTS_TRIED])
-    found: dict[str, None] = {}
-    for result in readings.values():
+    kept = []
+    for result in opsin.translate_many(names).values():
         if not result.ok:
             continue
         try:
             mol = mol_from_smiles(result.smiles)
         except ChemgroundError:
             continue
-        # OPSIN reads odd locants leniently ("1-butanone" as butanal, "1-aminopyridine" as a
-        # dihydropyridine): only a reading of the same formula, rings and carbonyls is an isomer
         if _isomer_kind(mol) == kind:
-            found[canonical_smiles(mol)] = None
-    isomers = list(found)
-    if len(isomers) < 2 or canonical_smiles(resolved) not in found:
-        return []
-    return isomers
+            kept.append(mol)
+    return kept
 
 
 # a name that opens with a substituent: OPSIN puts a Greek letter in front of it on that group's
@@ -466,18 +473,10 @@ def _greek_isomers(name: str, resolved, opsin: Opsin) -> list[str]:
     first."""
     from rdkit import Chem
 
-    kind = _isomer_kind(resolved)
-    readings = opsin.translate_many([f"{g}-{name}" for g in ("alpha", "beta", "gamma", "delta")])
+    greek = [f"{g}-{name}" for g in ("alpha", "beta", "gamma", "delta")]
     found: dict[str, str] = {}  # skeleton (no stereo) -> SMILES
-    for result in readings.values():
-        if not result.ok:
-            continue
-        try:
-            mol = mol_from_smiles(result.smiles)
-        except ChemgroundError:
-            continue
-        if _isomer_kind(mol) == kind:
-            found.setdefault(Chem.MolToSmiles(mol, isomericSmiles=False), canonical_smiles(mol))
+    for mol in _isomer_readings(greek, resolved, opsin):
+        found.setdefault(Chem.MolToSmiles(mol, isomericSmiles=False), canonical_smiles(mol))
     if len(found) < 2:
         return []
     return list(dict.fromkeys([canonical_smiles(resolved), *found.values()]))
