@@ -295,3 +295,17 @@ def test_adaptive_facts_of_labels_alone_and_an_invented_weight_are_unsupported(
     assert "molecular weight 180.1" in prompt  # the model saw the record's weight
     assert answer.status == "unsupported" and answer.value == 350.17
     assert answer.trace["faithfulness"]["kinds"] == ["contradicts-evidence"]
+
+
+def test_a_stored_weight_is_shown_as_a_chemist_writes_it():
+    """The record's float "150.17699999999996" was shown to the real 1.5B model, which copied all
+    its digits with a name into the answer (marked unsupported)."""
+    from chemground.evidence import Evidence
+    from chemground.reasoning.query import Aspect
+
+    record = {"name": "4-vinylguaiacol", "smiles": "C=Cc1ccc(O)c(OC)c1"}
+    record |= {"molecular_weight": 150.17699999999996, "exact_mass": 150.068079557}
+    evidence = [Evidence(kind="compound", id="c1", score=1.0, match="exact", record=record)]
+    weight = format_evidence(evidence, Aspect.MOLECULAR_WEIGHT)
+    assert "molecular weight 150.18 g/mol" in weight and "150.176" not in weight
+    assert "exact mass 150.0681 Da" in format_evidence(evidence, Aspect.EXACT_MASS)

@@ -111,6 +111,18 @@ def _reaction_lines(r: dict[str, Any], fields: tuple[str, ...]) -> list[str]:
     return lines
 
 
+def _as_stated(value: Any, key: str) -> str:
+    """A stored number as a chemist writes it: "150.18 g/mol", not the float "150.17699999999996"
+    (the real 1.5B model copied such digits into its answer, which the check then flagged)."""
+    if not isinstance(value, float):
+        return str(value)
+    if key == "molecular_weight":
+        return f"{value:.2f} g/mol"
+    if key == "exact_mass":
+        return f"{value:.4f} Da"
+    return f"{value:g}"
+
+
 def _compound_lines(r: dict[str, Any], fields: tuple[str, ...]) -> list[str]:
     facts = [f"SMILES {r.get('smiles')}"]
     for label, key in (
@@ -119,7 +131,7 @@ def _compound_lines(r: dict[str, Any], fields: tuple[str, ...]) -> list[str]:
         ("exact mass", "exact_mass"),
     ):
         if label in fields:
-            facts.append(f"{label} {r.get(key)}")
+            facts.append(f"{label} {_as_stated(r.get(key), key)}")
     lines = ["  " + "; ".join(facts)]
     if "description" in fields and r.get("description"):
         lines.append("  description: " + r["description"][:MAX_EVIDENCE_CHARS])
