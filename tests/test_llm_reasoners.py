@@ -309,3 +309,12 @@ def test_a_stored_weight_is_shown_as_a_chemist_writes_it():
     weight = format_evidence(evidence, Aspect.MOLECULAR_WEIGHT)
     assert "molecular weight 150.18 g/mol" in weight and "150.176" not in weight
     assert "exact mass 150.0681 Da" in format_evidence(evidence, Aspect.EXACT_MASS)
+
+
+def test_rag_direct_bounds_its_reply(small_kb_path, opsin, tmp_path):
+    """The real 1.5B model ran on to 1,023 tokens on a patent record and missed its deadline."""
+    with FakeOpenAIServer() as server:
+        server.queue("[E1] gives it.\nAnswer: 180.16 g/mol")
+        qa = make_qa(small_kb_path, opsin, tmp_path, server)
+        answer = qa.ask("What is the molecular weight of aspirin?", reasoner="rag-direct")
+    assert answer.value == 180.16 and server.requests[0]["body"]["max_tokens"] == 512
