@@ -406,7 +406,9 @@ _ISOMER_NAME = re.compile(
 )
 
 
-def positional_isomers(name: str, smiles: str, opsin: Opsin | None) -> list[str]:
+def positional_isomers(
+    name: str, smiles: str, opsin: Opsin | None, dictionary: NameDictionary | None = None
+) -> list[str]:
     """The positional isomers a name without locants may mean ("aminopyridine": 2-, 3- or
     4-aminopyridine; "butanol", "cresol", "dichlorobenzene"), when the dictionary or OPSIN read
     it as one of them. OPSIN reads the name with each locant in front; a name is ambiguous when
@@ -416,6 +418,9 @@ def positional_isomers(name: str, smiles: str, opsin: Opsin | None) -> list[str]
         name: the name as the question wrote it.
         smiles: the structure it was resolved to.
         opsin: OPSIN, or None (then nothing is found).
+        dictionary: when given, a trivial name is read with Greek letters only if the dictionary
+            holds it with one ("alpha-pinene"): OPSIN is not started for every one-word name
+            ("logP of caffeine" took 0.5 s longer, the JVM's start).
 
     Returns:
         The canonical SMILES of every reading (the resolved one among them), or [] when the
@@ -425,7 +430,11 @@ def positional_isomers(name: str, smiles: str, opsin: Opsin | None) -> list[str]
     if opsin is None or not text or len(text) > MAX_ISOMER_NAME_CHARS or _HAS_LOCANT.search(text):
         return []
     resolved = mol_from_smiles(smiles)
-    if re.fullmatch(r"[a-z]{4,}", text.lower()) and not _SUBSTITUENT_FIRST.match(text.lower()):
+    if (
+        re.fullmatch(r"[a-z]{4,}", text.lower())
+        and not _SUBSTITUENT_FIRST.match(text.lower())
+        and (dictionary is None or _greek_named(text.lower(), dictionary))
+    ):
         greek = _greek_isomers(text.lower(), resolved, opsin)
         if greek:
             return greek
@@ -466,6 +475,16 @@ _SUBSTITUENT_FIRST = re.compile(
 )
 
 
+# the Greek letters that name isomers of a trivial name (alpha-/beta-pinene, gamma-butyrolactone)
+_GREEK_LOCANTS = ("alpha", "beta", "gamma", "delta")
+
+
+def _greek_named(name: str, dictionary: NameDictionary) -> bool:
+    """Whether the dictionary holds ``name`` with a Greek letter in front (a look-up in the KB,
+    not a start of OPSIN)."""
+    return any(dictionary.lookup_name(normalize_name(f"{g}-{name}")) for g in _GREEK_LOCANTS)
+
+
 def _greek_isomers(name: str, resolved, opsin: Opsin) -> list[str]:
     """The isomers a trivial name means with a Greek letter in front ("pinene": alpha- and
     beta-pinene), when at least two of them differ in their bonds (not only in stereo:
@@ -473,7 +492,7 @@ def _greek_isomers(name: str, resolved, opsin: Opsin) -> list[str]:
     first."""
     from rdkit import Chem
 
-    greek = [f"{g}-{name}" for g in ("alpha", "beta", "gamma", "delta")]
+    greek = [f"{g}-{name}" for g in _GREEK_LOCANTS]
     found: dict[str, str] = {}  # skeleton (no stereo) -> SMILES
     for mol in _isomer_readings(greek, resolved, opsin):
         found.setdefault(Chem.MolToSmiles(mol, isomericSmiles=False), canonical_smiles(mol))
@@ -482,18 +501,24 @@ def _greek_isomers(name: str, resolved, opsin: Opsin) -> list[str]:
     return list(dict.fromkeys([canonical_smiles(resolved), *found.values()]))
 
 
-_CARBONYLS = ("[CX3H1](=O)[#6]", "[#6][CX3](=O)[#6]", "[CX3](=O)[OX2H1]")
+@lru_cache(maxsize=1)
+def _carbonyls() -> tuple:
+    """Aldehyde, ketone and carboxylic acid patterns, compiled once."""
+    from rdkit import Chem
+
+    return tuple(
+        Chem.MolFromSmarts(q) for q in ("[CX3H1](=O)[#6]", "[#6][CX3](=O)[#6]", "[CX3](=O)[OX2H1]")
+    )
 
 
 def _isomer_kind(mol) -> tuple:
     """What positional isomers share: formula, aromatic rings, aldehydes, ketones, acids."""
-    from rdkit import Chem
     from rdkit.Chem.rdMolDescriptors import CalcMolFormula, CalcNumAromaticRings
 
     return (
         CalcMolFormula(mol),
         CalcNumAromaticRings(mol),
-        *(len(mol.GetSubstructMatches(Chem.MolFromSmarts(q))) for q in _CARBONYLS),
+        *(len(mol.GetSubstructMatches(q)) for q in _carbonyls()),
     )
 
 

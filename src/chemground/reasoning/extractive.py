@@ -150,6 +150,20 @@ def several_structures(text: str) -> bool:
     return counts.get("C", 0) >= 2 and heavy >= 3
 
 
+def unnamed_isomer_hedge(mention, chosen: str | None = None) -> tuple[str, str]:
+    """(answer prefix, note) for a value computed for one of the positional isomers a name
+    without locants may mean ("logP of aminopyridine": 2-, 3- or 4-aminopyridine); ``chosen``
+    names that isomer when a record does ("1-butanol")."""
+    others = ", ".join(mention.isomers)
+    which = f"{chosen} ({mention.smiles})" if chosen else f"the isomer {mention.smiles}"
+    return (
+        f"(for {which}; {mention.text!r} gives no locant) ",
+        f"{mention.text!r} gives no locant and may mean any of {len(mention.isomers)} positional "
+        f"isomers ({others}); computed for {mention.smiles}, the one it was resolved to: ask "
+        "with the locant for another",
+    )
+
+
 def _hedge_unnamed_isomer(query: QueryTuple, evidence: list[Evidence], reasoned: Reasoned):
     """``reasoned``, hedged when the name asked ("xylene", "cresol", "2-butene") does not say
     which isomer it means and the dictionary's record is one of them ("o-xylene"), or when a
@@ -162,23 +176,19 @@ def _hedge_unnamed_isomer(query: QueryTuple, evidence: list[Evidence], reasoned:
     mentions = query.resolved_mentions
     if len(mentions) != 1 or reasoned.status != "answered":
         return reasoned
+    exact = [e for e in evidence if e.match == "exact" and e.kind == "compound"]
+    asked = mentions[0].text.strip().lower()
+    name = str(exact[0].record.get("name") or "").strip() if exact else ""
     if len(mentions[0].isomers) > 1 and query.aspect not in SAME_FOR_EVERY_ISOMER:
         # "pinene smiles": the name means alpha- or beta-pinene, whatever record answered
-        from chemground.reasoning.tool_answers import unnamed_isomer_hedge
-
-        records = [e for e in evidence if e.match == "exact" and e.kind == "compound"]
-        name = str(records[0].record.get("name") or "").strip() if records else ""
-        chosen = name if name and name.lower() != mentions[0].text.strip().lower() else None
+        chosen = name if name and name.lower() != asked else None
         prefix, said = unnamed_isomer_hedge(mentions[0], chosen)
         reasoned.status = "partial"
         reasoned.answer = prefix + reasoned.answer
         reasoned.notes.append(said)
         return reasoned
-    exact = [e for e in evidence if e.match == "exact" and e.kind == "compound"]
     if not exact or mentions[0].resolved_by == "condensed formula":
         return reasoned  # "CH3COOCH2CH3" names one isomer, unlike "C4H8O2"
-    asked = mentions[0].text.strip().lower()
-    name = str(exact[0].record.get("name") or "").strip()
     if several_structures(mentions[0].text):  # "smiles of C2H6O": ethanol or dimethyl ether
         said = (
             f"the formula {mentions[0].text} fits more than one compound; the dictionary files "

@@ -250,18 +250,18 @@ class LLMReasoner:
         self.llm = llm
         self.finder = finder
 
-    def _call(self, prompt: str, run: _Run, step: str, max_tokens: int | None = None) -> str:
-        response = self.llm.chat(
-            [
-                {"role": "system", "content": load_prompt("reasoning/system")},
-                {"role": "user", "content": prompt},
-            ],
-            max_tokens=max_tokens,
-        )
+    @staticmethod
+    def _messages(prompt: str) -> list[dict[str, str]]:
+        return [
+            {"role": "system", "content": load_prompt("reasoning/system")},
+            {"role": "user", "content": prompt},
+        ]
+
+    @staticmethod
+    def _record(run: _Run, step: str, prompt: str, response: LLMResponse) -> None:
+        """The step in the trace; the start of a runaway reply, not all 2 MB of it."""
         output = response.text
-        if (
-            len(output) > MAX_TRACE_CHARS
-        ):  # the trace keeps the start of a runaway reply, not all 2 MB of it
+        if len(output) > MAX_TRACE_CHARS:
             output = (
                 output[:MAX_TRACE_CHARS]
                 + f" [... {len(output) - MAX_TRACE_CHARS:,} more characters]"
@@ -277,6 +277,10 @@ class LLMReasoner:
             }
         )
         run.responses.append(response)
+
+    def _call(self, prompt: str, run: _Run, step: str, max_tokens: int | None = None) -> str:
+        response = self.llm.chat(self._messages(prompt), max_tokens=max_tokens)
+        self._record(run, step, prompt, response)
         if not response.text.strip():
             _forget(self.llm, response)
             raise LLMError(
@@ -288,28 +292,13 @@ class LLMReasoner:
         """A schema-constrained call (llama.cpp and OpenAI decode to the JSON schema): the facts
         quoted with their record labels, then the answer, returned as the text the other
         reasoners write ("Facts: [E1] ... Answer: ..."). Free text ran on to the reply limit with
-        the real 1.5B model (512 tokens, 77 s, and no answer line); the schema bounds each fact
-        and makes the answer a field of its own."""
-        messages = [
-            {"role": "system", "content": load_prompt("reasoning/system")},
-            {"role": "user", "content": prompt},
-        ]
+        the real 1.5B model (512 tokens, 77 s, and no answer line); the schema makes the answer a
+        field of its own, after at most five facts."""
         grounded, response = self.llm.chat_json(
-            messages, schema=GroundedAnswer, max_tokens=ANSWER_MAX_TOKENS
+            self._messages(prompt), schema=GroundedAnswer, max_tokens=ANSWER_MAX_TOKENS
         )
-        text = grounded.as_text()
-        run.steps.append(
-            {
-                "step": step,
-                "prompt": prompt,
-                "output": response.text[:MAX_TRACE_CHARS],
-                "model": response.model,
-                "cached": response.cached,
-                "tokens": response.usage.total_tokens,
-            }
-        )
-        run.responses.append(response)
-        return text
+        self._record(run, step, prompt, response)
+        return grounded.as_text()
 
     def reason(self, query: QueryTuple, evidence: list[Evidence]) -> Reasoned:
         run = _Run()

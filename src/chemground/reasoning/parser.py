@@ -222,7 +222,8 @@ class RuleParser:
         from chemground.chem.names import positional_isomers
         from chemground.reasoning.extractive import SAME_FOR_EVERY_ISOMER
 
-        opsin = getattr(self.finder.resolver, "opsin", None)
+        resolver = self.finder.resolver
+        opsin = getattr(resolver, "opsin", None)
         if aspect in SAME_FOR_EVERY_ISOMER or opsin is None:
             return
         for mention in mentions:
@@ -233,7 +234,9 @@ class RuleParser:
                 and mention.resolved_by in _NAMED_AS_WRITTEN
             ):
                 name = mention.correction or mention.text
-                mention.isomers = positional_isomers(name, mention.smiles, opsin)
+                mention.isomers = positional_isomers(
+                    name, mention.smiles, opsin, getattr(resolver, "dictionary", None)
+                )
 
     def parse(self, question: str) -> QueryTuple:
         max_chars = self.max_chars

@@ -188,24 +188,14 @@ def _failure(e: Evidence, label: str, compound: str) -> str:
     return f"The {label} of {compound} could not be computed: {error}"
 
 
-def unnamed_isomer_hedge(mention, chosen: str | None = None) -> tuple[str, str]:
-    """(answer prefix, note) for a value computed for one of the positional isomers a name
-    without locants may mean ("logP of aminopyridine": 2-, 3- or 4-aminopyridine); ``chosen``
-    names that isomer when a record does ("1-butanol")."""
-    others = ", ".join(mention.isomers)
-    which = f"{chosen} ({mention.smiles})" if chosen else f"the isomer {mention.smiles}"
-    return (
-        f"(for {which}; {mention.text!r} gives no locant) ",
-        f"{mention.text!r} gives no locant and may mean any of {len(mention.isomers)} positional "
-        f"isomers ({others}); computed for {mention.smiles}, the one it was resolved to: ask "
-        "with the locant for another",
-    )
-
-
 def _isomer_chosen(query: QueryTuple, names: set[str]) -> tuple[str, str] | None:
     """(answer prefix, note) when a computed value is for one isomer of a molecular formula the
     question names ("TPSA of C2H6O": ethanol or dimethyl ether), None otherwise."""
-    from chemground.reasoning.extractive import SAME_FOR_EVERY_ISOMER, several_structures
+    from chemground.reasoning.extractive import (
+        SAME_FOR_EVERY_ISOMER,
+        several_structures,
+        unnamed_isomer_hedge,
+    )
 
     if query.aspect in SAME_FOR_EVERY_ISOMER:
         return None
