@@ -400,6 +400,7 @@ TWENTYFIRST_ROUND_LAST_ID = 2467  # round 21 ends; round 22 (a nineteenth author
 TWENTYSECOND_ROUND_LAST_ID = 2559  # round 22 ends; round 23 (a twentieth author's, blind) follows
 TWENTYTHIRD_ROUND_LAST_ID = 2653  # round 23 ends; round 24 (a twenty-first author's) follows
 TWENTYFOURTH_ROUND_LAST_ID = 2746  # round 24 ends; round 25 (a twenty-second author's) follows
+TWENTYFIFTH_ROUND_LAST_ID = 2839  # round 25 ends; round 26 (a twenty-third author's) follows
 
 
 def round_of(item: dict) -> str:
@@ -450,7 +451,9 @@ def round_of(item: dict) -> str:
         return "round 22"
     if number <= TWENTYTHIRD_ROUND_LAST_ID:
         return "round 23"
-    return "round 24" if number <= TWENTYFOURTH_ROUND_LAST_ID else "round 25"
+    if number <= TWENTYFOURTH_ROUND_LAST_ID:
+        return "round 24"
+    return "round 25" if number <= TWENTYFIFTH_ROUND_LAST_ID else "round 26"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:
