@@ -461,3 +461,21 @@ def test_hemcts_answers_are_checked(runner, finder):
     ).run("Exact mass of ethanol (CCO)?")
     assert other.status == "unsupported"
     assert other.trace["faithfulness"]["kinds"] == ["number-not-in-evidence"]
+
+
+def test_a_wrong_name_beside_the_questions_smiles_is_flagged(qa):
+    """The real 1.5B model's rag-direct answer to "What IUPAC name corresponds to O[As](O)O?"
+    was "arsine; O[As](O)O" for a record naming arsorous acid: the name is not in the evidence,
+    and the question's own SMILES beside it does not make it so."""
+    scripted(qa, ["Answer: arsine; CC(=O)Oc1ccccc1C(=O)O"])
+    answer = qa.ask("What is the IUPAC name of CC(=O)Oc1ccccc1C(=O)O?", reasoner="rag-direct")
+    assert answer.status == "unsupported", answer.notes
+    report = answer.trace["faithfulness"]
+    assert report["kinds"] == ["name-not-in-evidence"]
+    assert [c["text"] for c in report["claims"] if not c["supported"]] == ["arsine"]
+
+
+def test_a_right_name_beside_the_questions_smiles_is_answered(qa):
+    scripted(qa, ["Answer: 2-acetyloxybenzoic acid (CC(=O)Oc1ccccc1C(=O)O) [E1]"])
+    answer = qa.ask("What is the IUPAC name of CC(=O)Oc1ccccc1C(=O)O?", reasoner="rag-direct")
+    assert answer.status == "answered", answer.notes

@@ -236,6 +236,10 @@ def test_prompt_shows_only_the_fields_the_aspect_needs(small_kb_path, opsin, tmp
     assert weight.status == "answered"
     assert "solvents:" in prompts[1] and "reactants:" in prompts[1]
     assert "catalysts:" not in prompts[1] and "reagents:" not in prompts[1]
+    # the answer line asks for the aspect's own form: the real 1.5B model put a reactant beside
+    # the solvent when asked for "a name, a SMILES string, a number ... or a short phrase"
+    assert "only the compounds the matching record lists under solvents" in prompts[1]
+    assert "with its unit (g/mol)" in prompts[0] and "short phrase" not in prompts[0]
     every_field = format_evidence(weight.evidence, aspect=None)
     assert "molecular weight" in every_field and "exact mass" in every_field
 
@@ -318,3 +322,21 @@ def test_rag_direct_bounds_its_reply(small_kb_path, opsin, tmp_path):
         qa = make_qa(small_kb_path, opsin, tmp_path, server)
         answer = qa.ask("What is the molecular weight of aspirin?", reasoner="rag-direct")
     assert answer.value == 180.16 and server.requests[0]["body"]["max_tokens"] == 512
+
+
+def test_a_compound_record_labels_its_iupac_name():
+    """Shown as the first of one list of names, the real 1.5B model answered "arsine" for the
+    IUPAC name of arsorous acid; the name is labelled, and the answer line asks for it."""
+    from chemground.evidence import Evidence
+    from chemground.reasoning.llm_reasoners import answer_form
+    from chemground.reasoning.query import Aspect
+
+    record = {"iupac_name": "arsorous acid", "common_name": "arsenous acid", "smiles": "O[As](O)O"}
+    record["synonyms"] = ["arsenous acid", "metaarsenic acid"]
+    evidence = [Evidence(kind="compound", id="109", score=1.0, match="exact", record=record)]
+    shown = format_evidence(evidence, Aspect.SMILES_TO_NAME)
+    assert "  IUPAC name: arsorous acid\n" in shown
+    assert "  other names: arsenous acid; metaarsenic acid\n" in shown
+    assert "IUPAC name the record gives" in answer_form(Aspect.SMILES_TO_NAME)
+    assert "description" in answer_form(Aspect.DESCRIPTION)
+    assert "every one" in answer_form(None) and "every one" in answer_form(Aspect.HAZARDS)

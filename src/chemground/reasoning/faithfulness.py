@@ -53,7 +53,7 @@ from chemground.chem.names import subscript_digits
 from chemground.chem.structure import Structure, looks_like_smiles, structure_from_smiles
 from chemground.evidence import Evidence
 from chemground.reasoning.query import Aspect, QueryTuple
-from chemground.reasoning.values import NAMES, NUMERIC, STRUCTURES
+from chemground.reasoning.values import NAMES, NUMERIC, STRUCTURES, split_names
 
 KINDS = (
     "number-not-in-evidence",
@@ -909,8 +909,6 @@ def _check_value(
             )
         return False
     if aspect in NAMES:
-        from chemground.reasoning.values import split_names
-
         names = value if isinstance(value, list) else split_names(text) or [text]
         names = [n for n in names if isinstance(n, str)][:MAX_CHECKED_ITEMS]
         return _check_names(report, facts, names, finder, checked)
@@ -937,7 +935,9 @@ def _check_value(
         )
         return False
     if aspect == Aspect.SMILES_TO_NAME:
-        return _check_names(report, facts, [text], finder, checked)
+        # each name on its own: the real 1.5B model answered "arsine; O[As](O)O" for arsorous
+        # acid, and the whole text passed because it holds the question's SMILES
+        return _check_names(report, facts, split_names(text) or [text], finder, checked)
     return False
 
 

@@ -85,6 +85,57 @@ _COMPOUND_FIELDS: dict[Aspect, tuple[str, ...]] = {
 _ALL_COMPOUND_FIELDS = ("formula", "molecular weight", "exact mass", "description")
 
 
+# What the answer line holds, per aspect. With one line for every kind ("a name, a SMILES string,
+# a number with its unit, or a short phrase") the real 1.5B model answered a description with
+# the compound's names, put a reactant beside the solvent and the product among its own
+# reactants (rag-direct, third table-RAG sample).
+_ANSWER_FORMS: dict[Aspect, str] = {
+    Aspect.PRODUCT: "the product(s) of the matching reaction, name and SMILES; not its reactants",
+    Aspect.REACTANTS: (
+        "the reactants of the matching reaction (what it starts from), every one, separated "
+        "by semicolons; never the product the question names"
+    ),
+    Aspect.SOLVENT: (
+        "only the compounds the matching record lists under solvents, every one, separated by "
+        "semicolons; never a reactant or reagent"
+    ),
+    Aspect.CATALYST: (
+        "only the compounds the matching record lists under catalysts, every one, separated by "
+        "semicolons; never a reactant or solvent"
+    ),
+    Aspect.REAGENT: (
+        "only the compounds the matching record lists under reagents, every one, separated by "
+        "semicolons; never a reactant or solvent"
+    ),
+    Aspect.TEMPERATURE: "the temperature with its unit, as the record states it",
+    Aspect.TIME: "the reaction time with its unit, as the record states it",
+    Aspect.YIELD: "the yield in percent, as the record states it",
+    Aspect.MOLECULAR_WEIGHT: "the molecular weight with its unit (g/mol)",
+    Aspect.EXACT_MASS: "the exact (monoisotopic) mass with its unit",
+    Aspect.FORMULA: "the molecular formula",
+    Aspect.NAME_TO_SMILES: "the compound's SMILES string, as the record gives it",
+    Aspect.SMILES_TO_NAME: "the IUPAC name the record gives, copied exactly",
+    Aspect.SYNONYMS: "the names the record lists, separated by semicolons",
+    Aspect.DESCRIPTION: "the record's description, copied as it stands",
+}
+_ANY_ANSWER_FORM = (
+    "a name, a SMILES string, a number with its unit, or a short phrase; when the record gives "
+    "several (solvents, catalysts, reactants), every one, separated by semicolons"
+)
+
+
+def answer_form(aspect: Aspect | None) -> str:
+    """What the answer line should hold for ``aspect`` (see ``_ANSWER_FORMS``).
+
+    Args:
+        aspect: what the question asks; None or an aspect not listed gets the general form.
+
+    Returns:
+        The text that follows "the answer only:" in the reasoner prompts.
+    """
+    return _ANSWER_FORMS.get(aspect, _ANY_ANSWER_FORM) if aspect is not None else _ANY_ANSWER_FORM
+
+
 def _reaction_lines(r: dict[str, Any], fields: tuple[str, ...]) -> list[str]:
     lines = [
         f"  reactants: {_participants(r.get('reactants', []))}",
@@ -166,14 +217,20 @@ def format_evidence(evidence: list[Evidence], aspect: Aspect | None = None) -> s
             ]
         elif e.kind in ("compound", "computed"):
             fields = _COMPOUND_FIELDS.get(aspect, _ALL_COMPOUND_FIELDS)
-            names = [
+            iupac = r.get("iupac_name")
+            others = [
                 n
-                for n in [r.get("iupac_name"), r.get("common_name"), *(r.get("synonyms") or [])[:5]]
-                if n
+                for n in dict.fromkeys(
+                    [r.get("common_name"), *(r.get("synonyms") or [])[:5], r.get("name")]
+                )
+                if n and n != iupac
             ]
+            # the IUPAC name labelled: shown first in one list of names, the real 1.5B model
+            # answered "arsine" for arsorous acid's IUPAC name
             lines = [
-                f"[E{i}] compound {e.id} ({e.match} match): "
-                f"{'; '.join(dict.fromkeys(names)) or r.get('name') or ''}",
+                f"[E{i}] compound {e.id} ({e.match} match)",
+                *([f"  IUPAC name: {iupac}"] if iupac else []),
+                *([f"  other names: {'; '.join(others)}"] if others else []),
                 *_compound_lines(r, fields),
             ]
         else:
@@ -390,6 +447,7 @@ class RagDirectReasoner(LLMReasoner):
             "reasoning/rag_direct",
             question=query.question,
             evidence=format_evidence(evidence, query.aspect),
+            answer_form=answer_form(query.aspect),
         )
         # one answer line and its citations: the real 1.5B model ran on to 1,023 tokens on a
         # patent record and missed its 300 s deadline
@@ -404,6 +462,7 @@ class CoTReasoner(LLMReasoner):
             "reasoning/cot",
             question=query.question,
             evidence=format_evidence(evidence, query.aspect),
+            answer_form=answer_form(query.aspect),
         )
         return self._call(prompt, run, "reason")
 
@@ -474,6 +533,7 @@ class AdaptiveReasoner(LLMReasoner):
                 "reasoning/adaptive_ground_execute_no_plan",
                 question=query.question,
                 evidence=evidence_text,
+                answer_form=answer_form(query.aspect),
             )
             return self._call_grounded(prompt, run, "ground+execute")
         plan = self._plan(aspect, run)
@@ -482,7 +542,13 @@ class AdaptiveReasoner(LLMReasoner):
             if self.use_grounding
             else "reasoning/adaptive_execute_no_grounding"
         )
-        prompt = render(template, question=query.question, plan=plan, evidence=evidence_text)
+        prompt = render(
+            template,
+            question=query.question,
+            plan=plan,
+            evidence=evidence_text,
+            answer_form=answer_form(query.aspect),
+        )
         if self.use_grounding:
             return self._call_grounded(prompt, run, "ground+execute")
         return self._call(prompt, run, "execute", ANSWER_MAX_TOKENS)
