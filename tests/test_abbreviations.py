@@ -21,9 +21,10 @@ FORMULAS_BY_HAND = {
     "Pd on C": "Pd",
     "Pd/charcoal": "Pd",
     "palladium on charcoal": "Pd",
-    # OPSIN reads neither isotopologue name; RDKit's formula counts deuterium as hydrogen
-    "DMSO-d6": "C2H6OS",
-    "D2O": "H2O",
+    # OPSIN reads neither isotopologue name; the formula writes deuterium apart (heavy water's
+    # formula had been given as H2O)
+    "DMSO-d6": "C2D6OS",
+    "D2O": "D2O",
     # OPSIN reads no ferrocenyl complex name: Pd(dppf)Cl2, C34H28Cl2FeP2Pd
     "Pd(dppf)Cl2": "C34H28Cl2FeP2Pd",
     "PdCl2(dppf)": "C34H28Cl2FeP2Pd",

@@ -51,7 +51,9 @@ class QA:
             "routes": lambda: RouteRetriever(self.workspace, self.graph),
             "structure": lambda: CompoundClassRetriever(self.workspace.kb),
         }
-        self._reasoners: dict[str, Callable[[], object]] = {"extractive": ExtractiveReasoner}
+        self._reasoners: dict[str, Callable[[], object]] = {
+            "extractive": lambda: ExtractiveReasoner(opsin=self.workspace.opsin)
+        }
         self._cache: dict[str, object] = {}
         self._llm_parser = None
 

@@ -322,6 +322,23 @@ def _asks_property_not_held(query) -> bool:
     return any(m.start() >= context for m in PROPERTY_NOT_HELD.finditer(text))
 
 
+# "logP of domperidone? trying to explain why it doesn't get into the brain": why the user
+# asks a fact, not a why-question (it was refused as one)
+_OWN_PURPOSE = re.compile(
+    r"\b(?:trying|try|want|wanting|need|needing|hoping|going|have|help(?:s|ing)? me|so i can|"
+    r"use)(?: it| this| that| them)? to explain\b[^?]*"
+)
+
+
+def _explanation_asked(q: QueryTuple) -> re.Match | None:
+    """The words that ask why or how (``EXPLANATION_ASKED``), or None; words of the user's own
+    purpose after a fact asked ("... trying to explain why ...") do not count."""
+    text = q.asked_text
+    if q.aspect is not None:
+        text = _OWN_PURPOSE.sub(lambda m: " " * len(m.group(0)), text)
+    return EXPLANATION_ASKED.search(text)
+
+
 _USE_ASKED = re.compile(r"\b(is|are) (\w+ ){0,3}used for\b|\bwhat (is|are) \w+ for\b", re.I)
 
 # Why and how a reaction works, and who found it: "what is the mechanism of the Diels-Alder of
@@ -620,15 +637,15 @@ ROUTING_TABLE: tuple[Rule, ...] = (
     Rule(
         "explanation_from_papers",
         "papers",
-        lambda q, s: s.has_papers and bool(EXPLANATION_ASKED.search(q.asked_text)),
+        lambda q, s: s.has_papers and _explanation_asked(q) is not None,
         lambda q, s: "it asks why or how (a mechanism, a selectivity): the papers' passages",
     ),
     Rule(
         "explanation_not_held",
         "out_of_scope",
-        lambda q, s: bool(EXPLANATION_ASKED.search(q.asked_text)),
+        lambda q, s: _explanation_asked(q) is not None,
         lambda q, s: (
-            f"it asks {EXPLANATION_ASKED.search(q.asked_text).group(0).strip().lower()!r}: why "
+            f"it asks {_explanation_asked(q).group(0).strip().lower()!r}: why "
             "or how a reaction works, or its history; the records hold what was done and what it "
             "gave, and this knowledge base has no papers to explain it (add some with "
             "`chemground lit add FILES...`)"

@@ -756,6 +756,13 @@ class MentionFinder:
             f"read {word!r} as a word, not as a compound ({why})"
             for word, why in budget.memo.get("skipped", {}).items()
         ]
+        # "SMILES of HMF", "MW of TBAI?", "5-HMF": the question asks a fact of the word, or a
+        # locant stands before it, which makes it chemical (HMF had been read as a word and the
+        # SMILES of fructose, named beside it, given instead)
+        mentions = [
+            replace(m, ambiguous=None) if m.ambiguous and _chemical_context(text, m) else m
+            for m in mentions
+        ]
         if any(not m.ambiguous for m in mentions):  # another compound, resolved or not
             for m in mentions:
                 if m.ambiguous:
@@ -1472,8 +1479,12 @@ class MentionFinder:
         """The mention a misspelt ``raw`` stands for, from the equally close known names of
         ``FuzzyNameIndex.corrections``: resolved when they name one compound, unresolved (with
         the candidates named) when they name several, None when none is a believable spelling."""
-        if " ".join(raw.lower().split()) in GENERIC_WORDS:
-            return None  # "which carboxylic acid": a class, not a misspelt "carbolic acid"
+        from chemground.kb.functional_groups import class_name
+
+        if " ".join(raw.lower().split()) in GENERIC_WORDS or class_name(" ".join(raw.split())):
+            # "which carboxylic acid": a class, not a misspelt "carbolic acid"; "an alkyl
+            # bromide" is no allyl bromide
+            return None
         if _LOCANT_SUBSTITUENT.fullmatch(raw):
             return None  # "5-benzylidene": a substituent of a longer name, not bibenzylidene
         why_not = not_one_compound(raw)
@@ -1848,6 +1859,21 @@ class MentionFinder:
 
 
 _CLASS_OF_COMPOUNDS = "a class of compounds rather than one compound"
+# a compound fact asked of what follows: "SMILES of the", "MW for", "molar mass of"
+_FACT_OF = re.compile(
+    r"\b(?:smiles|mw|mol\.? ?wt\.?|molecular weight|molar mass|formula|cas(?: number| no\.?)?|"
+    r"iupac name|structure|inchi(?: ?key)?|logp|tpsa|exact mass|monoisotopic mass)\s+"
+    r"(?:of|for)\s+(?:the\s+|that\s+|this\s+|our\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _chemical_context(text: str, mention: Mention) -> bool:
+    """Whether the words around a short capitalised synonym make it a compound: a fact asked of
+    it ("MW of TBAI?") or a locant before it ("5-HMF")."""
+    if re.match(r"\d+-[A-Z]", mention.text):
+        return True
+    return bool(_FACT_OF.search(text[max(0, mention.start - 40) : mention.start]))
 
 
 def _ambiguity(raw: str, rank: int, matched: str) -> str | None:

@@ -29,6 +29,7 @@ from chemground.chem.structure import (
     MAX_NAME_CHARS,
     Structure,
     canonical_smiles,
+    inchikey,
     is_inchi,
     is_inchikey,
     looks_like_smiles,
@@ -715,3 +716,107 @@ def recase_name(name: str) -> str:
     out = _INDICATED_H.sub("H", out)
     out = _N_LOCANT.sub("N", out)
     return out
+
+
+# Parent-hydride substituent prefixes ("4-oxidanyl" for 4-hydroxy, "2-azanyl" for 2-amino,
+# "oxidanylidene" for oxo) that 13 % of the dictionary's IUPAC names use: correct, but not what
+# a chemist writes or expects ("3-methoxy-4-oxidanyl-benzaldehyde" for vanillin)
+_HYDRIDE_PREFIX = re.compile(r"oxidanyl|azanyl|azanylidene|oxidanylidene", re.IGNORECASE)
+MAX_NAME_CANDIDATES = 12
+
+
+def preferred_iupac_name(
+    iupac: str, synonyms: Sequence[str], smiles: str | None, opsin: Opsin | None
+) -> str:
+    """The record's systematic name in the conventional prefixes, when it uses parent-hydride ones.
+
+    A synonym is taken when it is the same name in the conventional prefixes (hydroxy,
+    amino, oxo, imino), its parts in any order (the letters and digits match), and OPSIN reads
+    it as the very structure (full InChIKey, stereo included); the first such synonym in the
+    record's order wins. Failing that, the name itself rewritten, when the new prefixes cannot
+    change the alphabetical order of its parts ("2-azanylethanoic acid" -> "2-aminoethanoic
+    acid"; not "3-methoxy-4-oxidanyl-benzaldehyde", whose methoxy would then come second).
+
+    Args:
+        iupac: the record's IUPAC name.
+        synonyms: the record's other names, in its order.
+        smiles: the record's structure.
+        opsin: OPSIN; None keeps ``iupac``.
+
+    Returns:
+        The conventional name, or ``iupac`` when it needs no change or no synonym qualifies.
+    """
+    if opsin is None or not smiles or not _HYDRIDE_PREFIX.search(iupac):
+        return iupac
+    # the same name in the conventional prefixes, its parts in any order: "3-methoxy-4-oxidanyl-
+    # benzaldehyde" -> "4-hydroxy-3-methoxybenzaldehyde", never "4-hydroxy-L-phenylalanine" for
+    # (2S)-2-azanyl-3-(4-hydroxyphenyl)propanoic acid
+    wanted_letters = _letters(_conventional_prefixes(iupac))
+    candidates = [
+        recase_name(s)
+        for s in dict.fromkeys(synonyms)
+        # not a CAS index name ("benzaldehyde, 4-hydroxy-3-methoxy-"), which OPSIN also reads
+        if not _HYDRIDE_PREFIX.search(s) and ", " not in s and _letters(s) == wanted_letters
+    ][:MAX_NAME_CANDIDATES]
+    rewritten = _rewritten_in_order(iupac)
+    if rewritten is not None:
+        candidates.append(recase_name(rewritten))  # checked by OPSIN like the synonyms
+    if not candidates:
+        return iupac
+    try:
+        wanted = inchikey(mol_from_smiles(smiles))
+    except ChemgroundError:
+        return iupac
+    try:
+        read = opsin.translate_many(candidates)
+    except ChemgroundError:  # no Java here: the record's own name is still a right one
+        return iupac
+    for name in candidates:
+        result = read.get(name)
+        if result is None or not result.ok:
+            continue
+        try:
+            if inchikey(mol_from_smiles(result.smiles)) == wanted:
+                return name
+        except ChemgroundError:
+            continue
+    return iupac
+
+
+_MULTIPLIED = re.compile(r"\b(bis|tris|tetrakis)\((oxidanylidene|azanylidene|oxidanyl|azanyl)\)")
+_MULTIPLIERS = {"bis": "di", "tris": "tri", "tetrakis": "tetra"}
+_CONVENTIONAL = (
+    ("oxidanylidene", "oxo"),
+    ("azanylidene", "imino"),
+    ("oxidanyl", "hydroxy"),
+    ("azanyl", "amino"),
+)
+
+
+def _conventional_prefixes(name: str) -> str:
+    """``name`` with parent-hydride prefixes written the usual way ("bis(oxidanyl)" ->
+    "dihydroxy"); the order of the prefixes is left as it was."""
+    out = _MULTIPLIED.sub(lambda m: _MULTIPLIERS[m.group(1)] + m.group(2), name.lower())
+    for hydride, usual in _CONVENTIONAL:
+        out = out.replace(hydride, usual)
+    return out
+
+
+def _letters(name: str) -> list[str]:
+    """The letters and digits of a name, sorted: equal for two orders of the same parts."""
+    return sorted(c for c in name.lower() if c.isalnum())
+
+
+def _rewritten_in_order(name: str) -> str | None:
+    """``name`` in the conventional prefixes when no other word of it sorts between a prefix's
+    old and new spelling (so alphabetical order holds), else None."""
+    lowered = name.lower()
+    words = set(re.findall(r"[a-z]{3,}", _MULTIPLIED.sub(r"\2", lowered)))
+    changed = [(old, new) for old, new in _CONVENTIONAL if old in lowered]
+    hydrides = {old for old, _ in _CONVENTIONAL}
+    for old, new in changed:
+        low, high = sorted((new, old))
+        if any(low < w < high for w in words if w not in hydrides and not w.startswith(old)):
+            return None
+    out = _conventional_prefixes(name)
+    return re.sub(r"\b(hydroxy|amino|oxo|imino)-(?=[a-z]{3})", r"\1", out)

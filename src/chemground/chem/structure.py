@@ -371,7 +371,9 @@ def inchi(mol: Chem.Mol) -> str:
 
 
 def molecular_formula(mol: Chem.Mol) -> str:
-    return rdMolDescriptors.CalcMolFormula(mol)
+    """The Hill formula, isotopes written apart ("D2O", "CDCl3", "[13C]H4O"): heavy water's
+    formula had been given as H2O."""
+    return rdMolDescriptors.CalcMolFormula(mol, separateIsotopes=True, abbreviateHIsotopes=True)
 
 
 def average_mass(mol: Chem.Mol) -> float:

@@ -27,7 +27,7 @@ GROUPS: dict[str, str] = {
     "carboxylic acid": "[CX3](=O)[OX2H1]",
     "aldehyde": "[CX3H1](=O)[#6]",
     "ketone": "[#6][CX3](=O)[#6]",
-    "ester": "[#6][CX3](=O)[OX2H0][#6]",
+    "ester": "[#6][CX3](=O)[OX2H0][#6;!$([CX3]=O)]",  # not an anhydride
     "amide": "[NX3][CX3](=[OX1])[#6]",
     "primary amine": "[NX3;H2;!$(NC=O)][CX4,c]",
     "secondary amine": "[NX3;H1;!$(NC=O)]([CX4,c])[CX4,c]",
@@ -39,6 +39,9 @@ GROUPS: dict[str, str] = {
     "aryl iodide": "cI",
     "aryl halide": "c[Cl,Br,I]",
     "alkyl halide": "[CX4][Cl,Br,I]",
+    "alkyl bromide": "[CX4]Br",
+    "alkyl chloride": "[CX4]Cl",
+    "alkyl iodide": "[CX4]I",
     "nitrile": "[NX1]#[CX2]",
     "nitro compound": "[$([NX3](=O)=O),$([NX3+](=O)[O-])]",
     "sulfonyl chloride": "[SX4](=O)(=O)Cl",
@@ -120,6 +123,9 @@ _PLURALS = {
     "aryl iodides": "aryl iodide",
     "aryl halides": "aryl halide",
     "alkyl halides": "alkyl halide",
+    "alkyl bromides": "alkyl bromide",
+    "alkyl chlorides": "alkyl chloride",
+    "alkyl iodides": "alkyl iodide",
     "nitriles": "nitrile",
     "nitro compounds": "nitro compound",
     "sulfonyl chlorides": "sulfonyl chloride",
@@ -182,6 +188,16 @@ _ROLE_CUES: list[tuple[re.Pattern, Role]] = [
         Role.CATALYST,
     ),
     (re.compile(r"\b(?:as|the)\s+(?:a\s+)?(?:reagents?|bases?)\b", re.IGNORECASE), Role.REAGENT),
+    # "reagent to convert an alcohol to an alkyl bromide": what is converted is the reactant (the
+    # "to" before "convert" had made the alcohol the product asked)
+    (
+        re.compile(
+            r"\b(?:convert|converts|converting|turn|turns|turning|transform|transforms|"
+            r"transforming|change|changes|changing)\s+(?:an?\s+|the\s+|all\s+|my\s+)?$",
+            re.IGNORECASE,
+        ),
+        Role.REACTANT,
+    ),
     (
         re.compile(
             r"\b(?:give|gives|giving|make|makes|making|produce|produces|producing|form|forms|forming|"
@@ -297,3 +313,71 @@ def _catalyst_class(name: str) -> bool:
 def _class_matches(text: str) -> Iterator[re.Match]:
     """The class names in ``text`` that do not end a compound's name ("sodium borohydride")."""
     return (m for m in _GROUP.finditer(text) if not _PART_OF_A_NAME.search(text[: m.start()]))
+
+
+@dataclass(frozen=True)
+class Transformation:
+    """A change from one compound class to another that a question asks about ("convert an
+    alcohol to an alkyl bromide"), and where the question says it."""
+
+    source: str  # the class converted (a key of GROUPS)
+    target: str  # the class made
+    start: int
+    end: int
+
+    @property
+    def name(self) -> str:
+        """How answers name it: "alcohol to alkyl bromide"."""
+        return f"{self.source} to {self.target}"
+
+
+_ARTICLE = r"(?:an?\s+|the\s+|all\s+|my\s+|(?:a\s+)?primary\s+|(?:a\s+)?secondary\s+)?"
+_CLASS = r"(" + "|".join(re.escape(n) for n in _NAMES) + r")"
+_TRANSFORMATION = (
+    # "convert an alcohol to an alkyl bromide", "turning esters into acids"
+    re.compile(
+        r"\b(?:convert|converts|converting|conversion of|turn|turns|turning|transform|"
+        r"transforms|transforming|change|changes|changing)\s+"
+        + _ARTICLE
+        + _CLASS
+        + r"\s+(?:in)?to\s+"
+        + _ARTICLE
+        + _CLASS
+        + r"\b",
+        re.IGNORECASE,
+    ),
+    # "make an alkyl bromide from an alcohol"
+    re.compile(
+        r"\b(?:make|makes|making|prepare|prepares|preparing|get|synthesi[sz]e)\s+"
+        + _ARTICLE
+        + _CLASS
+        + r"\s+from\s+"
+        + _ARTICLE
+        + _CLASS
+        + r"\b",
+        re.IGNORECASE,
+    ),
+)
+
+
+def transformation_asked(question: str) -> Transformation | None:
+    """The change between two compound classes a question asks about, or None.
+
+    Args:
+        question: the question as asked.
+
+    Returns:
+        The classes (keys of :data:`GROUPS`, singular) and the span that names them; None when
+        the question names no such change, or the two classes are the same.
+    """
+    if not question or len(question) > 2000:
+        return None
+    for number, pattern in enumerate(_TRANSFORMATION):
+        found = pattern.search(question)
+        if found is None:
+            continue
+        first, second = (class_name(g) for g in found.groups())
+        source, target = (first, second) if number == 0 else (second, first)
+        if source and target and source != target:
+            return Transformation(source, target, found.start(), found.end())
+    return None

@@ -251,7 +251,16 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"|\bfull (chemical )?names?\b|\bspel(led|t|l) (it |them )?out\b"
         r"|\bwhat else (is|are) (it|they|x) (called|known as)\b"
         # "what's vanillic aldehyde usually called?"
-        r"|\bwhat('s| is| are) x (usually|commonly|normally|generally|mostly) called\b",
+        r"|\bwhat('s| is| are) x (usually|commonly|normally|generally|mostly) called\b"
+        # "what is pethidine called in the United States?", "what do Americans call X": another
+        # name, not the IUPAC one (the systematic name was answered)
+        r"|\bwhat('s| is| are) x called (in|by|among|over)\b|\bwhat (do|does|did|would) "
+        r"(the )?\w+ call x\b"
+        # "it has another, older name - what is it?", "the US name of X", "its former name"
+        r"|\b(another|an? (old|older|former|earlier|previous|different|alternative|second))"
+        r"(,? (old|older|former|earlier|previous|different|alternative|common|trade|usual|"
+        r"trivial))* names?\b|\b(older|old|former|previous|earlier) names?\b"
+        r"|\b(us|u\.s\.|usan|american|british|uk|ban|inn|european|international) names?\b",
     ),
     (
         Aspect.SMILES_TO_NAME,
@@ -714,6 +723,13 @@ def without_chatter(text: str) -> str:
     return out if out.strip() else text
 
 
+# a line that ends in its arrow and a question mark, with perhaps the form of the answer asked
+_ARROW_ASKS_PRODUCT = re.compile(
+    r"(->|→|=>)\s*\?\s*[,;:-]?\s*((give|as|in|its|the|me|please|pls|plz|as)\s+)*"
+    r"((smiles|structure|formula|name|iupac name)\b[^?]{0,20})?\??\s*$"
+)
+
+
 def classify_aspect(masked: str) -> Aspect | None:
     """The first aspect whose rule matches, or None. A question no rule reads is read once more
     with its misspelt aspect words corrected ("molecular wieght", "exact mas").
@@ -721,6 +737,10 @@ def classify_aspect(masked: str) -> Aspect | None:
     When a later clause is the question itself ("..., what's the MW of x"), its reading
     decides; a word in the clauses before it ("route", "yield") does not."""
     masked = correct_aspect_words(masked, rare_only=True)  # "which sovlent": read as written
+    if _ARROW_ASKS_PRODUCT.search(masked):
+        # "L-Phe (1.65 g, 10 mmol), Boc2O (1.1 eq), ... rt o/n → ? SMILES please": a notebook
+        # line's amounts are what was done, not a conversion asked (read as one, it was refused)
+        return Aspect.PRODUCT
     clauses = _CLAUSE_BREAK.split(masked)
     if (
         len(clauses) > 1

@@ -87,6 +87,26 @@ def _unnamed_agents(query: QueryTuple, record: dict[str, Any]) -> list[str]:
     return [str(p.get("name") or p.get("smiles")) for p in agents]
 
 
+def _unnamed_co_reactants(query: QueryTuple, record: dict[str, Any]) -> list[str]:
+    """The record's reactants the question does not name, when it names a reactant of the
+    record: a chemist counts them among the reagents ("benzyl bromide from benzyl alcohol -
+    what reagents?": the Appel record files CBr4 as a reactant and PPh3 as a reagent).
+
+    Args:
+        query: the parsed question.
+        record: the reaction record that answers it.
+
+    Returns:
+        Their names (empty when the question names no reactant of the record, or all of them).
+    """
+    asked = {m.inchikey[:14] for m in query.mentions if m.inchikey}
+    reactants = [p for p in record.get("reactants") or [] if p.get("smiles")]
+    named = [p for p in reactants if participant_skeleton(p) in asked]
+    if not named:
+        return []
+    return [str(p.get("name") or p.get("smiles")) for p in reactants if p not in named]
+
+
 def _product_fact(question: str, record: dict[str, Any]) -> tuple[str, Any] | None:
     """(text, value) of the fact the question asks of the reaction's product, or None.
 
@@ -309,7 +329,17 @@ def _typed_name(query: QueryTuple, record: dict) -> str | None:
 
 
 class ExtractiveReasoner:
+    """Answers read from the evidence records by rules, with no LLM.
+
+    Args:
+        opsin: OPSIN, to check a conventional IUPAC name among a record's synonyms (see
+            ``chem.names.preferred_iupac_name``); None answers with the record's own name.
+    """
+
     name = "extractive"
+
+    def __init__(self, opsin=None) -> None:
+        self.opsin = opsin
 
     def reason(self, query: QueryTuple, evidence: list[Evidence]) -> Reasoned:
         chunks = [e for e in evidence if e.kind == "chunk"]
@@ -506,11 +536,19 @@ class ExtractiveReasoner:
         if aspect == Aspect.SMILES_TO_NAME:
             iupac = r.get("iupac_name")
             if iupac:
-                from chemground.chem.names import recase_name
+                from chemground.chem.names import preferred_iupac_name, recase_name
 
                 iupac = recase_name(iupac)  # "N,N-", "(2R)": the dictionary stores lower case
-                common = recase_name(r.get("common_name") or "")
-                extra = f" (common name: {common})" if common and common != iupac else ""
+                stored = iupac
+                iupac = preferred_iupac_name(
+                    iupac, r.get("synonyms") or [], r.get("smiles"), self.opsin
+                )
+                # the chemist's own word before the dictionary's first synonym ("nikotin")
+                common = recase_name(_typed_name(query, r) or r.get("common_name") or "")
+                extra = [f"common name: {common}"] if common and common != iupac else []
+                if iupac != stored:
+                    extra.append(f"also written {stored}")
+                extra = f" ({'; '.join(extra)})" if extra else ""
                 return Reasoned(
                     f"The IUPAC name of {r.get('smiles')} is {iupac}{extra}.",
                     iupac,
@@ -790,6 +828,14 @@ class ExtractiveReasoner:
                 [top.citation()],
             )
         text, value, filed = result
+        if aspect == Aspect.REAGENT and not partial:
+            used = _unnamed_co_reactants(query, top.record)
+            if used:  # "benzyl bromide from benzyl alcohol - what reagents?": CBr4 and PPh3
+                text = (
+                    text[:-1] + f"; with {', '.join(used)}, which the record files as "
+                    f"{'a reactant' if len(used) == 1 else 'reactants'}."
+                )
+                notes.append(f"the record also uses {', '.join(used)} as a reactant")
         if kind_note:
             notes.append(f"only the {aspect.value} participants{kind_note} are given")
         if filed:

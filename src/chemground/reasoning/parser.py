@@ -31,7 +31,7 @@ from chemground.reasoning.question_text import (
     reaction_smiles_in_words,
 )
 from chemground.reasoning.roles import infer_roles
-from chemground.reasoning.salt_forms import mark_salt_forms
+from chemground.reasoning.salt_forms import is_form_word, mark_salt_forms
 
 
 def check_question(question: str, max_chars: int) -> str:
@@ -106,6 +106,28 @@ def _defined_in_brackets(text: str, mentions: list) -> tuple[list, list[str]]:
     return [m for m in mentions if id(m) not in drop], notes
 
 
+# "diazepam (the benzodiazepine)", "temazepan (a benzodiazepine, Restoril)": what the compound
+# is, in brackets after it (benzodiazepine's own weight was compared with diazepam's)
+_DESCRIPTION_OPENS = re.compile(r"\s*\(\s*(?:the|a|an)\s+(?:[\w-]+\s+){0,2}", re.IGNORECASE)
+
+
+def _described_in_brackets(text: str, mentions: list) -> tuple[list, list[str]]:
+    """Mentions that open a bracketed description of the compound before them ("X (the
+    benzodiazepine, ...)"): what X is, not a compound asked about. Returns the mentions kept and
+    a note per mention left out."""
+    drop, notes = set(), []
+    for first, second in pairwise(mentions):
+        if first.input_format != "smiles" and _DESCRIPTION_OPENS.fullmatch(
+            text[first.end : second.start]
+        ):
+            drop.add(id(second))
+            notes.append(
+                f"read {second.text!r} as what {first.text!r} is (a description in brackets), "
+                "not as a compound asked about"
+            )
+    return [m for m in mentions if id(m) not in drop], notes
+
+
 # "IPA (the aromatic diacid)": a class the question gives a name; the name's usual compound
 # (isopropanol) is not of it, so the name means another compound here (isophthalic acid)
 _DESCRIBED_AS = re.compile(
@@ -157,34 +179,81 @@ def _described_otherwise(text: str, mentions: list) -> list:
     return [m.unresolved(wrong[m.text]) if m.text in wrong else m for m in mentions]
 
 
-# "maleic anhydride, propylene glycol, IPA – SMILES of the IPA?": the one compound asked, last
-_OF_THE_ONE_NAMED = re.compile(
+# "maleic anhydride, propylene glycol, IPA – SMILES of the IPA?", "we make 5-HMF from fructose –
+# can you give me the SMILES of 5-(hydroxymethyl)furfural?": the fact asked of one compound
+_FACT_OF = re.compile(
     r"\b(?:smiles|mw|molecular weight|molar mass|formula|cas(?: number| no\.?)?|iupac name|"
-    r"structure|inchikey|logp|tpsa)\s+(?:of|for)\s+(?:the\s+|that\s+|this\s+)?"
-    r"(?P<name>[^?,;]+?)\s*[?.!]?\s*$",
+    r"structure|inchikey|logp|tpsa)\s+(?:of|for)\s+(?:the\s+|that\s+|this\s+)?",
     re.IGNORECASE,
 )
+# where a clause ends: "?", "!", ";", a full stop before a space, a dash between spaces
+_CLAUSE_END = re.compile(r"[?!;]|\.(?:\s|$)|\s[–—-]\s")
+
+
+def _clause(text: str, at: int) -> tuple[int, int]:
+    """The span of the clause of ``text`` that holds position ``at``."""
+    start = 0
+    for end in _CLAUSE_END.finditer(text):
+        if end.start() >= at:
+            return start, end.start()
+        start = end.end()
+    return start, len(text)
+
+
+def _holds(whole, part) -> bool:
+    """Whether ``whole``'s structure holds ``part``'s (charges aside) and more."""
+    from rdkit import Chem
+    from rdkit.Chem.MolStandardize import rdMolStandardize
+
+    if whole.structure is None or part.structure is None:
+        return False
+    big = Chem.MolFromSmiles(whole.structure.smiles)
+    small = Chem.MolFromSmiles(part.structure.smiles)
+    if big is None or small is None:
+        return False
+    small = rdMolStandardize.Uncharger().uncharge(small)
+    return big.GetNumHeavyAtoms() > small.GetNumHeavyAtoms() and big.HasSubstructMatch(small)
 
 
 def _one_named_last(text: str, mentions: list) -> tuple[list, list[str]]:
-    """The mentions of the one compound a closing "SMILES of the X?" asks about, when the
-    question lists it among others before; a note for each left out (said, not dropped)."""
-    found = _OF_THE_ONE_NAMED.search(text)
-    if found is None:
+    """The mentions of the compound a compound fact is asked of ("SMILES of the X"), when the
+    question names others only as context: in another clause ("we make 5-HMF from fructose –
+    SMILES of 5-(hydroxymethyl)furfural?": the SMILES of fructose was answered beside it), or
+    listed before the same name asked again ("IPA, maleic anhydride, SMILES of the IPA?"). A
+    note for each left out (said, not dropped)."""
+    found = list(_FACT_OF.finditer(text))
+    if len(found) != 1:  # "SMILES of X and the MW of Y": two facts, each of its own compound
         return mentions, []
-    name = found.group("name").strip().lower()
-    asked = [m for m in mentions if m.text.lower() == name and m.start >= found.start("name")]
-    listed = [m for m in mentions if m.text.lower() == name and m.start < found.start("name")]
-    if not asked or not listed:
-        # only a compound listed before and named again ("IPA ... SMILES of the IPA?"); "the
-        # bromoacetate" points to "tert-butyl bromoacetate" by its class (another reading)
+    asked_from = found[0].end()
+    start, end = _clause(text, asked_from)
+    asked = [m for m in mentions if asked_from <= m.start and m.end <= end]
+    others = [m for m in mentions if m not in asked]
+    if (
+        not asked
+        or not others
+        # "MW of Halvorsen's phosphine?": the name asked is not the mention found in it
+        or text[asked_from : asked[0].start].strip()
+        # "the sodium salt", "the monohydrate": a form of a compound named before (see
+        # reasoning.salt_forms), not a compound of its own
+        or any(is_form_word(m.text, text[m.end :]) for m in asked)
+    ):
         return mentions, []
-    kept = [m for m in mentions if m.text.lower() == name]
-    others = [m for m in mentions if m.text.lower() != name]
+    names = {m.text.lower() for m in asked}
+    listed_again = any(m.text.lower() in names for m in others)
+    if not listed_again and (
+        any(start <= m.start < end for m in others)  # "the MW of aspirin compared with caffeine"
+        # "loperamide hydrochloride 2 mg – MW of the hydrochloride?", "tert-butyl bromoacetate –
+        # MW of the bromoacetate?": a part named for the compound that holds it
+        or any(_holds(other, m) for m in asked for other in others)
+    ):
+        return mentions, []
+    kept = asked + [m for m in others if m.text.lower() in names]
     notes = [
-        f"read {m.text!r} as context: the question asks about {asked[0].text!r}" for m in others
+        f"read {m.text!r} as context: the question asks about {asked[0].text!r}"
+        for m in others
+        if m not in kept
     ]
-    return kept, notes
+    return sorted(kept, key=lambda m: m.start), notes
 
 
 class RuleParser:
@@ -253,6 +322,8 @@ class RuleParser:
         # "non-hydrogen atoms" (heavy atoms) names no compound
         mentions = [m for m in mentions if not re.fullmatch(r"non-?hydrogens?", m.text, re.I)]
         mentions, defined = _defined_in_brackets(text, mentions)
+        mentions, described_as = _described_in_brackets(text, mentions)
+        defined += described_as
         mentions = _described_otherwise(text, mentions)
         mentions, not_asked = mentions_not_asked(text, mentions)
         word_notes = word_notes + defined + not_asked

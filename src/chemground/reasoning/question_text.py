@@ -193,9 +193,20 @@ def mentions_not_asked(text: str, mentions: list) -> tuple[list, list[str]]:
             return f"read 'which {mention.text}' as the reagent asked, not a compound given"
         if kept and _STOCK_SOLVENT_BEFORE.search(text[max(0, mention.start - 60) : mention.start]):
             return f"read {mention.text!r} as the solvent of a stock solution, not a compound asked"
+        if kept and (device := _DEVICE_AFTER.match(text[mention.end :])):
+            return f"read '{mention.text} {device.group(1)}' as a device, not a compound asked"
         return None
 
     return _set_aside(mentions, why)
+
+
+# "the carbonate used in lithium-ion battery electrolytes", "a lead-acid battery": a device the
+# compound is used in (lithium(1+) was given an IUPAC name beside the carbonate asked)
+_DEVICE_AFTER = re.compile(
+    r"^[\s-]*(batter(?:y|ies)|cells?(?! (?:cultures?|lines?|walls?|membranes?))|"
+    r"electrolytes?|cathodes?|anodes?|accumulators?)\b",
+    re.IGNORECASE,
+)
 
 
 # "which MW do I use for metformin HCl when I make a 100 mM stock in water?": the stock's solvent
@@ -299,6 +310,10 @@ _CLASS_NOUN_AFTER = re.compile(
     re.IGNORECASE,
 )
 _ARTICLE_BEFORE = re.compile(r"\b(a|an|the|this|our|my)\s*$", re.IGNORECASE)
+_ARTICLE_AND_ADJECTIVES_BEFORE = re.compile(
+    r"\b(a|an|the|this|our|my)\s+(?:[a-z]+\s+){0,2}$|\b(a|an|the|this|our|my)\s*$",
+    re.IGNORECASE,
+)
 
 
 def class_named_by_parent(text: str, mentions: list) -> tuple[list, list[str]]:
@@ -314,20 +329,35 @@ def class_named_by_parent(text: str, mentions: list) -> tuple[list, list[str]]:
         The mentions kept, and one note per mention left out.
     """
     from rdkit import Chem
+    from rdkit.Chem.MolStandardize import rdMolStandardize
 
     resolved = [m for m in mentions if m.structure is not None]
     kept, notes = [], []
-    for mention in mentions:
+    for k, mention in enumerate(mentions):
         others = [m for m in resolved if m is not mention]
+        following = mentions[k + 1] if k + 1 < len(mentions) else None
+        # "the cyclic carbonate O=C1OCCO1": a class word set before the structure it describes
+        apposed = (
+            following is not None
+            and following.input_format == "smiles"
+            and following.structure is not None
+            and not text[mention.end : following.start].strip()
+            and _ARTICLE_AND_ADJECTIVES_BEFORE.search(text[: mention.start])
+        )
+        if apposed:
+            others = [following]
         if (
             mention.structure is None
             or not others
-            or not _CLASS_NOUN_AFTER.match(text[mention.end :])
-            or not _ARTICLE_BEFORE.search(text[: mention.start])
+            or not (apposed or _CLASS_NOUN_AFTER.match(text[mention.end :]))
+            or not _ARTICLE_AND_ADJECTIVES_BEFORE.search(text[: mention.start])
+            or (not apposed and not _ARTICLE_BEFORE.search(text[: mention.start]))
         ):
             kept.append(mention)
             continue
         parent = Chem.MolFromSmiles(mention.structure.smiles)
+        if parent is not None:  # carbonate's charges are no part of the class
+            parent = rdMolStandardize.Uncharger().uncharge(parent)
         holders = [
             m
             for m in others

@@ -38,6 +38,9 @@ class ReactionClass:
     kb_names: tuple[
         str, ...
     ] = ()  # extra reaction_class strings (imported datasets) that mean this class
+    # a change between compound classes ("alcohol", "alkyl bromide": keys of
+    # kb.functional_groups.GROUPS), matched by substructure instead of by a class id
+    transformation: tuple[str, ...] = ()
 
 
 _C = ReactionClass
@@ -471,7 +474,7 @@ class ClassMention:
 
     @property
     def known(self) -> bool:
-        return bool(self.reaction_class.class_ids)
+        return bool(self.reaction_class.class_ids or self.reaction_class.transformation)
 
     @property
     def broad(self) -> bool:
@@ -538,6 +541,17 @@ def find_classes(question: str) -> list[ClassMention]:
     for c in found:
         if all(c.end <= k.start or c.start >= k.end for k in kept):
             kept.append(c)
+    if not any(c.known for c in found):
+        # "reagent to convert an alcohol to an alkyl bromide?": no named reaction, but a change
+        # between two compound classes, which the records' structures show
+        from chemground.kb.functional_groups import transformation_asked
+
+        change = transformation_asked(question)
+        if change is not None and all(c.end <= change.start or c.start >= change.end for c in kept):
+            kind = ReactionClass(change.name, (), (), transformation=(change.source, change.target))
+            kept.append(
+                ClassMention(kind, question[change.start : change.end], change.start, change.end)
+            )
     kept.sort(key=lambda c: c.start)
     unique: list[ClassMention] = []
     for c in kept:  # the same class named twice counts once

@@ -62,7 +62,7 @@ _STATE_BEFORE = re.compile(
 # "the hydrochloride salt of lidocaine", "the trihydrate of TBAF", "the enantiomer of X"
 _FORM_BEFORE = re.compile(
     rf"\b({_FORM}|{_RELATION}|hcl salt|hydrochloride salt|(?:mono|di|tri)?hydrate)\s+"
-    r"(?:form\s+)?(?:of|from|derived from|made from)\s+(?:the\s+)?$",
+    r"(?:salt\s+)?(?:form\s+)?(?:of|from|derived from|made from)\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
 # "caffeine's metabolite", "L-alanine's enantiomer"
@@ -76,6 +76,22 @@ _RELATION_AFTER = re.compile(
 
 
 FORM_REASON = "the question asks for the "  # how an unresolved form's reason begins
+_FORM_WORD = re.compile(rf"(?:{_FORM}|hcl|hbr|free (?:base|acid))", re.IGNORECASE)
+_SALT_AFTER = re.compile(r"^\s+(?:salts?|forms?|free (?:base|acid))\b", re.IGNORECASE)
+
+
+def is_form_word(text: str, after: str = "") -> bool:
+    """Whether a mention's ``text`` (with the words ``after`` it) names a salt or hydrate form
+    rather than a compound: "the monohydrate", "the hydrochloride", "the sodium salt".
+
+    Args:
+        text: the mention as written.
+        after: the question's text after the mention.
+
+    Returns:
+        True for a form word.
+    """
+    return bool(_FORM_WORD.fullmatch(text.strip()) or _SALT_AFTER.match(after))
 
 
 def names_a_form(reason: str | None) -> bool:

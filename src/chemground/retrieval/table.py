@@ -69,6 +69,10 @@ class _Target:
     compound_weights: dict[int, float]
 
 
+# products of the class asked searched at most (then their reactants checked)
+MAX_TRANSFORMATION_SEARCH = 500
+
+
 class TableRetriever:
     name = "table"
 
@@ -322,6 +326,11 @@ class TableRetriever:
         for c in classes:
             if not c.known:
                 continue
+            if c.reaction_class.transformation:
+                allowed.update(
+                    dict.fromkeys(self._transformation_ids(*c.reaction_class.transformation))
+                )
+                continue
             ids = [
                 rid
                 for cid in c.reaction_class.class_ids
@@ -384,6 +393,36 @@ class TableRetriever:
                 )
             )
         return out
+
+    def _transformation_ids(self, source: str, target: str) -> list[str]:
+        """The reactions that make a compound of class ``target`` from one of class ``source``
+        (keys of ``GROUPS``): products searched by substructure, then their reactants checked."""
+        from rdkit import Chem
+
+        from chemground.kb.functional_groups import GROUPS
+
+        made = self.kb.search_reactions_by_structure(
+            GROUPS[target], roles=[Role.PRODUCT], limit=MAX_TRANSFORMATION_SEARCH
+        )
+        source_group = Chem.MolFromSmarts(GROUPS[source])
+        target_group = Chem.MolFromSmarts(GROUPS[target])
+        records = self.kb.get_reactions([m.reaction_id for m in made])
+        ids = []
+        for match in made:
+            reaction = records.get(match.reaction_id)
+            if reaction is None:
+                continue
+            reactants = reaction_record(reaction).get("reactants") or []
+            # a reactant of the class converted that is not yet of the class made (salicylic
+            # acid acetylated to aspirin makes no carboxylic acid from an ester)
+            if any(
+                (mol := Chem.MolFromSmiles(p.get("smiles") or "")) is not None
+                and mol.HasSubstructMatch(source_group)
+                and not mol.HasSubstructMatch(target_group)
+                for p in reactants
+            ):
+                ids.append(match.reaction_id)
+        return ids
 
     def _ranked(
         self, query: QueryTuple, targets: list[_Target], k: int, allowed: set[str] | None = None

@@ -194,12 +194,14 @@ def smiles_to_inchikey(compound_SMILES: str) -> str:
     tags=["mass", "descriptor"],
 )
 def average_molecular_weight(compound_SMILES: str) -> dict:
-    from rdkit.Chem import Descriptors, rdMolDescriptors
+    from rdkit.Chem import Descriptors
+
+    from chemground.chem.structure import molecular_formula
 
     m = mol(compound_SMILES)
     return {
         "molecular_weight": float(Descriptors.MolWt(m)),
-        "formula": rdMolDescriptors.CalcMolFormula(m),
+        "formula": molecular_formula(m),
     }
 
 
