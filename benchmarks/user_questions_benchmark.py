@@ -401,6 +401,7 @@ TWENTYSECOND_ROUND_LAST_ID = 2559  # round 22 ends; round 23 (a twentieth author
 TWENTYTHIRD_ROUND_LAST_ID = 2653  # round 23 ends; round 24 (a twenty-first author's) follows
 TWENTYFOURTH_ROUND_LAST_ID = 2746  # round 24 ends; round 25 (a twenty-second author's) follows
 TWENTYFIFTH_ROUND_LAST_ID = 2839  # round 25 ends; round 26 (a twenty-third author's) follows
+TWENTYSIXTH_ROUND_LAST_ID = 2933  # round 26 ends; round 27 (a twenty-fourth author's) follows
 
 
 def round_of(item: dict) -> str:
@@ -453,7 +454,9 @@ def round_of(item: dict) -> str:
         return "round 23"
     if number <= TWENTYFOURTH_ROUND_LAST_ID:
         return "round 24"
-    return "round 25" if number <= TWENTYFIFTH_ROUND_LAST_ID else "round 26"
+    if number <= TWENTYFIFTH_ROUND_LAST_ID:
+        return "round 25"
+    return "round 26" if number <= TWENTYSIXTH_ROUND_LAST_ID else "round 27"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:

@@ -58,6 +58,7 @@ SOURCES = (
     "questions_round24.txt",  # a twenty-first author's questions, written blind, after round 23
     "questions_round25.txt",  # a twenty-second author's questions, written blind, after round 24
     "questions_round26.txt",  # a twenty-third author's questions, written blind, after round 25
+    "questions_round27.txt",  # a twenty-fourth author's questions, written blind, after round 26
 )
 SEED = 13
 DEV_FRACTION = 0.7
