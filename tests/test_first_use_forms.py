@@ -184,7 +184,7 @@ def test_a_class_of_compounds_is_no_misspelt_compound(ask_json):
     bromide (and the alcohol as the product): said, not guessed."""
     out = ask_json("which reagent turns an alcohol into an alkyl chloride?")
     assert not any(m.get("correction") for m in out["query"]["mentions"]), out["query"]
-    assert out["status"] != "answered"
+    assert "alcohol to alkyl chloride reactions" in out["answer"], out["answer"]
 
 
 def test_a_reagent_filed_as_a_reactant_is_named_with_the_reagents(ask_json):
@@ -222,3 +222,105 @@ def test_an_anhydride_is_no_ester():
     ester = Chem.MolFromSmarts(GROUPS["ester"])
     assert Chem.MolFromSmiles("CCOC(C)=O").HasSubstructMatch(ester)
     assert not Chem.MolFromSmiles("CC(=O)OC(C)=O").HasSubstructMatch(ester)
+
+
+@pytest.fixture(scope="module")
+def full_parser(full_kb_path, opsin):
+    """The rules parser over the full dictionary (the small one lacks the names asked)."""
+    from chemground.chem.names import NameResolver
+    from chemground.kb.sqlite_store import SQLiteKB
+    from chemground.reasoning.parser import RuleParser
+    from chemground.retrieval.fuzzy import FuzzyNameIndex
+
+    kb = SQLiteKB(full_kb_path, readonly=True)
+    yield RuleParser(NameResolver(kb, opsin), FuzzyNameIndex(kb))
+    kb.close()
+
+
+@pytest.mark.parametrize(
+    "name, smiles",
+    [
+        # the dictionary files both names under a structure with no stereo
+        ("beta-D-glucopyranose", "OC[C@H]1O[C@@H](O)[C@H](O)[C@@H](O)[C@@H]1O"),
+        ("(2R,3S)-2,3-dibromobutane", "C[C@H](Br)[C@@H](C)Br"),
+    ],
+)
+def test_a_stereoisomer_named_is_read_by_opsin_when_the_record_has_no_stereo(
+    full_parser, name, smiles
+):
+    """'SMILES of alpha-D-glucopyranose' gave a SMILES with no stereo at all, and
+    '(2R,3S)-2,3-dibromobutane' was refused: OPSIN's reading of the name, when it is the
+    record's skeleton with the stereo set, is the compound."""
+    from chemground.chem.structure import structure_from_smiles
+
+    query = full_parser.parse(f"SMILES of {name}?")
+    [mention] = query.mentions
+    assert mention.resolved and mention.resolved_by == "opsin", mention
+    assert mention.inchikey == structure_from_smiles(smiles).inchikey
+
+
+# -- round 27 (reactions as chemists write them, blind): forms found, tested in other words ----
+
+
+def test_a_locant_written_is_kept_when_a_typo_is_corrected(ask_json):
+    """'p-anisaldehyd' was read as o-anisaldehyde (the closest indexed name): another isomer."""
+    out = ask_json("MW of p-anisaldehyd?")
+    assert [m.get("correction") for m in out["query"]["mentions"]] != ["o-anisaldehyde"]
+    if out["value"] is not None:
+        assert out["value"] == pytest.approx(136.15, abs=0.01), out["answer"]
+
+
+@pytest.mark.parametrize(
+    "question, aspect",
+    [
+        ("which two reactants does your record combine to give x?", Aspect.REACTANTS),
+        ("? + ? → x (x, x, rt) – coupling partners?", Aspect.REACTANTS),
+        ("for the amide coupling, which base is added with x?", Aspect.REAGENT),
+        ("all i've got here is x and x – how do i get to x?", Aspect.ROUTE),
+        ("wich solvent for x", Aspect.SOLVENT),
+    ],
+)
+def test_reaction_questions_in_a_chemists_words(question, aspect):
+    assert classify_aspect(question) == aspect
+
+
+def test_conditions_in_brackets_after_the_product_are_no_products(ask_json):
+    """'? + ? → X (PdCl2(PPh3)2, CuI, Et3N, THF, rt)': the Pd complex was read as a product."""
+    out = ask_json("? + ? → 4-methylbiphenyl (Pd(PPh3)4, K2CO3, toluene) – starting materials?")
+    roles = {m["text"]: m.get("role") for m in out["query"]["mentions"]}
+    assert roles["Pd(PPh3)4"] == "catalyst" and roles["4-methylbiphenyl"] == "product", roles
+
+
+def test_a_premise_with_a_tag_is_checked_not_required(ask_json):
+    """'your Mitsunobu ... uses DEAD, doesn't it?': DEAD was required of the record (DIAD)."""
+    out = ask_json("the Suzuki of 4-bromoanisole with phenylboronic acid used PdCl2, didn't it?")
+    assert out["answer"].startswith("No ("), out["answer"]
+
+
+def test_a_compound_replaced_and_a_species_generated_are_context(ask_json):
+    out = ask_json("2-MeTHF as a greener replacement for THF – CAS number?")
+    assert [m["text"] for m in out["query"]["mentions"]] == ["2-MeTHF"], out["answer"]
+    assert any("replaces" in p for p in out["query"]["problems"])
+
+
+def test_the_composition_of_a_mixture_is_not_asked_alone(full_parser):
+    """'aqua regia (3:1 HCl/HNO3) – molar mass?' gave a HCl.HNO3 record's weight, then the
+    weights of HCl and HNO3: the mixture is named unresolved, its composition is no question."""
+    query = full_parser.parse("aqua regia (HCl/HNO3 3:1) for the gold etch – its molar mass?")
+    assert [m.text for m in query.mentions][:1] == ["aqua regia"]
+    assert not query.mentions[0].resolved and "mixture" in query.mentions[0].reason
+    assert not {"HCl", "HNO3"} & {m.text for m in query.mentions}
+
+
+def test_scale_up_context_does_not_refuse_the_fact_asked(ask_json):
+    out = ask_json("NBS for the scale-up next month – molar mass for the order?")
+    assert out["status"] == "answered", out["answer"]
+    assert out["value"] == pytest.approx(177.98, abs=0.02)
+
+
+def test_a_property_compared_is_no_identity_question(ask_json):
+    """'is the MW of glucose the same as fructose?' was answered 'No: different compounds'."""
+    out = ask_json("is the molar mass of ethanol the same as that of dimethyl ether?")
+    assert out["query"]["aspect"] == "molecular_weight", out["answer"]
+    assert "same molecular weight" in out["answer"]
+    assert classify_aspect("is x the same as x?") == Aspect.SAME_COMPOUND

@@ -533,6 +533,21 @@ NOT_A_DATA_REQUEST = re.compile(
 )
 
 
+_CLAUSE_BREAK = re.compile(r"\s[–—-]\s|[;?!]\s+|\.\s+")
+
+
+def _not_a_data_request(q: QueryTuple) -> re.Match | None:
+    """The words of ``NOT_A_DATA_REQUEST`` in what the question asks, or None. When a fact is
+    asked, only the clause that asks it counts: "DBDMH as a cheaper NBS replacement for the
+    scale-up – CAS number for the purchase request?" asks the CAS (it was declined as scale-up)."""
+    text = q.asked_text
+    if q.aspect is not None and q.aspect.level == "compound" and q.resolved_mentions:
+        # a compound's own fact (its CAS, weight, formula) asked in the last clause; a reaction
+        # question keeps every clause ("scale the Swern to 20 kg – which solvent?")
+        text = _CLAUSE_BREAK.split(text.strip())[-1]
+    return NOT_A_DATA_REQUEST.search(text)
+
+
 def classified_out_of_scope(q: QueryTuple) -> bool:
     """Whether the exemplar classifier read the question, which no rule read, as out of scope.
 
@@ -607,9 +622,9 @@ ROUTING_TABLE: tuple[Rule, ...] = (
     Rule(
         "not_a_data_request",
         "out_of_scope",
-        lambda q, s: bool(NOT_A_DATA_REQUEST.search(q.asked_text)),
+        lambda q, s: _not_a_data_request(q) is not None,
         lambda q, s: (
-            f"it asks for {NOT_A_DATA_REQUEST.search(q.asked_text).group(0).lower()!r}: creative "
+            f"it asks for {_not_a_data_request(q).group(0).lower()!r}: creative "
             "writing, prices and suppliers, household use and safety, or process scale-up, which "
             "no record, tool or paper here holds (for mixing cleaning products, read their safety "
             "labels: some, such as bleach and ammonia, release toxic gases)"

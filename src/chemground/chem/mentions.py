@@ -60,6 +60,7 @@ from chemground.chem.structure import (
     looks_like_smiles,
     mol_from_smiles,
     structure_from_smiles,
+    unassigned_stereocentres,
 )
 from chemground.errors import ChemgroundError, StructureError, StructureLimitError
 
@@ -1284,6 +1285,11 @@ class MentionFinder:
         try:
             structure = reconcile_stereo(mention.text, mention.structure)
         except StereoMismatch as mismatch:
+            # "(2R,3S)-2,3-dibromobutane": the dictionary's record defines no stereo, OPSIN's
+            # reading of the name does
+            read = self._stereo_by_opsin(mention)
+            if read is not None:
+                return read
             return Mention(
                 mention.text,
                 mention.start,
@@ -1292,6 +1298,9 @@ class MentionFinder:
                 reason=mismatch.reason,
             )
         if structure is mention.structure or structure.inchikey == mention.structure.inchikey:
+            if _STEREO_WORD.search(mention.text) and unassigned_stereocentres(structure.smiles):
+                # "alpha-D-glucopyranose" was given the record's SMILES with no stereo at all
+                return self._stereo_by_opsin(mention) or mention
             return mention
         hits = self.kb.lookup_structure(structure) if self.kb is not None else []
         return replace(
@@ -1304,6 +1313,38 @@ class MentionFinder:
                 f"{mention.text!r}: the dictionary files this name under "
                 f"{mention.matched_name or 'a structure'} without its stereo; used the "
                 f"stereoisomer the name asks for ({structure.smiles})",
+            ],
+        )
+
+    def _stereo_by_opsin(self, mention: Mention) -> Mention | None:
+        """``mention`` as OPSIN reads its name, when that is the dictionary's compound (same
+        skeleton) with stereocentres the dictionary's record leaves open; else None."""
+        opsin = self.resolver.opsin
+        if opsin is None or mention.structure is None:
+            return None
+        try:
+            result = opsin.translate(mention.text)
+            read = structure_from_smiles(result.smiles) if result.ok else None
+        except ChemgroundError:
+            return None
+        if (
+            read is None
+            or read.connectivity_key != mention.structure.connectivity_key
+            or unassigned_stereocentres(read.smiles)
+            >= unassigned_stereocentres(mention.structure.smiles)
+        ):
+            return None
+        hits = self.kb.lookup_structure(read) if self.kb is not None else []
+        return replace(
+            mention,
+            structure=read,
+            resolved_by="opsin",
+            compound_id=hits[0].compound_id if hits else None,
+            matched_name=hits[0].matched_name if hits else mention.text,
+            notes=[
+                *mention.notes,
+                f"{mention.text!r}: the dictionary files this name under a structure without "
+                f"its stereo; used OPSIN's reading of the name ({read.smiles})",
             ],
         )
 
@@ -1496,8 +1537,13 @@ class MentionFinder:
             if " ".join(name.lower().split()) in GENERIC_WORDS:
                 continue  # "anhydrride" is no typo of chromic anhydride's synonym "anhydride"
             if not _plausible_correction(raw, name):
-                slips.append(name)
-                continue
+                # "p-anisaldehyd" is closest to o-anisaldehyde: the name corrected with the
+                # locant written ("p-anisaldehyde") is the compound, if the dictionary has it
+                name = _with_written_prefix(raw, name)
+                if name is None or self.kb is None or not self.kb.lookup_name(normalize_name(name)):
+                    slips.append(name or raw)
+                    continue
+                compound_id = self.kb.lookup_name(normalize_name(name))[0].compound_id
             hits = self.kb.lookup_name(normalize_name(name)) if self.kb is not None else []
             hit = next((h for h in hits if h.compound_id == compound_id), hits[0] if hits else None)
             if hit is None or (hit.structure is not None and _carbon_radical(hit.structure.smiles)):
@@ -1859,6 +1905,11 @@ class MentionFinder:
 
 
 _CLASS_OF_COMPOUNDS = "a class of compounds rather than one compound"
+# words of a name that ask for a stereoisomer ("alpha-D-glucopyranose", "(2R,3S)-", "L-", "cis-")
+_STEREO_WORD = re.compile(
+    r"(?:^|[\s(-])(?:alpha|beta|α|β)-[DL]-|(?:^|[\s(,-])[DL]-(?=[a-z])|"
+    r"\((?:\d+[a-z]?)?[RSEZ](?:,\s*(?:\d+[a-z]?)?[RSEZ])*\)|\b(?:cis|trans)-|(?:^|[\s(])[EZ]-"
+)
 # a compound fact asked of what follows: "SMILES of the", "MW for", "molar mass of"
 _FACT_OF = re.compile(
     r"\b(?:smiles|mw|mol\.? ?wt\.?|molecular weight|molar mass|formula|cas(?: number| no\.?)?|"
@@ -2027,10 +2078,38 @@ def _swapped_letters(a: str, b: str) -> bool:
     )
 
 
+_ISOMER_PREFIX = re.compile(r"^(?:(o|m|p|ortho|meta|para)-|(\d+(?:,\d+)*)-)")
+_ISOMER_WORDS = {"ortho": "o", "meta": "m", "para": "p"}
+
+
+def _isomer_prefix(name: str) -> str | None:
+    """The positional prefix a name opens with ("p-", "para-", "2,4-"), as one form, or None."""
+    found = _ISOMER_PREFIX.match(name)
+    if found is None:
+        return None
+    return _ISOMER_WORDS.get(found.group(1), found.group(1)) or found.group(2)
+
+
+def _with_written_prefix(raw: str, name: str) -> str | None:
+    """``name`` with the positional prefix ``raw`` opens with in place of its own ("p-anisaldehyd",
+    "o-anisaldehyde" -> "p-anisaldehyde"), or None when either has none or they agree."""
+    mine, theirs = _ISOMER_PREFIX.match(raw.lower()), _ISOMER_PREFIX.match(name.lower())
+    if (
+        mine is None
+        or theirs is None
+        or _isomer_prefix(raw.lower()) == _isomer_prefix(name.lower())
+    ):
+        return None
+    return raw[: mine.end()] + name[theirs.end() :]
+
+
 def _plausible_correction(raw: str, name: str) -> bool:
     """Whether ``name`` is a believable spelling of ``raw``: it keeps the name's class ending
     ("…hydrazone" is not "…hydrazine") and adds no charge or radical the text did not write."""
     low, target = raw.lower(), name.lower()
+    if _isomer_prefix(low) != _isomer_prefix(target) and _isomer_prefix(low):
+        # "p-anisaldehyd" is no typo of o-anisaldehyde: a locant written is meant
+        return False
     if _swapped_letters(normalize_name(raw), normalize_name(name)):
         return True  # "1,3-butadeine": two letters typed in the wrong order, not another ending
     core = _GREEK_PREFIX.sub("", target)

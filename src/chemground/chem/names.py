@@ -287,7 +287,12 @@ MIXTURE_NAME = re.compile(
     r"mineral (?:spirits?|oil)|paraffin (?:oil|wax)|hexanes|heptanes|octanes|xylenes|"
     r"mixed xylenes|isohexanes?|celite(?: ?\d+)?|diatomaceous earth|kieselguhr|crude oil|"
     # ion-exchange resins: "Amberlyst 15", "Dowex 50WX8"
-    r"amberlyst(?: ?[\w-]+)?|dowex(?: ?[\w-]+)?|florisil"
+    r"amberlyst(?: ?[\w-]+)?|dowex(?: ?[\w-]+)?|florisil|"
+    # acid mixtures and cleaning baths ("aqua regia (3:1 HCl/HNO3) - molar mass?" was given the
+    # weight of a HCl.HNO3 record)
+    r"aqua regia|piranha(?: solution)?|chromic acid (?:bath|cleaning solution)|base bath|"
+    r"mixed acid|nitrating mixture|fehling'?s (?:solution|reagent)|tollens'? reagent|"
+    r"benedict'?s (?:solution|reagent)|fenton'?s reagent|jones reagent"
     # "acetate buffer", "phosphate buffer": an acid and its salt in water
     r"|[\w,()-]+ buffers?)$",
     re.IGNORECASE,

@@ -160,6 +160,12 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"should (i|you|we) (react|combine|mix)|is (reacted|combined|mixed)) with x to "
         r"(make|give|form|produce|yield|afford|get|obtain|prepare)\b"
         r"|\b(the )?\w+ and (the )?\w+ (that|which) (give|form|make|produce|yield)s?\b"
+        # "which two compounds does your record condense to make x?", "? + ? → x – the two
+        # coupling partners?"
+        r"|\b(which|what) (two |\w+ )?(compounds|reactants|starting materials|partners|things) "
+        r"(does|do|did) (your|the|this) (record|records|reaction|kb) (\w+ )?(condense|combine|"
+        r"react|couple|join|use|need) (to|in order to) (make|give|form|get|prepare)\b"
+        r"|\bcoupling partners?\b|^\s*\?\s*\+\s*\?"
         # "which two compounds would I react to make it?"
         r"|\b(which|what) (\w+ )?(compounds|chemicals|reactants|starting materials|materials|"
         r"reagents|things) (would|should|do|could|can|must) (i|you|we|one) (react|combine|mix|"
@@ -357,6 +363,12 @@ _ENDING_RULES: list[tuple[Aspect, str]] = [
         Aspect.TEMPERATURE,
         _ENDING_SEPARATOR + r"\s*(so |and )?(what|which) (temperature|temp)\b[^?–—]*\?\s*$",
     ),
+    # "in a nitration, which acid is mixed with nitric acid?": the other reagent asked
+    (
+        Aspect.REAGENT,
+        r"\bwhich (acid|base|salt|reagent|oxidant|reductant|additive) (is|are|do (you|i|we)) "
+        r"(mixed|combined|used|added|paired|mix|combine|use|add|pair) (with|to|together with)\b",
+    ),
     # "2-naphthol + n-BuBr → ...: NaH in DMF as usual? base per your record?"
     (
         Aspect.REAGENT,
@@ -369,10 +381,15 @@ _ENDING_RULES: list[tuple[Aspect, str]] = [
 _IDENTITY_RULES: list[tuple[Aspect, str]] = [
     (
         Aspect.SAME_COMPOUND,
-        r"\bx (and|&) x (the )?same\b|\bx (the )?same (as|compound as|thing as|molecule as) x\b"
+        # ("is the MW of glucose the same as fructose?" compares a property: answered "No:
+        # different compounds" where both weigh 180.16)
+        r"^(?!.*\b(mw|mol\.? ?wt|molecular weight|molar mass|mass|weight|formula|logp|tpsa|"
+        r"boiling point|melting point|bp|mp|density|pka|solubility|polarity|charge|"
+        r"number of|how many)\b)(?:.*?)"
+        r"(\bx (and|&) x (the )?same\b|\bx (the )?same (as|compound as|thing as|molecule as) x\b"
         r"|\bx (and|&) x identical\b|\bx identical (to|with) x\b|\bx (just )?another name "
         r"for x\b|^\s*(is|are) x (also )?(called |known as )?x\s*[?.]?\s*$"
-        r"|\b(same|identical) (compound|molecule|substance|drug|chemical)s?\b.*\bx\b.*\bx\b",
+        r"|\b(same|identical) (compound|molecule|substance|drug|chemical)s?\b.*\bx\b.*\bx\b)",
     ),
 ]
 
@@ -413,6 +430,10 @@ _RULES: list[tuple[Aspect, str]] = (
             # "can I get to x with your reactions?", "take us from x all the way to x"
             r"|\b(can|could) (i|we|you|one) (get|go|reach) to x\b|\btake (us|me|you|one) from x\b"
             r"|\bget (me|us) to x\b"
+            # "all I've got in the cupboard is x and x – how do I get to x?"
+            r"|\bhow (do|would|can|could|should) (i|we|you|one) (get|go) to x\b"
+            r"|\b(all|only)( that)? (i've|i have|we've|we have)( got)?\b[^?]{0,40}\b(is|are) x\b"
+            r"[^?]*\bhow\b"
             r"|\bfrom x all the way to x\b"
             # "I've got benzyl alcohol and phenol - how would I make benzyl phenyl ether?"
             r"|\b(i've|i have|we've|we have)( only)?( got)? x\b[^?]*\bhow (do|would|can|could|"
@@ -793,6 +814,18 @@ structures structural products yielded yielding conditioned rates ratings reacta
 _RARE_WORD_ZIPF = 1.5  # wordfreq: a typo is (nearly) never written; "yeild" is 1.33
 
 
+# question words as they are mistyped (none of them an English word)
+_QUESTION_WORD_SLIPS = {
+    "wich": "which",
+    "whcih": "which",
+    "whihc": "which",
+    "wat": "what",
+    "waht": "what",
+    "wht": "what",
+    "whta": "what",
+}
+
+
 def correct_aspect_words(text: str, rare_only: bool = False) -> str:
     """``text`` with each word that is one edit (a swap of neighbours counts as one) from an
     aspect word (two for long words) replaced by it; aspect words and short words stay.
@@ -810,6 +843,8 @@ def correct_aspect_words(text: str, rare_only: bool = False) -> str:
     def fix(match: re.Match) -> str:
         word = match.group(0)
         low = word.lower()
+        if low in _QUESTION_WORD_SLIPS:  # "wich base", "wat is the product"
+            return _QUESTION_WORD_SLIPS[low]
         if len(low) < 3 or low in ASPECT_WORDS or low == "x":
             return word
         if rare_only and (len(low) < 5 or low in _NEAR_ASPECT_ENGLISH):

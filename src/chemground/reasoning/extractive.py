@@ -99,12 +99,30 @@ def _unnamed_co_reactants(query: QueryTuple, record: dict[str, Any]) -> list[str
     Returns:
         Their names (empty when the question names no reactant of the record, or all of them).
     """
+    from rdkit import Chem
+
     asked = {m.inchikey[:14] for m in query.mentions if m.inchikey}
     reactants = [p for p in record.get("reactants") or [] if p.get("smiles")]
     named = [p for p in reactants if participant_skeleton(p) in asked]
     if not named:
         return []
-    return [str(p.get("name") or p.get("smiles")) for p in reactants if p not in named]
+    products = [
+        mol
+        for p in record.get("products") or []
+        if (mol := Chem.MolFromSmiles(p.get("smiles") or ""))
+    ]
+
+    def substrate(p: dict) -> bool:
+        """Whether a product holds the whole reactant ("wich base for a Boc protection with Boc
+        anhydride?": benzylamine is the substrate, not a reagent)."""
+        mol = Chem.MolFromSmiles(p["smiles"])
+        return mol is not None and any(product.HasSubstructMatch(mol) for product in products)
+
+    return [
+        str(p.get("name") or p.get("smiles"))
+        for p in reactants
+        if p not in named and not substrate(p)
+    ]
 
 
 def _product_fact(question: str, record: dict[str, Any]) -> tuple[str, Any] | None:

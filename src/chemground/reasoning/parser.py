@@ -108,14 +108,34 @@ def _defined_in_brackets(text: str, mentions: list) -> tuple[list, list[str]]:
 
 # "diazepam (the benzodiazepine)", "temazepan (a benzodiazepine, Restoril)": what the compound
 # is, in brackets after it (benzodiazepine's own weight was compared with diazepam's)
-_DESCRIPTION_OPENS = re.compile(r"\s*\(\s*(?:the|a|an)\s+(?:[\w-]+\s+){0,2}", re.IGNORECASE)
+_DESCRIPTION_OPENS = re.compile(
+    # "(an excess of Z)", "(a solution in THF)" give a participant, not what the compound is
+    r"\s*\(\s*(?:the|a|an)\s+(?:(?!(?:of|with|in|and|or|excess|solution|mixture)\b)[\w-]+\s+){0,2}",
+    re.IGNORECASE,
+)
 
 
 def _described_in_brackets(text: str, mentions: list) -> tuple[list, list[str]]:
     """Mentions that open a bracketed description of the compound before them ("X (the
     benzodiazepine, ...)"): what X is, not a compound asked about. Returns the mentions kept and
     a note per mention left out."""
+    from chemground.chem.names import names_no_one_compound
+
     drop, notes = set(), []
+    for k, first in enumerate(mentions):
+        # "aqua regia (3:1 HCl/HNO3) - molar mass?": the mixture's composition, in brackets
+        opened = text.find("(", first.end)
+        closed = text.find(")", opened) if opened >= 0 else -1
+        if (
+            names_no_one_compound(first.reason)
+            and opened >= 0
+            and not text[first.end : opened].strip()
+            and closed > opened
+        ):
+            for inner in mentions[k + 1 :]:
+                if opened < inner.start and inner.end <= closed:
+                    drop.add(id(inner))
+                    notes.append(f"read {inner.text!r} as part of {first.text!r}, not asked alone")
     for first, second in pairwise(mentions):
         if first.input_format != "smiles" and _DESCRIPTION_OPENS.fullmatch(
             text[first.end : second.start]

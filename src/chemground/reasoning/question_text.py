@@ -193,11 +193,36 @@ def mentions_not_asked(text: str, mentions: list) -> tuple[list, list[str]]:
             return f"read 'which {mention.text}' as the reagent asked, not a compound given"
         if kept and _STOCK_SOLVENT_BEFORE.search(text[max(0, mention.start - 60) : mention.start]):
             return f"read {mention.text!r} as the solvent of a stock solution, not a compound asked"
+        if kept and (
+            _REPLACED_AFTER.match(text[mention.end :])
+            or _REPLACED_BEFORE.search(text[max(0, mention.start - 40) : mention.start])
+        ):
+            # "DBDMH as a cheaper NBS replacement - CAS number?": NBS's CAS was given beside
+            return f"read {mention.text!r} as what the compound asked about replaces"
+        if (
+            kept
+            and (generated := _GENERATED_BEFORE.search(text[: mention.start]))
+            and re.search(r"\b(ion|cation|anion|radical|carbene)s?$", mention.text, re.IGNORECASE)
+        ):
+            # "which acid is mixed with nitric acid to generate the nitronium ion?"
+            verb = generated.group(1)
+            return f"read {mention.text!r} as what the reagents {verb}, not a compound given"
         if kept and (device := _DEVICE_AFTER.match(text[mention.end :])):
             return f"read '{mention.text} {device.group(1)}' as a device, not a compound asked"
         return None
 
     return _set_aside(mentions, why)
+
+
+# "a cheaper NBS replacement", "as a substitute for NBS": the compound replaced
+_REPLACED_AFTER = re.compile(r"^[\s-]*(replacements?|substitutes?|alternatives?)\b", re.I)
+_REPLACED_BEFORE = re.compile(
+    r"\b(replacements?|substitutes?|alternatives?|instead) (for|to|of)\s+(the\s+)?$", re.I
+)
+# "... mixed with nitric acid to generate the nitronium ion": a species the reagents make
+_GENERATED_BEFORE = re.compile(
+    r"\bto (generate|form|produce|make|give)\s+(an?\s+|the\s+)?(active\s+)?$", re.I
+)
 
 
 # "the carbonate used in lithium-ion battery electrolytes", "a lead-acid battery": a device the

@@ -120,6 +120,24 @@ def infer_roles(
         if named:  # "which reactions use DMF as solvent"
             role = Role.parse(named.group(1))  # "bases" -> REAGENT, "substrates" -> REACTANT
         elif (
+            index > 0
+            and roles[-1] == Role.PRODUCT
+            and re.fullmatch(r"\s*\(\s*", between)
+            and mention.smiles
+            # "isoamyl acetate (banana oil)": the product named again
+            and (mention.inchikey or "")[:14] != (mentions[index - 1].inchikey or "")[:14]
+            and not _AFTER_PRODUCT.search(after)
+        ):
+            # "? + ? → X (PdCl2(PPh3)2, CuI, Et3N, THF, rt)": the conditions in brackets after
+            # the product (the palladium complex was read as a second product)
+            role = (
+                Role.CATALYST
+                if has_transition_metal(mention.smiles)
+                else Role.SOLVENT
+                if is_common_solvent(mention.smiles)
+                else Role.REAGENT
+            )
+        elif (
             _AFTER_PRODUCT.search(after)
             and aspect
             in (

@@ -293,9 +293,16 @@ class ToolChannel:
             equation = equation_of(text)
             return [({"reaction_formula": equation}, {"equation": equation})] if equation else []
         if spec.input == "formula":
+            from chemground.chem.names import names_no_one_compound, subscript_digits
+
             for m in query.mentions:
                 if not m.resolved:  # "O=C(Cl)OCc1ccccc1)" is an invalid SMILES, not "Cl"
-                    text = text[: m.start] + " " * (m.end - m.start) + text[m.end :]
+                    end = m.end
+                    bracket = re.match(r"\s*\([^()]*\)", text[end:])
+                    if bracket and names_no_one_compound(m.reason):
+                        end += bracket.end()  # "aqua regia (3:1 HCl/HNO3)": its composition
+                    text = text[: m.start] + " " * (end - m.start) + text[end:]
+            text = subscript_digits(text)  # "HNO₃" is HNO3, not HNO
             formulas = [
                 f
                 for f in dict.fromkeys(FORMULA.findall(VITAMIN.sub("", text)))
