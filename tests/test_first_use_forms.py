@@ -324,3 +324,11 @@ def test_a_property_compared_is_no_identity_question(ask_json):
     assert out["query"]["aspect"] == "molecular_weight", out["answer"]
     assert "same molecular weight" in out["answer"]
     assert classify_aspect("is x the same as x?") == Aspect.SAME_COMPOUND
+
+
+def test_a_record_holding_the_compounds_only_as_agents_gives_no_product(ask_json):
+    """'what is the product of the reaction between NaOH and HCl' gave benzoic acid from an
+    ester hydrolysis that uses both as reagents."""
+    out = ask_json("what forms when NaOH reacts with HCl?")
+    assert out["status"] == "no_evidence" and out["value"] is None, out["answer"]
+    assert "reacting" in out["answer"]

@@ -87,6 +87,24 @@ def _unnamed_agents(query: QueryTuple, record: dict[str, Any]) -> list[str]:
     return [str(p.get("name") or p.get("smiles")) for p in agents]
 
 
+def _only_as_agents(query: QueryTuple, evidence: Evidence) -> bool:
+    """Whether no compound the question gives as a reactant (or in no role) is a reactant or
+    product of the record: it holds them only as reagents, catalysts or solvents."""
+    given = {
+        m.inchikey[:14]
+        for m in query.mentions
+        if m.inchikey and (m.role is None or m.role.value == "reactant")
+    }
+    record = evidence.record
+    held = {
+        participant_skeleton(p)
+        for key in ("reactants", "products")
+        for p in record.get(key) or []
+        if p.get("smiles")
+    }
+    return bool(given) and not given & held
+
+
 def _unnamed_co_reactants(query: QueryTuple, record: dict[str, Any]) -> list[str]:
     """The record's reactants the question does not name, when it names a reactant of the
     record: a chemist counts them among the reagents ("benzyl bromide from benzyl alcohol -
@@ -794,6 +812,18 @@ class ExtractiveReasoner:
         top = reactions[0]
         partial = top.match != "exact"
         aspect = query.aspect
+        if partial and aspect == Aspect.PRODUCT and not classes and _only_as_agents(query, top):
+            # "what forms from NaOH and HCl?" was answered with an ester hydrolysis that uses
+            # both as reagents: a record in which no compound asked reacts says nothing of what
+            # they give
+            return Reasoned(
+                f"No reaction in the knowledge base has {names} reacting: where they appear, "
+                f"they are reagents, catalysts or solvents of other reactions (e.g. {top.id}: "
+                f"{self._summary(top.record)}).{unresolved_note}",
+                None,
+                "no_evidence",
+                [top.citation()],
+            )
         if aspect == Aspect.REACTIONS:
             shown = [e for e in reactions if e.match == "exact"] or reactions
             listed = [f"{e.id}: {self._summary(e.record)}" for e in shown]
