@@ -332,3 +332,19 @@ def test_a_record_holding_the_compounds_only_as_agents_gives_no_product(ask_json
     out = ask_json("what forms when NaOH reacts with HCl?")
     assert out["status"] == "no_evidence" and out["value"] is None, out["answer"]
     assert "reacting" in out["answer"]
+
+
+def test_a_salt_named_is_not_answered_with_the_free_compound_filed_under_it():
+    """'MW of EDTA disodium salt dihydrate' was given EDTA's weight with two waters: PubChem
+    files 'EDTA disodium salt' among the free acid's synonyms."""
+    from chemground.chem.mentions import Mention, _with_named_counter_ion
+    from chemground.chem.structure import structure_from_smiles
+
+    edta = structure_from_smiles("O=C(O)CN(CCN(CC(=O)O)CC(=O)O)CC(=O)O")
+    named = Mention("EDTA disodium salt", 0, 18, "common_name", structure=edta, compound_id=1)
+    named = named.__class__(**{**named.__dict__, "resolved_by": "dictionary"})
+    assert not _with_named_counter_ion(named).resolved
+    assert "sodium salt" in _with_named_counter_ion(named).reason
+    acetate = structure_from_smiles("CC(=O)[O-].[Na+]")
+    kept = named.__class__(**{**named.__dict__, "text": "sodium acetate", "structure": acetate})
+    assert _with_named_counter_ion(kept).resolved

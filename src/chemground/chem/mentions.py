@@ -751,7 +751,7 @@ class MentionFinder:
                 break
             mentions += stage(text, words, taken, budget)
             budget.found = len(mentions)
-        mentions = [self._with_named_stereo(m) for m in mentions]
+        mentions = [_with_named_counter_ion(self._with_named_stereo(m)) for m in mentions]
         mentions = [_salt_of_an_unknown(text, m, mentions) for m in mentions]
         notes = [
             f"read {word!r} as a word, not as a compound ({why})"
@@ -1902,6 +1902,53 @@ class MentionFinder:
             out.append(Mention(word.text, word.start, word.end, fmt, confidence=0.0, reason=reason))
             taken[i] = True
         return out
+
+
+# a counter-ion a name spells out, and the element it brings
+_COUNTER_ION_WORD = re.compile(
+    r"\b(?:mono|di|tri|tetra)?(sodium|potassium|lithium|calcium|magnesium|zinc|ammonium)\b"
+    r"|\b(hydrochloride|dihydrochloride|hcl|hydrobromide|hbr)\b",
+    re.IGNORECASE,
+)
+_ION_ELEMENT = {
+    "sodium": "Na",
+    "potassium": "K",
+    "lithium": "Li",
+    "calcium": "Ca",
+    "magnesium": "Mg",
+    "zinc": "Zn",
+    "ammonium": "N",
+    "hydrochloride": "Cl",
+    "dihydrochloride": "Cl",
+    "hcl": "Cl",
+    "hydrobromide": "Br",
+    "hbr": "Br",
+}
+
+
+def _with_named_counter_ion(mention: Mention) -> Mention:
+    """``mention`` unresolved when its name spells a counter-ion its dictionary structure lacks:
+    PubChem files "EDTA disodium salt" among the free acid's synonyms, and the weight of EDTA
+    (with two waters) was given for the disodium salt dihydrate."""
+    if mention.resolved_by not in ("dictionary", "fuzzy") or mention.structure is None:
+        return mention
+    mol = mol_from_smiles(mention.structure.smiles)
+    symbols = {atom.GetSymbol() for atom in mol.GetAtoms()}
+    for found in _COUNTER_ION_WORD.finditer(mention.text):
+        word = (found.group(1) or found.group(2)).lower()
+        if _ION_ELEMENT[word] not in symbols:
+            return Mention(
+                mention.text,
+                mention.start,
+                mention.end,
+                mention.input_format,
+                reason=(
+                    f"{mention.text!r} names a {word} salt, but the dictionary files it under "
+                    f"{mention.structure.smiles}, which has no {word}: the salt's own structure "
+                    "is not known"
+                ),
+            )
+    return mention
 
 
 _CLASS_OF_COMPOUNDS = "a class of compounds rather than one compound"
