@@ -348,3 +348,9 @@ def test_a_salt_named_is_not_answered_with_the_free_compound_filed_under_it():
     acetate = structure_from_smiles("CC(=O)[O-].[Na+]")
     kept = named.__class__(**{**named.__dict__, "text": "sodium acetate", "structure": acetate})
     assert _with_named_counter_ion(kept).resolved
+
+
+def test_a_formula_put_forward_to_check_asks_the_formula(ask_json):
+    """'caffeine is C8H10N4O3 isn't it?' was not understood; the record's formula answers."""
+    out = ask_json("aspirin is C9H8O3, right?")
+    assert out["query"]["aspect"] == "formula" and out["value"] == "C9H8O4", out["answer"]

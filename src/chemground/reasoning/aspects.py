@@ -363,6 +363,13 @@ _ENDING_RULES: list[tuple[Aspect, str]] = [
         Aspect.TEMPERATURE,
         _ENDING_SEPARATOR + r"\s*(so |and )?(what|which) (temperature|temp)\b[^?–—]*\?\s*$",
     ),
+    # "caffeine is C8H10N4O3, isn't it?": a formula put forward to check (the answer gives the
+    # record's; no aspect was read)
+    (
+        Aspect.FORMULA,
+        r"^\s*x\s+(is|=|has (the )?(molecular |chemical )?formula)\s+[cC]\d*[hH]\d*[A-Za-z0-9]*"
+        r"\s*,?\s*(isn'?t it|right|correct|no|yes|true)?\s*\??\s*$",
+    ),
     # "in a nitration, which acid is mixed with nitric acid?": the other reagent asked
     (
         Aspect.REAGENT,
