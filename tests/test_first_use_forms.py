@@ -354,3 +354,17 @@ def test_a_formula_put_forward_to_check_asks_the_formula(ask_json):
     """'caffeine is C8H10N4O3 isn't it?' was not understood; the record's formula answers."""
     out = ask_json("aspirin is C9H8O3, right?")
     assert out["query"]["aspect"] == "formula" and out["value"] == "C9H8O4", out["answer"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "I dissolved caffeine in methanol, what's its molar mass?",
+        "after recrystallising benzoic acid from water, what's its formula?",
+    ],
+)
+def test_the_medium_a_compound_is_handled_in_is_not_asked(ask_json, question):
+    """'I dissolved aspirin in ethanol, what's its MW?' gave ethanol's weight beside it."""
+    out = ask_json(question)
+    assert len(out["query"]["mentions"]) == 1, out["answer"]
+    assert any("as the medium" in p for p in out["query"]["problems"])

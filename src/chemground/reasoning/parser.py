@@ -24,6 +24,7 @@ from chemground.reasoning.class_reference import compound_referred_by_class
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.question_text import (
     class_named_by_parent,
+    medium_mentions,
     mentions_not_asked,
     one_step_named,
     precursor_mentions,
@@ -397,6 +398,8 @@ class RuleParser:
             mentions = [_as_material(m) for m in mentions]
             mentions, context = _one_named_last(text, mentions)
             problems += context
+            mentions, media = medium_mentions(text, mentions)
+            problems += media
             mentions, made_from = precursor_mentions(text, mentions)
             mentions, described = class_named_by_parent(text, mentions)
             mentions, referred = compound_referred_by_class(text, mentions)

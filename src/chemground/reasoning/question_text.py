@@ -399,3 +399,40 @@ def class_named_by_parent(text: str, mentions: list) -> tuple[list, list[str]]:
             "about"
         )
     return kept, notes
+
+
+# "I dissolved aspirin in ethanol, what's its MW?", "after recrystallising ibuprofen from
+# hexane", "menthol in an ethanol solution": the medium a compound is handled in
+_MEDIUM_BEFORE = re.compile(
+    r"\b(dissolv\w+|recrystalli[sz]\w+|crystalli[sz]\w+|extract\w*|suspend\w*|stored|kept|"
+    r"diluted?|washed|triturated?)\b[^,.;?!]{0,40}\b(in|from|with)\s+(an?\s+|the\s+|some\s+)?$",
+    re.IGNORECASE,
+)
+_MEDIUM_AFTER = re.compile(r"^\s+(solution|solvent)\b", re.IGNORECASE)
+
+
+def medium_mentions(text: str, mentions: list) -> tuple[list, list[str]]:
+    """For a fact of a compound: the mentions that name the medium another compound is handled
+    in (dissolved in, recrystallised from, "an ethanol solution"), set aside with a note; the
+    weight of ethanol was given beside aspirin's for "I dissolved aspirin in ethanol, what's
+    its MW?".
+
+    Args:
+        text: the question.
+        mentions: its mentions, in order.
+
+    Returns:
+        The mentions kept (all of them when no other compound would be left), and one note per
+        mention set aside.
+    """
+    medium = [
+        m
+        for m in mentions
+        if _MEDIUM_BEFORE.search(text[max(0, m.start - 60) : m.start])
+        or _MEDIUM_AFTER.match(text[m.end :])
+        or re.search(r"\ssolution$", m.text, re.IGNORECASE)  # "an ethanol solution"
+    ]
+    kept = [m for m in mentions if m not in medium]
+    if not medium or not any(m.resolved for m in kept):
+        return mentions, []
+    return kept, [f"read {m.text!r} as the medium, not a compound asked about" for m in medium]
