@@ -368,3 +368,11 @@ def test_the_medium_a_compound_is_handled_in_is_not_asked(ask_json, question):
     out = ask_json(question)
     assert len(out["query"]["mentions"]) == 1, out["answer"]
     assert any("as the medium" in p for p in out["query"]["problems"])
+
+
+def test_a_class_read_with_its_substrate_keeps_the_substrate(ask_json):
+    """'which catalyst for the hydrogenation of nitrobenzene?' counted the class's 8 reactions
+    and said no compound was named."""
+    out = ask_json("what solvent is used for the hydrogenation of nitrobenzene?")
+    assert [m["text"] for m in out["query"]["mentions"]] == ["nitrobenzene"], out["answer"]
+    assert "Across the" not in out["answer"]

@@ -572,6 +572,13 @@ def in_class_span(mention: QueryMention, classes: list[ClassMention]) -> bool:
         # compound's name, which goes on past it (the compound was dropped, and another Boc
         # deprotection answered as exact)
         and not (mention.resolved and mention.end > c.end)
+        # "the hydrogenation of nitrobenzene": the class was read with its substrate, which is
+        # a compound of the question (the 8 nitro hydrogenations were counted instead)
+        and not (
+            mention.resolved
+            and mention.start > c.start
+            and re.search(r"\b(of|on)\s+(the\s+|an?\s+)?$", c.text[: mention.start - c.start])
+        )
         for c in classes
     )
 
