@@ -376,3 +376,10 @@ def test_a_class_read_with_its_substrate_keeps_the_substrate(ask_json):
     out = ask_json("what solvent is used for the hydrogenation of nitrobenzene?")
     assert [m["text"] for m in out["query"]["mentions"]] == ["nitrobenzene"], out["answer"]
     assert "Across the" not in out["answer"]
+
+
+def test_two_letters_swapped_are_read_before_a_letter_left_out(ask_json):
+    """'molecular wieght of caffiene' was not understood: the typo index ranked 'caffine' (a
+    synonym one deletion away, whose ending the typo does not share) first, then refused it."""
+    out = ask_json("what's the molar mass of caffiene?")
+    assert out["value"] == pytest.approx(194.19, abs=0.01), out["answer"]

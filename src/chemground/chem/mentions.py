@@ -1539,10 +1539,15 @@ class MentionFinder:
             if not _plausible_correction(raw, name):
                 # "p-anisaldehyd" is closest to o-anisaldehyde: the name corrected with the
                 # locant written ("p-anisaldehyde") is the compound, if the dictionary has it
-                name = _with_written_prefix(raw, name)
-                if name is None or self.kb is None or not self.kb.lookup_name(normalize_name(name)):
-                    slips.append(name or raw)
+                relocated = _with_written_prefix(raw, name)
+                if (
+                    relocated is None
+                    or self.kb is None
+                    or not self.kb.lookup_name(normalize_name(relocated))
+                ):
+                    slips.append(name)
                     continue
+                name = relocated
                 compound_id = self.kb.lookup_name(normalize_name(name))[0].compound_id
             hits = self.kb.lookup_name(normalize_name(name)) if self.kb is not None else []
             hit = next((h for h in hits if h.compound_id == compound_id), hits[0] if hits else None)

@@ -122,7 +122,16 @@ class FuzzyNameIndex:
                 (k for k, (a, b) in enumerate(zip(norm[:4], choice[:4])) if a != b),
                 min(4, len(norm), len(choice)),
             )
-            return (edits, choice != norm + "e", -shared, -score if edits >= 2 else 0.0)
+            # two letters swapped ("caffiene") before a letter left out ("caffine", a synonym
+            # whose ending "-ine" the typo does not share): the same letters, in another order
+            swapped = sorted(norm) == sorted(choice)
+            return (
+                edits,
+                not swapped,
+                choice != norm + "e",
+                -shared,
+                -score if edits >= 2 else 0.0,
+            )
 
         ranks = {choice: rank(choice, score) for choice, score, _ in found}
         best = min(ranks.values())
