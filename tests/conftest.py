@@ -116,6 +116,19 @@ def full_kb_path(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def full_parser(full_kb_path, opsin):
+    """The rules parser over the full dictionary (the small one lacks many names asked)."""
+    from chemground.chem.names import NameResolver
+    from chemground.kb.sqlite_store import SQLiteKB
+    from chemground.reasoning.parser import RuleParser
+    from chemground.retrieval.fuzzy import FuzzyNameIndex
+
+    kb = SQLiteKB(full_kb_path, readonly=True)
+    yield RuleParser(NameResolver(kb, opsin), FuzzyNameIndex(kb))
+    kb.close()
+
+
 def copy_kb(source: Path, target_dir: Path) -> Path:
     target = target_dir / "kb.sqlite"
     shutil.copy(source, target)

@@ -224,19 +224,6 @@ def test_an_anhydride_is_no_ester():
     assert not Chem.MolFromSmiles("CC(=O)OC(C)=O").HasSubstructMatch(ester)
 
 
-@pytest.fixture(scope="module")
-def full_parser(full_kb_path, opsin):
-    """The rules parser over the full dictionary (the small one lacks the names asked)."""
-    from chemground.chem.names import NameResolver
-    from chemground.kb.sqlite_store import SQLiteKB
-    from chemground.reasoning.parser import RuleParser
-    from chemground.retrieval.fuzzy import FuzzyNameIndex
-
-    kb = SQLiteKB(full_kb_path, readonly=True)
-    yield RuleParser(NameResolver(kb, opsin), FuzzyNameIndex(kb))
-    kb.close()
-
-
 @pytest.mark.parametrize(
     "name, smiles",
     [

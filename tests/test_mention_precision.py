@@ -10,7 +10,6 @@ from chemground.chem.names import NameResolver, recase_name
 from chemground.chem.structure import structure_from_smiles
 from chemground.errors import NameResolutionError
 from chemground.kb.records import Compound
-from chemground.kb.sqlite_store import SQLiteKB
 from chemground.reasoning.parser import RuleParser
 from chemground.retrieval.fuzzy import FuzzyNameIndex
 
@@ -18,13 +17,6 @@ from chemground.retrieval.fuzzy import FuzzyNameIndex
 @pytest.fixture
 def parser(small_kb, opsin):
     return RuleParser(NameResolver(small_kb, opsin), FuzzyNameIndex(small_kb))
-
-
-@pytest.fixture(scope="module")
-def full_parser(full_kb_path, opsin):
-    kb = SQLiteKB(full_kb_path, readonly=True)
-    yield RuleParser(NameResolver(kb, opsin), FuzzyNameIndex(kb))
-    kb.close()
 
 
 def key(smiles):

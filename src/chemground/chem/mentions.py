@@ -761,7 +761,11 @@ class MentionFinder:
         # locant stands before it, which makes it chemical (HMF had been read as a word and the
         # SMILES of fructose, named beside it, given instead)
         mentions = [
-            replace(m, ambiguous=None) if m.ambiguous and _chemical_context(text, m) else m
+            replace(m, ambiguous=None)
+            if m.ambiguous
+            and m.ambiguous != _CLASS_OF_COMPOUNDS  # "MW of the fatty acids": still a class
+            and _chemical_context(text, m)
+            else m
             for m in mentions
         ]
         if any(not m.ambiguous for m in mentions):  # another compound, resolved or not
