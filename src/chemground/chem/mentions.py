@@ -1551,8 +1551,7 @@ class MentionFinder:
                 ):
                     slips.append(name)
                     continue
-                name = relocated
-                compound_id = self.kb.lookup_name(normalize_name(name))[0].compound_id
+                name, compound_id = relocated, None  # the first hit below
             hits = self.kb.lookup_name(normalize_name(name)) if self.kb is not None else []
             hit = next((h for h in hits if h.compound_id == compound_id), hits[0] if hits else None)
             if hit is None or (hit.structure is not None and _carbon_radical(hit.structure.smiles)):
@@ -1939,11 +1938,12 @@ def _with_named_counter_ion(mention: Mention) -> Mention:
     """``mention`` unresolved when its name spells a counter-ion its dictionary structure lacks:
     PubChem files "EDTA disodium salt" among the free acid's synonyms, and the weight of EDTA
     (with two waters) was given for the disodium salt dihydrate."""
-    if mention.resolved_by not in ("dictionary", "fuzzy") or mention.structure is None:
-        return mention
+    words = list(_COUNTER_ION_WORD.finditer(mention.text))
+    if not words or mention.resolved_by not in ("dictionary", "fuzzy") or mention.structure is None:
+        return mention  # most names spell no counter-ion: no SMILES parsed for them
     mol = mol_from_smiles(mention.structure.smiles)
     symbols = {atom.GetSymbol() for atom in mol.GetAtoms()}
-    for found in _COUNTER_ION_WORD.finditer(mention.text):
+    for found in words:
         word = (found.group(1) or found.group(2)).lower()
         if _ION_ELEMENT[word] not in symbols:
             return Mention(

@@ -24,6 +24,7 @@ from chemground.reasoning.class_reference import compound_referred_by_class
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.question_text import (
     class_named_by_parent,
+    holds_structure,
     medium_mentions,
     mentions_not_asked,
     one_step_named,
@@ -221,21 +222,6 @@ def _clause(text: str, at: int) -> tuple[int, int]:
     return start, len(text)
 
 
-def _holds(whole, part) -> bool:
-    """Whether ``whole``'s structure holds ``part``'s (charges aside) and more."""
-    from rdkit import Chem
-    from rdkit.Chem.MolStandardize import rdMolStandardize
-
-    if whole.structure is None or part.structure is None:
-        return False
-    big = Chem.MolFromSmiles(whole.structure.smiles)
-    small = Chem.MolFromSmiles(part.structure.smiles)
-    if big is None or small is None:
-        return False
-    small = rdMolStandardize.Uncharger().uncharge(small)
-    return big.GetNumHeavyAtoms() > small.GetNumHeavyAtoms() and big.HasSubstructMatch(small)
-
-
 def _one_named_last(text: str, mentions: list) -> tuple[list, list[str]]:
     """The mentions of the compound a compound fact is asked of ("SMILES of the X"), when the
     question names others only as context: in another clause ("we make 5-HMF from fructose –
@@ -265,7 +251,7 @@ def _one_named_last(text: str, mentions: list) -> tuple[list, list[str]]:
         any(start <= m.start < end for m in others)  # "the MW of aspirin compared with caffeine"
         # "loperamide hydrochloride 2 mg – MW of the hydrochloride?", "tert-butyl bromoacetate –
         # MW of the bromoacetate?": a part named for the compound that holds it
-        or any(_holds(other, m) for m in asked for other in others)
+        or any(holds_structure(other, m) for m in asked for other in others)
     ):
         return mentions, []
     kept = asked + [m for m in others if m.text.lower() in names]

@@ -341,6 +341,30 @@ _ARTICLE_AND_ADJECTIVES_BEFORE = re.compile(
 )
 
 
+def holds_structure(whole, part) -> bool:
+    """Whether ``whole``'s structure holds ``part``'s, charges aside ("carbonate" in ethylene
+    carbonate), and more atoms besides.
+
+    Args:
+        whole: a mention with a structure (or None).
+        part: another mention with a structure (or None).
+
+    Returns:
+        False when either has no structure.
+    """
+    from rdkit import Chem
+    from rdkit.Chem.MolStandardize import rdMolStandardize
+
+    if whole.structure is None or part.structure is None:
+        return False
+    big = Chem.MolFromSmiles(whole.structure.smiles)
+    small = Chem.MolFromSmiles(part.structure.smiles)
+    if big is None or small is None:
+        return False
+    small = rdMolStandardize.Uncharger().uncharge(small)
+    return big.GetNumHeavyAtoms() > small.GetNumHeavyAtoms() and big.HasSubstructMatch(small)
+
+
 def class_named_by_parent(text: str, mentions: list) -> tuple[list, list[str]]:
     """Mentions that name the class of another compound of the question ("it's a piperidine
     building block", "a pyridine derivative") rather than a compound asked about: left out,
@@ -353,9 +377,6 @@ def class_named_by_parent(text: str, mentions: list) -> tuple[list, list[str]]:
     Returns:
         The mentions kept, and one note per mention left out.
     """
-    from rdkit import Chem
-    from rdkit.Chem.MolStandardize import rdMolStandardize
-
     resolved = [m for m in mentions if m.structure is not None]
     kept, notes = [], []
     for k, mention in enumerate(mentions):
@@ -380,17 +401,7 @@ def class_named_by_parent(text: str, mentions: list) -> tuple[list, list[str]]:
         ):
             kept.append(mention)
             continue
-        parent = Chem.MolFromSmiles(mention.structure.smiles)
-        if parent is not None:  # carbonate's charges are no part of the class
-            parent = rdMolStandardize.Uncharger().uncharge(parent)
-        holders = [
-            m
-            for m in others
-            if parent is not None
-            and (mol := Chem.MolFromSmiles(m.structure.smiles)) is not None
-            and mol.GetNumHeavyAtoms() > parent.GetNumHeavyAtoms()
-            and mol.HasSubstructMatch(parent)
-        ]
+        holders = [m for m in others if holds_structure(m, mention)]
         if not holders:
             kept.append(mention)
             continue
