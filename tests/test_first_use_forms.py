@@ -370,3 +370,49 @@ def test_two_letters_swapped_are_read_before_a_letter_left_out(ask_json):
     synonym one deletion away, whose ending the typo does not share) first, then refused it."""
     out = ask_json("what's the molar mass of caffiene?")
     assert out["value"] == pytest.approx(194.19, abs=0.01), out["answer"]
+
+
+# -- fifteenth session: deuterated solvents as NMR users write them ------------------------------
+
+
+@pytest.mark.parametrize(
+    "question, formula",
+    [
+        # the label first: looked up as the dictionary files it ("acetone-d6")
+        ("molar mass of d6-acetone for the NMR tube?", "C3D6O"),
+        ("d4-methanol formula", "CD4O"),
+        # filed under the protio compound: the label counts every hydrogen, so all are D
+        ("what does THF-d8 weigh per mole", "C4D8O"),
+        ("exact mass of d5-pyridine", "C5D5N"),
+    ],
+)
+def test_a_deuterated_solvent_is_read_with_its_label(full_parser, question, formula):
+    """'exact mass of d6-DMSO' was refused, 'd8-toluene' answered as toluene (a typo of it) and
+    'pyridine-d5' given pyridine's weight: the dictionary files it under pyridine itself."""
+    from chemground.chem.structure import structure_from_smiles
+
+    [mention] = [m for m in full_parser.parse(question).mentions if m.resolved]
+    assert structure_from_smiles(mention.smiles).formula == formula, mention
+
+
+def test_a_partial_deuteration_the_record_lacks_is_not_answered_for_the_protio_compound(
+    full_parser,
+):
+    """'d5-toluene' (ring-d5 or methyl-d3 plus two?) is no typo of toluene: unresolved, said why."""
+    [mention] = full_parser.parse("MW of d5-toluene?").mentions
+    assert not mention.resolved and "deuterium" in mention.reason, mention
+
+
+def test_a_deuteration_label_read_against_a_structure():
+    from chemground.chem.names import deuterium_label_reading
+    from chemground.chem.structure import structure_from_smiles
+
+    pyridine = structure_from_smiles("c1ccncc1")
+    assert deuterium_label_reading("pyridine", pyridine) is None
+    assert deuterium_label_reading("pyridine-d5", pyridine).formula == "C5D5N"
+    assert "deuterium" in deuterium_label_reading("pyridine-d2", pyridine)
+    assert deuterium_label_reading("chloroform-d", structure_from_smiles("[2H]C(Cl)(Cl)Cl")) is None
+    # a stereo descriptor is no label
+    assert (
+        deuterium_label_reading("D-glucose", structure_from_smiles("OCC1OC(O)C(O)C(O)C1O")) is None
+    )

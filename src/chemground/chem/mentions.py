@@ -41,6 +41,8 @@ from chemground.chem.formula import SYMBOLS
 from chemground.chem.names import (
     SURFACTANT_NAME,
     NameResolver,
+    deuterium_label_last,
+    deuterium_label_reading,
     expanded_substituents,
     guess_name_format,
     normalize_name,
@@ -751,7 +753,10 @@ class MentionFinder:
                 break
             mentions += stage(text, words, taken, budget)
             budget.found = len(mentions)
-        mentions = [_with_named_counter_ion(self._with_named_stereo(m)) for m in mentions]
+        mentions = [
+            _with_named_isotopes(_with_named_counter_ion(self._with_named_stereo(m)))
+            for m in mentions
+        ]
         mentions = [_salt_of_an_unknown(text, m, mentions) for m in mentions]
         notes = [
             f"read {word!r} as a word, not as a compound ({why})"
@@ -1081,7 +1086,8 @@ class MentionFinder:
                 raw, start = _strip(text[words[i].start : words[j].end], words[i].start)
                 if raw.count("(") > raw.count(")") and text[start + len(raw) :].startswith(")"):
                     raw += ")"  # "paclitaxel (Taxol)": the last word's bracket was stripped
-                norm = normalize_name(raw)
+                # "d6-DMSO" is looked up as the dictionary files it, "DMSO-d6"
+                norm = normalize_name(deuterium_label_last(raw) or raw)
                 if norm:
                     spans[i, j] = (raw, start, norm)
         known = self._known_names(list({norm for _, _, norm in spans.values()}))
@@ -1958,6 +1964,32 @@ def _with_named_counter_ion(mention: Mention) -> Mention:
                 ),
             )
     return mention
+
+
+def _with_named_isotopes(mention: Mention) -> Mention:
+    """``mention`` read with the deuteration label its name carries ("pyridine-d5"), which its
+    dictionary structure lacks: perdeuterated when the label counts every hydrogen, otherwise
+    unresolved (see ``names.deuterium_label_reading``)."""
+    if mention.resolved_by not in ("dictionary", "fuzzy") or mention.structure is None:
+        return mention
+    reading = deuterium_label_reading(mention.text, mention.structure)
+    if reading is None:
+        return mention
+    if isinstance(reading, str):
+        return Mention(
+            mention.text, mention.start, mention.end, mention.input_format, reason=reading
+        )
+    return replace(
+        mention,
+        structure=reading,
+        compound_id=None,
+        matched_name=mention.text,
+        notes=[
+            *mention.notes,
+            f"{mention.text!r}: the dictionary files this name under {mention.structure.smiles}; "
+            f"read the label as every hydrogen a deuterium ({reading.smiles})",
+        ],
+    )
 
 
 _CLASS_OF_COMPOUNDS = "a class of compounds rather than one compound"

@@ -107,6 +107,68 @@ def normalize_name(name: str) -> str:
     return _NON_ALNUM.sub("", text)
 
 
+# "d6-DMSO", "d8-toluene": a deuteration label written before the name
+_DEUTERIUM_LABEL_FIRST = re.compile(r"^d(\d{1,2})-(\S.*)$", re.IGNORECASE)
+
+
+def deuterium_label_last(name: str) -> str | None:
+    """``name`` with its deuteration label moved to the end, as dictionaries file deuterated
+    solvents ("d6-DMSO" -> "DMSO-d6"), or None when it has no such label first. Without it the
+    label was read as a typo and "d8-toluene" answered for toluene.
+
+    Args:
+        name: a compound name as written.
+
+    Returns:
+        The name with the label last, or None.
+    """
+    label = _DEUTERIUM_LABEL_FIRST.match(name.strip())
+    return f"{label.group(2)}-d{label.group(1)}" if label else None
+
+
+# "DMSO-d6", "chloroform-d", "d8-toluene": how many deuterium atoms a name says its compound has
+_DEUTERIUM_LABEL = re.compile(r"(?:-d(\d{0,2})|-D(\d{1,2}))$|^d(\d{1,2})-\S")
+
+
+def deuterium_label_reading(name: str, structure) -> object | None:
+    """What a deuteration label in ``name`` ("pyridine-d5", "d8-THF") makes of the dictionary's
+    ``structure`` for it. The dictionary files "pyridine-d5" under pyridine itself, whose weight
+    was given as the deuterated solvent's.
+
+    Args:
+        name: the compound's name as written.
+        structure: the structure a resolver found for it (a :class:`Structure`).
+
+    Returns:
+        None when the name has no label or the structure has as many deuterium atoms as it says;
+        the perdeuterated structure when the label counts every hydrogen of a structure without
+        deuterium; otherwise a string saying why the structure cannot be the compound named.
+    """
+    label = _DEUTERIUM_LABEL.search(name.strip())
+    if label is None:
+        return None
+    digits = next((group for group in label.groups() if group is not None), "")
+    wanted = int(digits) if digits else 1
+    from rdkit import Chem
+
+    from chemground.chem.structure import structure_from_mol
+
+    mol = Chem.AddHs(Chem.MolFromSmiles(structure.smiles))
+    hydrogens = [atom for atom in mol.GetAtoms() if atom.GetAtomicNum() == 1]
+    found = sum(1 for atom in hydrogens if atom.GetIsotope() == 2)
+    if found == wanted:
+        return None
+    if found == 0 and wanted == len(hydrogens):  # "pyridine-d5": every hydrogen a deuterium
+        for atom in hydrogens:
+            atom.SetIsotope(2)
+        return structure_from_mol(Chem.RemoveHs(mol))
+    return (
+        f"{name!r} names a compound with {wanted} deuterium atom{'s' if wanted > 1 else ''}, but "
+        f"the dictionary files it under {structure.smiles}, which has {found}: which hydrogens "
+        "are deuterium is not known"
+    )
+
+
 def check_name(name: str, what: str = "name", limit: int | None = MAX_NAME_CHARS) -> None:
     """Refuse (NameLimitError) a name no dictionary or OPSIN should see: one with a control
     character or lone surrogate (a NUL byte is no part of a name, though normalize_name would

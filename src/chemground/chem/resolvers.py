@@ -161,11 +161,14 @@ class DictionaryResolver(OneByOne):
         Returns:
             The best-ranked compound filed under the name, or None when there is none.
         """
-        from chemground.chem.names import normalize_name  # names imports this module
+        from chemground.chem.names import deuterium_label_last, normalize_name  # (a cycle)
 
         if self.dictionary is None:  # no KB (tests, tools): as empty as an empty dictionary
             return None
         hits = self.dictionary.lookup_name(normalize_name(name))
+        relabelled = None if hits else deuterium_label_last(name)
+        if relabelled is not None:  # "d6-DMSO" is filed as "DMSO-d6"
+            hits = self.dictionary.lookup_name(normalize_name(relabelled))
         if not hits:
             return None
         hit = self._pick(hits)
@@ -182,11 +185,17 @@ class DictionaryResolver(OneByOne):
             NotResolved: the dictionary has no such name, or its structure cannot be the
                 stereoisomer the name asks for.
         """
+        from chemground.chem.names import deuterium_label_reading
         from chemground.chem.stereo_names import StereoMismatch, reconcile_stereo
 
         hit = self.find(name)
         if hit is None:
             raise NotResolved(NOT_IN_DICTIONARY)
+        labelled = hit.structure is not None and deuterium_label_reading(name, hit.structure)
+        if isinstance(labelled, str):
+            raise NotResolved(labelled)
+        if labelled:  # "pyridine-d5", filed under pyridine: every hydrogen a deuterium
+            return NameHit(labelled, "dictionary", None, name, hit.notes)
         try:
             structure = reconcile_stereo(name, hit.structure)
         except StereoMismatch as mismatch:
