@@ -1998,13 +1998,15 @@ _STEREO_WORD = re.compile(
     r"(?:^|[\s(-])(?:alpha|beta|α|β)-[DL]-|(?:^|[\s(,-])[DL]-(?=[a-z])|"
     r"\((?:\d+[a-z]?)?[RSEZ](?:,\s*(?:\d+[a-z]?)?[RSEZ])*\)|\b(?:cis|trans)-|(?:^|[\s(])[EZ]-"
 )
-# a compound fact asked of what follows: "SMILES of the", "MW for", "molar mass of"
-_FACT_OF = re.compile(
+# a compound fact asked of what follows: "SMILES of the", "MW for", "molar mass of" (the
+# parser finds the one compound a fact is asked of with it, too)
+FACT_OF = re.compile(
     r"\b(?:smiles|mw|mol\.? ?wt\.?|molecular weight|molar mass|formula|cas(?: number| no\.?)?|"
     r"iupac name|structure|inchi(?: ?key)?|logp|tpsa|exact mass|monoisotopic mass)\s+"
-    r"(?:of|for)\s+(?:the\s+|that\s+|this\s+|our\s+)?$",
+    r"(?:of|for)\s+(?:the\s+|that\s+|this\s+|our\s+)?",
     re.IGNORECASE,
 )
+_FACT_OF_BEFORE = re.compile(FACT_OF.pattern + "$", re.IGNORECASE)  # just before a mention
 
 
 def _chemical_context(text: str, mention: Mention) -> bool:
@@ -2012,7 +2014,7 @@ def _chemical_context(text: str, mention: Mention) -> bool:
     it ("MW of TBAI?") or a locant before it ("5-HMF")."""
     if re.match(r"\d+-[A-Z]", mention.text):
         return True
-    return bool(_FACT_OF.search(text[max(0, mention.start - 40) : mention.start]))
+    return bool(_FACT_OF_BEFORE.search(text[max(0, mention.start - 40) : mention.start]))
 
 
 def _ambiguity(raw: str, rank: int, matched: str) -> str | None:

@@ -7,7 +7,7 @@ from collections import Counter
 from itertools import pairwise
 from pathlib import Path
 
-from chemground.chem.mentions import MAX_MENTIONS, MentionFinder
+from chemground.chem.mentions import FACT_OF, MAX_MENTIONS, MentionFinder
 from chemground.chem.names import NameResolver
 from chemground.errors import ChemgroundError, InputLimitError, control_character, preview
 from chemground.reasoning.asked_kind import split_asked_kind, split_excluded
@@ -201,13 +201,6 @@ def _described_otherwise(text: str, mentions: list) -> list:
     return [m.unresolved(wrong[m.text]) if m.text in wrong else m for m in mentions]
 
 
-# "maleic anhydride, propylene glycol, IPA – SMILES of the IPA?", "we make 5-HMF from fructose –
-# can you give me the SMILES of 5-(hydroxymethyl)furfural?": the fact asked of one compound
-_FACT_OF = re.compile(
-    r"\b(?:smiles|mw|molecular weight|molar mass|formula|cas(?: number| no\.?)?|iupac name|"
-    r"structure|inchikey|logp|tpsa)\s+(?:of|for)\s+(?:the\s+|that\s+|this\s+)?",
-    re.IGNORECASE,
-)
 # where a clause ends: "?", "!", ";", a full stop before a space, a dash between spaces
 _CLAUSE_END = re.compile(r"[?!;]|\.(?:\s|$)|\s[–—-]\s")
 
@@ -222,13 +215,16 @@ def _clause(text: str, at: int) -> tuple[int, int]:
     return start, len(text)
 
 
+# "maleic anhydride, propylene glycol, IPA – SMILES of the IPA?", "we make 5-HMF from fructose –
+# can you give me the SMILES of 5-(hydroxymethyl)furfural?": the fact asked of one compound is
+# found by chem.mentions.FACT_OF
 def _one_named_last(text: str, mentions: list) -> tuple[list, list[str]]:
     """The mentions of the compound a compound fact is asked of ("SMILES of the X"), when the
     question names others only as context: in another clause ("we make 5-HMF from fructose –
     SMILES of 5-(hydroxymethyl)furfural?": the SMILES of fructose was answered beside it), or
     listed before the same name asked again ("IPA, maleic anhydride, SMILES of the IPA?"). A
     note for each left out (said, not dropped)."""
-    found = list(_FACT_OF.finditer(text))
+    found = list(FACT_OF.finditer(text))
     if len(found) != 1:  # "SMILES of X and the MW of Y": two facts, each of its own compound
         return mentions, []
     asked_from = found[0].end()
