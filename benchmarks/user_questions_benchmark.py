@@ -402,6 +402,7 @@ TWENTYTHIRD_ROUND_LAST_ID = 2653  # round 23 ends; round 24 (a twenty-first auth
 TWENTYFOURTH_ROUND_LAST_ID = 2746  # round 24 ends; round 25 (a twenty-second author's) follows
 TWENTYFIFTH_ROUND_LAST_ID = 2839  # round 25 ends; round 26 (a twenty-third author's) follows
 TWENTYSIXTH_ROUND_LAST_ID = 2933  # round 26 ends; round 27 (a twenty-fourth author's) follows
+TWENTYSEVENTH_ROUND_LAST_ID = 3024  # round 27 ends; round 28 (a twenty-fifth author's) follows
 
 
 def round_of(item: dict) -> str:
@@ -456,7 +457,9 @@ def round_of(item: dict) -> str:
         return "round 24"
     if number <= TWENTYFIFTH_ROUND_LAST_ID:
         return "round 25"
-    return "round 26" if number <= TWENTYSIXTH_ROUND_LAST_ID else "round 27"
+    if number <= TWENTYSIXTH_ROUND_LAST_ID:
+        return "round 26"
+    return "round 27" if number <= TWENTYSEVENTH_ROUND_LAST_ID else "round 28"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:
