@@ -497,9 +497,18 @@ def _words(text: str) -> list[_Word]:
             word, start = _strip(word, start)
         if len(word) > 2 and word[0] == "(" and closing_paren(word) == len(word) - 1:
             word, start = word[1:-1], start + 1  # "(THF)", "(green)": the brackets are the text's
+        glued = _GLUED_FORM.fullmatch(word)
+        if glued:  # "citric acid·H2O": the name's last word, then its waters (or acid)
+            out.append(_Word(glued.group(1), start, start + glued.end(1)))
+            word, start = glued.group(2), start + glued.start(2)
         if word:
             out.append(_Word(word, start, start + len(word)))
     return out
+
+
+# a word of a name with a hydrate's waters or an acid glued on by a dot: "acid·H2O", "acetate·3H2O"
+# (a token that is all one abbreviation or formula, "HOBt·H2O", "CuSO4·5H2O", is read whole)
+_GLUED_FORM = re.compile(r"([a-z][a-z-]*[a-z])[·•](\d*\s*(?:H2O|HCl|HBr))")
 
 
 def closing_paren(token: str) -> int:
@@ -1311,6 +1320,9 @@ class MentionFinder:
             if _STEREO_WORD.search(mention.text) and unassigned_stereocentres(structure.smiles):
                 # "alpha-D-glucopyranose" was given the record's SMILES with no stereo at all
                 return self._stereo_by_opsin(mention) or mention
+            if _D_OR_L.search(mention.text) and "@" in structure.smiles:
+                # "D-lactic acid" was given the record's L-lactic acid: OPSIN reads D and L
+                return self._stereo_by_opsin(mention, other_isomer=True) or mention
             return mention
         hits = self.kb.lookup_structure(structure) if self.kb is not None else []
         return replace(
@@ -1326,9 +1338,12 @@ class MentionFinder:
             ],
         )
 
-    def _stereo_by_opsin(self, mention: Mention) -> Mention | None:
+    def _stereo_by_opsin(self, mention: Mention, other_isomer: bool = False) -> Mention | None:
         """``mention`` as OPSIN reads its name, when that is the dictionary's compound (same
-        skeleton) with stereocentres the dictionary's record leaves open; else None."""
+        skeleton) with stereocentres the dictionary's record leaves open, or, with
+        ``other_isomer``, with every centre set and another configuration than the record's
+        ("D-lactic acid" is filed under L-lactic acid, and a D/L prefix cannot be checked
+        against a structure); else None."""
         opsin = self.resolver.opsin
         if opsin is None or mention.structure is None:
             return None
@@ -1337,11 +1352,20 @@ class MentionFinder:
             read = structure_from_smiles(result.smiles) if result.ok else None
         except ChemgroundError:
             return None
+        if other_isomer:
+            better = (
+                read is not None
+                and read.inchikey != mention.structure.inchikey
+                and not unassigned_stereocentres(read.smiles)
+            )
+        else:
+            better = read is not None and unassigned_stereocentres(
+                read.smiles
+            ) < unassigned_stereocentres(mention.structure.smiles)
         if (
             read is None
             or read.connectivity_key != mention.structure.connectivity_key
-            or unassigned_stereocentres(read.smiles)
-            >= unassigned_stereocentres(mention.structure.smiles)
+            or not better
         ):
             return None
         hits = self.kb.lookup_structure(read) if self.kb is not None else []
@@ -1365,6 +1389,8 @@ class MentionFinder:
         words are not read as that name here: English words, function words at its ends, "bond"
         or "atom" after it, a verb ("to ethylate"); in a passage also what ``_plausible_in_passage``
         refuses, and a formula ("CO2", "TiO 2") names only a compound of that formula."""
+        if i > 0 and f"{words[i - 1].text.lower()} {raw.lower()}" in GENERIC_WORDS:
+            return None  # "which aryl bromide": a class of compounds, not the bromide ion
         if self.passages:
             formula = formula_counts(re.sub(r"\s+", "", raw))
             if formula is not None:  # "CO2" is carbon dioxide, not the Co2+ ion
@@ -1952,6 +1978,9 @@ def _with_named_counter_ion(mention: Mention) -> Mention:
     for found in words:
         word = (found.group(1) or found.group(2)).lower()
         if _ION_ELEMENT[word] not in symbols:
+            built = _acid_addition_salt(mention, word, found)
+            if built is not None:
+                return built
             return Mention(
                 mention.text,
                 mention.start,
@@ -1992,12 +2021,43 @@ def _with_named_isotopes(mention: Mention) -> Mention:
     )
 
 
+# acid addition salts, whose composition the name fixes: the acid and how many of it
+_ACID_ADDED = {"hydrochloride": ("Cl", 1), "hcl": ("Cl", 1), "dihydrochloride": ("Cl", 2)}
+_ACID_ADDED |= {"hydrobromide": ("Br", 1), "hbr": ("Br", 1)}
+
+
+def _acid_addition_salt(mention: Mention, word: str, found: re.Match) -> Mention | None:
+    """``mention`` as the acid addition salt its name ends with ("4-bromopyridine
+    hydrochloride", filed under the free base), built as the base with the acid; None for
+    another counter-ion (a metal salt's composition is not fixed by its name)."""
+    if word not in _ACID_ADDED or mention.text[found.end() :].strip():
+        return None
+    acid, count = _ACID_ADDED[word]
+    try:
+        structure = structure_from_smiles(".".join([mention.structure.smiles, *[acid] * count]))
+    except StructureError:
+        return None
+    return replace(
+        mention,
+        structure=structure,
+        compound_id=None,
+        notes=[
+            *mention.notes,
+            f"{mention.text!r}: the dictionary files it under the free base "
+            f"({mention.structure.smiles}); built the {word} as the base with {count} H{acid} "
+            f"({structure.smiles})",
+        ],
+    )
+
+
 _CLASS_OF_COMPOUNDS = "a class of compounds rather than one compound"
 # words of a name that ask for a stereoisomer ("alpha-D-glucopyranose", "(2R,3S)-", "L-", "cis-")
 _STEREO_WORD = re.compile(
     r"(?:^|[\s(-])(?:alpha|beta|α|β)-[DL]-|(?:^|[\s(,-])[DL]-(?=[a-z])|"
     r"\((?:\d+[a-z]?)?[RSEZ](?:,\s*(?:\d+[a-z]?)?[RSEZ])*\)|\b(?:cis|trans)-|(?:^|[\s(])[EZ]-"
 )
+# a D/L configuration prefix, which no structure can be checked against without reading the name
+_D_OR_L = re.compile(r"(?:^|[\s(,-])[DL]-(?=[a-z])")
 # a compound fact asked of what follows: "SMILES of the", "MW for", "molar mass of" (the
 # parser finds the one compound a fact is asked of with it, too)
 FACT_OF = re.compile(

@@ -305,7 +305,8 @@ _EXCLUDING_BEFORE = re.compile(
     r"than|alternatives? (?:to|for)|in place of|substitutes? for|replacements? for|not|"
     # "swapping 2,6-lutidine for sym-collidine", "replacing DCM with ...": the one set aside
     r"swap(?:ping)?(?: out)?|replac(?:e|ing))\s+"
-    r"(?:the |a |an |using |with )?$",
+    # ("not racemic ibuprofen's key": the form set aside)
+    r"(?:the |a |an |using |with )?(?:(?:racemic|plain|regular|ordinary|anhydrous) )?$",
     re.IGNORECASE,
 )
 

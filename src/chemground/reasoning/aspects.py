@@ -40,8 +40,9 @@ TOOL_RULES: list[tuple[Aspect, str]] = [
     ),
     (
         Aspect.BALANCE,
-        r"\bbalanc(e|es|ed|ing)\b|\bstoichiometric coefficients\b|\bcoefficients (of|for|in) "
-        r"(the|this)",
+        # ("checking my mass balance" weighs what was recovered: no equation)
+        r"(?<!\bmass )(?<!\bmaterial )\bbalanc(e|es|ed|ing)\b|\bstoichiometric coefficients\b"
+        r"|\bcoefficients (of|for|in) (the|this)",
     ),
     (
         Aspect.QED,
@@ -166,6 +167,9 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"(does|do|did) (your|the|this) (record|records|reaction|kb) (\w+ )?(condense|combine|"
         r"react|couple|join|use|need) (to|in order to) (make|give|form|get|prepare)\b"
         r"|\bcoupling partners?\b|^\s*\?\s*\+\s*\?"
+        # "which aryl halide and which boronic acid does the stored record couple?"
+        r"|\bwhich [\w -]{2,30}? and which [\w -]{2,30}? (does|do|did) (your|ur|the|this) (\w+ )?"
+        r"(record|records|reaction|entry|kb) (\w+ )?(condense|combine|react|couple|join|use)\b"
         # "which two compounds would I react to make it?"
         r"|\b(which|what) (\w+ )?(compounds|chemicals|reactants|starting materials|materials|"
         r"reagents|things) (would|should|do|could|can|must) (i|you|we|one) (react|combine|mix|"
@@ -758,6 +762,33 @@ _ARROW_ASKS_PRODUCT = re.compile(
 )
 
 
+def _asking_clause(clauses: list[str]) -> str | None:
+    """The clause that asks, when the question has several: the last one, or the last one that
+    is a question when a remark follows it ("... – what's the CAS number of x? our shelf only
+    has the 3-isomer": the amounts of the clauses before were read as a conversion asked)."""
+    if len(clauses) < 2:
+        return None
+    last = clauses[-1]
+    if _ASKING_CLAUSE.search(last) or (
+        # "in the CuI-catalysed click of x with x, which amine base is added?": the compounds
+        # are in the clause before; the last one asks
+        _ASKING_ROLE_CLAUSE.search(last) and re.search(r"\bx\b", " ".join(clauses[:-1]))
+    ):
+        return last
+    if last.rstrip().endswith("?"):
+        return None
+    asked = [
+        i for i, c in enumerate(clauses) if c.rstrip().endswith("?") and _ASKING_CLAUSE.search(c)
+    ]
+    if not asked or any(
+        pattern.search(clause)
+        for clause in clauses[asked[-1] + 1 :]
+        for _, pattern in _compiled_rules()
+    ):
+        return None  # "how drug-like is x? (QED score)": the remark says what is asked
+    return clauses[asked[-1]]
+
+
 def classify_aspect(masked: str) -> Aspect | None:
     """The first aspect whose rule matches, or None. A question no rule reads is read once more
     with its misspelt aspect words corrected ("molecular wieght", "exact mas").
@@ -770,20 +801,10 @@ def classify_aspect(masked: str) -> Aspect | None:
         # line's amounts are what was done, not a conversion asked (read as one, it was refused)
         return Aspect.PRODUCT
     clauses = _CLAUSE_BREAK.split(masked)
-    if (
-        len(clauses) > 1
-        and (
-            _ASKING_CLAUSE.search(clauses[-1])
-            # "in the CuI-catalysed click of x with x, which amine base is added?": the compounds
-            # are in the clause before; the last one asks
-            or (
-                _ASKING_ROLE_CLAUSE.search(clauses[-1])
-                and re.search(r"\bx\b", " ".join(clauses[:-1]))
-            )
-        )
-    ):
+    asking = _asking_clause(clauses)
+    if asking is not None:
         for aspect, pattern in _compiled_rules():
-            if pattern.search(clauses[-1]):
+            if pattern.search(asking):
                 return aspect
     for aspect, pattern in _compiled_rules():
         if pattern.search(masked):

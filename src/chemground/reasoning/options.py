@@ -297,8 +297,8 @@ def _role_of_agents(mentions: list[QueryMention]) -> Aspect:
 # a statement put to the reader to confirm: "..., isn't it?", "..., right?", "... True or false?"
 _TAGGED_CLAIM = re.compile(
     r"(?P<claim>(?:[^.;:?!–—]|(?<=\w)[–—](?=\w))+?)(,?\s*(isn'?t it|wasn'?t it|aren'?t they|"
-    r"weren'?t they|doesn'?t it|didn'?t it|don'?t they|didn'?t they|hasn'?t it|right|correct|"
-    r"no)\s*\?"
+    r"weren'?t they|doesn'?t it|didn'?t it|don'?t they|didn'?t they|hasn'?t it|right|rite|"
+    r"correct|yeah|no)\s*\?"
     r"|[.]\s*(true or false|is that (right|correct|true))\s*\?)",
     re.IGNORECASE,
 )
@@ -309,7 +309,7 @@ _CLAIM_VERB = re.compile(
     r"performed|conducted|"
     r"heated|refluxed|stirred|promoted|mediated)\b|\b(gives?|affords?|yields?|forms?)\b"
     # "I'd do it in DMF, that's what your record has too, right?"
-    r"|\b(do|did|run|ran)\s+(it|this|that)\s+(in|with|using|over)\b"
+    r"|\b(do|does|did|run|runs|ran)\s+(it|this|that)\s+(in|with|using|over)\b"
     # "your Mitsunobu of A with B uses DEAD, doesn't it?"
     r"|\b(uses|used|employs|employed|needs|needed|requires|required)\b",
     re.IGNORECASE,

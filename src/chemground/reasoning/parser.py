@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
 
@@ -33,7 +34,7 @@ from chemground.reasoning.question_text import (
     reaction_smiles_in_words,
 )
 from chemground.reasoning.roles import infer_roles
-from chemground.reasoning.salt_forms import is_form_word, mark_salt_forms
+from chemground.reasoning.salt_forms import NO_RECORD, is_form_word, mark_salt_forms
 
 
 def check_question(question: str, max_chars: int) -> str:
@@ -138,6 +139,7 @@ def _described_in_brackets(text: str, mentions: list) -> tuple[list, list[str]]:
                 if opened < inner.start and inner.end <= closed:
                     drop.add(id(inner))
                     notes.append(f"read {inner.text!r} as part of {first.text!r}, not asked alone")
+    defined: dict[int, object] = {}
     for first, second in pairwise(mentions):
         if first.input_format != "smiles" and _DESCRIPTION_OPENS.fullmatch(
             text[first.end : second.start]
@@ -147,7 +149,41 @@ def _described_in_brackets(text: str, mentions: list) -> tuple[list, list[str]]:
                 f"read {second.text!r} as what {first.text!r} is (a description in brackets), "
                 "not as a compound asked about"
             )
-    return [m for m in mentions if id(m) not in drop], notes
+            if (
+                _ABBREVIATION.fullmatch(first.text)
+                and second.structure is not None
+                and (
+                    first.structure is None or first.structure.inchikey != second.structure.inchikey
+                )
+            ):
+                # "the DCU (the dicyclohexylurea by-product)": the question says what its
+                # abbreviation stands for; the dictionary's DCU is dicloralurea
+                defined[id(first)] = replace(
+                    first,
+                    structure=second.structure,
+                    compound_id=second.compound_id,
+                    matched_name=second.matched_name or second.text,
+                    resolved_by=second.resolved_by,
+                    reason=None,
+                    ambiguous=None,
+                )
+                filed = first.structure.smiles if first.structure else "unknown"
+                notes.append(
+                    f"read {first.text!r} as {second.text!r}, as the question defines it (the "
+                    f"dictionary's {first.text!r} is {filed})"
+                )
+    return [defined.get(id(m), m) for m in mentions if id(m) not in drop], notes
+
+
+# the word of an identifier the question gives, next to it: "(CAS 100-02-7)", "InChIKey
+# AWJU...-N", "AWJU...-N? (InChIKey from our ELN)" (masked, the identifier is "x"); "the CAS
+# number of x" elsewhere in the question still asks it
+_ID_WORD = r"(?:inchi ?-?keys?|cas)(?:[\s-]*(?:no\.?|number|#|rn|reg\.?))?"
+_IDENTIFIER_GIVEN = re.compile(
+    rf"\b{_ID_WORD}\s*[:#=]?\s*x\b|\bx\b[?.,;:]?\s*\(\s*{_ID_WORD}\b", re.IGNORECASE
+)
+# an abbreviation a question may define in brackets: "DCU", "TBAF", "HOBt", "NMO"
+_ABBREVIATION = re.compile(r"(?=(?:[a-z]*[A-Z]){2})[A-Z][A-Za-z]{1,7}")
 
 
 # "IPA (the aromatic diacid)": a class the question gives a name; the name's usual compound
@@ -287,6 +323,30 @@ class RuleParser:
         self.aspect_classifier = aspect_classifier
         self.cache_dir = cache_dir
 
+    def _salts_on_record(self, mentions: list) -> list:
+        """The mentions of salts and hydrates built from their parent ("metformin HCl") with
+        the dictionary's record of the same structure attached, when it has one: "CAS number
+        of metformin HCl" had no CAS, though metformin hydrochloride's record holds it."""
+        dictionary = getattr(self.finder.resolver, "dictionary", None)
+        out = []
+        for m in mentions:
+            hits = (
+                dictionary.lookup_structure(m.structure)
+                if dictionary is not None and m.resolved_by == "salt_form" and m.structure
+                else []
+            )
+            if hits and m.compound_id is None:
+                notes = [
+                    n.replace(
+                        NO_RECORD,
+                        f"; the knowledge base's record of it is {hits[0].matched_name!r}",
+                    )
+                    for n in m.notes
+                ]
+                m = replace(m, compound_id=hits[0].compound_id, notes=notes)
+            out.append(m)
+        return out
+
     def _mark_isomers(self, mentions: list[QueryMention], aspect: Aspect) -> None:
         """Each name without locants that may mean several positional isomers gets them
         ("logP of aminopyridine": 2-, 3- or 4-), for the answer to say which it is for. Not
@@ -344,7 +404,7 @@ class RuleParser:
             # "molar mass of AWJU...-N? (InChIKey from our ELN)": the identifier is given, so its
             # word names what was given, not what is asked (nor for the classifier below: "can
             # we post sodium azide (CAS 26628-22-8) by regular mail?" was read as asking the CAS)
-            masked = re.sub(r"\b(inchi ?-?keys?|cas)\b", " ", masked, flags=re.I)
+            masked = _IDENTIFIER_GIVEN.sub(" x ", masked)
             if aspect in (Aspect.INCHIKEY, Aspect.CAS):
                 aspect = first_asked(asked, classify_aspect(masked))
         problems: list[str] = []
@@ -378,6 +438,10 @@ class RuleParser:
                 )
         if aspect is not None and aspect.level == "compound":
             mentions = [_as_material(m) for m in mentions]
+            # "MW of the hydrochloride of X" is not X's; "HOBt·H2O" is one compound, the
+            # hydrate, before the one asked is told from the others
+            mentions, _ = mark_salt_forms(text, mentions)
+            mentions = self._salts_on_record(mentions)
             mentions, context = _one_named_last(text, mentions)
             problems += context
             mentions, media = medium_mentions(text, mentions)
@@ -386,10 +450,12 @@ class RuleParser:
             mentions, described = class_named_by_parent(text, mentions)
             mentions, referred = compound_referred_by_class(text, mentions)
             problems += made_from + described + referred
-        if aspect is None or aspect.level == "compound":
-            # "MW of the hydrochloride of X" is not X's; a reaction question finds the salt's
-            # records through the parent compound, so its mention stays resolved
+            resolved = [m for m in mentions if m.resolved]
+        if aspect is None:
+            # (a reaction question finds the salt's records through the parent compound, so
+            # its mention stays resolved)
             mentions, _ = mark_salt_forms(text, mentions)
+            mentions = self._salts_on_record(mentions)
             resolved = [m for m in mentions if m.resolved]
         kind, mentions, aspect = split_asked_kind(text, mentions, aspect)
         excluded, mentions = split_excluded(text, mentions, aspect)

@@ -267,6 +267,10 @@ _WATERS = {
 }
 
 
+# how a built form's note ends; the parser says the record instead when the KB has one
+NO_RECORD = "; the knowledge base has no record of that form"
+
+
 def built_form(mention: Mention, form: str) -> Mention | None:
     """``mention`` as the salt or hydrate ``form`` names, when the name fixes its composition.
 
@@ -309,8 +313,7 @@ def built_form(mention: Mention, form: str) -> Mention | None:
     return _as_form(
         mention,
         structure,
-        f"the {form} of {name} was built as {name} with {what} ({structure.smiles}); the "
-        "knowledge base has no record of that form",
+        f"the {form} of {name} was built as {name} with {what} ({structure.smiles}){NO_RECORD}",
     )
 
 

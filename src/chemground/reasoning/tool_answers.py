@@ -42,6 +42,12 @@ _GHS = re.compile(
 
 
 _COUNT_ASKED = re.compile(r"\b(how many|number of|count|no\. of|tally)\b", re.IGNORECASE)
+# "RuPhos – rule-of-five violations?" asks them (counted); "does it have violations?" a verdict
+_VIOLATIONS_ASKED = re.compile(r"\bviolations\b", re.IGNORECASE)
+_YES_NO_ASKED = re.compile(
+    r"(?:^|[.;:!?–—]\s*)(?:does|do|is|are|will|would|can|has|have)\b|\b(?:or not|pass(?:es)?)\b",
+    re.IGNORECASE,
+)
 _LONG_DECIMAL = re.compile(r"\d+\.\d{3,}")
 
 
@@ -121,7 +127,10 @@ def _value(query: QueryTuple, e: Evidence) -> tuple[Any, str]:
         violations = [] if isinstance(raw, str) else [_round_numbers(str(v)) for v in raw]
         passes = len(violations) <= 1
         # "how many violations?" is answered with the count; "does it pass?" with the verdict
-        value = len(violations) if _COUNT_ASKED.search(query.question) else passes
+        counted = _COUNT_ASKED.search(query.question) or (
+            _VIOLATIONS_ASKED.search(query.question) and not _YES_NO_ASKED.search(query.question)
+        )
+        value = len(violations) if counted else passes
         if not violations:
             return value, "no violations of Lipinski's rule of five: it passes"
         listed = "; ".join(violations)

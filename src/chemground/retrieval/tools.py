@@ -145,7 +145,8 @@ def _hydrate_as_group(formula: str) -> str:
 
 
 FORMULA = re.compile(
-    r"(?<![A-Za-z0-9])((?:[A-Z][a-z]?\d*|\((?:[A-Z][a-z]?\d*)+\)\d*|\[(?:[A-Z][a-z]?\d*)+\]\d*)+"
+    # (not after a dot: "citric acid·H2O" names no water to weigh)
+    r"(?<![A-Za-z0-9·•])((?:[A-Z][a-z]?\d*|\((?:[A-Z][a-z]?\d*)+\)\d*|\[(?:[A-Z][a-z]?\d*)+\]\d*)+"
     r"(?:[·.*]\d*(?:[A-Z][a-z]?\d*)+)?)(?![A-Za-z0-9])"
 )
 
