@@ -308,7 +308,11 @@ def _asks_property_not_held(query) -> bool:
     the context before a colon or dash does not count when the rules read what is asked after
     it ("banana-smell practical tomorrow: ... - what yield should we expect?"), nor "polar" when
     the polar surface area is asked ("is cytidine very polar? what's its polar surface area?")."""
+    from chemground.reasoning.adducts import asked_ion, ion_words
+
     text = query.asked_text
+    if query.aspect == Aspect.EXACT_MASS and asked_ion(text) is not None:
+        text = ion_words(text)  # "[M+H]+ of caffeine": an ion's m/z, computed
     found = PROPERTY_NOT_HELD.search(text)
     if found is None:
         return False

@@ -463,6 +463,14 @@ _RULES: list[tuple[Aspect, str]] = (
             r"|\b(get|make|prepare|obtain|synthesi[sz]e) x (out )?(of|from) (those|these|them)\b",
         ),
         (Aspect.EXACT_MASS, r"\b(exact|monoisotopic|accurate)\b[^.?;]{0,20}\bmass\b"),
+        # an ion's m/z: "[M+H]+ for x", "m/z of x plus a proton" (see reasoning.adducts)
+        (
+            Aspect.EXACT_MASS,
+            r"[\[(]\s*\d*m\s*[+-]\s*\d*(h|na|k|li|nh4|cl|br|hcoo|ch3coo)\b"
+            # ("proton" may be masked: it is a mention, which the parser then leaves out)
+            r"|\b(m/z|mass)\b.*\b(protonated|plus (a|one) (proton|x))\b"
+            r"|\b(protonated|plus (a|one) proton)\b.*\b(m/z|mass)\b",
+        ),
         (
             Aspect.MOLECULAR_WEIGHT,
             r"\b(molecular|molar|formula|mol\.?)\s*(weight|mass)\b|\bmw\b|\bm\.w\.|\bhow heavy\b"

@@ -15,6 +15,7 @@ from typing import Any
 
 from chemground.chem.solvents import has_transition_metal, is_acid_base_or_lewis_acid
 from chemground.evidence import Evidence
+from chemground.reasoning.adducts import asked_ion, ion_sentence
 from chemground.reasoning.asked_kind import (
     ROLE_ASPECTS,
     makes_class,
@@ -524,6 +525,10 @@ class ExtractiveReasoner:
             if r.get("exact_mass") is None:
                 return Reasoned(f"No exact mass is known for {name}.", None, "no_evidence", cite)
             mass = round(float(r["exact_mass"]), 4)
+            ion = asked_ion(query.question)
+            if ion is not None:  # "[M+H]+ of caffeine": the ion's m/z, not the neutral mass
+                mz, sentence = ion_sentence(name, float(r["exact_mass"]), ion)
+                return Reasoned(sentence, mz, "answered", cite)
             return Reasoned(
                 f"The monoisotopic (exact) mass of {name} is {mass:.4f} Da.", mass, "answered", cite
             )

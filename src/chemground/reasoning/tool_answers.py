@@ -12,6 +12,7 @@ from typing import Any
 
 from chemground.chem.names import subscript_digits
 from chemground.evidence import Evidence
+from chemground.reasoning.adducts import asked_ion
 from chemground.reasoning.query import Aspect, QueryTuple
 
 _MIN_WORDS = re.compile(
@@ -145,6 +146,10 @@ def _value(query: QueryTuple, e: Evidence) -> tuple[Any, str]:
         formula = f" ({raw['formula']})" if isinstance(raw, dict) and raw.get("formula") else ""
         return round(float(weight), 2), f"{float(weight):.2f} g/mol{formula}"
     if aspect == Aspect.EXACT_MASS:
+        ion = asked_ion(query.question)
+        if ion is not None:  # "[M+H]+ of X": the ion's m/z (see reasoning.adducts)
+            mz = round(ion.mz(float(raw)), 4)
+            return mz, f"{float(raw):.4f} Da; the calculated m/z of its {ion.label} is {mz:.4f}"
         return round(float(raw), 4), f"{float(raw):.4f} Da"
     if aspect in (Aspect.BOILING_POINT, Aspect.MELTING_POINT, Aspect.FLASH_POINT):
         kelvin = float(raw["value"])
