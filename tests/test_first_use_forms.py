@@ -539,3 +539,23 @@ def test_a_salt_built_from_its_parent_finds_the_record_of_the_salt(full_parser):
     the record of metformin hydrochloride, which holds it."""
     [mention] = full_parser.parse("our lot of lidocaine HCl – CAS please").mentions
     assert mention.compound_id is not None and mention.resolved_by == "salt_form", mention
+
+
+def test_the_asking_clause_is_the_last_question_when_remarks_follow():
+    """One reading of 'the clause that asks', for the routing's out-of-scope words and the
+    parser: 'what's the CAS of X? we're out of stock' asks the CAS (the remark's 'stock' is no
+    share price asked)."""
+    from chemground.reasoning.question_text import asking_clause, clause_span
+
+    assert asking_clause("what's the CAS of aspirin? we're out of stock") == (
+        "what's the CAS of aspirin"
+    )
+    assert asking_clause("DBDMH for the scale-up – CAS number?") == "CAS number"
+    assert asking_clause("MW of caffeine") == "MW of caffeine"
+    text = "we make 5-HMF from fructose – SMILES of HMF?"
+    assert text[slice(*clause_span(text, text.index("SMILES")))] == "SMILES of HMF"
+
+
+def test_a_remark_after_the_question_does_not_decline_it(ask_json):
+    out = ask_json("what's the CAS number of aspirin? the stock bottle has no label")
+    assert out["status"] == "answered" and out["value"] == "50-78-2", out["answer"]

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from chemground.reasoning.aspects import classify_aspect, mask_mentions
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
+from chemground.reasoning.question_text import asking_clause
 from chemground.reasoning.salt_forms import names_a_form
 from chemground.retrieval.tools import VITAMIN
 
@@ -537,9 +538,6 @@ NOT_A_DATA_REQUEST = re.compile(
 )
 
 
-_CLAUSE_BREAK = re.compile(r"\s[–—-]\s|[;?!]\s+|\.\s+")
-
-
 def _not_a_data_request(q: QueryTuple) -> re.Match | None:
     """The words of ``NOT_A_DATA_REQUEST`` in what the question asks, or None. When a fact is
     asked, only the clause that asks it counts: "DBDMH as a cheaper NBS replacement for the
@@ -548,7 +546,7 @@ def _not_a_data_request(q: QueryTuple) -> re.Match | None:
     if q.aspect is not None and q.aspect.level == "compound" and q.resolved_mentions:
         # a compound's own fact (its CAS, weight, formula) asked in the last clause; a reaction
         # question keeps every clause ("scale the Swern to 20 kg – which solvent?")
-        text = _CLAUSE_BREAK.split(text.strip())[-1]
+        text = asking_clause(text)
     return NOT_A_DATA_REQUEST.search(text)
 
 

@@ -25,6 +25,7 @@ from chemground.reasoning.class_reference import compound_referred_by_class
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.question_text import (
     class_named_by_parent,
+    clause_span,
     holds_structure,
     medium_mentions,
     mentions_not_asked,
@@ -237,20 +238,6 @@ def _described_otherwise(text: str, mentions: list) -> list:
     return [m.unresolved(wrong[m.text]) if m.text in wrong else m for m in mentions]
 
 
-# where a clause ends: "?", "!", ";", a full stop before a space, a dash between spaces
-_CLAUSE_END = re.compile(r"[?!;]|\.(?:\s|$)|\s[–—-]\s")
-
-
-def _clause(text: str, at: int) -> tuple[int, int]:
-    """The span of the clause of ``text`` that holds position ``at``."""
-    start = 0
-    for end in _CLAUSE_END.finditer(text):
-        if end.start() >= at:
-            return start, end.start()
-        start = end.end()
-    return start, len(text)
-
-
 # "maleic anhydride, propylene glycol, IPA – SMILES of the IPA?", "we make 5-HMF from fructose –
 # can you give me the SMILES of 5-(hydroxymethyl)furfural?": the fact asked of one compound is
 # found by chem.mentions.FACT_OF
@@ -264,7 +251,7 @@ def _one_named_last(text: str, mentions: list) -> tuple[list, list[str]]:
     if len(found) != 1:  # "SMILES of X and the MW of Y": two facts, each of its own compound
         return mentions, []
     asked_from = found[0].end()
-    start, end = _clause(text, asked_from)
+    start, end = clause_span(text, asked_from)
     asked = [m for m in mentions if asked_from <= m.start and m.end <= end]
     others = [m for m in mentions if m not in asked]
     if (

@@ -447,3 +447,50 @@ def medium_mentions(text: str, mentions: list) -> tuple[list, list[str]]:
     if not medium or not any(m.resolved for m in kept):
         return mentions, []
     return kept, [f"read {m.text!r} as the medium, not a compound asked about" for m in medium]
+
+
+# where a clause of a question ends: "?", "!", ";", a full stop before a space or at the end, a
+# dash between spaces (not a comma or colon: "for the SI, what's the CAS of X" is one clause)
+CLAUSE_END = re.compile(r"[?!;]|\.(?:\s|$)|\s[–—-]\s")
+
+
+def clause_span(text: str, at: int) -> tuple[int, int]:
+    """The span of the clause of ``text`` that holds position ``at``.
+
+    Args:
+        text: a question.
+        at: a position in it.
+
+    Returns:
+        (start, end) of the clause, its ending mark left out.
+    """
+    start = 0
+    for end in CLAUSE_END.finditer(text):
+        if end.start() >= at:
+            return start, end.start()
+        start = end.end()
+    return start, len(text)
+
+
+def asking_clause(text: str) -> str:
+    """The clause of ``text`` that asks: the last question ("...?") when only remarks follow it
+    ("what's the CAS of X? our shelf only has the 3-isomer"), otherwise the last clause.
+
+    Args:
+        text: a question.
+
+    Returns:
+        That clause's text, stripped (the whole text when it has one clause).
+    """
+    clauses, start = [], 0
+    for end in CLAUSE_END.finditer(text):
+        clauses.append((text[start : end.start()], end.group(0).strip()))
+        start = end.end()
+    clauses.append((text[start:], ""))
+    clauses = [(body.strip(), mark) for body, mark in clauses if body.strip()]
+    if not clauses:
+        return text.strip()
+    questions = [i for i, (_, mark) in enumerate(clauses) if mark == "?"]
+    if questions and all(mark != "?" for _, mark in clauses[questions[-1] + 1 :]):
+        return clauses[questions[-1]][0]
+    return clauses[-1][0]
