@@ -559,3 +559,26 @@ def test_the_asking_clause_is_the_last_question_when_remarks_follow():
 def test_a_remark_after_the_question_does_not_decline_it(ask_json):
     out = ask_json("what's the CAS number of aspirin? the stock bottle has no label")
     assert out["status"] == "answered" and out["value"] == "50-78-2", out["answer"]
+
+
+# -- fifteenth session: every part of a question answered or named -----------------------------
+
+
+def test_an_inchikey_asked_beside_another_fact_is_answered_too(ask_json):
+    """'SMILES and InChIKey for paracetamol' was answered with the InChIKey alone: the SMILES
+    part was dropped without a word."""
+    out = ask_json("give me the SMILES and the InChIKey of aspirin")
+    assert "CC(=O)Oc1ccccc1C(=O)O" in out["answer"], out["answer"]
+    assert "BSYNRYMUTXBXSQ-UHFFFAOYSA-N" in out["answer"], out["answer"]
+    assert out["status"] == "answered", out["answer"]
+
+
+def test_a_property_not_held_asked_beside_a_held_one_is_named_not_declined(ask_json):
+    """'logP of caffeine and how soluble is it in water?' was declined whole; water, the
+    medium, had been a second compound."""
+    out = ask_json("MW of aspirin and how soluble is it in water?")
+    assert out["status"] == "partial", out["answer"]
+    assert out["value"] == pytest.approx(180.16, abs=0.01), out["answer"]
+    assert "'soluble' part" in out["answer"] and "water:" not in out["answer"], out["answer"]
+    out = ask_json("what's the pKa of aspirin")  # nothing held asked: declined, as before
+    assert out["status"] != "answered", out["answer"]

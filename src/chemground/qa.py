@@ -30,7 +30,7 @@ from chemground.retrieval.fuzzy import FuzzyNameIndex
 from chemground.retrieval.graph import GraphAccess, RouteRetriever
 from chemground.retrieval.table import TableRetriever
 from chemground.retrieval.tools import ToolChannel
-from chemground.routing import DECLINING_RULES, Route, override, refine, route
+from chemground.routing import DECLINING_RULES, Route, override, refine, route, unheld_part
 from chemground.workspace import Workspace
 
 TRANSFORMATION = re.compile(r"\b(turn|convert|transform|change)\b[^?]*\b(into|to)\b", re.I)
@@ -247,6 +247,15 @@ class QA:
                 and reasoned.status in ("answered", "partial")
             ):
                 evidence = self._also_asked(query, method, reasoned, evidence, engine, k)
+            unheld = unheld_part(query)
+            if unheld is not None and reasoned.status == "answered":
+                # "logP of caffeine and how soluble is it in water?": the logP answered, the
+                # solubility said not to be (never dropped without a word)
+                reasoned.status = "partial"
+                reasoned.answer += (
+                    f" I cannot answer the {unheld!r} part: no record or tool here holds it."
+                )
+                reasoned.notes.append(f"the {unheld!r} part of the question is not answered")
         except LLMError as error:  # the evidence is still worth showing
             reasoned = Reasoned(f"The {reasoner} reasoner failed: {error}", None, "error")
         if chosen not in ("auto", "none") and not evidence and reasoned.status == "no_evidence":

@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from chemground.reasoning.aspects import classify_aspect, mask_mentions
+from chemground.reasoning.aspects import classify_aspect, mask_mentions, names_fact
 from chemground.reasoning.query import Aspect, QueryMention, QueryTuple
 from chemground.reasoning.question_text import asking_clause
 from chemground.reasoning.salt_forms import names_a_form
@@ -304,6 +304,34 @@ PROPERTY_NOT_HELD = re.compile(
 _CONTEXT_BREAK = re.compile(r":\s|\s[-–—]\s")
 
 
+def unheld_part(query) -> str | None:
+    """The words of a property no record or tool holds, asked beside a fact that is held and
+    named ("logP of caffeine and how soluble is it in water?": the logP is answered and the
+    solubility said not to be; the whole question had been declined), or None.
+
+    Args:
+        query: a parsed question.
+
+    Returns:
+        The property's words as written, lower-cased; None when the question asks no such
+        property, or asks nothing else.
+    """
+    text = query.asked_text
+    held = names_fact(text, query.aspect)
+    if held is None or not _JOINED_PART.search(text):
+        return None
+    for found in PROPERTY_NOT_HELD.finditer(text):
+        if query.aspect == Aspect.TPSA and re.search(r"\bpolar\b", found.group(0), re.I):
+            continue  # "is cytidine very polar? what's its polar surface area?": answered by it
+        if found.end() <= held.start() or found.start() >= held.end():
+            return found.group(0).lower()
+    return None
+
+
+# the parts of a question that asks several things: "X and Y", "X? Y?", "X; Y", "X, Y"
+_JOINED_PART = re.compile(r"\b(and|plus|as well as|also)\b|[?;,]\s*\S", re.IGNORECASE)
+
+
 def _asks_property_not_held(query) -> bool:
     """Whether the question asks for a property no record or tool holds. A property word in
     the context before a colon or dash does not count when the rules read what is asked after
@@ -311,6 +339,8 @@ def _asks_property_not_held(query) -> bool:
     the polar surface area is asked ("is cytidine very polar? what's its polar surface area?")."""
     from chemground.reasoning.adducts import asked_ion, ion_words
 
+    if unheld_part(query) is not None:
+        return False  # the fact held is answered, the other part said (QA.ask)
     text = query.asked_text
     if query.aspect == Aspect.EXACT_MASS and asked_ion(text) is not None:
         text = ion_words(text)  # "[M+H]+ of caffeine": an ion's m/z, computed

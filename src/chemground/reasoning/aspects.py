@@ -963,6 +963,11 @@ _ALSO_ASKED: tuple[tuple[Aspect, re.Pattern], ...] = (
 # put together by ``QA.ask`` (chemground.qa); before, all but one were dropped silently. Each
 # pattern is the fact *asked*: "SMILES with both stereocentres (3S,4R) defined" asks no count.
 COMPUTED_ALSO_ASKED: tuple[tuple[Aspect, re.Pattern], ...] = (
+    # ("SMILES and InChIKey for paracetamol" was answered with the InChIKey alone; a key given,
+    # "InChIKey BSYN...-N", is no key asked)
+    # ("...-N? (InChIKey from our ELN)": a label of the key given)
+    (Aspect.INCHIKEY, re.compile(r"(?<!\()\binchi ?-?keys?\b(?!\s*:?\s*[a-z]{14}-)")),
+    (Aspect.INCHI, re.compile(r"\binchi\b(?! ?-?key)(?!\s*:?\s*=?\s*1s?/)")),
     (Aspect.LOGP, re.compile(r"\b[cx]?log ?p\b|\bpartition coefficient\b")),
     (Aspect.TPSA, re.compile(r"\btpsa\b|\bpolar surface area\b")),
     (
@@ -1045,6 +1050,21 @@ def also_asked(question: str, aspect: Aspect | None) -> list[Aspect]:
         if a != aspect and a.level == aspect.level and (m := pattern.search(low))
     )
     return [a for _, a in found]
+
+
+def names_fact(question: str, aspect: Aspect | None) -> re.Match | None:
+    """Where ``question`` names ``aspect`` among the facts that are asked together ("logP" in
+    "logP of caffeine and how soluble is it?"), or None.
+
+    Args:
+        question: the question as asked.
+        aspect: the aspect the rules read.
+
+    Returns:
+        The match of the aspect's words, or None when it has none here or is no such fact.
+    """
+    pattern = dict(_ASKED_TOGETHER).get(aspect)  # type: ignore[arg-type]
+    return pattern.search(_without_role_labels(question.lower())) if pattern else None
 
 
 def first_asked(question: str, aspect: Aspect | None) -> Aspect | None:

@@ -416,7 +416,8 @@ def class_named_by_parent(text: str, mentions: list) -> tuple[list, list[str]]:
 # hexane", "menthol in an ethanol solution": the medium a compound is handled in
 _MEDIUM_BEFORE = re.compile(
     r"\b(dissolv\w+|recrystalli[sz]\w+|crystalli[sz]\w+|extract\w*|suspend\w*|stored|kept|"
-    r"diluted?|washed|triturated?)\b[^,.;?!]{0,40}\b(in|from|with)\s+(an?\s+|the\s+|some\s+)?$",
+    r"diluted?|washed|triturated?|(in)?solub\w+|miscib\w+|dissolves?)\b[^,.;?!]{0,40}\b(in|from|with)"
+    r"\s+(an?\s+|the\s+|some\s+)?$",
     re.IGNORECASE,
 )
 _MEDIUM_AFTER = re.compile(r"^\s+(solution|solvent)\b", re.IGNORECASE)
