@@ -582,3 +582,10 @@ def test_a_property_not_held_asked_beside_a_held_one_is_named_not_declined(ask_j
     assert "'soluble' part" in out["answer"] and "water:" not in out["answer"], out["answer"]
     out = ask_json("what's the pKa of aspirin")  # nothing held asked: declined, as before
     assert out["status"] != "answered", out["answer"]
+
+
+def test_the_reactions_of_a_palladium_complex_are_not_those_of_its_ligand(ask_json):
+    """'which reactions use Pd(PPh3)4' listed the Appel reactions, which use PPh3."""
+    out = ask_json("which reactions use Pd(PPh3)4")
+    assert out["status"] == "answered" and "appel" not in out["answer"], out["answer"]
+    assert "suzuki_coupling" in out["answer"], out["answer"]

@@ -121,3 +121,18 @@ def test_structure_is_immutable():
     assert isinstance(s, Structure)
     with pytest.raises(AttributeError):
         s.smiles = "C"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "complex_smiles",
+    [
+        "[Pd].c1ccc(P(c2ccccc2)c2ccccc2)cc1.c1ccc(P(c2ccccc2)c2ccccc2)cc1"
+        ".c1ccc(P(c2ccccc2)c2ccccc2)cc1.c1ccc(P(c2ccccc2)c2ccccc2)cc1",  # Pd(PPh3)4
+        "CC(=O)[O-].CC(=O)[O-].[Pd+2]",  # Pd(OAc)2
+    ],
+)
+def test_a_metal_complex_written_as_fragments_is_its_own_parent(complex_smiles):
+    """'which reactions use Pd(PPh3)4' listed the Appel reactions: the complex's parent had
+    been its largest fragment, triphenylphosphine (and Pd(OAc)2's acetic acid)."""
+    complex_ = structure_from_smiles(complex_smiles)
+    assert complex_.parent_inchikey == complex_.inchikey

@@ -13,6 +13,7 @@ from functools import lru_cache
 from rdkit import Chem
 
 from chemground.chem.structure import (
+    TRANSITION_METALS,
     canonical_smiles,
     check_smiles,
     mol_from_smiles,
@@ -88,42 +89,6 @@ COMMON_SOLVENTS = {
     "anisole": "COc1ccccc1",
     "1,3-dimethyl-2-imidazolidinone": "CN1CCN(C)C1=O",
     "DMPU": "CN1CCCN(C)C1=O",
-}
-
-TRANSITION_METALS = {
-    "Sc",
-    "Ti",
-    "V",
-    "Cr",
-    "Mn",
-    "Fe",
-    "Co",
-    "Ni",
-    "Cu",
-    "Zn",
-    "Y",
-    "Zr",
-    "Nb",
-    "Mo",
-    "Tc",
-    "Ru",
-    "Rh",
-    "Pd",
-    "Ag",
-    "Cd",
-    "Hf",
-    "Ta",
-    "W",
-    "Re",
-    "Os",
-    "Ir",
-    "Pt",
-    "Au",
-    "Hg",
-    "Ce",
-    "Sm",
-    "Yb",
-    "La",
 }
 
 

@@ -397,10 +397,53 @@ def parent_mol(mol: Chem.Mol) -> Chem.Mol:
 
     A hydrochloride salt, a sodium carboxylate or a hydrate shares its parent with the free
     base / acid, which lets retrieval say "same parent compound" instead of "no match".
+    A complex written as fragments around a transition metal ("Pd(PPh3)4" as Pd and four
+    PPh3, "Pd(OAc)2" as Pd2+ and two acetates) is its own parent: its largest fragment is a
+    ligand, and "which reactions use Pd(PPh3)4" had listed the Appel reactions (PPh3).
     """
+    if any(atom.GetSymbol() in TRANSITION_METALS for atom in mol.GetAtoms()):
+        return mol
     with rdkit_messages():
         parent = _fragment_chooser.choose(mol)
         return _uncharger.uncharge(parent)
+
+
+# the metals a complex is written around (a catalyst, not a counter-ion)
+TRANSITION_METALS = {
+    "Sc",
+    "Ti",
+    "V",
+    "Cr",
+    "Mn",
+    "Fe",
+    "Co",
+    "Ni",
+    "Cu",
+    "Zn",
+    "Y",
+    "Zr",
+    "Nb",
+    "Mo",
+    "Tc",
+    "Ru",
+    "Rh",
+    "Pd",
+    "Ag",
+    "Cd",
+    "Hf",
+    "Ta",
+    "W",
+    "Re",
+    "Os",
+    "Ir",
+    "Pt",
+    "Au",
+    "Hg",
+    "Ce",
+    "Sm",
+    "Yb",
+    "La",
+}
 
 
 @dataclass(frozen=True, slots=True)
