@@ -403,6 +403,7 @@ TWENTYFOURTH_ROUND_LAST_ID = 2746  # round 24 ends; round 25 (a twenty-second au
 TWENTYFIFTH_ROUND_LAST_ID = 2839  # round 25 ends; round 26 (a twenty-third author's) follows
 TWENTYSIXTH_ROUND_LAST_ID = 2933  # round 26 ends; round 27 (a twenty-fourth author's) follows
 TWENTYSEVENTH_ROUND_LAST_ID = 3024  # round 27 ends; round 28 (a twenty-fifth author's) follows
+TWENTYEIGHTH_ROUND_LAST_ID = 3115  # round 28 ends; round 29 (a twenty-sixth author's) follows
 
 
 def round_of(item: dict) -> str:
@@ -459,7 +460,9 @@ def round_of(item: dict) -> str:
         return "round 25"
     if number <= TWENTYSIXTH_ROUND_LAST_ID:
         return "round 26"
-    return "round 27" if number <= TWENTYSEVENTH_ROUND_LAST_ID else "round 28"
+    if number <= TWENTYSEVENTH_ROUND_LAST_ID:
+        return "round 27"
+    return "round 28" if number <= TWENTYEIGHTH_ROUND_LAST_ID else "round 29"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:
