@@ -589,3 +589,84 @@ def test_the_reactions_of_a_palladium_complex_are_not_those_of_its_ligand(ask_js
     out = ask_json("which reactions use Pd(PPh3)4")
     assert out["status"] == "answered" and "appel" not in out["answer"], out["answer"]
     assert "suzuki_coupling" in out["answer"], out["answer"]
+
+
+# -- round 29 (one project's life, written blind): forms found, tested in other words -------
+
+
+@pytest.mark.parametrize(
+    "masked, aspect",
+    [
+        # the last words of a notebook line, with what they add read without it
+        ("x (1.0 g, 5 mmol), x (1.1 eq), x, 80 °c – isolated yield in your record?", Aspect.YIELD),
+        ("x | x 1.2 eq | x | rt | time = ?", Aspect.TIME),
+        ("x (2 g, 8 mmol), x, x – yield? like our other runs at 70 %?", Aspect.YIELD),
+        ("heck reactions in your kb – catalyst(s)?", Aspect.CATALYST),
+        ("which catalyst do ur x reactions use?", Aspect.CATALYST),
+        ("which reactions use x", Aspect.REACTIONS),
+    ],
+)
+def test_a_notebook_lines_last_words_say_what_is_asked(masked, aspect):
+    """'... NaOtBu (1.4 eq), toluene (40 mL), 100 °C – reaction time per your record?' was read
+    as an amount conversion; 'solvent(s)?' and 'which solvent do ur Mitsunobu reactions use?'
+    were not read as the solvent."""
+    assert classify_aspect(masked) == aspect
+
+
+def test_a_form_stated_of_the_compound_at_hand_is_built(ask_json):
+    """'our phosphate is the monohydrate' / 'our citric acid is the monohydrate – MW?' gave the
+    anhydrous weight beside that of a compound PubChem files as 'monohydrate'."""
+    out = ask_json("our caffeine is the monohydrate – MW?")
+    assert out["value"] == pytest.approx(212.21, abs=0.01), out["answer"]
+
+
+def test_the_salt_pointed_to_is_the_one_named_as_a_salt(ask_json):
+    """'... product kept as the TFA salt (2-amino-N-benzylacetamide·TFA) – MW of the salt?'"""
+    out = ask_json(
+        "Boc removal with TFA in DCM, kept as glycine methyl ester·TFA – MW of the salt?"
+    )
+    assert out["value"] == pytest.approx(203.12, abs=0.01), out["answer"]
+
+
+def test_the_reagent_of_a_named_process_is_not_asked_a_compounds_fact(ask_json):
+    """'the (S)-amine, not the racemate from the NaBH3CN reductive amination. What is its CAS
+    number?' asked the CAS of the borohydride too."""
+    out = ask_json("the aspirin we made, not the batch from the H2SO4 acylation – what's its CAS?")
+    assert out["value"] == "50-78-2", out["answer"]
+
+
+def test_an_atom_locant_or_isotope_is_no_compound(full_parser):
+    """'C-4 of X' and '(79Br)' were reported as compounds that could not be resolved."""
+    query = full_parser.parse("is C-4 of 4-aminopiperidine a stereocentre (13C shift)?")
+    assert [m.text for m in query.mentions] == ["4-aminopiperidine"], query.mentions
+
+
+def test_a_value_given_for_a_fact_is_not_that_fact_asked():
+    """'I'll look for the MW, 278.19, as the monoisotopic mass – ok? what is the monoisotopic
+    mass?' was answered with the molecular weight."""
+    from chemground.reasoning.aspects import first_asked
+
+    question = "the MW, 278.19, or the monoisotopic mass – which is the exact mass of x?"
+    assert first_asked(question, Aspect.EXACT_MASS) == Aspect.EXACT_MASS
+
+
+def test_another_name_in_brackets_with_what_it_is_for_is_no_second_compound(full_parser):
+    """'benzene → 2-[(phenylimino)methyl]phenol (salicylidene-aniline ligand), route?' looked
+    for a route through three compounds."""
+    query = full_parser.parse("route from benzene to biphenyl (our diphenyl building block)?")
+    assert [m.text for m in query.mentions] == ["benzene", "biphenyl"], query.mentions
+
+
+def test_a_route_of_four_steps_is_found(ask_json):
+    """A route of four starter records was 'not found within the searched number of steps'."""
+    out = ask_json("route from nitrobenzene to 4-aminoacetanilide?")
+    assert out["status"] == "answered" and "4 steps" in out["answer"], out["answer"]
+
+
+def test_an_acid_marked_catalytic_is_the_catalyst(ask_json):
+    """'AcOH + EtOH (excess), conc. H2SO4 (cat.), reflux → EtOAc – time?' required H2SO4 as a
+    reactant."""
+    out = ask_json("benzoic acid + MeOH, H2SO4 (cat.), reflux → methyl benzoate. time?")
+    assert out["status"] == "answered", out["answer"]
+    roles = {m["text"]: m.get("role") for m in out["query"]["mentions"]}
+    assert roles.get("H2SO4") == "catalyst", roles

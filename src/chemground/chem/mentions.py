@@ -137,6 +137,7 @@ ylide carbanion carbocation halide carbamate anhydride azo diazo peroxide hydrop
 reductant thiol sulfonamide lactone lactam carbodiimide azodicarboxylate acetonide acetonides
 glucoside glycoside alkaloid flavonoid terpene terpenoid steroid saponin polyphenol
 amino-acid amino-acids diacid diacids diol diols
+monohydrate dihydrate trihydrate hemihydrate sesquihydrate dihydrochloride dihydrobromide
 """.split()
 ) | {  # class names of two words: "the acid chloride of benzoic acid" is not one compound
     f"{name}{plural}"
@@ -152,6 +153,11 @@ amino-acid amino-acids diacid diacids diol diols
         "aryl iodide",
         "aryl halide",
         "alkyl halide",
+        "benzylic bromide",  # "we need the benzylic bromide": a class, not benzyl bromide
+        "benzylic halide",
+        "allylic bromide",
+        "phosphine ligand",  # "which phosphine ligand": not PH3
+        "palladium source",
         "sulfonyl chloride",
         "grignard reagent",
         "carboxylic acid",
@@ -506,9 +512,12 @@ def _words(text: str) -> list[_Word]:
     return out
 
 
-# a word of a name with a hydrate's waters or an acid glued on by a dot: "acid·H2O", "acetate·3H2O"
-# (a token that is all one abbreviation or formula, "HOBt·H2O", "CuSO4·5H2O", is read whole)
-_GLUED_FORM = re.compile(r"([a-z][a-z-]*[a-z])[·•](\d*\s*(?:H2O|HCl|HBr))")
+# an atom's locant ("C-4", "N-1", "C-3'") or an isotope ("79Br", "13C", "15N") written alone
+_ATOM_LABEL = re.compile(r"[CNOSPH]-\d{1,2}'{0,2}|\d{1,3}(?:Br|Cl|C|N|O|H|F|S|P|I)")
+# a word of a name with a hydrate's waters or an acid glued on by a dot: "acid·H2O", "acetate·3H2O",
+# "2-amino-N-benzylacetamide·TFA" (a token that is all one abbreviation or formula, "HOBt·H2O",
+# "CuSO4·5H2O", ends in a capital or a digit and is read whole)
+_GLUED_FORM = re.compile(r"(\S*[a-z])[·•](\d*\s*(?:H2O|HCl|HBr|TFA))")
 
 
 def closing_paren(token: str) -> int:
@@ -999,6 +1008,9 @@ class MentionFinder:
             token = word.text
             if is_stop_word(token):
                 continue  # "o/n", "r.t.": lab shorthand that only looks like SMILES
+            if _ATOM_LABEL.fullmatch(token):
+                taken[i] = True  # "C-4 of X", "(79Br)": an atom's locant or isotope, no compound
+                continue
             stray = _stray_closing_bracket(text, word)
             if stray and looks_like_smiles(token) and _SMILES_SYNTAX.search(token):
                 # "MW of O=C(Cl)OCc1ccccc1) please": no bracket before it opens the ")", so it
@@ -2063,7 +2075,9 @@ _D_OR_L = re.compile(r"(?:^|[\s(,-])[DL]-(?=[a-z])")
 FACT_OF = re.compile(
     r"\b(?:smiles|mw|mol\.? ?wt\.?|molecular weight|molar mass|formula|cas(?: number| no\.?)?|"
     r"iupac name|structure|inchi(?: ?key)?|logp|tpsa|exact mass|monoisotopic mass)\s+"
-    r"(?:of|for)\s+(?:the\s+|that\s+|this\s+|our\s+)?",
+    # ("what MW should I use for X", "the MW of my product, X")
+    r"(?:(?:should|do|would|must|can)\s+(?:i|we)\s+use\s+)?(?:of|for)\s+"
+    r"(?:(?:the|that|this|our|my)\s+(?:(?:product|compound|sample|intermediate|salt),?\s+)?)?",
     re.IGNORECASE,
 )
 _FACT_OF_BEFORE = re.compile(FACT_OF.pattern + "$", re.IGNORECASE)  # just before a mention

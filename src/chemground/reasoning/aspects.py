@@ -238,7 +238,10 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"|^\s*(which|what) reactions\b|\b(list|show|find)( me)?( all)?( the)? reactions\b"
         r"|^\s*(any |all )?(reactions|rxns) (with|using|that use|involving)\b"
         r"|^\s*(what|which \w+) (reacts?|can react|will react) with x\s*[?.]?\s*$"
-        r"|\breactions (that |which )?(use|used|using|involve|involving|employ|have)\b",
+        # ("which solvent do your Mitsunobu reactions use?" asks the role, not the records)
+        r"|^(?!.*\b(which|what|wich|wat) (solvents?|catalysts?|reagents?|bases?|acids?|ligands?|"
+        r"temp\w*|yields?|conditions)\b).*\breactions (that |which )?(use|used|using|involve|"
+        r"involving|employ|have)\b",
     ),
     (
         Aspect.MOLECULAR_WEIGHT,
@@ -770,6 +773,16 @@ _ARROW_ASKS_PRODUCT = re.compile(
 )
 
 
+# What a notebook line's last words add to the fact they ask, read without it: "reaction time
+# per your record?", "yield in ur record?", "time = ?", and a comparison after the question
+# ("... – yield in your record? like our other Suzukis at 90 %?")
+_RECORD_ASKED = re.compile(
+    r"\s+(?:per|in|of|from|for|according to|by) (?:your|ur|the|this) (?:records?|kb|entry|"
+    r"database)(?=\s*[?.]?\s*(?:$|\?))|\s*=\s*(?=\?\s*$)"
+    r"|(?<=\?)\s*(?:like|as with|as in|same as|similar to) [^?]*\?\s*$"
+)
+
+
 def _asking_clause(clauses: list[str]) -> str | None:
     """The clause that asks, when the question has several: the last one, or the last one that
     is a question when a remark follows it ("... – what's the CAS number of x? our shelf only
@@ -804,6 +817,9 @@ def classify_aspect(masked: str) -> Aspect | None:
     When a later clause is the question itself ("..., what's the MW of x"), its reading
     decides; a word in the clauses before it ("route", "yield") does not."""
     masked = correct_aspect_words(masked, rare_only=True)  # "which sovlent": read as written
+    # "solvent(s)?", "catalyst(s)": the plural marker of a role asked
+    masked = re.sub(r"(?<=[a-z])\(s\)", "s", masked)
+    masked = _RECORD_ASKED.sub("", masked)
     if _ARROW_ASKS_PRODUCT.search(masked):
         # "L-Phe (1.65 g, 10 mmol), Boc2O (1.1 eq), ... rt o/n → ? SMILES please": a notebook
         # line's amounts are what was done, not a conversion asked (read as one, it was refused)
@@ -912,7 +928,10 @@ _HOMOPHONE_WEIGHT = re.compile(r"\b(molecular|molar)\s+(wait|wate|weigh|way|whea
 _ALSO_ASKED: tuple[tuple[Aspect, re.Pattern], ...] = (
     (
         Aspect.MOLECULAR_WEIGHT,
-        re.compile(r"\b(mw|m\.w\.|molecular weight|molar mass|mol\.? ?wt)\b"),
+        # ("I'll look for the MW, 278.19, as the monoisotopic mass": a value given, not asked)
+        re.compile(
+            r"\b(mw|m\.w\.|molecular weight|molar mass|mol\.? ?wt)\b(?!\s*[,:=]?\s*(is\s+)?\d)"
+        ),
     ),
     (Aspect.EXACT_MASS, re.compile(r"\b(exact|monoisotopic) mass\b")),
     (Aspect.FORMULA, re.compile(r"\b(molecular |chemical |sum )?formula\b(?! weight)")),

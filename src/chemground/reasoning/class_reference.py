@@ -94,6 +94,9 @@ def compound_referred_by_class(text: str, mentions: list) -> tuple[list, list[st
             chosen = isolated[-1]
             note = f"read {chosen.text!r}, the compound isolated, as the one asked about"
             return [chosen], [note]
+    salt = _salt_referred(text, resolved)
+    if salt is not None:
+        return [salt], [f"read 'the salt' as {salt.text!r}, the one salt the question names"]
     found = _CLASS_REFERENCE.search(text)
     if (
         found is None
@@ -109,3 +112,28 @@ def compound_referred_by_class(text: str, mentions: list) -> tuple[list, list[st
         return mentions, []
     [chosen] = matching
     return [chosen], [f"read 'the {word}' as {chosen.text!r}, the one {word} the question names"]
+
+
+# "... TFA deprotection, kept as the TFA salt (2-amino-N-benzylacetamide·TFA) – MW of the salt?"
+_SALT_REFERENCE = re.compile(
+    r"\b(?:of|for) (?:the|my|our|this|that) (?:(?:hcl|hbr|tfa|hydrochloride|hydrobromide) )?salt\b",
+    re.IGNORECASE,
+)
+# a name that says it is an acid-addition salt: "X hydrochloride", "X HCl", "X·TFA"
+_SALT_NAME = re.compile(r"(?:hydrochloride|hydrobromide|\bhcl\b|\bhbr\b|\btfa\b|[·•])", re.I)
+
+
+def _salt_referred(text: str, resolved: list):
+    """The one compound "the salt" points to: the one named as an acid-addition salt, else the
+    one ionic compound; None when the question says no "the salt", or two compounds qualify
+    ("the salt" beside K2CO3 and a hydrochloride is left as it is)."""
+    if not _SALT_REFERENCE.search(text):
+        return None
+    ionic = [m for m in resolved if "." in m.structure.smiles]
+    named = [m for m in ionic if _SALT_NAME.search(m.text)]
+    for group in (named, ionic):
+        if len(group) == 1:
+            return group[0]
+        if group:
+            return None
+    return None

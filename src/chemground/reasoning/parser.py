@@ -31,6 +31,7 @@ from chemground.reasoning.question_text import (
     mentions_not_asked,
     one_step_named,
     precursor_mentions,
+    process_reagents,
     protected_names_joined,
     reaction_smiles_in_words,
 )
@@ -140,6 +141,19 @@ def _described_in_brackets(text: str, mentions: list) -> tuple[list, list[str]]:
                 if opened < inner.start and inner.end <= closed:
                     drop.add(id(inner))
                     notes.append(f"read {inner.text!r} as part of {first.text!r}, not asked alone")
+    for k, first in enumerate(mentions):
+        # "2-[(phenylimino)methyl]phenol (salicylidene-aniline ligand)": another name of it,
+        # with what it is for; the name alone is no second compound (a route to both failed)
+        described = _NAMED_FOR.match(text, first.end)
+        if described is None:
+            continue
+        for inner in mentions[k + 1 :]:
+            if inner.start >= described.start(1) and inner.end <= described.end(1):
+                drop.add(id(inner))
+                notes.append(
+                    f"read {inner.text!r} as another name of {first.text!r} (in brackets, "
+                    "with what it is for), not as a compound asked about"
+                )
     defined: dict[int, object] = {}
     for first, second in pairwise(mentions):
         if first.input_format != "smiles" and _DESCRIPTION_OPENS.fullmatch(
@@ -182,6 +196,13 @@ def _described_in_brackets(text: str, mentions: list) -> tuple[list, list[str]]:
 _ID_WORD = r"(?:inchi ?-?keys?|cas)(?:[\s-]*(?:no\.?|number|#|rn|reg\.?))?"
 _IDENTIFIER_GIVEN = re.compile(
     rf"\b{_ID_WORD}\s*[:#=]?\s*x\b|\bx\b[?.,;:]?\s*\(\s*{_ID_WORD}\b", re.IGNORECASE
+)
+# a bracket after a compound that names it again with what it is: "(salicylidene-aniline
+# ligand)", "(the para-amino acetanilide building block)"
+_NAMED_FOR = re.compile(
+    r"\s*\(\s*(?:the\s+|an?\s+|our\s+)?([^()]{2,60}?)\s+(?:ligand|building block|intermediate|"
+    r"starting material|monomer|linker|scaffold|core|api|precursor|target|product)s?\s*\)",
+    re.IGNORECASE,
 )
 # an abbreviation a question may define in brackets: "DCU", "TBAF", "HOBt", "NMO"
 _ABBREVIATION = re.compile(r"(?=(?:[a-z]*[A-Z]){2})[A-Z][A-Za-z]{1,7}")
@@ -433,6 +454,8 @@ class RuleParser:
             problems += context
             mentions, media = medium_mentions(text, mentions)
             problems += media
+            mentions, reagents = process_reagents(text, mentions)
+            problems += reagents
             mentions, made_from = precursor_mentions(text, mentions)
             mentions, described = class_named_by_parent(text, mentions)
             mentions, referred = compound_referred_by_class(text, mentions)

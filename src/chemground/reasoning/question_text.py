@@ -495,3 +495,35 @@ def asking_clause(text: str) -> str:
     if questions and all(mark != "?" for _, mark in clauses[questions[-1] + 1 :]):
         return clauses[questions[-1]][0]
     return clauses[-1][0]
+
+
+# a process a reagent names: "the NaBH3CN reductive amination", "the DCC coupling", "our HATU step"
+PROCESS_NAMED = re.compile(
+    r"^\s+(?:(?:reductive|oxidative|catalytic|asymmetric)\s+)?(?:aminations?|reductions?|"
+    r"oxidations?|couplings?|acylations?|alkylations?|esterifications?|hydrogenations?|"
+    r"deprotections?|protections?|condensations?|reactions?|steps?|work-?ups?|quench(?:es)?)\b",
+    re.IGNORECASE,
+)
+
+
+def process_reagents(text: str, mentions: list) -> tuple[list, list[str]]:
+    """Mentions that name the reagent of a process ("the racemate from the NaBH3CN reductive
+    amination – what is its CAS number?"), set aside when the question names another compound
+    to ask a compound's fact of: the fact is not asked of the reagent.
+
+    Args:
+        text: the question.
+        mentions: its mentions, in order.
+
+    Returns:
+        The mentions kept, and a note per mention set aside.
+    """
+    resolved = [m for m in mentions if m.resolved]
+    named = [m for m in resolved if PROCESS_NAMED.match(text[m.end : m.end + 40])]
+    if not named or len(named) == len(resolved):
+        return mentions, []
+    notes = [
+        f"read {m.text!r} as the reagent of the process it names, not a compound asked about"
+        for m in named
+    ]
+    return [m for m in mentions if m not in named], notes

@@ -96,6 +96,7 @@ _AFTER_ROLE = re.compile(
     r"(solvents?|catalysts?|reagents?|bases?|reactants?|starting materials?|substrates?|"
     r"products?)\b"
 )
+_CATALYTIC_AFTER = re.compile(r"^\s*\(\s*(cat\.?|catalytic|catalyst|cat\. amount)\s*\)")
 _AFTER_PRODUCT = re.compile(
     r"^\s*(is|was|were|are)?\s*(formed|obtained|produced|made|prepared|synthesi[sz]ed)"
     # "ethyl nicotinate synthesis: which acid?": the compound made
@@ -117,7 +118,9 @@ def infer_roles(
         role: Role | None = None
         either = False  # a role left open on purpose: no default fills it
         named = _AFTER_ROLE.search(after)
-        if named:  # "which reactions use DMF as solvent"
+        if _CATALYTIC_AFTER.match(after):  # "conc. H2SO4 (cat.)": the acid catalyst
+            role = Role.CATALYST
+        elif named:  # "which reactions use DMF as solvent"
             role = Role.parse(named.group(1))  # "bases" -> REAGENT, "substrates" -> REACTANT
         elif (
             index > 0

@@ -15,6 +15,7 @@ import re
 
 from chemground.chem.mentions import Mention
 from chemground.chem.names import subscript_digits
+from chemground.reasoning.question_text import PROCESS_NAMED
 
 _FORM = (
     r"(?:mono|di|tri|tetra|penta|hexa|hepta|octa|nona|deca|hemi|sesqui)?hydrates?|"
@@ -30,7 +31,7 @@ _FORM = (
 )
 # "lidocaine HCl", "lidocaine·HCl", "TBAF trihydrate", "aspirin sodium salt"
 _FORM_AFTER = re.compile(
-    rf"^\s*(?:[·.•*]\s*|\s)(?:\d\s*)?({_FORM}|hcl|hbr|2hcl|x ?h2o|\d?\s*h2o)\b", re.IGNORECASE
+    rf"^\s*(?:[·.•*]\s*|\s)(?:\d\s*)?({_FORM}|hcl|hbr|2hcl|tfa|x ?h2o|\d?\s*h2o)\b", re.IGNORECASE
 )
 # Another compound named by its relation to the one named: "the enantiomer of L-alanine", "the
 # dimer of acetic acid", "caffeine's metabolite" (each was answered for the compound itself)
@@ -57,6 +58,14 @@ _STATE_BEFORE = re.compile(
     r"\b((?:de|di|mono|doubly |singly )?protonated|ioni[sz]ed|anionic|cationic|zwitterionic|"
     r"(?:per)?deuterated|tritiated|radio-?labell?ed|isotopically labell?ed|"
     r"\d{1,3}[A-Z][a-z]?[- ]labell?ed|[A-Z]-?\d{1,3}[- ]labell?ed)\s+(?:form\s+of\s+)?(?:the\s+)?$",
+    re.IGNORECASE,
+)
+# "our citric acid is the monohydrate – MW?": the form the compound at hand is in (the weight of
+# the anhydrous acid had been given beside a compound the dictionary files as "monohydrate")
+_FORM_STATED = re.compile(
+    r"^\s+(?:is|was|comes as|is supplied as|is bought as)\s+(?:the|a|an|its)\s+"
+    r"((?:mono|di|tri|tetra|penta|hexa|hepta|hemi|sesqui)hydrate|hydrochloride|dihydrochloride|"
+    r"hydrobromide|hcl salt|hydrochloride salt)\b",
     re.IGNORECASE,
 )
 # "the hydrochloride salt of lidocaine", "the trihydrate of TBAF", "the enantiomer of X"
@@ -223,12 +232,16 @@ def salt_form(question: str, mention: Mention) -> tuple[str, int, int] | None:
     if state is not None:
         # an adjective ("protonated", "13C-labelled"): its case is the chemist's
         return f"{state.group(1)} form", window_start + state.start(1), window_start + state.end(1)
-    after = _FORM_AFTER.match(question[mention.end : mention.end + 30]) or _RELATION_AFTER.match(
-        question[mention.end : mention.end + 40]
+    after = (
+        _FORM_AFTER.match(question[mention.end : mention.end + 30])
+        or _RELATION_AFTER.match(question[mention.end : mention.end + 40])
+        or _FORM_STATED.match(question[mention.end : mention.end + 40])
     )
     before = _FORM_BEFORE.search(question[window_start : mention.start])
     if after is not None:
         form, start, end = after.group(1), mention.end + after.start(1), mention.end + after.end(1)
+    elif before is not None and PROCESS_NAMED.match(question[mention.end : mention.end + 40]):
+        return None  # "the racemate from the NaBH3CN reductive amination": made with it, not of it
     elif before is not None:
         form, start, end = (
             before.group(1),
@@ -296,7 +309,11 @@ def built_form(mention: Mention, form: str) -> Mention | None:
         return None
     if "." in mention.structure.smiles and word not in _WATERS:
         return None  # a salt already ("TBAF"): which ion an acid would protonate is not known
-    if word in _ADDED:
+    if "." not in mention.structure.smiles and re.search(r"[+-]\]", mention.structure.smiles):
+        return None  # a lone ion ("our phosphate is the monohydrate"): its salt is not known
+    if word in ("tfa", "tfa salt"):  # "X·TFA": one trifluoroacetic acid
+        parts, what = ["OC(=O)C(F)(F)F"], "one TFA"
+    elif word in _ADDED:
         parts, what = [_ADDED[word]], f"one H{_ADDED[word]}"
     elif word in _TWICE:
         parts, what = [_TWICE[word]] * 2, f"two H{_TWICE[word]}"

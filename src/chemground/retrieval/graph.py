@@ -22,7 +22,7 @@ _STEPS = re.compile(
     r"\b(?:in|within|up to|at most|max(?:imum)?)\s+(\d+|one|two|three|four|five)\s+steps?\b", re.I
 )
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
-DEFAULT_DEPTH = 3
+DEFAULT_DEPTH = 4  # a route of four steps is a common ask (a protection, a coupling, ...)
 
 
 def requested_depth(question: str) -> int:
