@@ -670,3 +670,25 @@ def test_an_acid_marked_catalytic_is_the_catalyst(ask_json):
     assert out["status"] == "answered", out["answer"]
     roles = {m["text"]: m.get("role") for m in out["query"]["mentions"]}
     assert roles.get("H2SO4") == "catalyst", roles
+
+
+def test_a_role_word_with_its_plural_marker_is_the_role_asked(ask_json):
+    """'Suzuki couplings in your records – solvent(s)?' read 'solvent(s)' as a SMILES."""
+    out = ask_json("Fischer esterifications in your records – catalyst(s)?")
+    assert out["query"]["aspect"] == "catalyst" and out["status"] == "answered", out["answer"]
+
+
+def test_a_reaction_named_as_the_purpose_is_not_the_reaction_asked(full_parser):
+    """'... NBS, cat. AIBN, CCl4 → ? (we need the benzylic bromide for an N-alkylation)' was
+    matched to an alkylation record."""
+    from chemground.reasoning.reaction_classes import find_classes
+
+    question = "toluene + NBS, AIBN → ? (we need the bromide for an esterification later)"
+    assert [c.cls.name for c in find_classes(question)] == []
+    assert find_classes("which solvent for an esterification of benzoic acid?")
+
+
+def test_a_two_word_class_is_not_its_first_word(full_parser):
+    """'which phosphine ligand do your Buchwald records use?' required PH3 of them."""
+    query = full_parser.parse("which phosphine ligand do your Buchwald-Hartwig records use?")
+    assert query.mentions == [], query.mentions

@@ -503,6 +503,8 @@ def _words(text: str) -> list[_Word]:
             word, start = _strip(word, start)
         if len(word) > 2 and word[0] == "(" and closing_paren(word) == len(word) - 1:
             word, start = word[1:-1], start + 1  # "(THF)", "(green)": the brackets are the text's
+        if _PLURAL_MARK.fullmatch(word):
+            continue  # "solvent(s)?": a role word with its plural marker, never a compound
         glued = _GLUED_FORM.fullmatch(word)
         if glued:  # "citric acid·H2O": the name's last word, then its waters (or acid)
             out.append(_Word(glued.group(1), start, start + glued.end(1)))
@@ -512,6 +514,8 @@ def _words(text: str) -> list[_Word]:
     return out
 
 
+# a word with its plural marker: "solvent(s)?", "catalyst(s)" (read as SMILES, it hid the role)
+_PLURAL_MARK = re.compile(r"[A-Za-z]{3,}\(s\)")
 # an atom's locant ("C-4", "N-1", "C-3'") or an isotope ("79Br", "13C", "15N") written alone
 _ATOM_LABEL = re.compile(r"[CNOSPH]-\d{1,2}'{0,2}|\d{1,3}(?:Br|Cl|C|N|O|H|F|S|P|I)")
 # a word of a name with a hydrate's waters or an acid glued on by a dot: "acid·H2O", "acetate·3H2O",
@@ -1403,6 +1407,8 @@ class MentionFinder:
         refuses, and a formula ("CO2", "TiO 2") names only a compound of that formula."""
         if i > 0 and f"{words[i - 1].text.lower()} {raw.lower()}" in GENERIC_WORDS:
             return None  # "which aryl bromide": a class of compounds, not the bromide ion
+        if j + 1 < len(words) and f"{raw.lower()} {words[j + 1].text.lower()}" in GENERIC_WORDS:
+            return None  # "which phosphine ligand": a class, not PH3
         if self.passages:
             formula = formula_counts(re.sub(r"\s+", "", raw))
             if formula is not None:  # "CO2" is carbon dioxide, not the Co2+ ion

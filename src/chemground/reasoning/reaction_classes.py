@@ -494,6 +494,11 @@ _LATER_STEP = re.compile(
 )
 
 
+_PURPOSE = re.compile(
+    r"\b(need|needs|needed|want|wants|wanted|require[sd]?|making)\b[^.;?()]{0,50}\bfor\s+"
+    r"(an?|the next|a later|our next|a subsequent)\s+$"
+)
+
 _DASHES = str.maketrans({"–": "-", "—": "-", "‐": "-", "‑": "-", "‒": "-", "−": "-"})
 
 
@@ -512,8 +517,10 @@ def find_classes(question: str) -> list[ClassMention]:
         for m in pattern.finditer(text):
             if m.end() <= m.start():
                 continue
-            if _LATER_STEP.search(text[: m.start()]):
-                continue  # "allylating X ahead of a Claisen rearrangement": not this reaction
+            if _LATER_STEP.search(text[: m.start()]) or _PURPOSE.search(text[: m.start()]):
+                # "allylating X ahead of a Claisen rearrangement", "we need the bromide for an
+                # N-alkylation": not this reaction
+                continue
             named = _NAMED_BEFORE.search(question[: m.start()]) if cls.name in _BROAD else None
             if named:  # "Pinnick oxidation": a named reaction the KB holds no class of
                 start = named.start() + (1 if question[named.start()] in " (" else 0)
