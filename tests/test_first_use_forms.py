@@ -684,7 +684,7 @@ def test_a_reaction_named_as_the_purpose_is_not_the_reaction_asked(full_parser):
     from chemground.reasoning.reaction_classes import find_classes
 
     question = "toluene + NBS, AIBN → ? (we need the bromide for an esterification later)"
-    assert [c.cls.name for c in find_classes(question)] == []
+    assert [c.reaction_class.name for c in find_classes(question)] == []
     assert find_classes("which solvent for an esterification of benzoic acid?")
 
 
