@@ -692,3 +692,13 @@ def test_a_two_word_class_is_not_its_first_word(full_parser):
     """'which phosphine ligand do your Buchwald records use?' required PH3 of them."""
     query = full_parser.parse("which phosphine ligand do your Buchwald-Hartwig records use?")
     assert query.mentions == [], query.mentions
+
+
+def test_a_synonym_one_slip_from_a_better_known_compound_is_not_taken(full_parser):
+    """'structure of nicotene' gave nicotinic acid, labelled exact: PubChem files "nicotene"
+    under it, one letter from nicotine. A name an everyday word is one slip from stays read
+    ("carvon" is carvone, though one letter from carbon)."""
+    [mention] = full_parser.parse("SMILES of nicotene?").mentions
+    assert not mention.resolved and "nicotine" in mention.reason, mention
+    [mention] = full_parser.parse("stereocentres of carvon?").mentions
+    assert mention.resolved, mention

@@ -1157,6 +1157,11 @@ class MentionFinder:
                 continue
             j, raw, start, hit = best
             why_not = not_one_compound(raw)
+            if why_not is None and j == i and (slip := self._slip_of_another(raw, [hit])):
+                why_not = (
+                    f"the dictionary files it as a synonym of {self._common_name(hit)}, but it is "
+                    f"one letter from {slip!r}, another compound; write the name meant"
+                )
             buffer = _BUFFER_AFTER.match(text, start + len(raw))
             if why_not is None and buffer:  # "acetate buffer pH 4.7": no compound asked
                 why_not = not_one_compound(raw + buffer.group(0))
@@ -1462,6 +1467,44 @@ class MentionFinder:
         if hits and j == i and _condensed_isomer_differs(raw, hits[0]):
             return None  # "C6H5NO2" is nitrobenzene as written, not the nicotinic acid filed so
         return hits[0] if hits else None
+
+    def _slip_of_another(self, raw: str, hits: list) -> str | None:
+        """The name of another compound that ``raw``, filed only as a synonym, is one slip (a
+        wrong, missing, extra or swapped letter) from, or None: "nicotene" is a PubChem synonym
+        of nicotinic acid, and was answered as it with an exact label, where a chemist means
+        nicotine. The names one slip away are looked up in one batch."""
+        if (
+            self.passages
+            or self.names is None
+            or min(h.name_rank for h in hits) < 2
+            or not raw.isalpha()
+            or not raw.islower()
+            or len(raw) < 6
+        ):
+            return None
+        norm = normalize_name(raw)
+        # (only a name in common use counts: PubChem files obscure synonyms one slip from
+        # almost anything, "asplin" from "asprin")
+        known = [
+            name
+            for name in self._known_names(sorted(_one_slip(norm) - {norm}))
+            if is_common_word(name, threshold=SLIP_TARGET_ZIPF)
+            and not is_common_word(name, threshold=SLIP_TARGET_MAX_ZIPF)
+            and name not in ELEMENT_NAMES
+            and not is_common_word(raw, 1.0)
+        ]
+        return next(
+            (
+                name
+                for name in known
+                for h in self.kb.lookup_name(name)
+                if h.structure is not None
+                and not any(
+                    h.structure.inchikey == f.structure.inchikey for f in hits if f.structure
+                )
+            ),
+            None,
+        )
 
     def _structure_mention(
         self,
@@ -2074,6 +2117,24 @@ _STEREO_WORD = re.compile(
     r"(?:^|[\s(-])(?:alpha|beta|α|β)-[DL]-|(?:^|[\s(,-])[DL]-(?=[a-z])|"
     r"\((?:\d+[a-z]?)?[RSEZ](?:,\s*(?:\d+[a-z]?)?[RSEZ])*\)|\b(?:cis|trans)-|(?:^|[\s(])[EZ]-"
 )
+
+
+SLIP_TARGET_ZIPF = 2.5  # "nicotine" 3.5, "metformin" 2.6: a drug or solvent name in common use
+SLIP_TARGET_MAX_ZIPF = 4.2  # ... but not an everyday word ("carvon" is carvone, not "carbon")
+
+
+def _one_slip(norm: str) -> set[str]:
+    """Every string one slip from ``norm``: a letter left out, swapped with the next, replaced
+    or added (a-z and 0-9)."""
+    letters = "abcdefghijklmnopqrstuvwxyz0123456789"
+    splits = [(norm[:k], norm[k:]) for k in range(len(norm) + 1)]
+    out = {a + b[1:] for a, b in splits if b}
+    out |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    out |= {a + c + b[1:] for a, b in splits if b for c in letters}
+    out |= {a + c + b for a, b in splits for c in letters}
+    return out
+
+
 # a D/L configuration prefix, which no structure can be checked against without reading the name
 _D_OR_L = re.compile(r"(?:^|[\s(,-])[DL]-(?=[a-z])")
 # a compound fact asked of what follows: "SMILES of the", "MW for", "molar mass of" (the
