@@ -30,7 +30,6 @@ from chemground.routing import refine, route
         # the pKa is asked beside the MW: the MW is answered and the pKa part named as not
         # (routing.unheld_part; test_first_use_forms), not the whole question declined
         ("pKa of acetic acid, and its MW?", False),
-        ("pKa of acetic acid?", True),
     ],
 )
 def test_a_property_word_in_the_context_does_not_decline(rules_qa, question, declined):
