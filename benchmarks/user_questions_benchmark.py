@@ -404,6 +404,7 @@ TWENTYFIFTH_ROUND_LAST_ID = 2839  # round 25 ends; round 26 (a twenty-third auth
 TWENTYSIXTH_ROUND_LAST_ID = 2933  # round 26 ends; round 27 (a twenty-fourth author's) follows
 TWENTYSEVENTH_ROUND_LAST_ID = 3024  # round 27 ends; round 28 (a twenty-fifth author's) follows
 TWENTYEIGHTH_ROUND_LAST_ID = 3115  # round 28 ends; round 29 (a twenty-sixth author's) follows
+TWENTYNINTH_ROUND_LAST_ID = 3205  # round 29 ends; round 30 (a twenty-seventh author's) follows
 
 
 def round_of(item: dict) -> str:
@@ -462,7 +463,9 @@ def round_of(item: dict) -> str:
         return "round 26"
     if number <= TWENTYSEVENTH_ROUND_LAST_ID:
         return "round 27"
-    return "round 28" if number <= TWENTYEIGHTH_ROUND_LAST_ID else "round 29"
+    if number <= TWENTYEIGHTH_ROUND_LAST_ID:
+        return "round 28"
+    return "round 29" if number <= TWENTYNINTH_ROUND_LAST_ID else "round 30"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:

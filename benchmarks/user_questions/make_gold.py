@@ -61,6 +61,7 @@ SOURCES = (
     "questions_round27.txt",  # a twenty-fourth author's questions, written blind, after round 26
     "questions_round28.txt",  # a twenty-fifth author's questions, written blind, after round 27
     "questions_round29.txt",  # a twenty-sixth author's questions, written blind, after round 28
+    "questions_round30.txt",  # a twenty-seventh author's questions, written blind, after round 29
 )
 SEED = 13
 DEV_FRACTION = 0.7
