@@ -702,3 +702,19 @@ def test_a_synonym_one_slip_from_a_better_known_compound_is_not_taken(full_parse
     assert not mention.resolved and "nicotine" in mention.reason, mention
     [mention] = full_parser.parse("stereocentres of carvon?").mentions
     assert mention.resolved, mention
+
+
+def test_a_named_synthesis_of_a_compound_is_done_on_it(ask_json):
+    """'the Williamson ether synthesis of phenol with benzyl bromide' read phenol as the
+    product."""
+    out = ask_json("which base for the Williamson ether synthesis of phenol with benzyl bromide?")
+    roles = {m["text"]: m.get("role") for m in out["query"]["mentions"]}
+    assert roles.get("phenol") == "reactant", roles
+
+
+def test_the_reagent_of_a_protection_filed_as_a_reactant_is_named(ask_json):
+    """'reagent for Boc protection of aniline' said the record has no reagent: it files Boc2O,
+    the reagent a chemist means, as a reactant."""
+    out = ask_json("what reagent is used for the Boc protection of aniline?")
+    assert out["status"] == "answered", out["answer"]
+    assert "di-tert-butyl dicarbonate" in out["answer"], out["answer"]

@@ -871,6 +871,18 @@ class ExtractiveReasoner:
                     )
                     top, result = other, self._read(aspect, other.record)
                     break
+        used_only = result is None and aspect == Aspect.REAGENT and not partial
+        if used_only and (used := _unnamed_co_reactants(query, top.record)):
+            # "reagent for the Boc protection of aniline": the record lists no reagent, and
+            # files Boc2O, which a chemist calls the reagent, as a reactant
+            items = [p for p in top.record.get("reactants") or [] if p.get("name") in used]
+            result = (
+                "Reagent: " + "; ".join(_label(p) for p in items or []) + ".",
+                used,
+                f"the record lists no reagent; {', '.join(used)} "
+                f"{'is' if len(used) == 1 else 'are'} filed as "
+                f"{'a reactant' if len(used) == 1 else 'reactants'}",
+            )
         if result is None:
             what = "best-matching" if not partial else "closest"
             return Reasoned(
@@ -881,7 +893,7 @@ class ExtractiveReasoner:
                 [top.citation()],
             )
         text, value, filed = result
-        if aspect == Aspect.REAGENT and not partial:
+        if aspect == Aspect.REAGENT and not partial and not used_only:
             used = _unnamed_co_reactants(query, top.record)
             if used:  # "benzyl bromide from benzyl alcohol - what reagents?": CBr4 and PPh3
                 text = (

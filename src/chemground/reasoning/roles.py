@@ -28,6 +28,9 @@ _BEFORE_PRODUCT = re.compile(
     r"up|"
     r"(yield|amount|synthesis|formation|preparation) of)\s*(the |a |an )?$"
 )
+# "the Williamson ether synthesis of phenol with benzyl bromide": a named synthesis is done on
+# its substrate (phenol was read as the product)
+_NAMED_SYNTHESIS_OF = re.compile(r"\b(ether|gabriel|malonic ester|acetoacetic ester) synthesis of$")
 _BEFORE_REACTANT = re.compile(
     r"(from|starting (from|with)|react(s|ed|ing)?|react (with)?|reacts with|reacting "
     r"with|mix(ing)?|mixed|combine|combining|"
@@ -140,6 +143,8 @@ def infer_roles(
                 if is_common_solvent(mention.smiles)
                 else Role.REAGENT
             )
+        elif _NAMED_SYNTHESIS_OF.search(before):
+            role = Role.REACTANT
         elif (
             _AFTER_PRODUCT.search(after)
             and aspect
