@@ -718,3 +718,72 @@ def test_the_reagent_of_a_protection_filed_as_a_reactant_is_named(ask_json):
     out = ask_json("what reagent is used for the Boc protection of aniline?")
     assert out["status"] == "answered", out["answer"]
     assert "di-tert-butyl dicarbonate" in out["answer"], out["answer"]
+
+
+# -- round 30 (the people who write worst, written blind): forms found, tested in other words -
+
+
+def test_a_misspelt_prefix_and_spaced_locants_read_as_the_systematic_name(full_parser):
+    """'1 flouro 4 nitro benzene mw' was answered for nitrobenzene ('nitro benzene' is a
+    dictionary synonym)."""
+    from chemground.chem.structure import structure_from_smiles
+
+    [mention] = full_parser.parse("mw of 1 chloro 4 nitro benzene").mentions
+    assert mention.inchikey == structure_from_smiles("Clc1ccc([N+](=O)[O-])cc1").inchikey
+    [mention] = full_parser.parse("logP of 3-flourotoluene?").mentions
+    assert mention.inchikey == structure_from_smiles("Cc1cccc(F)c1").inchikey
+
+
+def test_waters_a_name_counts_are_the_waters_of_its_structure(full_parser):
+    """'tin(II) chloride dihydrate' is filed with one water (207.63 g/mol, not 225.65)."""
+    from chemground.chem.structure import structure_from_smiles
+
+    [mention] = full_parser.parse("MW of DL-asparagine monohydrate?").mentions
+    assert structure_from_smiles(mention.smiles).formula == "C4H10N2O4", mention
+
+
+def test_a_judgement_of_the_askers_own_work_is_declined(ask_json):
+    """'will my supervisor accept a 45% yield for the nitration or do I have to repeat it?'
+    was answered with the record's yield."""
+    out = ask_json("will my boss be ok with 60 % for the Fischer esterification of benzoic acid?")
+    assert out["status"] != "answered", out["answer"]
+
+
+def test_question_marks_between_arrows_ask_a_route():
+    assert classify_aspect("x -> ? -> ? -> x") == Aspect.ROUTE
+    assert classify_aspect("x + x -> ?") == Aspect.PRODUCT
+
+
+def test_the_abbreviation_given_wins_over_a_misspelt_name_before_it(full_parser):
+    """'methyl isobuthyl ketone (MIBK)' was corrected to diisobutyl ketone."""
+    from chemground.chem.structure import structure_from_smiles
+
+    query = full_parser.parse("CAS of our methyl isobuthyl ketone (MIBK)?")
+    assert [m.inchikey for m in query.mentions] == [
+        structure_from_smiles("CC(=O)CC(C)C").inchikey
+    ], query.mentions
+
+
+def test_its_fact_is_of_the_compound_named_last_when_that_is_clear(ask_json):
+    """'... with silver oxide and I think we got vanillic acid. whats its molar mass?' compared
+    all three; 'I have A and B. what is its MW?' leaves both (which one is not clear)."""
+    out = ask_json("we heated salicylic acid with acetic anhydride and got aspirin. what's its MW?")
+    assert out["value"] == pytest.approx(180.16, abs=0.01), out["answer"]
+
+
+def test_the_systematic_name_in_brackets_says_which_compound_is_meant(full_parser):
+    """'the molar mass of the xanthene it makes? (the purine one, 3,7-dihydropurine-2,6-dione)'
+    was answered for xanthene; an enzyme's name ('xanthine oxidase') holds no compound."""
+    from chemground.chem.structure import structure_from_smiles
+
+    query = full_parser.parse(
+        "xanthine oxidase assay: MW of the xanthene? (the purine one, 3,7-dihydropurine-2,6-dione)"
+    )
+    xanthine = structure_from_smiles("O=c1[nH]c(=O)c2[nH]cnc2[nH]1").inchikey
+    assert [m.inchikey for m in query.mentions] == [xanthine], query.mentions
+
+
+def test_an_ether_named_after_ether_synthesis_is_its_product(ask_json):
+    out = ask_json("reactants of the Williamson ether synthesis of 2-butoxynaphthalene?")
+    roles = {m["text"]: m.get("role") for m in out["query"]["mentions"]}
+    assert roles.get("2-butoxynaphthalene") == "product", roles

@@ -554,6 +554,11 @@ NOT_A_DATA_REQUEST = re.compile(
     # "discuss, in no more than 300 words, ...": an essay by another name
     r"(in|within|under) (no more than |at most |about )?\d+ words|"
     r"best (brand|make|supplier)s?|cheapest|prices?|costs?|how much (does|do|is) \w+ cost|"
+    # "will my supervisor accept a 45 % yield ... or do I have to repeat it?": a judgement of
+    # the asker's own work, not a record's fact (the record's yield had been answered)
+    r"(will|would) (my|our|the) (supervisor|boss|pi|advisor|adviser|professor|prof|teacher|"
+    r"reviewer|manager|examiner)s? (accept|be (ok|okay|happy|fine))|"
+    r"(do|should|must) (i|we) (have to |need to )?(repeat|redo|rerun) (it|this|that|the)|"
     r"where (can|do|could) (i|you|we) (buy|get|order|find)|"
     r"to clean|for cleaning|household(?! names?)|"
     # "try your benzene nitration in our kitchen", "ok to do on the stove at home"

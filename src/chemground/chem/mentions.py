@@ -157,6 +157,8 @@ monohydrate dihydrate trihydrate hemihydrate sesquihydrate dihydrochloride dihyd
         "benzylic halide",
         "allylic bromide",
         "phosphine ligand",  # "which phosphine ligand": not PH3
+        "free acid",  # "MW of MOPS free acid": the form, filed as some compound
+        "free base",
         "palladium source",
         "sulfonyl chloride",
         "grignard reagent",
@@ -514,6 +516,23 @@ def _words(text: str) -> list[_Word]:
     return out
 
 
+# substituent prefixes misspelt the same length as spelt ("flouro"): respelt before reading, so
+# every offset still points into the question as asked
+_PREFIX_SPELLING = {"flouro": "fluoro"}
+_PREFIX_SLIP = re.compile(r"(?i)flouro")
+# a locant written apart ("1 fluoro 4 nitro benzene"), and a name piece that follows one
+_LOCANT_WORD = re.compile(r"\d{1,2}(?:,\d{1,2})*'?")
+_PREFIX_FIRST = re.compile(
+    r"(?:nitro|amino|chloro|bromo|iodo|fluoro|methyl|ethyl|propyl|butyl|hydroxy|methoxy|"
+    r"ethoxy|cyano|formyl|acetyl|phenyl|vinyl|allyl|oxo|dimethyl|dichloro|dibromo|dinitro)",
+    re.IGNORECASE,
+)
+# an enzyme, named after its substrate: "oxidase", "dehydrogenase", "reductases"
+_ENZYME = re.compile(
+    r"(?:oxid|reduct|dehydrogen|kin|phosphat|transfer|synth|isomer|hydrol|lip|prote|peptid|"
+    r"ester|amyl|lact|nucle|polymer|lig|mut|peroxid|carboxyl|decarboxyl|amin|deamin|hydrat|"
+    r"cycl|glucosid|galactosid|transamin|epimer|catal)ases?"
+)
 # a word with its plural marker: "solvent(s)?", "catalyst(s)" (read as SMILES, it hid the role)
 _PLURAL_MARK = re.compile(r"[A-Za-z]{3,}\(s\)")
 # an atom's locant ("C-4", "N-1", "C-3'") or an isotope ("79Br", "13C", "15N") written alone
@@ -739,8 +758,16 @@ class MentionFinder:
         # "PhSO₂Cl", "Na₂S₂O₃" as pasted from a paper: subscript digits read as digits (one
         # character for one, so every offset still points into the question as asked)
         text = subscript_digits(text)
+        respelt = _PREFIX_SLIP.findall(text)
+        if respelt:  # "1 flouro 4 nitro benzene": OPSIN reads the prefix spelt right
+            text = _PREFIX_SLIP.sub(lambda m: _PREFIX_SPELLING[m.group(0).lower()], text)
         words = _words(text)
-        taken = [False] * len(words)
+        # "xanthine oxidase", "alcohol dehydrogenase": an enzyme's name holds no compound
+        taken = [
+            k + 1 < len(words) and bool(_ENZYME.fullmatch(words[k + 1].text.lower()))
+            for k in range(len(words))
+        ]
+        blocked = {(w.start, w.end) for w, t in zip(words, taken) if t}
         mentions: list[Mention] = []
         for stage in (
             self._identifiers,
@@ -765,7 +792,7 @@ class MentionFinder:
                 parts = _split_lists(kept, dots=stage == "split dots")
                 words = [w for w, t in zip(words, taken) if t] + parts
                 words.sort(key=lambda w: w.start)
-                spans = {(m.start, m.end) for m in mentions}
+                spans = {(m.start, m.end) for m in mentions} | blocked
                 taken = [
                     any(m_start <= w.start and w.end <= m_end for m_start, m_end in spans)
                     for w in words
@@ -776,14 +803,16 @@ class MentionFinder:
             mentions += stage(text, words, taken, budget)
             budget.found = len(mentions)
         mentions = [
-            _with_named_isotopes(_with_named_counter_ion(self._with_named_stereo(m)))
+            _with_named_waters(
+                _with_named_isotopes(_with_named_counter_ion(self._with_named_stereo(m)))
+            )
             for m in mentions
         ]
         mentions = [_salt_of_an_unknown(text, m, mentions) for m in mentions]
         notes = [
             f"read {word!r} as a word, not as a compound ({why})"
             for word, why in budget.memo.get("skipped", {}).items()
-        ]
+        ] + [f"read {slip!r} as {_PREFIX_SPELLING[slip.lower()]!r}" for slip in set(respelt)]
         # "SMILES of HMF", "MW of TBAI?", "5-HMF": the question asks a fact of the word, or a
         # locant stands before it, which makes it chemical (HMF had been read as a word and the
         # SMILES of fructose, named beside it, given instead)
@@ -1410,6 +1439,8 @@ class MentionFinder:
         words are not read as that name here: English words, function words at its ends, "bond"
         or "atom" after it, a verb ("to ethylate"); in a passage also what ``_plausible_in_passage``
         refuses, and a formula ("CO2", "TiO 2") names only a compound of that formula."""
+        if i > 0 and _LOCANT_WORD.fullmatch(words[i - 1].text) and _PREFIX_FIRST.match(raw):
+            return None  # "1 fluoro 4 nitro benzene": "nitro benzene" is part of the name
         if i > 0 and f"{words[i - 1].text.lower()} {raw.lower()}" in GENERIC_WORDS:
             return None  # "which aryl bromide": a class of compounds, not the bromide ion
         if j + 1 < len(words) and f"{raw.lower()} {words[j + 1].text.lower()}" in GENERIC_WORDS:
@@ -1962,6 +1993,8 @@ class MentionFinder:
             return False
         if word.lower().endswith("s") and word.lower()[:-1] in ELEMENT_NAMES:
             return False  # "got the hydrogens wrong": atoms counted, not a misspelt compound
+        if word.isalpha() and _ENZYME.fullmatch(word.lower()):
+            return False  # "xanthine oxidase", "reductases": an enzyme, no misspelt compound
         if word.isalpha() and _PROCESS_WORD.search(word):
             # "nitration", "hydrolysis", "nitrating", "oxidant": what is done, not a compound
             return False
@@ -2054,6 +2087,47 @@ def _with_named_counter_ion(mention: Mention) -> Mention:
                 ),
             )
     return mention
+
+
+_WATERS_NAMED = re.compile(
+    r"\b(mono|di|tri|tetra|penta|hexa|hepta|octa|nona|deca)hydrate\b", re.IGNORECASE
+)
+_WATER_COUNT = {
+    "mono": 1, "di": 2, "tri": 3, "tetra": 4, "penta": 5,
+    "hexa": 6, "hepta": 7, "octa": 8, "nona": 9, "deca": 10,
+}  # fmt: skip
+
+
+def _with_named_waters(mention: Mention) -> Mention:
+    """``mention`` with as many waters as its name says ("tin(II) chloride dihydrate" is filed
+    with one water, and its weight was given as 207.63 g/mol, not 225.65; "DL-asparagine
+    monohydrate" with none)."""
+    named = _WATERS_NAMED.search(mention.text)
+    if named is None or mention.resolved_by not in ("dictionary", "fuzzy"):
+        return mention
+    if mention.structure is None:
+        return mention
+    wanted = _WATER_COUNT[named.group(1).lower()]
+    parts = mention.structure.smiles.split(".")
+    others = [p for p in parts if p not in ("O", "[OH2]")]
+    if len(parts) - len(others) == wanted or not others:
+        return mention
+    try:
+        structure = structure_from_smiles(".".join(others + ["O"] * wanted))
+    except StructureError:
+        return mention
+    return replace(
+        mention,
+        structure=structure,
+        compound_id=None,
+        matched_name=mention.text,
+        notes=[
+            *mention.notes,
+            f"{mention.text!r}: the dictionary files it with {len(parts) - len(others)} "
+            f"water(s) ({mention.structure.smiles}); built with the {wanted} its name says "
+            f"({structure.smiles})",
+        ],
+    )
 
 
 def _with_named_isotopes(mention: Mention) -> Mention:
@@ -2155,6 +2229,8 @@ def _chemical_context(text: str, mention: Mention) -> bool:
     it ("MW of TBAI?") or a locant before it ("5-HMF")."""
     if re.match(r"\d+-[A-Z]", mention.text):
         return True
+    if text[: mention.start].rstrip().endswith("(") and text[mention.end :].lstrip()[:1] == ")":
+        return True  # "methyl isobutyl ketone (MIBK)": the abbreviation of the name before it
     return bool(_FACT_OF_BEFORE.search(text[max(0, mention.start - 40) : mention.start]))
 
 

@@ -151,7 +151,8 @@ KIND_OF_REACTION = re.compile(r"\b(" + _KINDS_OF_REACTION + r")\b", re.IGNORECAS
 # (not the solvent), "what do people call X" asks for the common name, "mol wt" is a weight.
 _FIRST_RULES: list[tuple[Aspect, str]] = [
     # "C6H5NO2 → ? → PhNHAc": the step between two compounds, not a product of one
-    (Aspect.ROUTE, r"x\s*(->|→|=>)\s*\?\s*(->|→|=>)\s*x"),
+    # "X → ? → Y", "benzene -> ? -> ? -> ? -> 4-nitroacetanilide"
+    (Aspect.ROUTE, r"x\s*(->|→|=>)\s*\?\s*(->|→|=>)\s*(\?\s*(->|→|=>)\s*)*x"),
     (
         Aspect.REACTANTS,
         r"<-\s*\?|\bfrom\s*\??\s*$|\b(which|what) (\w+ )?and (\w+ )?(give|gives|form|forms)\b"
@@ -167,6 +168,9 @@ _FIRST_RULES: list[tuple[Aspect, str]] = [
         r"(does|do|did) (your|the|this) (record|records|reaction|kb) (\w+ )?(condense|combine|"
         r"react|couple|join|use|need) (to|in order to) (make|give|form|get|prepare)\b"
         r"|\bcoupling partners?\b|^\s*\?\s*\+\s*\?"
+        # "which aldehyde and which ketone are condensed in the stored procedure to make x?"
+        r"|\bwhich [\w -]{2,30}? and which [\w -]{2,30}? (are|were|get|got|is|was) (condensed|"
+        r"coupled|combined|reacted|joined|used|mixed)\b"
         # "which aryl halide and which boronic acid does the stored record couple?"
         r"|\bwhich [\w -]{2,30}? and which [\w -]{2,30}? (does|do|did) (your|ur|the|this) (\w+ )?"
         r"(record|records|reaction|entry|kb) (\w+ )?(condense|combine|react|couple|join|use)\b"
@@ -323,7 +327,7 @@ _ENDING_RULES: list[tuple[Aspect, str]] = [
     (
         Aspect.PRODUCT,
         _ENDING_SEPARATOR + r"\s*(the |what |which )?(main |major )?(products?|regio-?isomers?)"
-        r"\s*\??\s*$|\bx\s*(>>|->|→)\s*\?(?!\s*(->|→|=>)\s*x)"
+        r"\s*\??\s*$|\bx\s*(>>|->|→)\s*\?(?!\s*(->|→|=>)\s*(x|\?))"
         # "PCC oxidation of menthol – product smiles?" (was answered with PCC's SMILES)
         + r"|"
         + _ENDING_SEPARATOR

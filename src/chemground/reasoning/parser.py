@@ -154,7 +154,59 @@ def _described_in_brackets(text: str, mentions: list) -> tuple[list, list[str]]:
                     f"read {inner.text!r} as another name of {first.text!r} (in brackets, "
                     "with what it is for), not as a compound asked about"
                 )
+    for first, second in pairwise(mentions):
+        # "methyl isobuthyl ketone (MIBK)": the abbreviation given names the compound that a
+        # misspelt name was corrected away from (to diisobutyl ketone)
+        if (
+            first.resolved_by == "fuzzy"
+            and second.resolved_by not in ("fuzzy", "")
+            and _ABBREVIATION.fullmatch(second.text)
+            and re.fullmatch(r"\s*\(\s*", text[first.end : second.start])
+            and text[second.end :].lstrip()[:1] == ")"
+            and first.structure is not None
+            and second.structure is not None
+            and first.structure.inchikey != second.structure.inchikey
+        ):
+            drop.add(id(first))
+            notes.append(
+                f"read {first.text!r} as {second.text!r}, the abbreviation the question gives for "
+                f"it (the name, misspelt, is closest to {first.matched_name!r}, another compound)"
+            )
     defined: dict[int, object] = {}
+    for k, first in enumerate(mentions):
+        # "the molar mass of the xanthene it makes? (the purine one, 3,7-dihydropurine-2,6-
+        # dione)": the systematic name in brackets says which compound the name before means
+        opened = text.find("(", first.end)
+        if (
+            opened < 0
+            or opened - first.end > 25
+            or first.resolved_by not in ("dictionary", "fuzzy")
+            or first.structure is None
+            or any(first.end <= m.start < opened for m in mentions)
+        ):
+            continue
+        closed = text.find(")", opened)
+        inner = [m for m in mentions[k + 1 :] if opened < m.start and 0 <= m.end <= closed]
+        named = [m for m in inner if m.input_format == "iupac" and re.search(r"\d", m.text)]
+        if (
+            len(named) != 1
+            or named[0].structure is None
+            or named[0].structure.inchikey == first.structure.inchikey
+            or not _SYSTEMATIC_SAYS.fullmatch(text[opened + 1 : named[0].start])
+        ):
+            continue
+        drop.update(id(m) for m in inner)
+        defined[id(first)] = replace(
+            first,
+            structure=named[0].structure,
+            compound_id=named[0].compound_id,
+            matched_name=named[0].text,
+            resolved_by=named[0].resolved_by,
+        )
+        notes.append(
+            f"read {first.text!r} as {named[0].text!r}, the systematic name the question gives "
+            f"for it (the dictionary's {first.text!r} is {first.structure.smiles})"
+        )
     for first, second in pairwise(mentions):
         if first.input_format != "smiles" and _DESCRIPTION_OPENS.fullmatch(
             text[first.end : second.start]
@@ -204,6 +256,63 @@ _NAMED_FOR = re.compile(
     r"starting material|monomer|linker|scaffold|core|api|precursor|target|product)s?\s*\)",
     re.IGNORECASE,
 )
+# "I think we got vanillic acid. whats its molar mass?": the fact asked of "it", in a sentence
+# that names no compound
+_FACT_OF_IT = re.compile(
+    r"\b(?:its|it'?s)\s+(?:smiles|mw|mol(?:ecular|ar)\s+(?:weight|mass)|formula|cas(?: number)?|"
+    r"iupac name|structure|inchi ?key|logp|tpsa|exact mass|monoisotopic mass|melting point|"
+    r"boiling point|density)\b"
+    r"|\b(?:smiles|mw|mol(?:ecular|ar)\s+(?:weight|mass)|formula|cas(?: number)?|logp|tpsa)"
+    r"\s+(?:of|for)\s+it\b",
+    re.IGNORECASE,
+)
+
+
+_MADE_BEFORE = re.compile(
+    r"\b(got|get|obtained|made|isolated|formed|ended up with|end up with|is|was)\s+"
+    r"(the\s+|some\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _referred_by_pronoun(text: str, mentions: list) -> tuple[list, list[str]]:
+    """The compound "its" points to: the last compound named before the sentence that asks a
+    fact of "it" and names none ("we tried to oxidise vanillin with silver oxide and I think we
+    got vanillic acid. whats its molar mass?": all three were compared). Returns the mentions
+    kept and a note per mention left out."""
+    found = _FACT_OF_IT.search(text)
+    resolved = [m for m in mentions if m.resolved]
+    if found is None or len(resolved) < 2:
+        return mentions, []
+    start, end = clause_span(text, found.start())
+    if any(start <= m.start < end for m in mentions):
+        return mentions, []  # "what's its MW, the caffeine's": the sentence names it
+    before = [m for m in resolved if m.end <= start]
+    if not before:
+        return mentions, []
+    chosen = before[-1]
+    own_start, own_end = clause_span(text, chosen.start)
+    alone = not any(own_start <= m.start < own_end for m in resolved if m is not chosen)
+    if not (alone or _MADE_BEFORE.search(text[max(0, chosen.start - 30) : chosen.start])):
+        return mentions, []  # "I have caffeine and aspirin. what is its MW?": which one?
+    notes = [
+        f"read {m.text!r} as context: 'it' is {chosen.text!r}, the compound named last"
+        for m in mentions
+        if m is not chosen
+    ]
+    return [chosen], notes
+
+
+# what lies between a name and the systematic name in brackets that says which compound it means:
+# "xanthene it makes? (the purine one, ", "X (i.e. ", "X (= "
+_SYSTEMATIC_SAYS = re.compile(
+    r"\s*(?:(?:the|a)\s+[\w-]+(?:\s+[\w-]+)?\s+one,?|i\.?e\.?,?|aka|=|that is,?)\s*",
+    re.IGNORECASE,
+)
+# a name that may be a part of another compound's name: an anion or salt word ("the
+# hydrochloride", "the bromoacetate"), not a whole compound's name ("xanthine" is held by uric
+# acid named in another clause, and is still the one asked)
+_PART_NAME = re.compile(r"(?:ate|ide|ite|ium)$", re.IGNORECASE)
 # an abbreviation a question may define in brackets: "DCU", "TBAF", "HOBt", "NMO"
 _ABBREVIATION = re.compile(r"(?=(?:[a-z]*[A-Z]){2})[A-Z][A-Za-z]{1,7}")
 
@@ -291,7 +400,11 @@ def _one_named_last(text: str, mentions: list) -> tuple[list, list[str]]:
         any(start <= m.start < end for m in others)  # "the MW of aspirin compared with caffeine"
         # "loperamide hydrochloride 2 mg – MW of the hydrochloride?", "tert-butyl bromoacetate –
         # MW of the bromoacetate?": a part named for the compound that holds it
-        or any(holds_structure(other, m) for m in asked for other in others)
+        or any(
+            _PART_NAME.search(m.text) and holds_structure(other, m)
+            for m in asked
+            for other in others
+        )
     ):
         return mentions, []
     kept = asked + [m for m in others if m.text.lower() in names]
@@ -451,6 +564,8 @@ class RuleParser:
             mentions, _ = mark_salt_forms(text, mentions)
             mentions = self._salts_on_record(mentions)
             mentions, context = _one_named_last(text, mentions)
+            problems += context
+            mentions, context = _referred_by_pronoun(text, mentions)
             problems += context
             mentions, media = medium_mentions(text, mentions)
             problems += media

@@ -30,7 +30,18 @@ _BEFORE_PRODUCT = re.compile(
 )
 # "the Williamson ether synthesis of phenol with benzyl bromide": a named synthesis is done on
 # its substrate (phenol was read as the product)
-_NAMED_SYNTHESIS_OF = re.compile(r"\b(ether|gabriel|malonic ester|acetoacetic ester) synthesis of$")
+_NAMED_SYNTHESIS_OF = re.compile(r"\bether synthesis of$")
+
+
+def _is_ether(smiles: str | None) -> bool:
+    """Whether ``smiles`` holds an ether linkage ("the Williamson ether synthesis of
+    2-butoxynaphthalene" names the ether made, "... of phenol" the phenol it is made from)."""
+    from rdkit import Chem
+
+    mol = Chem.MolFromSmiles(smiles) if smiles else None
+    return mol is not None and mol.HasSubstructMatch(Chem.MolFromSmarts("[#6][OX2][#6]"))
+
+
 _BEFORE_REACTANT = re.compile(
     r"(from|starting (from|with)|react(s|ed|ing)?|react (with)?|reacts with|reacting "
     r"with|mix(ing)?|mixed|combine|combining|"
@@ -143,7 +154,7 @@ def infer_roles(
                 if is_common_solvent(mention.smiles)
                 else Role.REAGENT
             )
-        elif _NAMED_SYNTHESIS_OF.search(before):
+        elif _NAMED_SYNTHESIS_OF.search(before) and not _is_ether(mention.smiles):
             role = Role.REACTANT
         elif (
             _AFTER_PRODUCT.search(after)
