@@ -787,3 +787,14 @@ def test_an_ether_named_after_ether_synthesis_is_its_product(ask_json):
     out = ask_json("reactants of the Williamson ether synthesis of 2-butoxynaphthalene?")
     roles = {m["text"]: m.get("role") for m in out["query"]["mentions"]}
     assert roles.get("2-butoxynaphthalene") == "product", roles
+
+
+def test_a_misspelt_fact_word_is_no_compound_and_a_misspelt_class_word_continues_a_name(
+    full_parser,
+):
+    """'betain (trimethyl glycine) molecular formual ??' read 'formual' as a compound (the
+    question then asked nothing); 'isovaleric acd formula??' found no compound."""
+    query = full_parser.parse("caffeine moleculr weigth pls")
+    assert [m.text for m in query.mentions] == ["caffeine"], query.mentions
+    [mention] = full_parser.parse("benzoic acd formula?").mentions
+    assert mention.resolved and mention.correction, mention

@@ -527,6 +527,34 @@ _PREFIX_FIRST = re.compile(
     r"ethoxy|cyano|formyl|acetyl|phenyl|vinyl|allyl|oxo|dimethyl|dichloro|dibromo|dinitro)",
     re.IGNORECASE,
 )
+# the words a compound's fact is asked with, which a typo may bring one or two letters from a
+# compound's name ("formual" had been corrected to a compound)
+_FACT_WORDS = ("formula", "weight", "structure", "smiles", "molecular", "density", "melting")
+_CLASS_WORDS_SHORT = ("acid", "ester", "ether", "amine", "oxide", "alcohol")
+
+
+def _misspelt_fact_word(word: str) -> bool:
+    """Whether ``word`` is a fact word with a slip or two ("formual", "weigth", "strucutre")."""
+    from rapidfuzz.distance import OSA
+
+    low = word.lower()
+    return len(low) >= 5 and any(
+        0 < OSA.distance(low, fact) <= (1 if len(fact) <= 6 else 2) for fact in _FACT_WORDS
+    )
+
+
+def _misspelt_class_word(word: str) -> bool:
+    """Whether ``word`` is a class word of a name with a slip ("acd", "estr", "alchol")."""
+    from rapidfuzz.distance import OSA
+
+    low = word.lower()
+    return (
+        len(low) >= 3
+        and low.isalpha()
+        and any(OSA.distance(low, cls) == 1 for cls in _CLASS_WORDS_SHORT)
+    )
+
+
 # an enzyme, named after its substrate: "oxidase", "dehydrogenase", "reductases"
 _ENZYME = re.compile(
     r"(?:oxid|reduct|dehydrogen|kin|phosphat|transfer|synth|isomer|hydrol|lip|prote|peptid|"
@@ -1951,6 +1979,8 @@ class MentionFinder:
         def name_like(k: int, first: bool = True) -> bool:
             if not first and words[k].text.lower() in CHEMICAL_CLASS_WORDS:
                 return True  # "vanilyl alcohol": a class word continues a misspelt name
+            if not first and _misspelt_class_word(words[k].text):
+                return True  # "isovaleric acd": a misspelt class word continues one too
             if k not in fuzzy_word:
                 fuzzy_word[k] = self._fuzzy_word(words[k].text)
             return fuzzy_word[k]
@@ -1993,6 +2023,8 @@ class MentionFinder:
             return False
         if word.lower().endswith("s") and word.lower()[:-1] in ELEMENT_NAMES:
             return False  # "got the hydrogens wrong": atoms counted, not a misspelt compound
+        if _misspelt_fact_word(word):
+            return False  # "molecular formual", "moleculr weigth": the fact asked, misspelt
         if word.isalpha() and _ENZYME.fullmatch(word.lower()):
             return False  # "xanthine oxidase", "reductases": an enzyme, no misspelt compound
         if word.isalpha() and _PROCESS_WORD.search(word):
