@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from chemground.reasoning.question_text import CLAUSE_END
+
 # the class words chemists point to a reagent of a reaction line with; their SMARTS are the
 # functional groups of chemground.kb.functional_groups
 _CLASSES = (
@@ -47,7 +49,6 @@ _CLASS_REFERENCE = re.compile(
 _ISOLATED = re.compile(
     r"\b(i|we)\s+(isolate|isolated|collect|collected|obtain|obtained|end up with)\b", re.I
 )
-_CLAUSE_END = re.compile(r"[?;–—]|\s-\s|\.\s")
 
 
 _REACTION_LINE = re.compile(r"\s\+\s|->|→|,[^,]+,")
@@ -87,7 +88,7 @@ def compound_referred_by_class(text: str, mentions: list) -> tuple[list, list[st
         return mentions, []
     verb = _ISOLATED.search(text)
     if verb is not None:
-        end = _CLAUSE_END.search(text, verb.end())
+        end = CLAUSE_END.search(text, verb.end())
         stop = end.start() if end else len(text)
         isolated = [m for m in resolved if verb.end() <= m.start < stop]
         if isolated:  # "we isolate the TFA salt, H-Ala-OMe·TFA": the last one names it

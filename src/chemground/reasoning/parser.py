@@ -95,18 +95,30 @@ def _defined_in_brackets(text: str, mentions: list) -> tuple[list, list[str]]:
         if (
             between.strip() == "("
             and text[second.end : second.end + 1] == ")"
-            # an identifier, or a systematic name: "5-benzylidene Meldrum's acid
-            # (5-benzylidene-2,2-dimethyl-1,3-dioxane-4,6-dione)" is not Meldrum's acid
-            and second.input_format in ("smiles", "cas", "inchikey", "inchi", "iupac")
-            and first.input_format not in ("smiles", "cas", "inchikey", "inchi")
+            and (
+                # an identifier, or a systematic name: "5-benzylidene Meldrum's acid
+                # (5-benzylidene-2,2-dimethyl-1,3-dioxane-4,6-dione)" is not Meldrum's acid
+                (
+                    second.input_format in ("smiles", "cas", "inchikey", "inchi", "iupac")
+                    and first.input_format not in ("smiles", "cas", "inchikey", "inchi")
+                )
+                # or the abbreviation of a misspelt name: "methyl isobuthyl ketone (MIBK)" was
+                # corrected to diisobutyl ketone
+                or (
+                    first.resolved_by == "fuzzy"
+                    and second.resolved_by not in ("fuzzy", "")
+                    and _ABBREVIATION.fullmatch(second.text)
+                )
+            )
             and first.structure is not None
             and second.structure is not None
             and first.structure.inchikey != second.structure.inchikey
         ):
             drop.add(id(first))
             notes.append(
-                f"read {first.text!r} as the compound its bracketed {second.input_format} "
-                f"{second.text!r} gives"
+                f"read {first.text!r} as the compound its bracketed "
+                f"{'abbreviation' if second.input_format == 'common_name' else second.input_format}"
+                f" {second.text!r} gives"
             )
     return [m for m in mentions if id(m) not in drop], notes
 
@@ -154,24 +166,6 @@ def _described_in_brackets(text: str, mentions: list) -> tuple[list, list[str]]:
                     f"read {inner.text!r} as another name of {first.text!r} (in brackets, "
                     "with what it is for), not as a compound asked about"
                 )
-    for first, second in pairwise(mentions):
-        # "methyl isobuthyl ketone (MIBK)": the abbreviation given names the compound that a
-        # misspelt name was corrected away from (to diisobutyl ketone)
-        if (
-            first.resolved_by == "fuzzy"
-            and second.resolved_by not in ("fuzzy", "")
-            and _ABBREVIATION.fullmatch(second.text)
-            and re.fullmatch(r"\s*\(\s*", text[first.end : second.start])
-            and text[second.end :].lstrip()[:1] == ")"
-            and first.structure is not None
-            and second.structure is not None
-            and first.structure.inchikey != second.structure.inchikey
-        ):
-            drop.add(id(first))
-            notes.append(
-                f"read {first.text!r} as {second.text!r}, the abbreviation the question gives for "
-                f"it (the name, misspelt, is closest to {first.matched_name!r}, another compound)"
-            )
     defined: dict[int, object] = {}
     for k, first in enumerate(mentions):
         # "the molar mass of the xanthene it makes? (the purine one, 3,7-dihydropurine-2,6-
