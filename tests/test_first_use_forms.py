@@ -798,3 +798,10 @@ def test_a_misspelt_fact_word_is_no_compound_and_a_misspelt_class_word_continues
     assert [m.text for m in query.mentions] == ["caffeine"], query.mentions
     [mention] = full_parser.parse("benzoic acd formula?").mentions
     assert mention.resolved and mention.correction, mention
+
+
+def test_a_short_capitalised_synonym_compared_with_is_a_compound(full_parser):
+    """'Is 2-butanone the same as MEK?' read MEK as a word and asked nothing."""
+    query = full_parser.parse("is 4-methylpentan-2-one identical to MIBK?")
+    assert query.aspect == Aspect.SAME_COMPOUND, query
+    assert [m.resolved for m in query.mentions] == [True, True], query.mentions

@@ -2256,6 +2256,13 @@ FACT_OF = re.compile(
 _FACT_OF_BEFORE = re.compile(FACT_OF.pattern + "$", re.IGNORECASE)  # just before a mention
 
 
+_SAME_AS = re.compile(
+    r"\b(?:same (?:compound |thing |chemical |substance )?as|identical to|another name for|"
+    r"also called|aka)\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
+
+
 def _chemical_context(text: str, mention: Mention) -> bool:
     """Whether the words around a short capitalised synonym make it a compound: a fact asked of
     it ("MW of TBAI?") or a locant before it ("5-HMF")."""
@@ -2263,6 +2270,8 @@ def _chemical_context(text: str, mention: Mention) -> bool:
         return True
     if text[: mention.start].rstrip().endswith("(") and text[mention.end :].lstrip()[:1] == ")":
         return True  # "methyl isobutyl ketone (MIBK)": the abbreviation of the name before it
+    if _SAME_AS.search(text[max(0, mention.start - 40) : mention.start]):
+        return True  # "is 2-butanone the same as MEK?": compared with a compound
     return bool(_FACT_OF_BEFORE.search(text[max(0, mention.start - 40) : mention.start]))
 
 
