@@ -831,9 +831,7 @@ class MentionFinder:
             mentions += stage(text, words, taken, budget)
             budget.found = len(mentions)
         mentions = [
-            _with_named_waters(
-                _with_named_isotopes(_with_named_counter_ion(self._with_named_stereo(m)))
-            )
+            _with_named_isotopes(_with_named_counter_ion(self._with_named_stereo(m)))
             for m in mentions
         ]
         mentions = [_salt_of_an_unknown(text, m, mentions) for m in mentions]
@@ -2119,47 +2117,6 @@ def _with_named_counter_ion(mention: Mention) -> Mention:
                 ),
             )
     return mention
-
-
-_WATERS_NAMED = re.compile(
-    r"\b(mono|di|tri|tetra|penta|hexa|hepta|octa|nona|deca)hydrate\b", re.IGNORECASE
-)
-_WATER_COUNT = {
-    "mono": 1, "di": 2, "tri": 3, "tetra": 4, "penta": 5,
-    "hexa": 6, "hepta": 7, "octa": 8, "nona": 9, "deca": 10,
-}  # fmt: skip
-
-
-def _with_named_waters(mention: Mention) -> Mention:
-    """``mention`` with as many waters as its name says ("tin(II) chloride dihydrate" is filed
-    with one water, and its weight was given as 207.63 g/mol, not 225.65; "DL-asparagine
-    monohydrate" with none)."""
-    named = _WATERS_NAMED.search(mention.text)
-    if named is None or mention.resolved_by not in ("dictionary", "fuzzy"):
-        return mention
-    if mention.structure is None:
-        return mention
-    wanted = _WATER_COUNT[named.group(1).lower()]
-    parts = mention.structure.smiles.split(".")
-    others = [p for p in parts if p not in ("O", "[OH2]")]
-    if len(parts) - len(others) == wanted or not others:
-        return mention
-    try:
-        structure = structure_from_smiles(".".join(others + ["O"] * wanted))
-    except StructureError:
-        return mention
-    return replace(
-        mention,
-        structure=structure,
-        compound_id=None,
-        matched_name=mention.text,
-        notes=[
-            *mention.notes,
-            f"{mention.text!r}: the dictionary files it with {len(parts) - len(others)} "
-            f"water(s) ({mention.structure.smiles}); built with the {wanted} its name says "
-            f"({structure.smiles})",
-        ],
-    )
 
 
 def _with_named_isotopes(mention: Mention) -> Mention:

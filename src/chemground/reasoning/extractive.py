@@ -871,7 +871,12 @@ class ExtractiveReasoner:
                     )
                     top, result = other, self._read(aspect, other.record)
                     break
-        used_only = result is None and aspect == Aspect.REAGENT and not partial
+        used_only = (
+            result is None
+            and aspect == Aspect.REAGENT
+            and not partial
+            and query.asked_kind is None  # "the reducing agent in the nitration": none
+        )
         if used_only and (used := _unnamed_co_reactants(query, top.record)):
             # "reagent for the Boc protection of aniline": the record lists no reagent, and
             # files Boc2O, which a chemist calls the reagent, as a reactant

@@ -147,7 +147,8 @@ def _own_salt_word(mention: Mention) -> tuple[str, int, int] | None:
         # "caffeine monohydrate" is a synonym of anhydrous caffeine (194.19 g/mol; the hydrate
         # is 212.21): a structure without a water component is not the hydrate
         waters = [part for part in mention.structure.smiles.split(".") if part == "O"]
-        if waters:
+        # ("tin(II) chloride dihydrate" is filed with one water: the name's count decides)
+        if waters and len(waters) == _WATERS.get(found.group(1), len(waters)):
             return None
         return found.group(1), mention.start + found.start(1), mention.start + found.end(1)
     element = _ANION_ELEMENT.get(found.group(1))
@@ -322,8 +323,11 @@ def built_form(mention: Mention, form: str) -> Mention | None:
         parts, what = ["O"] * n, f"{n} H2O"
     else:
         return None
+    base = mention.structure.smiles
+    if word in _WATERS:  # the waters the name counts, not those the record has besides
+        base = ".".join(part for part in base.split(".") if part != "O")
     try:
-        structure = structure_from_smiles(".".join([mention.structure.smiles, *parts]))
+        structure = structure_from_smiles(".".join([base, *parts]))
     except StructureError:
         return None
     name = mention.matched_name or mention.text
