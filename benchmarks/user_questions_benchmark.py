@@ -405,6 +405,7 @@ TWENTYSIXTH_ROUND_LAST_ID = 2933  # round 26 ends; round 27 (a twenty-fourth aut
 TWENTYSEVENTH_ROUND_LAST_ID = 3024  # round 27 ends; round 28 (a twenty-fifth author's) follows
 TWENTYEIGHTH_ROUND_LAST_ID = 3115  # round 28 ends; round 29 (a twenty-sixth author's) follows
 TWENTYNINTH_ROUND_LAST_ID = 3205  # round 29 ends; round 30 (a twenty-seventh author's) follows
+THIRTIETH_ROUND_LAST_ID = 3295  # round 30 ends; round 31 (a twenty-eighth author's) follows
 
 
 def round_of(item: dict) -> str:
@@ -465,7 +466,9 @@ def round_of(item: dict) -> str:
         return "round 27"
     if number <= TWENTYEIGHTH_ROUND_LAST_ID:
         return "round 28"
-    return "round 29" if number <= TWENTYNINTH_ROUND_LAST_ID else "round 30"
+    if number <= TWENTYNINTH_ROUND_LAST_ID:
+        return "round 29"
+    return "round 30" if number <= THIRTIETH_ROUND_LAST_ID else "round 31"
 
 
 def grouped(rows: list[dict], key: str) -> list[list[object]]:

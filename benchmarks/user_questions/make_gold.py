@@ -62,6 +62,7 @@ SOURCES = (
     "questions_round28.txt",  # a twenty-fifth author's questions, written blind, after round 27
     "questions_round29.txt",  # a twenty-sixth author's questions, written blind, after round 28
     "questions_round30.txt",  # a twenty-seventh author's questions, written blind, after round 29
+    "questions_round31.txt",  # a twenty-eighth author's questions, written blind, after round 30
 )
 SEED = 13
 DEV_FRACTION = 0.7
