@@ -805,3 +805,56 @@ def test_a_short_capitalised_synonym_compared_with_is_a_compound(full_parser):
     query = full_parser.parse("is 4-methylpentan-2-one identical to MIBK?")
     assert query.aspect == Aspect.SAME_COMPOUND, query
     assert [m.resolved for m in query.mentions] == [True, True], query.mentions
+
+
+# -- round 31 (neighbouring fields, written blind): forms found, tested in other words ------
+
+
+def test_a_halogen_in_parent_hydride_prefix_is_given_as_usual():
+    from chemground.chem.names import _conventional_prefixes
+
+    assert _conventional_prefixes("1-chloranyl-4-nitro-benzene") == "1-chloro-4-nitro-benzene"
+
+
+def test_a_metal_a_name_spells_its_structure_lacks_is_not_that_compound():
+    """'aluminium isopropoxide' is filed under isopropanol (its molar mass was 60.10 g/mol)."""
+    from chemground.chem.mentions import Mention, _with_named_counter_ion
+    from chemground.chem.structure import structure_from_smiles
+
+    named = Mention(
+        "titanium isopropoxide", 0, 21, "common_name", structure=structure_from_smiles("CC(C)O")
+    )
+    named = named.__class__(**{**named.__dict__, "resolved_by": "dictionary"})
+    assert not _with_named_counter_ion(named).resolved
+
+
+def test_handling_advice_is_declined(ask_json):
+    """'is it ok to weigh acrylamide powder on the open bench ...?' got its molecular weight."""
+    out = ask_json("is it ok to weigh caffeine on the open bench without a mask?")
+    assert out["status"] != "answered", out["answer"]
+
+
+def test_a_compound_the_question_calls_a_mixture_is_not_given_one_structure(full_parser):
+    """'technical nonylphenol (the branched isomer mixture) smiles' got one isomer's SMILES."""
+    [mention] = full_parser.parse("SMILES of cresol (the isomer mixture)?").mentions
+    assert not mention.resolved and "mixture" in mention.reason, mention
+
+
+def test_the_medium_of_a_concentration_is_no_compound_asked(full_parser):
+    """'atrazine-d5 (ethyl-d5), 100 µg/mL in methanol – exact mass?' was answered with
+    methanol's."""
+    query = full_parser.parse("caffeine, 1 mg/mL in methanol – exact mass?")
+    assert [m.text for m in query.mentions] == ["caffeine"], query.mentions
+
+
+def test_a_capitalised_english_word_is_no_formula():
+    from chemground.retrieval.tools import is_formula
+
+    assert not is_formula("IS") and not is_formula("IN") and is_formula("NO")
+
+
+def test_an_unknown_compound_a_fact_is_asked_of_is_not_replaced_by_another(full_parser):
+    """'... strips the nickel off – what's the molecular weight of TCEP hydrochloride?' gave
+    nickel's weight."""
+    query = full_parser.parse("we swapped DTT for it – what's the MW of Zorbifex hydrochloride?")
+    assert [m.resolved for m in query.mentions] == [False], query.mentions

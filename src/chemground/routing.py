@@ -559,6 +559,10 @@ NOT_A_DATA_REQUEST = re.compile(
     r"(will|would) (my|our|the) (supervisor|boss|pi|advisor|adviser|professor|prof|teacher|"
     r"reviewer|manager|examiner)s? (accept|be (ok|okay|happy|fine))|"
     r"(do|should|must) (i|we) (have to |need to )?(repeat|redo|rerun) (it|this|that|the)|"
+    # "is it ok to weigh acrylamide on the open bench ... or do I need the fume hood?": advice
+    # on handling (its molecular weight had been answered)
+    r"is it (ok|okay|fine|alright|safe) to|(do|does|should) (i|we|you) (really )?need (a|the) "
+    r"fume ?hood|"
     r"where (can|do|could) (i|you|we) (buy|get|order|find)|"
     r"to clean|for cleaning|household(?! names?)|"
     # "try your benzene nitration in our kitchen", "ok to do on the stove at home"

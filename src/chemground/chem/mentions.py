@@ -2070,7 +2070,8 @@ class MentionFinder:
 
 # a counter-ion a name spells out, and the element it brings
 _COUNTER_ION_WORD = re.compile(
-    r"\b(?:mono|di|tri|tetra)?(sodium|potassium|lithium|calcium|magnesium|zinc|ammonium)\b"
+    r"\b(?:mono|di|tri|tetra)?(sodium|potassium|lithium|calcium|magnesium|zinc|ammonium|"
+    r"aluminium|aluminum|titanium|zirconium|copper|nickel|cobalt|silver|barium|caesium|cesium)\b"
     r"|\b(hydrochloride|dihydrochloride|hcl|hydrobromide|hbr)\b",
     re.IGNORECASE,
 )
@@ -2082,6 +2083,18 @@ _ION_ELEMENT = {
     "magnesium": "Mg",
     "zinc": "Zn",
     "ammonium": "N",
+    # a metal a name spells ("aluminium isopropoxide" is filed under isopropanol)
+    "aluminium": "Al",
+    "aluminum": "Al",
+    "titanium": "Ti",
+    "zirconium": "Zr",
+    "copper": "Cu",
+    "nickel": "Ni",
+    "cobalt": "Co",
+    "silver": "Ag",
+    "barium": "Ba",
+    "caesium": "Cs",
+    "cesium": "Cs",
     "hydrochloride": "Cl",
     "dihydrochloride": "Cl",
     "hcl": "Cl",

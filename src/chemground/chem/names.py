@@ -788,7 +788,9 @@ def recase_name(name: str) -> str:
 # Parent-hydride substituent prefixes ("4-oxidanyl" for 4-hydroxy, "2-azanyl" for 2-amino,
 # "oxidanylidene" for oxo) that 13 % of the dictionary's IUPAC names use: correct, but not what
 # a chemist writes or expects ("3-methoxy-4-oxidanyl-benzaldehyde" for vanillin)
-_HYDRIDE_PREFIX = re.compile(r"oxidanyl|azanyl|azanylidene|oxidanylidene", re.IGNORECASE)
+_HYDRIDE_PREFIX = re.compile(
+    r"oxidanyl|azanyl|azanylidene|oxidanylidene|fluoranyl|chloranyl|bromanyl|iodanyl", re.IGNORECASE
+)
 MAX_NAME_CANDIDATES = 12
 
 
@@ -850,13 +852,20 @@ def preferred_iupac_name(
     return iupac
 
 
-_MULTIPLIED = re.compile(r"\b(bis|tris|tetrakis)\((oxidanylidene|azanylidene|oxidanyl|azanyl)\)")
+_MULTIPLIED = re.compile(
+    r"\b(bis|tris|tetrakis)\((oxidanylidene|azanylidene|oxidanyl|azanyl|fluoranyl|chloranyl|"
+    r"bromanyl|iodanyl)\)"
+)
 _MULTIPLIERS = {"bis": "di", "tris": "tri", "tetrakis": "tetra"}
 _CONVENTIONAL = (
     ("oxidanylidene", "oxo"),
     ("azanylidene", "imino"),
     ("oxidanyl", "hydroxy"),
     ("azanyl", "amino"),
+    ("fluoranyl", "fluoro"),  # "1-fluoranyl-2,4-dinitro-benzene" for Sanger's reagent
+    ("chloranyl", "chloro"),
+    ("bromanyl", "bromo"),
+    ("iodanyl", "iodo"),
 )
 
 

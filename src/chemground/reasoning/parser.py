@@ -8,7 +8,7 @@ from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
 
-from chemground.chem.mentions import FACT_OF, MAX_MENTIONS, MentionFinder
+from chemground.chem.mentions import FACT_OF, MAX_MENTIONS, Mention, MentionFinder
 from chemground.chem.names import NameResolver
 from chemground.errors import ChemgroundError, InputLimitError, control_character, preview
 from chemground.reasoning.asked_kind import split_asked_kind, split_excluded
@@ -132,6 +132,28 @@ _DESCRIPTION_OPENS = re.compile(
 )
 
 
+# "technical nonylphenol (the branched isomer mixture)", "xylene (mixed isomers)": a mixture
+_MIXTURE_AFTER = re.compile(
+    r"^\s*\((?:the\s+|a\s+)?[^()]{0,30}\b(?:mixture|mixed isomers|isomers)\b[^()]{0,20}\)",
+    re.IGNORECASE,
+)
+
+
+def _named_as_mixture(text: str, mentions: list) -> list:
+    """Mentions the question itself calls a mixture (of isomers), unresolved with that reason:
+    "technical nonylphenol (the branched isomer mixture) smiles" was given one isomer's SMILES."""
+    return [
+        m.unresolved(
+            f"the question calls {m.text!r} a mixture "
+            f"{_MIXTURE_AFTER.match(text[m.end :]).group(0).strip()}: no single structure "
+            "belongs to it"
+        )
+        if m.resolved and _MIXTURE_AFTER.match(text[m.end :])
+        else m
+        for m in mentions
+    ]
+
+
 def _described_in_brackets(text: str, mentions: list) -> tuple[list, list[str]]:
     """Mentions that open a bracketed description of the compound before them ("X (the
     benzodiazepine, ...)"): what X is, not a compound asked about. Returns the mentions kept and
@@ -250,6 +272,13 @@ _NAMED_FOR = re.compile(
     r"starting material|monomer|linker|scaffold|core|api|precursor|target|product)s?\s*\)",
     re.IGNORECASE,
 )
+# the words a fact is asked of when no compound was found there: an abbreviation or a name
+# with capitals or digits ("TCEP hydrochloride"), not "it", "the product" or plain words
+_UNKNOWN_ASKED = re.compile(
+    r"\s*((?=[^\s]*[A-Z0-9])[A-Za-z0-9(),'-]{2,30}(?:\s+(?:hydrochloride|hydrobromide|"
+    r"sodium salt|salt|hydrate|monohydrate|dihydrate|free base|free acid))?)\s*"
+    r"(?:[?.!,;:]|$|\s+(?:for|in|please|pls|\())"
+)
 # "I think we got vanillic acid. whats its molar mass?": the fact asked of "it", in a sentence
 # that names no compound
 _FACT_OF_IT = re.compile(
@@ -276,17 +305,23 @@ def _referred_by_pronoun(text: str, mentions: list) -> tuple[list, list[str]]:
     kept and a note per mention left out."""
     found = _FACT_OF_IT.search(text)
     resolved = [m for m in mentions if m.resolved]
-    if found is None or len(resolved) < 2:
+    if found is None or len(mentions) < 2:
         return mentions, []
     start, end = clause_span(text, found.start())
     if any(start <= m.start < end for m in mentions):
         return mentions, []  # "what's its MW, the caffeine's": the sentence names it
+    named_before = [m for m in mentions if m.end <= start]
+    if named_before and not any(m.resolved for m in named_before):
+        # "aluminium isopropoxide, Al(OiPr)3 – what's its molar mass? (the aluminium
+        # alkoxide)": what "it" is could not be resolved; no other compound is asked instead
+        notes = [f"read {m.text!r} as context: 'it' is named before" for m in mentions]
+        return named_before, [n for m, n in zip(mentions, notes) if m not in named_before]
     before = [m for m in resolved if m.end <= start]
     if not before:
         return mentions, []
     chosen = before[-1]
     own_start, own_end = clause_span(text, chosen.start)
-    alone = not any(own_start <= m.start < own_end for m in resolved if m is not chosen)
+    alone = not any(own_start <= m.start < own_end for m in mentions if m is not chosen)
     if not (alone or _MADE_BEFORE.search(text[max(0, chosen.start - 30) : chosen.start])):
         return mentions, []  # "I have caffeine and aspirin. what is its MW?": which one?
     notes = [
@@ -378,6 +413,30 @@ def _one_named_last(text: str, mentions: list) -> tuple[list, list[str]]:
     start, end = clause_span(text, asked_from)
     asked = [m for m in mentions if asked_from <= m.start and m.end <= end]
     others = [m for m in mentions if m not in asked]
+    unknown = _UNKNOWN_ASKED.match(text, asked_from, end)
+    if (
+        not asked
+        and others
+        and unknown is not None
+        # "formula for the SI", "CAS no. for the COSHH form": what the fact is for
+        and re.search(r"\bof\s+(?:the\s+|that\s+|this\s+|our\s+|my\s+)?$", found[0].group(0))
+        # (an abbreviation alone, "MW of the TMOF?", may stand for a name given before it)
+        and re.search(r"[a-z]", unknown.group(1))
+    ):
+        # "switching from DTT to TCEP because DTT strips the nickel off – what's the molecular
+        # weight of TCEP hydrochloride?": the compound asked is none the question resolved,
+        # and nickel's weight had been given
+        name = unknown.group(1).strip()
+        missing = Mention(
+            name,
+            unknown.start(1),
+            unknown.start(1) + len(name),
+            "common_name",
+            reason="no compound of that name is known here (it is in no dictionary, and OPSIN "
+            "cannot read it)",
+        )
+        notes = [f"read {m.text!r} as context: the question asks about {name!r}" for m in others]
+        return [missing], notes
     if (
         not asked
         or not others
@@ -500,6 +559,7 @@ class RuleParser:
         # "non-hydrogen atoms" (heavy atoms) names no compound
         mentions = [m for m in mentions if not re.fullmatch(r"non-?hydrogens?", m.text, re.I)]
         mentions, defined = _defined_in_brackets(text, mentions)
+        mentions = _named_as_mixture(text, mentions)
         mentions, described_as = _described_in_brackets(text, mentions)
         defined += described_as
         mentions = _described_otherwise(text, mentions)

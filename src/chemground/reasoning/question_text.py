@@ -417,7 +417,9 @@ def class_named_by_parent(text: str, mentions: list) -> tuple[list, list[str]]:
 _MEDIUM_BEFORE = re.compile(
     r"\b(dissolv\w+|recrystalli[sz]\w+|crystalli[sz]\w+|extract\w*|suspend\w*|stored|kept|"
     r"diluted?|washed|triturated?|(in)?solub\w+|miscib\w+|dissolves?)\b[^,.;?!]{0,40}\b(in|from|with)"
-    r"\s+(an?\s+|the\s+|some\s+)?$",
+    r"\s+(an?\s+|the\s+|some\s+)?$"
+    # "100 µg/mL in methanol", "a 0.1 M solution in water": the medium of a concentration given
+    r"|\b\d+(?:[.,]\d+)?\s*(?:µg|ug|mg|ng|g|mmol|mol|m|mm|µm)\s*(?:/\s*m?l)?\s+(?:solution\s+)?in\s+$",
     re.IGNORECASE,
 )
 _MEDIUM_AFTER = re.compile(r"^\s+(solution|solvent)\b", re.IGNORECASE)
@@ -434,7 +436,7 @@ def medium_mentions(text: str, mentions: list) -> tuple[list, list[str]]:
         mentions: its mentions, in order.
 
     Returns:
-        The mentions kept (all of them when no other compound would be left), and one note per
+        The mentions kept (all of them when no other mention would be left), and one note per
         mention set aside.
     """
     medium = [
@@ -445,7 +447,9 @@ def medium_mentions(text: str, mentions: list) -> tuple[list, list[str]]:
         or re.search(r"\ssolution$", m.text, re.IGNORECASE)  # "an ethanol solution"
     ]
     kept = [m for m in mentions if m not in medium]
-    if not medium or not any(m.resolved for m in kept):
+    # (an unresolved compound handled in the medium is still the one asked: "atrazine-d5, 100
+    # µg/mL in methanol – exact mass?" had been answered with methanol's)
+    if not medium or not kept:
         return mentions, []
     return kept, [f"read {m.text!r} as the medium, not a compound asked about" for m in medium]
 

@@ -196,6 +196,12 @@ VITAMIN = re.compile(r"\bvitamins?\s+[A-Z]\d*\b", re.IGNORECASE)
 ROMAN_NUMERAL = re.compile(r"(?:I{1,3}|IV|VI{0,3}|IX|XI{0,3}|XI?V|XV?I{0,3})")
 
 
+# English words written in capitals that spell element symbols ("IS", "IN", "AS"): no formula
+_CAPITAL_WORDS = frozenset(
+    "IS AS AT IN IF OF ON OR SO BE HE BY AN DO US IT MY WE ME OK NOT".split()
+)
+
+
 def is_formula(text: str) -> bool:
     """True when ``text`` reads as a molecular formula (H2O, CH3COOH, CuSO4·5H2O), not a SMILES."""
     from chemground.chem.formula import element_counts
@@ -203,7 +209,8 @@ def is_formula(text: str) -> bool:
 
     text = text.strip()
     if (
-        len(text) > MAX_FORMULA_CHARS
+        text in _CAPITAL_WORDS  # "IS stock: ... exact mass?" was answered for iodine sulfide
+        or len(text) > MAX_FORMULA_CHARS
         or not FORMULA.fullmatch(text)
         or not re.search(r"[A-Z]", text)
         or ROMAN_NUMERAL.fullmatch(text)
