@@ -858,3 +858,16 @@ def test_an_unknown_compound_a_fact_is_asked_of_is_not_replaced_by_another(full_
     nickel's weight."""
     query = full_parser.parse("we swapped DTT for it – what's the MW of Zorbifex hydrochloride?")
     assert [m.resolved for m in query.mentions] == [False], query.mentions
+
+
+def test_a_heavy_atom_label_after_a_name_labels_every_atom_it_counts(full_parser):
+    """'L-lysine-13C6,15N2' (a SILAC standard) was unresolved and lysine's mass given instead; a
+    label that counts fewer atoms than there are ('caffeine-13C3') says nothing of which."""
+    from chemground.chem.names import heavy_label_reading
+    from chemground.chem.structure import structure_from_smiles
+
+    [mention] = full_parser.parse("exact mass of glycine-13C2,15N?").mentions
+    assert structure_from_smiles(mention.smiles).exact_mass == pytest.approx(78.0358, abs=1e-3)
+    caffeine = structure_from_smiles("Cn1c(=O)c2c(ncn2C)n(C)c1=O")
+    assert isinstance(heavy_label_reading("caffeine-13C3", caffeine), str)
+    assert heavy_label_reading("caffeine", caffeine) is None

@@ -45,6 +45,8 @@ from chemground.chem.names import (
     deuterium_label_reading,
     expanded_substituents,
     guess_name_format,
+    heavy_label_reading,
+    heavy_label_stripped,
     normalize_name,
     not_one_compound,
     recase_name,
@@ -1167,7 +1169,7 @@ class MentionFinder:
                 if raw.count("(") > raw.count(")") and text[start + len(raw) :].startswith(")"):
                     raw += ")"  # "paclitaxel (Taxol)": the last word's bracket was stripped
                 # "d6-DMSO" is looked up as the dictionary files it, "DMSO-d6"
-                norm = normalize_name(deuterium_label_last(raw) or raw)
+                norm = normalize_name(deuterium_label_last(raw) or heavy_label_stripped(raw) or raw)
                 if norm:
                     spans[i, j] = (raw, start, norm)
         known = self._known_names(list({norm for _, _, norm in spans.values()}))
@@ -2139,6 +2141,8 @@ def _with_named_isotopes(mention: Mention) -> Mention:
     if mention.resolved_by not in ("dictionary", "fuzzy") or mention.structure is None:
         return mention
     reading = deuterium_label_reading(mention.text, mention.structure)
+    if reading is None:  # "L-lysine-13C6,15N2": found as L-lysine, labelled as named
+        reading = heavy_label_reading(mention.text, mention.structure)
     if reading is None:
         return mention
     if isinstance(reading, str):

@@ -169,6 +169,59 @@ def deuterium_label_reading(name: str, structure) -> object | None:
     )
 
 
+# "L-lysine-13C6,15N2", "glucose-13C6": heavy-atom labels after the name (mass, symbol, count)
+_HEAVY_LABEL = re.compile(r"-((?:\d{1,3}[A-Z][a-z]?\d{0,2})(?:,\s*\d{1,3}[A-Z][a-z]?\d{0,2})*)$")
+_LABEL_PART = re.compile(r"(\d{1,3})([A-Z][a-z]?)(\d{0,2})")
+
+
+def heavy_label_stripped(name: str) -> str | None:
+    """``name`` without the heavy-atom labels after it ("L-lysine-13C6,15N2" -> "L-lysine"), or
+    None when it has none: the labelled compound is looked up by the name it is labelled from.
+
+    Args:
+        name: a compound name as written.
+
+    Returns:
+        The unlabelled name, or None.
+    """
+    label = _HEAVY_LABEL.search(name.strip())
+    return name.strip()[: label.start()] if label else None
+
+
+def heavy_label_reading(name: str, structure) -> object | None:
+    """What heavy-atom labels after ``name`` ("L-lysine-13C6,15N2") make of ``structure``, the
+    unlabelled compound's: each label that counts every atom of its element labels them all; a
+    label that counts fewer says nothing of which atoms, and the name is not resolved.
+
+    Args:
+        name: the compound's name as written.
+        structure: the unlabelled compound's structure (a :class:`Structure`).
+
+    Returns:
+        None when the name has no such label; the labelled structure; or a string saying why
+        the structure cannot be made the compound named.
+    """
+    label = _HEAVY_LABEL.search(name.strip())
+    if label is None:
+        return None
+    from rdkit import Chem
+
+    from chemground.chem.structure import structure_from_mol
+
+    mol = Chem.MolFromSmiles(structure.smiles)
+    for mass, symbol, count in _LABEL_PART.findall(label.group(1)):
+        atoms = [atom for atom in mol.GetAtoms() if atom.GetSymbol() == symbol]
+        wanted = int(count) if count else 1
+        if not atoms or wanted != len(atoms) or any(atom.GetIsotope() for atom in atoms):
+            return (
+                f"{name!r} labels {wanted} of the {len(atoms)} {symbol} atoms of "
+                f"{structure.smiles} with {mass}{symbol}: which ones is not known"
+            )
+        for atom in atoms:
+            atom.SetIsotope(int(mass))
+    return structure_from_mol(mol)
+
+
 def check_name(name: str, what: str = "name", limit: int | None = MAX_NAME_CHARS) -> None:
     """Refuse (NameLimitError) a name no dictionary or OPSIN should see: one with a control
     character or lone surrogate (a NUL byte is no part of a name, though normalize_name would

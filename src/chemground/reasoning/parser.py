@@ -188,6 +188,18 @@ def _described_in_brackets(text: str, mentions: list) -> tuple[list, list[str]]:
                     f"read {inner.text!r} as another name of {first.text!r} (in brackets, "
                     "with what it is for), not as a compound asked about"
                 )
+    for first, second in pairwise(mentions):
+        # "heavy lysine, L-lysine-13C6,15N2": the labelled form named again, exactly
+        if (
+            re.fullmatch(r"\s*[,:(]\s*", text[first.end : second.start])
+            and first.structure is not None
+            and second.structure is not None
+            and first.structure.connectivity_key == second.structure.connectivity_key
+            and first.structure.inchikey != second.structure.inchikey
+            and re.search(r"\d[A-Z]|-d\d", second.text)
+        ):
+            drop.add(id(first))
+            notes.append(f"read {first.text!r} as {second.text!r}, the labelled form named next")
     defined: dict[int, object] = {}
     for k, first in enumerate(mentions):
         # "the molar mass of the xanthene it makes? (the purine one, 3,7-dihydropurine-2,6-
