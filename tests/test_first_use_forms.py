@@ -871,3 +871,9 @@ def test_a_heavy_atom_label_after_a_name_labels_every_atom_it_counts(full_parser
     caffeine = structure_from_smiles("Cn1c(=O)c2c(ncn2C)n(C)c1=O")
     assert isinstance(heavy_label_reading("caffeine-13C3", caffeine), str)
     assert heavy_label_reading("caffeine", caffeine) is None
+
+
+def test_a_short_capitalised_synonym_set_against_a_compound_is_a_compound(full_parser):
+    """'MEK or THF – which is more polar (TPSA)?' read MEK as a word and answered THF alone."""
+    query = full_parser.parse("MIBK or toluene – which has the higher logP?")
+    assert [m.resolved for m in query.mentions] == [True, True], query.mentions

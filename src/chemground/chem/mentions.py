@@ -848,7 +848,7 @@ class MentionFinder:
             replace(m, ambiguous=None)
             if m.ambiguous
             and m.ambiguous != _CLASS_OF_COMPOUNDS  # "MW of the fatty acids": still a class
-            and _chemical_context(text, m)
+            and (_chemical_context(text, m) or _compared_with_a_compound(text, m, mentions))
             else m
             for m in mentions
         ]
@@ -2235,6 +2235,24 @@ _SAME_AS = re.compile(
     r"also called|aka)\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
+
+
+def _compared_with_a_compound(text: str, mention: Mention, mentions: list[Mention]) -> bool:
+    """Whether a short capitalised synonym is set beside a compound the question names ("MEK or
+    THF – which is more polar?": MEK had been read as a word and THF alone answered)."""
+    return any(
+        other.resolved
+        and not other.ambiguous
+        and (
+            _JOINED_TO.fullmatch(text[mention.end : other.start])
+            or _JOINED_TO.fullmatch(text[other.end : mention.start])
+        )
+        for other in mentions
+        if other is not mention
+    )
+
+
+_JOINED_TO = re.compile(r"\s*(?:,\s*)?(?:or|vs\.?|versus|compared (?:with|to))\s+", re.IGNORECASE)
 
 
 def _chemical_context(text: str, mention: Mention) -> bool:
