@@ -521,7 +521,7 @@ def _words(text: str) -> list[_Word]:
 # substituent prefixes misspelt the same length as spelt ("flouro"): respelt before reading, so
 # every offset still points into the question as asked
 _PREFIX_SPELLING = {"flouro": "fluoro"}
-_PREFIX_SLIP = re.compile(r"(?i)flouro")
+_PREFIX_SLIP = re.compile("|".join(_PREFIX_SPELLING), re.IGNORECASE)
 # a locant written apart ("1 fluoro 4 nitro benzene"), and a name piece that follows one
 _LOCANT_WORD = re.compile(r"\d{1,2}(?:,\d{1,2})*'?")
 _PREFIX_FIRST = re.compile(
@@ -2135,9 +2135,10 @@ def _with_named_counter_ion(mention: Mention) -> Mention:
 
 
 def _with_named_isotopes(mention: Mention) -> Mention:
-    """``mention`` read with the deuteration label its name carries ("pyridine-d5"), which its
-    dictionary structure lacks: perdeuterated when the label counts every hydrogen, otherwise
-    unresolved (see ``names.deuterium_label_reading``)."""
+    """``mention`` read with the isotope label its name carries ("pyridine-d5",
+    "L-lysine-13C6,15N2"), which its dictionary structure lacks: every atom of the element
+    labelled when the label counts them all, otherwise unresolved (see
+    ``names.deuterium_label_reading`` and ``names.heavy_label_reading``)."""
     if mention.resolved_by not in ("dictionary", "fuzzy") or mention.structure is None:
         return mention
     reading = deuterium_label_reading(mention.text, mention.structure)
@@ -2157,7 +2158,7 @@ def _with_named_isotopes(mention: Mention) -> Mention:
         notes=[
             *mention.notes,
             f"{mention.text!r}: the dictionary files this name under {mention.structure.smiles}; "
-            f"read the label as every hydrogen a deuterium ({reading.smiles})",
+            f"read its label as every atom of the element labelled ({reading.smiles})",
         ],
     )
 

@@ -15,6 +15,7 @@ import re
 
 from chemground.chem.mentions import Mention
 from chemground.chem.names import subscript_digits
+from chemground.chem.peptide_notation import SALT_ACIDS
 from chemground.reasoning.question_text import PROCESS_NAMED
 
 _FORM = (
@@ -313,7 +314,7 @@ def built_form(mention: Mention, form: str) -> Mention | None:
     if "." not in mention.structure.smiles and re.search(r"[+-]\]", mention.structure.smiles):
         return None  # a lone ion ("our phosphate is the monohydrate"): its salt is not known
     if word in ("tfa", "tfa salt"):  # "X·TFA": one trifluoroacetic acid
-        parts, what = ["OC(=O)C(F)(F)F"], "one TFA"
+        parts, what = [SALT_ACIDS["TFA"]], "one TFA"
     elif word in _ADDED:
         parts, what = [_ADDED[word]], f"one H{_ADDED[word]}"
     elif word in _TWICE:
